@@ -1,0 +1,74 @@
+# jitc -- build, test, install.
+#
+#   make                 build/jitc, build/libjitc.a, build/libjitc.so, build/jitc.pc
+#   make test            the whole test suite (ends with "N passed, N failed")
+#   make test SAN=1      the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make install PREFIX=/usr/local
+#
+# The cpu target needs LLVM (llvm-config); without it the build still succeeds
+# and says so, and `-t cpu` reports that the target is not available.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Wno-unused-parameter \
+           -Wno-missing-field-initializers
+LDLIBS  += -ldl -lpthread -lm
+
+ifeq ($(SAN),1)
+BUILD   := build-san
+CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# LLVM: the newest llvm-config found, unless LLVM_CONFIG is given (LLVM_CONFIG= disables).
+LLVM_CONFIG ?= $(firstword $(foreach v,21 20 19 18 17 16 15 14,$(shell command -v llvm-config-$(v) 2>/dev/null)))
+ifneq ($(LLVM_CONFIG),)
+LLVM_CFLAGS := -DJITC_HAVE_LLVM=1 -isystem $(shell $(LLVM_CONFIG) --includedir)
+LLVM_LIBS   := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs core orcjit native passes target analysis ipo vectorize instcombine scalaropts transformutils bitwriter mc support 2>/dev/null || $(LLVM_CONFIG) --libs)
+LLVM_MSG    := cpu target: LLVM $(shell $(LLVM_CONFIG) --version) ($(LLVM_CONFIG))
+else
+LLVM_MSG    := cpu target: disabled (no llvm-config found; apt-get install llvm-19-dev)
+endif
+
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard runtime/*.c)
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+HDRS     := $(wildcard src/*.h runtime/*.h)
+
+all: $(BUILD)/jitc $(BUILD)/libjitc.a $(BUILD)/libjitc.so $(BUILD)/jitc.pc
+	@echo "$(LLVM_MSG)"
+
+$(BUILD)/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LLVM_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libjitc.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libjitc.so: $(LIB_OBJS)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
+
+$(BUILD)/jitc: $(BUILD)/src/main.o $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
+
+$(BUILD)/jitc.pc: Makefile
+	@mkdir -p $(BUILD)
+	printf 'prefix=%s\nincludedir=$${prefix}/include\nlibdir=$${prefix}/lib\n\nName: jitc\nDescription: JIT compiler for element-wise array programs\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ljitc\nLibs.private: %s\n' \
+	  '$(PREFIX)' "$$(sed -n 's/^#define JITC_VERSION "\(.*\)"/\1/p' src/jitc.h)" '$(LLVM_LIBS) $(LDLIBS)' > $@
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BUILD)/jitc $(DESTDIR)$(PREFIX)/bin/jitc
+	install -m 644 $(BUILD)/libjitc.a $(DESTDIR)$(PREFIX)/lib/libjitc.a
+	install -m 755 $(BUILD)/libjitc.so $(DESTDIR)$(PREFIX)/lib/libjitc.so
+	install -m 644 src/jitc.h $(DESTDIR)$(PREFIX)/include/jitc.h
+	install -m 644 $(BUILD)/jitc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitc.pc
+
+test: all
+	BUILD=$(BUILD) CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" sh tests/run.sh
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all install test clean

@@ -1,0 +1,261 @@
+/*
+** jitc.h -- the whole public API of jitc, a JIT compiler for element-wise
+** array programs such as `a[i] += 1` or `c = exp(a) * b`.
+**
+** Use:
+**   1. jitc_context_new() makes a context (one per thread, or shared with the
+**      rules in "Threads" below).
+**   2. jitc_compile() turns a program plus a signature (the dtype of every
+**      array the caller provides, and the scalars it will bind) into a kernel
+**      for one target.  Compile once, run many times.
+**   3. jitc_kernel_array_count()/jitc_kernel_array() tell which arrays the
+**      kernel reads and writes, in the order jitc_run() takes them.
+**   4. jitc_run() runs the kernel over n elements of caller-owned buffers.
+**   5. jitc_kernel_free() and jitc_context_free() release everything.
+**
+** Errors are values.  Functions that can fail return a jitc_status; the
+** context keeps the details (jitc_errmsg(), jitc_error_count(),
+** jitc_error_get()).  The library never prints, never exits and never aborts
+** on a user error.  Destroying NULL does nothing.
+**
+** Threads: separate contexts are independent and may be used from different
+** threads at once.  One context must not be used by two threads at the same
+** time; kernels compiled from a context may be run concurrently from several
+** threads (a run only reads the kernel), but must be freed before their
+** context.
+*/
+#ifndef JITC_H
+#define JITC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JITC_VERSION_MAJOR 0
+#define JITC_VERSION_MINOR 1
+#define JITC_VERSION_PATCH 0
+#define JITC_VERSION "0.1.0"
+#define JITC_VERSION_NUMBER \
+  (JITC_VERSION_MAJOR * 10000 + JITC_VERSION_MINOR * 100 + JITC_VERSION_PATCH)
+
+/* The element types of the language.  The numbering is stable. */
+typedef enum jitc_dtype {
+  JITC_BOOL = 0,
+  JITC_INT32 = 1,
+  JITC_INT64 = 2,
+  JITC_FLOAT32 = 3,
+  JITC_FLOAT64 = 4,
+  JITC_NDTYPES
+} jitc_dtype;
+
+/* How a kernel uses an array, inferred from the program. */
+typedef enum jitc_role {
+  JITC_INPUT = 0,  /* only read */
+  JITC_OUTPUT = 1, /* only assigned: a new array the caller allocates */
+  JITC_INOUT = 2   /* read, then assigned: updated in place */
+} jitc_role;
+
+/* Status codes.  jitc_exit_code() maps them to sysexits-style exit codes. */
+typedef enum jitc_status {
+  JITC_OK = 0,
+  JITC_E_USAGE = 1,       /* bad argument to the API (exit 64) */
+  JITC_E_PROGRAM = 2,     /* syntax, name or type error in the program (65) */
+  JITC_E_INPUT = 3,       /* input data missing, unreadable or malformed (66) */
+  JITC_E_UNAVAILABLE = 4, /* target not available on this machine (69) */
+  JITC_E_INTERNAL = 5,    /* a bug in jitc, or a back end failure (70) */
+  JITC_E_OUTPUT = 6,      /* output cannot be written (73) */
+  JITC_E_NOMEM = 7        /* out of host or device memory (70) */
+} jitc_status;
+
+typedef enum jitc_target {
+  JITC_TARGET_INTERP = 0, /* reference interpreter: defines the semantics */
+  JITC_TARGET_CPU = 1,    /* LLVM JIT, vectorised and threaded */
+  JITC_TARGET_CUDA = 2,   /* NVRTC + CUDA Driver API */
+  JITC_NTARGETS
+} jitc_target;
+
+typedef struct jitc_context jitc_context;
+typedef struct jitc_kernel jitc_kernel;
+
+/* One diagnostic.  line and col are 1-based; 0 when there is no position. */
+typedef struct jitc_error {
+  jitc_status code;
+  int line;
+  int col;
+  const char *message; /* short text, without position; owned by the context */
+} jitc_error;
+
+/* A scalar value bound at run time (`-D alpha=2.5` on the CLI). */
+typedef struct jitc_value {
+  jitc_dtype dtype; /* JITC_BOOL, JITC_INT64 or JITC_FLOAT64 for plain values */
+  union {
+    int64_t i;
+    double f;
+  } u;
+} jitc_value;
+
+/* An array the caller provides, by name. */
+typedef struct jitc_array_decl {
+  const char *name;
+  jitc_dtype dtype;
+} jitc_array_decl;
+
+/* A scalar the program may use, by name.  A weak scalar acts like a literal
+** of its kind (int, float or bool, taken from dtype) and takes the type of
+** the other operand, as NumPy's Python scalars do; a strong one has exactly
+** `dtype`.  Changing the value bound at run time never recompiles. */
+typedef struct jitc_scalar_decl {
+  const char *name;
+  jitc_dtype dtype;
+  int weak;
+} jitc_scalar_decl;
+
+/* Compile options.  Fill with jitc_options_init() and change what you need. */
+typedef struct jitc_options {
+  jitc_target target;
+  int threads;           /* cpu: worker threads; 0 = all cores */
+  int fast_math;         /* allow less accurate math functions */
+  int no_cache;          /* skip the disk cache */
+  const char *cache_dir; /* NULL: $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc or ~/.cache/jitc */
+  const char *cuda_arch; /* e.g. "sm_90" for --emit without a GPU; NULL: the device's */
+} jitc_options;
+
+/* Times of the last compile, in milliseconds, and whether the cache served it. */
+typedef struct jitc_compile_info {
+  double total_ms;
+  double frontend_ms;  /* lex, parse, check */
+  double ir_ms;        /* back end: building its code */
+  double optimize_ms;  /* back end: optimiser */
+  double codegen_ms;   /* back end: machine code (or NVRTC) */
+  double load_ms;      /* back end: loading the code */
+  const char *cache;   /* "none", "memory", "disk" or "miss" */
+} jitc_compile_info;
+
+/* Times of the last run, in milliseconds (0 where a stage does not apply). */
+typedef struct jitc_run_info {
+  double run_ms;     /* the whole jitc_run() call */
+  double h2d_ms;     /* cuda: host to device */
+  double kernel_ms;  /* cuda: kernel time measured with events */
+  double d2h_ms;     /* cuda: device to host */
+} jitc_run_info;
+
+/* ---- contexts ---- */
+
+/* Makes a context, or returns NULL when out of memory. */
+jitc_context *jitc_context_new(void);
+
+/* Frees a context and everything it owns.  NULL does nothing. */
+void jitc_context_free(jitc_context *ctx);
+
+/* Fills *opt with the defaults: the cpu target when jitc was built with
+** LLVM, else interp; all cores; precise math; disk cache on. */
+void jitc_options_init(jitc_options *opt);
+
+/* ---- errors ---- */
+
+/* All diagnostics of the last failed call, formatted for people: each with
+** its position, the source line and a caret under the spot.  Never NULL. */
+const char *jitc_errmsg(const jitc_context *ctx);
+
+/* How many diagnostics the last failed call left. */
+int jitc_error_count(const jitc_context *ctx);
+
+/* Diagnostic k (0-based) of the last failed call; JITC_E_USAGE if k is out of range. */
+jitc_status jitc_error_get(const jitc_context *ctx, int k, jitc_error *out);
+
+/* The status's name, e.g. "program error". */
+const char *jitc_status_name(jitc_status s);
+
+/* The process exit code (sysexits.h) that a command line tool should use. */
+int jitc_exit_code(jitc_status s);
+
+/* ---- targets ---- */
+
+/* The target's name ("interp", "cpu", "cuda"). */
+const char *jitc_target_name(jitc_target t);
+
+/* Parses a target name; returns JITC_E_USAGE for an unknown name. */
+jitc_status jitc_target_parse(const char *name, jitc_target *out);
+
+/* JITC_OK when the target can run here; otherwise JITC_E_UNAVAILABLE with
+** the reason in jitc_errmsg(ctx).  May load libraries (LLVM, CUDA). */
+jitc_status jitc_target_available(jitc_context *ctx, jitc_target t);
+
+/* A short description of the device the target runs on (CPU or GPU model). */
+const char *jitc_target_device(jitc_context *ctx, jitc_target t);
+
+/* ---- dtypes ---- */
+
+/* "bool", "int32", "int64", "float32", "float64". */
+const char *jitc_dtype_name(jitc_dtype t);
+
+/* Bytes per element. */
+size_t jitc_dtype_size(jitc_dtype t);
+
+/* Parses "float32", "f32", "float", "int", "i64", "bool", ...; JITC_E_USAGE if unknown. */
+jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
+
+/* ---- compiling ---- */
+
+/* Compiles `source` for opt->target (opt NULL: the defaults).  `arrays`
+** gives the dtype of each array the caller will provide (inputs, and
+** optionally outputs whose dtype it wants to fix); `scalars` declares the
+** scalars the program may use.  On success *out is the kernel; on failure
+** *out is NULL and the context holds the diagnostics. */
+jitc_status jitc_compile(jitc_context *ctx, const char *source,
+                         const jitc_array_decl *arrays, int narrays,
+                         const jitc_scalar_decl *scalars, int nscalars,
+                         const jitc_options *opt, jitc_kernel **out);
+
+/* Frees a kernel.  NULL does nothing. */
+void jitc_kernel_free(jitc_kernel *k);
+
+/* Times and cache result of the compile that made k. */
+const jitc_compile_info *jitc_kernel_compile_info(const jitc_kernel *k);
+
+/* The number of arrays the kernel uses, and array k's name, role and dtype
+** (k in the order of first appearance in the program, which is the order
+** jitc_run() takes). */
+int jitc_kernel_array_count(const jitc_kernel *k);
+jitc_status jitc_kernel_array(const jitc_kernel *k, int index, const char **name,
+                              jitc_role *role, jitc_dtype *dtype);
+
+/* The number of scalars the program uses, and scalar k's name and the type
+** its value takes inside the kernel. */
+int jitc_kernel_scalar_count(const jitc_kernel *k);
+jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const char **name,
+                               jitc_dtype *dtype);
+
+/* The index of the array or scalar called `name`, or -1. */
+int jitc_kernel_find_array(const jitc_kernel *k, const char *name);
+int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name);
+
+/* Writes a stage of the compilation as text: "tokens", "ast", "types",
+** and per back end "llvm", "llvm-opt", "asm" (cpu) or "cuda", "ptx" (cuda).
+** *text is malloc'ed; free it with jitc_free(). */
+jitc_status jitc_emit(jitc_context *ctx, const char *source,
+                      const jitc_array_decl *arrays, int narrays,
+                      const jitc_scalar_decl *scalars, int nscalars,
+                      const jitc_options *opt, const char *stage, char **text);
+
+/* Frees memory the library handed out (jitc_emit text). */
+void jitc_free(void *p);
+
+/* ---- running ---- */
+
+/* Runs the kernel over elements [0, n) of the arrays, given in the kernel's
+** order (host pointers to n elements each, suitably aligned for their
+** dtype; arrays must not overlap).  `scalars` gives a value per kernel
+** scalar, in the kernel's order; values are converted to the scalar's type
+** (an integer that does not fit is an error).  `info` may be NULL. */
+jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                     void *const *arrays, const jitc_value *scalars,
+                     jitc_run_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* JITC_H */

@@ -1,0 +1,388 @@
+/*
+** jitc_int.h -- the internal header shared by the stages of the compiler.
+**
+** The pipeline, one file per stage:
+**   tokenize.c  source text  -> tokens
+**   parse.c     tokens       -> AST (untyped, as written)
+**   check.c     AST          -> Program: typed IR with roles, casts explicit
+**   dump.c      --emit tokens | ast | types (the typed IR's canonical text)
+**   interp.c    target interp: evaluates the IR (the reference semantics)
+**   cpu.c       target cpu:    IR -> LLVM IR -> ORC JIT, run on a thread pool
+**   cuda.c      target cuda:   IR -> CUDA C -> NVRTC -> CUDA Driver API
+**   jitc.c      the public library API (jitc.h) tying the stages together
+**   main.c      the command line tool, a client of jitc.h only
+** Support: util.c (arena, string buffer, clock, hash), error.c (diagnostics).
+** The sections below follow that order.
+*/
+#ifndef JITC_INT_H
+#define JITC_INT_H
+
+#include "jitc.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF(f, a)
+#define NORETURN
+#endif
+
+/* An internal bug, not a user error: report and abort. */
+#define unreachable() internal_error(__FILE__, __LINE__, "unreachable")
+NORETURN void internal_error(const char *file, int line, const char *what);
+
+/* ===================================================================== */
+/* util.c                                                                 */
+/* ===================================================================== */
+
+/* An arena: every allocation of one compile, freed in one call.  On out of
+** memory arena_alloc() returns NULL and sets a flag that arena_failed()
+** reports. */
+typedef struct Arena Arena;
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t size); /* zeroed; NULL on out of memory */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...) PRINTF(2, 3);
+bool arena_failed(const Arena *a);
+
+/* A growable string on the heap.  A failed allocation sets `oom` and the
+** buffer stops growing; the text stays NUL-terminated. */
+typedef struct Buf {
+  char *s;
+  size_t len, cap;
+  bool oom;
+} Buf;
+void buf_putc(Buf *b, char c);
+void buf_puts(Buf *b, const char *s);
+void buf_putn(Buf *b, const char *s, size_t n);
+void buf_printf(Buf *b, const char *fmt, ...) PRINTF(2, 3);
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+char *buf_steal(Buf *b); /* the malloc'ed text (never NULL unless oom); b is reset */
+void buf_free(Buf *b);
+
+double now_ms(void); /* monotonic clock in milliseconds */
+uint64_t hash64(const void *data, size_t n, uint64_t seed); /* FNV-1a 64 */
+
+/* Shortest text that reads back as the same value ("2.5", "0.1", "inf",
+** "nan", "-0.0"); float32 values are shortest as float32.  buf >= 32 bytes. */
+void fmt_double(char *buf, double v);
+void fmt_float(char *buf, float v);
+
+/* ===================================================================== */
+/* ops.h: the operator and function table                                 */
+/* ===================================================================== */
+
+typedef enum OpId {
+#define OP(id, name, arity, rule) OP_##id,
+#include "ops.h"
+#undef OP
+  OP_COUNT
+} OpId;
+
+typedef enum TypeRule {
+  R_ARITH, R_ARITH_NB, R_TRUEDIV, R_BITWISE, R_SHIFT, R_COMPARE, R_SAME,
+  R_SAME_NB, R_FLOAT, R_PROMOTE, R_PRED, R_WHERE, R_CAST
+} TypeRule;
+
+typedef struct OpInfo {
+  const char *name;
+  int arity;
+  TypeRule rule;
+} OpInfo;
+extern const OpInfo op_info[OP_COUNT];
+
+/* The op of a function name of the language (aliases included), or -1.
+** For casts, *cast_to gets the type and the op is OP_CAST. */
+int op_lookup_function(const char *name, size_t len, jitc_dtype *cast_to);
+
+/* ===================================================================== */
+/* error.c: diagnostics                                                   */
+/* ===================================================================== */
+
+typedef struct Diag {
+  jitc_status code;
+  int line, col; /* 1-based; 0 without a position */
+  char *msg;     /* heap */
+} Diag;
+
+/* The diagnostics of one API call, owned by the context.  `text` is what
+** jitc_errmsg() returns: every diagnostic formatted with the source line and
+** a caret. */
+typedef struct Diags {
+  Diag *v;
+  int n, cap;
+  Buf text;
+} Diags;
+
+void diags_clear(Diags *d);
+/* A diagnostic at byte `offset` of `src` (src NULL or offset < 0: no
+** position).  `name` labels the source in the text ("<program>"). */
+void diag_add(Diags *d, jitc_status code, const char *src, int offset,
+              const char *fmt, ...) PRINTF(5, 6);
+void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
+               const char *fmt, va_list ap);
+/* 1-based line and column of byte `offset` of `src`. */
+void src_position(const char *src, int offset, int *line, int *col);
+/* The known name closest to `name` (edit distance), or NULL if none is close. */
+const char *nearest_name(const char *name, const char *const *names, int n);
+
+/* ===================================================================== */
+/* The state of one compile                                               */
+/* ===================================================================== */
+
+typedef struct Compiler {
+  Arena *arena;   /* everything below lives here */
+  Diags *diags;   /* errors go to the context */
+  const char *src;
+  int nerrors;
+  /* the signature */
+  const jitc_array_decl *arrays;
+  int narrays;
+  const jitc_scalar_decl *scalars;
+  int nscalars;
+} Compiler;
+
+/* Reports a program error at byte offset `off` (exit 65). */
+void error_at(Compiler *C, int off, const char *fmt, ...) PRINTF(3, 4);
+
+/* ===================================================================== */
+/* tokenize.c                                                             */
+/* ===================================================================== */
+
+typedef enum TokKind {
+  TK_NAME,    /* identifier or keyword */
+  TK_INT,     /* integer literal: ival (a literal above INT64_MAX is an error) */
+  TK_FLOAT,   /* float literal: fval */
+  TK_PUNCT,   /* operator or punctuation: text in src[off, off+len) */
+  TK_NEWLINE, /* statement separator: newline or ';' */
+  TK_EOF
+} TokKind;
+
+typedef struct Token {
+  TokKind kind;
+  int off, len; /* where in the source */
+  int64_t ival;
+  double fval;
+} Token;
+
+/* Splits the source into tokens ending with TK_EOF.  Lexical errors are
+** reported and the bad characters skipped. */
+Token *tokenize(Compiler *C, int *ntokens);
+bool tok_is(const Compiler *C, const Token *t, const char *s);
+
+/* ===================================================================== */
+/* parse.c: the AST, as written                                           */
+/* ===================================================================== */
+
+typedef enum AstKind {
+  A_INT,    /* ival */
+  A_FLOAT,  /* fval */
+  A_NAME,   /* name: array, scalar, constant, `i` or let temp */
+  A_INDEX,  /* name[i] */
+  A_UNARY,  /* op (OP_NEG, OP_INVERT) or pos (+x: op == -1) on args[0] */
+  A_BINARY, /* op on args[0], args[1] */
+  A_CALL    /* name(args...) */
+} AstKind;
+
+typedef struct Ast {
+  AstKind kind;
+  int op;            /* OpId for unary and binary */
+  int off;           /* source position (byte offset) of the node's token */
+  const char *name;  /* A_NAME, A_INDEX, A_CALL */
+  int nargs;
+  struct Ast **args;
+  int64_t ival;
+  double fval;
+  bool paren;        /* written in parentheses (for the comparison-chain check) */
+} Ast;
+
+typedef enum StmtKind {
+  S_ASSIGN, /* name = value, name[i] = value */
+  S_AUG,    /* name op= value: op is the OpId */
+  S_LET,    /* let name = value */
+  S_EXPR    /* a bare expression: assigned to `out` */
+} StmtKind;
+
+typedef struct AstStmt {
+  StmtKind kind;
+  int op;
+  int off;          /* position of the statement */
+  int name_off;     /* position of the target name */
+  const char *name; /* target (NULL for S_EXPR) */
+  Ast *value;
+} AstStmt;
+
+typedef struct AstProgram {
+  AstStmt *stmts;
+  int nstmts;
+} AstProgram;
+
+AstProgram *parse(Compiler *C, Token *toks, int ntoks);
+
+/* ===================================================================== */
+/* check.c: the typed IR                                                  */
+/* ===================================================================== */
+
+typedef enum NodeKind {
+  N_CONST, /* a constant of `type`: bool and ints in k.i, floats in k.f */
+  N_LOAD,  /* element i of array `slot` */
+  N_PARAM, /* scalar parameter `slot`, already of `type` */
+  N_INDEX, /* the element index i (int64) */
+  N_TEMP,  /* the value of temporary `slot` */
+  N_OP     /* op applied to args; see below */
+} NodeKind;
+
+/* After checking, every N_OP node's operands have one type, the op's
+** compute type, with these exceptions: OP_CAST (args[0] has any type, the
+** node has the target type), OP_WHERE (args[0] is bool), OP_SHL/OP_SHR
+** (both operands the result type), the comparisons and predicates (result
+** bool, operands any one type).  So back ends never promote anything. */
+typedef struct Node {
+  NodeKind kind;
+  OpId op;
+  jitc_dtype type;
+  int nargs;
+  struct Node *args[3];
+  int slot;
+  union {
+    int64_t i;
+    double f;
+  } k;
+  int off; /* source position, for back-end messages */
+} Node;
+
+typedef enum IrStmtKind {
+  IR_LET,  /* temps[slot] = value */
+  IR_STORE /* arrays[slot][i] = value; value->type == the array's dtype */
+} IrStmtKind;
+
+typedef struct IrStmt {
+  IrStmtKind kind;
+  int slot;
+  Node *value;
+  int off;
+} IrStmt;
+
+typedef struct IrArray {
+  const char *name;
+  jitc_role role;
+  jitc_dtype dtype;
+  bool provided; /* in the caller's signature (else an output it allocates) */
+} IrArray;
+
+typedef struct IrParam {
+  const char *name;
+  jitc_dtype type; /* the type the value has inside the kernel */
+  bool weak;       /* declared weak: its type came from the context */
+} IrParam;
+
+/* A checked program.  Arrays are in order of first appearance.  Within one
+** element, statements run in order; a read of an array after it was
+** assigned reads a temporary instead, so back ends load each array only
+** before any store to it. */
+typedef struct Program {
+  IrArray *arrays;
+  int narrays;
+  IrParam *params;
+  int nparams;
+  jitc_dtype *temps;
+  int ntemps;
+  IrStmt *stmts;
+  int nstmts;
+} Program;
+
+Program *check(Compiler *C, AstProgram *ast);
+
+/* Result type of NumPy promotion of two types. */
+jitc_dtype promote(jitc_dtype a, jitc_dtype b);
+bool dtype_is_int(jitc_dtype t);   /* int32, int64 */
+bool dtype_is_float(jitc_dtype t); /* float32, float64 */
+
+/* A scalar parameter's value as the kernel receives it: 8 bytes, holding
+** the value in the parameter's type at offset 0. */
+typedef union ParamSlot {
+  int64_t i64;
+  int32_t i32;
+  double f64;
+  float f32;
+  uint8_t b;
+  uint64_t bits;
+} ParamSlot;
+
+/* The JIT targets' kernel entry point: runs elements [begin, end). */
+typedef void (*KernelFn)(int64_t begin, int64_t end, void *const *arrays,
+                         const ParamSlot *params);
+
+/* ===================================================================== */
+/* dump.c: --emit tokens | ast | types                                    */
+/* ===================================================================== */
+
+void dump_tokens(Buf *b, const Compiler *C, const Token *t, int n);
+void dump_ast(Buf *b, const AstProgram *p);
+/* The typed IR as canonical text: also the key of the compile caches. */
+void dump_program(Buf *b, const Program *p);
+void dump_node(Buf *b, const Program *p, const Node *n);
+
+/* ===================================================================== */
+/* Targets                                                                */
+/* ===================================================================== */
+
+/* What a target implements.  Each lives in its own file and knows nothing
+** of the others; jitc.c picks one by jitc_target. */
+typedef struct Target {
+  const char *name;
+  /* JITC_OK, or JITC_E_UNAVAILABLE with the reason added to ctx's diags. */
+  jitc_status (*available)(jitc_context *ctx);
+  /* A short description of the device ("AMD ... (16 threads)", "NVIDIA H200"). */
+  const char *(*device)(jitc_context *ctx);
+  /* Compiles k->prog; sets k->impl and the back-end times in k->cinfo. */
+  jitc_status (*compile)(jitc_context *ctx, jitc_kernel *k);
+  /* Runs over [0, n). */
+  jitc_status (*run)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                     void *const *arrays, const ParamSlot *params,
+                     jitc_run_info *info);
+  /* Appends stage `stage` to out; JITC_E_USAGE if the target has no such stage. */
+  jitc_status (*emit)(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out);
+  /* Frees k->impl. */
+  void (*release)(jitc_kernel *k);
+  /* Frees the target's per-context state (ctx->target_state[t]). */
+  void (*shutdown)(jitc_context *ctx);
+} Target;
+
+extern const Target target_interp;
+extern const Target target_cpu;
+extern const Target target_cuda;
+
+/* ===================================================================== */
+/* jitc.c: the library                                                    */
+/* ===================================================================== */
+
+struct jitc_context {
+  Diags diags;                           /* of the last failed call */
+  void *target_state[JITC_NTARGETS];     /* owned by each target */
+};
+
+struct jitc_kernel {
+  jitc_context *ctx;
+  Arena *arena;        /* the program and its IR */
+  const char *source;  /* copy of the source, in the arena */
+  Program *prog;
+  char *key;           /* dump_program() text, in the arena */
+  jitc_options opt;
+  const Target *target;
+  void *impl;          /* the target's compiled code */
+  jitc_compile_info cinfo;
+};
+
+/* Adds an error without a source position to the context (back ends). */
+jitc_status ctx_error(jitc_context *ctx, jitc_status code, const char *fmt, ...)
+    PRINTF(3, 4);
+
+#endif /* JITC_INT_H */
