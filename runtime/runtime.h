@@ -93,6 +93,25 @@ int pool_threads(const Pool *p);
 void pool_run(Pool *p, int threads, int64_t n, int64_t align,
               void (*fn)(void *arg, int64_t begin, int64_t end), void *arg);
 
+/* ---- cache.c: the on-disk compile cache (shared by the cpu and cuda targets) ---- */
+
+/* The cache directory: `dir` if not NULL, else $JITC_CACHE_DIR, else
+** $XDG_CACHE_HOME/jitc, else ~/.cache/jitc.  Created with mode 0700; a
+** directory writable by other users is refused (-1 with the reason). */
+int cache_dir_resolve(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
+
+/* Looks up `key` (any bytes) in namespace `ns` ("cpu", "cuda").  Returns 1
+** with a malloc'ed copy of the payload in *data, *len on a hit; 0 on a miss.
+** An entry whose header, key or checksum does not match is removed and is a
+** miss: it is never returned. */
+int cache_load(const char *dir, const char *ns, const void *key, size_t keylen,
+               void **data, size_t *len);
+
+/* Stores the payload under `key` atomically (temporary file, rename).
+** Returns 0, or -1 (the cache is best effort: callers go on without it). */
+int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
+                const void *data, size_t len);
+
 /* ---- timer ---- */
 double rt_now_ms(void);
 

@@ -121,6 +121,10 @@ typedef struct jitc_options {
   int no_cache;          /* skip the disk cache */
   const char *cache_dir; /* NULL: $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc or ~/.cache/jitc */
   const char *cuda_arch; /* e.g. "sm_90" for --emit without a GPU; NULL: the device's */
+  int implicit_inputs;   /* an undeclared array read before it is assigned is an
+                            input of dtype implicit_dtype (the CLI's mode); when 0
+                            it is an error ("unknown name") */
+  jitc_dtype implicit_dtype;
 } jitc_options;
 
 /* Times of the last compile, in milliseconds, and whether the cache served it. */

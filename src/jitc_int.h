@@ -75,6 +75,9 @@ uint64_t hash64(const void *data, size_t n, uint64_t seed); /* FNV-1a 64 */
 void fmt_double(char *buf, double v);
 void fmt_float(char *buf, float v);
 
+/* npymath.c: float32 exp exactly as NumPy computes it on x86-64. */
+float npy_expf(float x);
+
 /* ===================================================================== */
 /* ops.h: the operator and function table                                 */
 /* ===================================================================== */
@@ -147,6 +150,7 @@ typedef struct Compiler {
   int narrays;
   const jitc_scalar_decl *scalars;
   int nscalars;
+  const jitc_options *opt;
 } Compiler;
 
 /* Reports a program error at byte offset `off` (exit 65). */
@@ -201,6 +205,7 @@ typedef struct Ast {
   int64_t ival;
   double fval;
   bool paren;        /* written in parentheses (for the comparison-chain check) */
+  int depth;         /* height of the tree below (bounded by the parser) */
 } Ast;
 
 typedef enum StmtKind {
@@ -280,7 +285,8 @@ typedef struct IrArray {
 typedef struct IrParam {
   const char *name;
   jitc_dtype type; /* the type the value has inside the kernel */
-  bool weak;       /* declared weak: its type came from the context */
+  bool weak;       /* declared weak: int64, float64 or bool, cast where used */
+  bool fit_int32;  /* weak int narrowed to int32 somewhere: the value must fit */
 } IrParam;
 
 /* A checked program.  Arrays are in order of first appearance.  Within one

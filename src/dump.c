@@ -1,0 +1,162 @@
+/*
+** dump.c -- the --emit text of the front end's stages: tokens, the AST and
+** the typed IR.  These texts are the golden tests' subject and a reader's
+** way into each stage.  The typed IR's text is canonical (it names every
+** type and conversion) and doubles as the key of the compile caches.
+*/
+#include "jitc_int.h"
+
+#include <string.h>
+
+static const char *short_type(jitc_dtype t) {
+  static const char *const names[] = {"bool", "i32", "i64", "f32", "f64"};
+  return (unsigned)t < JITC_NDTYPES ? names[t] : "?";
+}
+
+void dump_tokens(Buf *b, const Compiler *C, const Token *t, int n) {
+  static const char *const kinds[] = {"name", "int", "float", "punct", "newline", "eof"};
+  for (int k = 0; k < n; k++) {
+    int line, col;
+    src_position(C->src, t[k].off, &line, &col);
+    buf_printf(b, "%d:%d %s", line, col, kinds[t[k].kind]);
+    if (t[k].kind == TK_NAME || t[k].kind == TK_PUNCT)
+      buf_printf(b, " %.*s", t[k].len, C->src + t[k].off);
+    else if (t[k].kind == TK_INT)
+      buf_printf(b, " %lld", (long long)t[k].ival);
+    else if (t[k].kind == TK_FLOAT) {
+      char num[32];
+      fmt_double(num, t[k].fval);
+      buf_printf(b, " %s", num);
+    }
+    buf_putc(b, '\n');
+  }
+}
+
+static void dump_ast_node(Buf *b, const Ast *a) {
+  switch (a->kind) {
+  case A_INT:
+    buf_printf(b, "%lld", (long long)a->ival);
+    return;
+  case A_FLOAT: {
+    char num[32];
+    fmt_double(num, a->fval);
+    buf_puts(b, num);
+    return;
+  }
+  case A_NAME:
+    buf_puts(b, a->name);
+    return;
+  case A_INDEX:
+    buf_printf(b, "%s[i]", a->name);
+    return;
+  case A_UNARY:
+    buf_printf(b, "(%s ", a->op < 0 ? "pos" : a->op == OP_NEG ? "neg" : "~");
+    break;
+  case A_BINARY:
+    buf_printf(b, "(%s ", op_info[a->op].name);
+    break;
+  case A_CALL:
+    buf_printf(b, "(call %s%s", a->name, a->nargs ? " " : "");
+    break;
+  }
+  for (int k = 0; k < a->nargs; k++) {
+    if (k)
+      buf_putc(b, ' ');
+    dump_ast_node(b, a->args[k]);
+  }
+  buf_putc(b, ')');
+}
+
+void dump_ast(Buf *b, const AstProgram *p) {
+  for (int k = 0; k < p->nstmts; k++) {
+    const AstStmt *s = &p->stmts[k];
+    switch (s->kind) {
+    case S_ASSIGN:
+      buf_printf(b, "(= %s ", s->name);
+      break;
+    case S_AUG:
+      buf_printf(b, "(%s= %s ", op_info[s->op].name, s->name);
+      break;
+    case S_LET:
+      buf_printf(b, "(let %s ", s->name);
+      break;
+    case S_EXPR:
+      buf_puts(b, "(expr ");
+      break;
+    }
+    dump_ast_node(b, s->value);
+    buf_puts(b, ")\n");
+  }
+}
+
+static void dump_const(Buf *b, const Node *n) {
+  char num[32];
+  switch (n->type) {
+  case JITC_BOOL:
+    buf_puts(b, n->k.i ? "True" : "False");
+    return;
+  case JITC_INT32:
+  case JITC_INT64:
+    buf_printf(b, "%lld:%s", (long long)n->k.i, short_type(n->type));
+    return;
+  case JITC_FLOAT32:
+    fmt_float(num, (float)n->k.f);
+    buf_printf(b, "%s:f32", num);
+    return;
+  default:
+    fmt_double(num, n->k.f);
+    buf_printf(b, "%s:f64", num);
+    return;
+  }
+}
+
+void dump_node(Buf *b, const Program *p, const Node *n) {
+  switch (n->kind) {
+  case N_CONST:
+    dump_const(b, n);
+    return;
+  case N_LOAD:
+    buf_puts(b, p->arrays[n->slot].name);
+    return;
+  case N_PARAM:
+    buf_printf(b, "$%s", p->params[n->slot].name);
+    return;
+  case N_INDEX:
+    buf_puts(b, "i");
+    return;
+  case N_TEMP:
+    buf_printf(b, "t%d", n->slot);
+    return;
+  case N_OP:
+    if (n->op == OP_CAST)
+      buf_printf(b, "(%s ", short_type(n->type));
+    else
+      buf_printf(b, "(%s:%s ", op_info[n->op].name, short_type(n->type));
+    for (int k = 0; k < n->nargs; k++) {
+      if (k)
+        buf_putc(b, ' ');
+      dump_node(b, p, n->args[k]);
+    }
+    buf_putc(b, ')');
+    return;
+  }
+}
+
+void dump_program(Buf *b, const Program *p) {
+  static const char *const roles[] = {"in", "out", "inout"};
+  for (int k = 0; k < p->narrays; k++)
+    buf_printf(b, "array %s: %s %s\n", p->arrays[k].name, jitc_dtype_name(p->arrays[k].dtype),
+               roles[p->arrays[k].role]);
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, "param %s: %s%s%s\n", p->params[k].name, jitc_dtype_name(p->params[k].type),
+               p->params[k].weak ? " weak" : "", p->params[k].fit_int32 ? " fits-int32" : "");
+  for (int k = 0; k < p->nstmts; k++) {
+    const IrStmt *s = &p->stmts[k];
+    if (s->kind == IR_LET)
+      buf_printf(b, "let t%d: %s = ", s->slot, jitc_dtype_name(p->temps[s->slot]));
+    else
+      buf_printf(b, "store %s[i] = ", p->arrays[s->slot].name);
+    dump_node(b, p, s->value);
+    buf_putc(b, '\n');
+  }
+}

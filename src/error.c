@@ -1,0 +1,144 @@
+/*
+** error.c -- diagnostics.  Every user error is recorded as a value (code,
+** line, column, message) and also formatted for people, gcc-style, with the
+** source line and a caret under the spot:
+**
+**   error at line 1, column 5: unknown name 'exq'; did you mean 'exp'?
+**     c = exq(a) * b
+**         ^
+**
+** Nothing here prints: the CLI decides what to do with the text.
+*/
+#include "jitc_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diags_clear(Diags *d) {
+  for (int k = 0; k < d->n; k++)
+    free(d->v[k].msg);
+  free(d->v);
+  buf_free(&d->text);
+  *d = (Diags){0};
+}
+
+void src_position(const char *src, int offset, int *line, int *col) {
+  int l = 1, c = 1;
+  for (int k = 0; k < offset && src[k]; k++) {
+    if (src[k] == '\n') {
+      l++;
+      c = 1;
+    } else {
+      c++;
+    }
+  }
+  *line = l;
+  *col = c;
+}
+
+/* Appends the source line holding `offset` and a caret under it.  Tabs are
+** kept in the caret line so the caret lines up in a terminal. */
+static void show_line(Buf *b, const char *src, int offset) {
+  int start = offset;
+  while (start > 0 && src[start - 1] != '\n')
+    start--;
+  int end = offset;
+  while (src[end] && src[end] != '\n')
+    end++;
+  buf_puts(b, "  ");
+  buf_putn(b, src + start, (size_t)(end - start));
+  buf_puts(b, "\n  ");
+  for (int k = start; k < offset; k++)
+    buf_putc(b, src[k] == '\t' ? '\t' : ' ');
+  buf_puts(b, "^\n");
+}
+
+void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
+               const char *fmt, va_list ap) {
+  Buf msg = {0};
+  buf_vprintf(&msg, fmt, ap);
+  char *text = buf_steal(&msg);
+  int line = 0, col = 0;
+  if (src && offset >= 0) {
+    int len = (int)strlen(src);
+    if (offset > len)
+      offset = len;
+    src_position(src, offset, &line, &col);
+  }
+  if (d->n == d->cap) {
+    int cap = d->cap ? d->cap * 2 : 8;
+    Diag *v = realloc(d->v, (size_t)cap * sizeof *v);
+    if (!v) {
+      free(text);
+      return;
+    }
+    d->v = v;
+    d->cap = cap;
+  }
+  d->v[d->n++] = (Diag){code, line, col, text};
+  const char *what = code == JITC_E_PROGRAM ? "error" : jitc_status_name(code);
+  if (line > 0) {
+    buf_printf(&d->text, "%s at line %d, column %d: %s\n", what, line, col,
+               text ? text : "out of memory");
+    show_line(&d->text, src, offset);
+  } else {
+    buf_printf(&d->text, "%s: %s\n", what, text ? text : "out of memory");
+  }
+}
+
+void diag_add(Diags *d, jitc_status code, const char *src, int offset,
+              const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vadd(d, code, src, offset, fmt, ap);
+  va_end(ap);
+}
+
+void error_at(Compiler *C, int off, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vadd(C->diags, JITC_E_PROGRAM, C->src, off, fmt, ap);
+  va_end(ap);
+  C->nerrors++;
+}
+
+/* Levenshtein distance, capped: names are short. */
+static int distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64)
+    return 1000;
+  int row[65];
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int prev = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int cur = row[j];
+      int best = prev + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best)
+        best = row[j] + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      prev = cur;
+    }
+  }
+  return row[lb];
+}
+
+const char *nearest_name(const char *name, const char *const *names, int n) {
+  const char *best = NULL;
+  int bestd = 1000;
+  size_t len = strlen(name);
+  int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+  for (int k = 0; k < n; k++) {
+    int d = distance(name, names[k]);
+    if (d < bestd) {
+      bestd = d;
+      best = names[k];
+    }
+  }
+  return bestd <= limit ? best : NULL;
+}

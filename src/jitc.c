@@ -1,0 +1,510 @@
+/*
+** jitc.c -- the public library (jitc.h): contexts, the compile pipeline
+** (tokenize -> parse -> check -> target), errors as values, kernel queries
+** and runs.  This file is the only one that knows every stage; each stage
+** and each target knows only what it consumes.
+*/
+#include "jitc_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const Target *const targets[JITC_NTARGETS] = {&target_interp, &target_cpu, &target_cuda};
+
+/* ---- contexts and options ---- */
+
+jitc_context *jitc_context_new(void) { return calloc(1, sizeof(jitc_context)); }
+
+void jitc_context_free(jitc_context *ctx) {
+  if (!ctx)
+    return;
+  for (int t = 0; t < JITC_NTARGETS; t++)
+    if (ctx->target_state[t] && targets[t]->shutdown)
+      targets[t]->shutdown(ctx);
+  diags_clear(&ctx->diags);
+  free(ctx);
+}
+
+void jitc_options_init(jitc_options *opt) {
+  memset(opt, 0, sizeof *opt);
+#ifdef JITC_HAVE_LLVM
+  opt->target = JITC_TARGET_CPU;
+#else
+  opt->target = JITC_TARGET_INTERP;
+#endif
+  opt->implicit_dtype = JITC_FLOAT64;
+}
+
+/* ---- errors ---- */
+
+jitc_status ctx_error(jitc_context *ctx, jitc_status code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vadd(&ctx->diags, code, NULL, -1, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+const char *jitc_errmsg(const jitc_context *ctx) {
+  if (!ctx)
+    return "no context";
+  return ctx->diags.text.s ? ctx->diags.text.s : "";
+}
+
+int jitc_error_count(const jitc_context *ctx) { return ctx ? ctx->diags.n : 0; }
+
+jitc_status jitc_error_get(const jitc_context *ctx, int k, jitc_error *out) {
+  if (!ctx || !out || k < 0 || k >= ctx->diags.n)
+    return JITC_E_USAGE;
+  const Diag *d = &ctx->diags.v[k];
+  *out = (jitc_error){d->code, d->line, d->col, d->msg ? d->msg : "out of memory"};
+  return JITC_OK;
+}
+
+const char *jitc_status_name(jitc_status s) {
+  switch (s) {
+  case JITC_OK: return "ok";
+  case JITC_E_USAGE: return "usage error";
+  case JITC_E_PROGRAM: return "program error";
+  case JITC_E_INPUT: return "input error";
+  case JITC_E_UNAVAILABLE: return "target unavailable";
+  case JITC_E_INTERNAL: return "internal error";
+  case JITC_E_OUTPUT: return "output error";
+  case JITC_E_NOMEM: return "out of memory";
+  }
+  return "unknown status";
+}
+
+int jitc_exit_code(jitc_status s) {
+  switch (s) {
+  case JITC_OK: return 0;
+  case JITC_E_USAGE: return 64;
+  case JITC_E_PROGRAM: return 65;
+  case JITC_E_INPUT: return 66;
+  case JITC_E_UNAVAILABLE: return 69;
+  case JITC_E_OUTPUT: return 73;
+  case JITC_E_INTERNAL:
+  case JITC_E_NOMEM:
+    return 70;
+  }
+  return 70;
+}
+
+/* ---- targets and dtypes ---- */
+
+const char *jitc_target_name(jitc_target t) {
+  return (unsigned)t < JITC_NTARGETS ? targets[t]->name : "unknown";
+}
+
+jitc_status jitc_target_parse(const char *name, jitc_target *out) {
+  for (int t = 0; t < JITC_NTARGETS; t++)
+    if (name && !strcmp(name, targets[t]->name)) {
+      *out = (jitc_target)t;
+      return JITC_OK;
+    }
+  return JITC_E_USAGE;
+}
+
+jitc_status jitc_target_available(jitc_context *ctx, jitc_target t) {
+  if (!ctx || (unsigned)t >= JITC_NTARGETS)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  return targets[t]->available(ctx);
+}
+
+const char *jitc_target_device(jitc_context *ctx, jitc_target t) {
+  if (!ctx || (unsigned)t >= JITC_NTARGETS)
+    return "unknown";
+  return targets[t]->device(ctx);
+}
+
+const char *jitc_dtype_name(jitc_dtype t) {
+  static const char *const names[] = {"bool", "int32", "int64", "float32", "float64"};
+  return (unsigned)t < JITC_NDTYPES ? names[t] : "unknown";
+}
+
+size_t jitc_dtype_size(jitc_dtype t) {
+  static const size_t sizes[] = {1, 4, 8, 4, 8};
+  return (unsigned)t < JITC_NDTYPES ? sizes[t] : 0;
+}
+
+jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out) {
+  static const struct {
+    const char *name;
+    jitc_dtype t;
+  } names[] = {
+      {"bool", JITC_BOOL},       {"b1", JITC_BOOL},         {"int32", JITC_INT32},
+      {"i32", JITC_INT32},       {"i4", JITC_INT32},        {"int64", JITC_INT64},
+      {"i64", JITC_INT64},       {"i8", JITC_INT64},        {"int", JITC_INT64},
+      {"float32", JITC_FLOAT32}, {"f32", JITC_FLOAT32},     {"f4", JITC_FLOAT32},
+      {"float64", JITC_FLOAT64}, {"f64", JITC_FLOAT64},     {"f8", JITC_FLOAT64},
+      {"float", JITC_FLOAT64},   {"double", JITC_FLOAT64},
+  };
+  for (size_t k = 0; name && k < sizeof names / sizeof names[0]; k++)
+    if (!strcmp(name, names[k].name)) {
+      *out = names[k].t;
+      return JITC_OK;
+    }
+  return JITC_E_USAGE;
+}
+
+/* ---- the pipeline ---- */
+
+static bool is_alpha(char c) { return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+static bool valid_name(const char *s) {
+  if (!s || !is_alpha(s[0]))
+    return false;
+  for (const char *p = s; *p; p++)
+    if (!is_alpha(*p) && !(*p >= '0' && *p <= '9'))
+      return false;
+  return true;
+}
+
+/* Checks the caller's arguments: JITC_E_USAGE with a message if wrong. */
+static jitc_status check_signature(jitc_context *ctx, const char *source,
+                                   const jitc_array_decl *arrays, int narrays,
+                                   const jitc_scalar_decl *scalars, int nscalars,
+                                   const jitc_options *opt) {
+  if (!source)
+    return ctx_error(ctx, JITC_E_USAGE, "no program (source is NULL)");
+  if (narrays < 0 || nscalars < 0 || (narrays && !arrays) || (nscalars && !scalars))
+    return ctx_error(ctx, JITC_E_USAGE, "bad array or scalar list");
+  if ((unsigned)opt->target >= JITC_NTARGETS)
+    return ctx_error(ctx, JITC_E_USAGE, "unknown target %d", (int)opt->target);
+  for (int k = 0; k < narrays; k++) {
+    if (!valid_name(arrays[k].name))
+      return ctx_error(ctx, JITC_E_USAGE, "array %d has no valid name", k);
+    if ((unsigned)arrays[k].dtype >= JITC_NDTYPES)
+      return ctx_error(ctx, JITC_E_USAGE, "array '%s' has an unknown dtype", arrays[k].name);
+    for (int j = 0; j < k; j++)
+      if (!strcmp(arrays[j].name, arrays[k].name))
+        return ctx_error(ctx, JITC_E_USAGE, "array '%s' is declared twice", arrays[k].name);
+  }
+  for (int k = 0; k < nscalars; k++) {
+    if (!valid_name(scalars[k].name))
+      return ctx_error(ctx, JITC_E_USAGE, "scalar %d has no valid name", k);
+    if ((unsigned)scalars[k].dtype >= JITC_NDTYPES)
+      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' has an unknown dtype", scalars[k].name);
+    for (int j = 0; j < narrays; j++)
+      if (!strcmp(arrays[j].name, scalars[k].name))
+        return ctx_error(ctx, JITC_E_USAGE, "'%s' is declared as an array and as a scalar",
+                         scalars[k].name);
+    for (int j = 0; j < k; j++)
+      if (!strcmp(scalars[j].name, scalars[k].name))
+        return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is declared twice", scalars[k].name);
+  }
+  return JITC_OK;
+}
+
+/* Runs the front end.  With `stage` set to a front-end stage, writes its text
+** to `text` and stops there.  Otherwise returns a kernel holding the checked
+** program, not yet compiled by its target. */
+static jitc_status frontend(jitc_context *ctx, const char *source,
+                            const jitc_array_decl *arrays, int narrays,
+                            const jitc_scalar_decl *scalars, int nscalars,
+                            const jitc_options *opt, const char *stage, Buf *text,
+                            jitc_kernel **out) {
+  *out = NULL;
+  jitc_status st = check_signature(ctx, source, arrays, narrays, scalars, nscalars, opt);
+  if (st)
+    return st;
+  jitc_kernel *k = calloc(1, sizeof *k);
+  Arena *arena = arena_new();
+  if (!k || !arena) {
+    free(k);
+    arena_free(arena);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
+  k->ctx = ctx;
+  k->arena = arena;
+  k->opt = *opt;
+  k->target = targets[opt->target];
+  k->cinfo.cache = "none";
+  k->source = arena_strdup(arena, source);
+  Compiler C = {arena, &ctx->diags, k->source, 0, arrays, narrays, scalars, nscalars, &k->opt};
+  /* The library keeps no pointers to the caller's signature past this call. */
+  st = JITC_OK;
+  if (!k->source) {
+    st = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  int ntok = 0;
+  Token *toks = tokenize(&C, &ntok);
+  if (!toks) {
+    st = C.nerrors ? JITC_E_NOMEM : ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  if (stage && !strcmp(stage, "tokens")) {
+    dump_tokens(text, &C, toks, ntok);
+    goto done;
+  }
+  AstProgram *ast = parse(&C, toks, ntok);
+  if (!ast || arena_failed(arena)) {
+    st = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  if (stage && !strcmp(stage, "ast")) {
+    dump_ast(text, ast);
+    goto done;
+  }
+  if (C.nerrors)
+    goto fail_program; /* types of a program that does not parse would only cascade */
+  k->prog = check(&C, ast);
+  if (!k->prog || arena_failed(arena)) {
+    st = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  if (C.nerrors)
+    goto fail_program;
+  Buf key = {0};
+  dump_program(&key, k->prog);
+  if (key.oom) {
+    buf_free(&key);
+    st = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  k->key = arena_strndup(arena, key.s ? key.s : "", key.len);
+  buf_free(&key);
+  if (stage && !strcmp(stage, "types")) {
+    buf_puts(text, k->key);
+    goto done;
+  }
+  *out = k;
+  return JITC_OK;
+done:
+  if (C.nerrors)
+    goto fail_program;
+  jitc_kernel_free(k);
+  return JITC_OK;
+fail_program:
+  st = JITC_E_PROGRAM;
+fail:
+  jitc_kernel_free(k);
+  return st;
+}
+
+jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array_decl *arrays,
+                         int narrays, const jitc_scalar_decl *scalars, int nscalars,
+                         const jitc_options *opt, jitc_kernel **out) {
+  if (!out)
+    return JITC_E_USAGE;
+  *out = NULL;
+  if (!ctx)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  jitc_options defaults;
+  if (!opt) {
+    jitc_options_init(&defaults);
+    opt = &defaults;
+  }
+  double t0 = now_ms();
+  jitc_kernel *k;
+  jitc_status st = frontend(ctx, source, arrays, narrays, scalars, nscalars, opt, NULL, NULL, &k);
+  if (st)
+    return st;
+  k->cinfo.frontend_ms = now_ms() - t0;
+  st = k->target->available(ctx);
+  if (!st)
+    st = k->target->compile(ctx, k);
+  if (st) {
+    jitc_kernel_free(k);
+    return st;
+  }
+  k->cinfo.total_ms = now_ms() - t0;
+  *out = k;
+  return JITC_OK;
+}
+
+jitc_status jitc_emit(jitc_context *ctx, const char *source, const jitc_array_decl *arrays,
+                      int narrays, const jitc_scalar_decl *scalars, int nscalars,
+                      const jitc_options *opt, const char *stage, char **text) {
+  if (!text)
+    return JITC_E_USAGE;
+  *text = NULL;
+  if (!ctx || !stage)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  jitc_options defaults;
+  if (!opt) {
+    jitc_options_init(&defaults);
+    opt = &defaults;
+  }
+  Buf b = {0};
+  jitc_kernel *k = NULL;
+  jitc_status st = frontend(ctx, source, arrays, narrays, scalars, nscalars, opt, stage, &b, &k);
+  if (!st && k) {
+    /* A back-end stage: the target emits from the checked program. */
+    st = k->target->emit(ctx, k, stage, &b);
+    if (st == JITC_E_USAGE && jitc_error_count(ctx) == 0)
+      ctx_error(ctx, JITC_E_USAGE, "unknown stage '%s' for target %s (front end: tokens, ast, "
+                "types; cpu: llvm, llvm-opt, asm; cuda: cuda, ptx)", stage, k->target->name);
+    jitc_kernel_free(k);
+  }
+  if (!st && b.oom)
+    st = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  if (st) {
+    buf_free(&b);
+    return st;
+  }
+  *text = buf_steal(&b);
+  return JITC_OK;
+}
+
+void jitc_free(void *p) { free(p); }
+
+void jitc_kernel_free(jitc_kernel *k) {
+  if (!k)
+    return;
+  if (k->impl && k->target && k->target->release)
+    k->target->release(k);
+  arena_free(k->arena);
+  free(k);
+}
+
+const jitc_compile_info *jitc_kernel_compile_info(const jitc_kernel *k) {
+  return k ? &k->cinfo : NULL;
+}
+
+/* ---- kernel queries ---- */
+
+int jitc_kernel_array_count(const jitc_kernel *k) { return k ? k->prog->narrays : 0; }
+
+jitc_status jitc_kernel_array(const jitc_kernel *k, int index, const char **name,
+                              jitc_role *role, jitc_dtype *dtype) {
+  if (!k || index < 0 || index >= k->prog->narrays)
+    return JITC_E_USAGE;
+  const IrArray *a = &k->prog->arrays[index];
+  if (name)
+    *name = a->name;
+  if (role)
+    *role = a->role;
+  if (dtype)
+    *dtype = a->dtype;
+  return JITC_OK;
+}
+
+int jitc_kernel_scalar_count(const jitc_kernel *k) { return k ? k->prog->nparams : 0; }
+
+jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const char **name,
+                               jitc_dtype *dtype) {
+  if (!k || index < 0 || index >= k->prog->nparams)
+    return JITC_E_USAGE;
+  if (name)
+    *name = k->prog->params[index].name;
+  if (dtype)
+    *dtype = k->prog->params[index].type;
+  return JITC_OK;
+}
+
+int jitc_kernel_find_array(const jitc_kernel *k, const char *name) {
+  for (int j = 0; k && name && j < k->prog->narrays; j++)
+    if (!strcmp(k->prog->arrays[j].name, name))
+      return j;
+  return -1;
+}
+
+int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name) {
+  for (int j = 0; k && name && j < k->prog->nparams; j++)
+    if (!strcmp(k->prog->params[j].name, name))
+      return j;
+  return -1;
+}
+
+/* ---- running ---- */
+
+/* Converts a bound value to the parameter's type, refusing what would not
+** round-trip (an int that does not fit, a fractional value for an int). */
+static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value *v,
+                           ParamSlot *out) {
+  double f;
+  int64_t i;
+  bool is_float = dtype_is_float(v->dtype);
+  if ((unsigned)v->dtype >= JITC_NDTYPES)
+    return ctx_error(ctx, JITC_E_USAGE, "scalar '%s': unknown dtype", p->name);
+  if (is_float) {
+    f = v->u.f;
+    i = 0;
+  } else {
+    i = v->dtype == JITC_BOOL ? (v->u.i != 0) : v->u.i;
+    f = (double)i;
+  }
+  out->bits = 0;
+  switch (p->type) {
+  case JITC_FLOAT64:
+    out->f64 = f;
+    return JITC_OK;
+  case JITC_FLOAT32:
+    out->f32 = (float)f;
+    return JITC_OK;
+  case JITC_BOOL:
+    if (is_float ? !(f == 0 || f == 1) : !(i == 0 || i == 1))
+      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is bool in this kernel; give 0 or 1, "
+                       "True or False", p->name);
+    out->b = (uint8_t)(is_float ? f != 0 : i != 0);
+    return JITC_OK;
+  case JITC_INT32:
+  case JITC_INT64: {
+    if (is_float) {
+      if (!(f == floor(f)) || !(f >= -9223372036854775808.0 && f < 9223372036854775808.0))
+        return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is an integer in this kernel; got "
+                         "%.17g", p->name, f);
+      i = (int64_t)f;
+    }
+    bool narrow = p->type == JITC_INT32 || p->fit_int32;
+    if (narrow && (i < INT32_MIN || i > INT32_MAX))
+      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %lld does not fit in int32, the type "
+                       "it meets in the program", p->name, (long long)i);
+    if (p->type == JITC_INT32)
+      out->i32 = (int32_t)i;
+    else
+      out->i64 = i;
+    return JITC_OK;
+  }
+  default:
+    return ctx_error(ctx, JITC_E_INTERNAL, "bad parameter type");
+  }
+}
+
+jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
+                     const jitc_value *scalars, jitc_run_info *info) {
+  if (!ctx || !k)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  jitc_run_info local;
+  if (!info)
+    info = &local;
+  memset(info, 0, sizeof *info);
+  if (n < 0)
+    return ctx_error(ctx, JITC_E_USAGE, "negative element count %lld", (long long)n);
+  const Program *p = k->prog;
+  if (p->narrays && !arrays)
+    return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
+  for (int j = 0; j < p->narrays && n > 0; j++) {
+    if (!arrays[j])
+      return ctx_error(ctx, JITC_E_USAGE, "array '%s' is NULL", p->arrays[j].name);
+    if ((uintptr_t)arrays[j] % jitc_dtype_size(p->arrays[j].dtype))
+      return ctx_error(ctx, JITC_E_USAGE, "array '%s' is not aligned to its element size",
+                       p->arrays[j].name);
+  }
+  ParamSlot stack_slots[16];
+  ParamSlot *slots = p->nparams <= 16 ? stack_slots : calloc((size_t)p->nparams, sizeof *slots);
+  if (!slots)
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  jitc_status st = JITC_OK;
+  if (p->nparams && !scalars)
+    st = ctx_error(ctx, JITC_E_USAGE, "the kernel uses %d scalar%s; none given", p->nparams,
+                   p->nparams == 1 ? "" : "s");
+  for (int j = 0; !st && j < p->nparams; j++)
+    st = to_slot(ctx, &p->params[j], &scalars[j], &slots[j]);
+  if (!st) {
+    double t0 = now_ms();
+    st = k->target->run(ctx, k, n, arrays, slots, info);
+    info->run_ms = now_ms() - t0;
+  }
+  if (slots != stack_slots)
+    free(slots);
+  return st;
+}

@@ -1,0 +1,442 @@
+/*
+** parse.c -- recursive descent from tokens to the AST.
+**
+** One function per rule of grammar/jitc.ebnf, each quoting its rule.  On a
+** syntax error the parser reports it, enters panic mode (no further reports)
+** until the end of the statement, then resynchronises at the next statement,
+** so one program can show several independent errors without cascades.
+** Nesting is limited (MAX_DEPTH) so that hostile input cannot overflow the
+** stack of this or any later stage: every later stage recurses over the
+** tree, and the parser bounds the tree's depth.
+*/
+#include "jitc_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 500   /* parentheses, unary operators and ** nesting */
+#define MAX_HEIGHT 1000 /* height of an expression tree */
+
+typedef struct Parser {
+  Compiler *C;
+  Token *tok; /* current token */
+  bool panic;
+  int depth;  /* recursion depth of expr */
+} Parser;
+
+static Ast *expr(Parser *P);
+static Ast *unary(Parser *P);
+
+static void syntax_error(Parser *P, int off, const char *fmt, ...) PRINTF(3, 4);
+static void syntax_error(Parser *P, int off, const char *fmt, ...) {
+  if (P->panic)
+    return;
+  P->panic = true;
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vadd(P->C->diags, JITC_E_PROGRAM, P->C->src, off, fmt, ap);
+  va_end(ap);
+  P->C->nerrors++;
+}
+
+static bool is(Parser *P, const char *s) { return tok_is(P->C, P->tok, s); }
+
+static bool consume(Parser *P, const char *s) {
+  if (!is(P, s))
+    return false;
+  P->tok++;
+  return true;
+}
+
+/* How a token reads in a message. */
+static const char *describe(Parser *P, Token *t) {
+  switch (t->kind) {
+  case TK_EOF:
+    return "end of program";
+  case TK_NEWLINE:
+    return t->len ? (P->C->src[t->off] == ';' ? "';'" : "end of line") : "end of program";
+  default:
+    return arena_printf(P->C->arena, "'%.*s'", t->len > 40 ? 40 : t->len, P->C->src + t->off);
+  }
+}
+
+static void expect(Parser *P, const char *s) {
+  if (!consume(P, s))
+    syntax_error(P, P->tok->off, "expected '%s' but found %s", s, describe(P, P->tok));
+}
+
+static Ast *new_ast(Parser *P, AstKind kind, int off) {
+  Ast *a = arena_alloc(P->C->arena, sizeof *a);
+  if (!a) {
+    static Ast dummy; /* out of memory: compile() reports it via arena_failed */
+    dummy = (Ast){.kind = A_INT};
+    return &dummy;
+  }
+  a->kind = kind;
+  a->off = off;
+  return a;
+}
+
+static Ast *new_binary(Parser *P, int op, int off, Ast *l, Ast *r) {
+  int height = 1 + (l->depth > r->depth ? l->depth : r->depth);
+  if (height > MAX_HEIGHT) {
+    syntax_error(P, off, "expression too large: more than %d operators deep; split it "
+                 "into several statements with let", MAX_HEIGHT);
+    return l;
+  }
+  Ast *a = new_ast(P, A_BINARY, off);
+  a->depth = height;
+  a->op = op;
+  a->nargs = 2;
+  a->args = arena_alloc(P->C->arena, 2 * sizeof(Ast *));
+  if (a->args) {
+    a->args[0] = l;
+    a->args[1] = r;
+  } else {
+    a->nargs = 0;
+  }
+  return a;
+}
+
+static char *tok_name(Parser *P, Token *t) {
+  return arena_strndup(P->C->arena, P->C->src + t->off, (size_t)t->len);
+}
+
+/* Binary operator tables: the spelling and the op for each precedence level. */
+typedef struct BinOp {
+  const char *s;
+  int op;
+} BinOp;
+
+/* Applies one left-associative level: operand { op operand }. */
+static Ast *binary_level(Parser *P, const BinOp *ops, Ast *(*operand)(Parser *)) {
+  Ast *lhs = operand(P);
+  for (;;) {
+    const BinOp *hit = NULL;
+    for (const BinOp *o = ops; o->s; o++)
+      if (is(P, o->s)) {
+        hit = o;
+        break;
+      }
+    if (!hit)
+      return lhs;
+    int off = P->tok->off;
+    P->tok++;
+    lhs = new_binary(P, hit->op, off, lhs, operand(P));
+  }
+}
+
+/* primary = NUMBER | NAME | NAME "[" "i" "]" | NAME "(" [ expr { "," expr } [ "," ] ] ")"
+**         | "(" expr ")" ; */
+static Ast *primary(Parser *P) {
+  Token *t = P->tok;
+  if (t->kind == TK_INT || t->kind == TK_FLOAT) {
+    P->tok++;
+    Ast *a = new_ast(P, t->kind == TK_INT ? A_INT : A_FLOAT, t->off);
+    a->ival = t->ival;
+    a->fval = t->fval;
+    return a;
+  }
+  if (consume(P, "(")) {
+    Ast *a = expr(P);
+    expect(P, ")");
+    a->paren = true;
+    return a;
+  }
+  if (t->kind == TK_NAME) {
+    if (tok_is(P->C, t, "not")) {
+      syntax_error(P, t->off, "'not' is not an operator; use '~' (logical on bool)");
+      P->tok++;
+      return unary(P);
+    }
+    if (tok_is(P->C, t, "and") || tok_is(P->C, t, "or") || tok_is(P->C, t, "let")) {
+      syntax_error(P, t->off, "expected an expression but found %s", describe(P, t));
+      return new_ast(P, A_INT, t->off);
+    }
+    P->tok++;
+    char *name = tok_name(P, t);
+    if (consume(P, "[")) {
+      /* Only a[i] in v1: anything else is parsed, then refused. */
+      Token *it = P->tok;
+      Ast *index = expr(P);
+      if (!(index->kind == A_NAME && index->name && strcmp(index->name, "i") == 0 &&
+            !index->paren))
+        syntax_error(P, it->off,
+                     "only '%s[i]' indexing is supported (each element reads its own "
+                     "index); shifted or computed indices are not",
+                     name);
+      expect(P, "]");
+      Ast *a = new_ast(P, A_INDEX, t->off);
+      a->name = name;
+      return a;
+    }
+    if (consume(P, "(")) {
+      Ast *a = new_ast(P, A_CALL, t->off);
+      a->name = name;
+      Ast *args[16];
+      int n = 0;
+      while (!is(P, ")") && P->tok->kind != TK_EOF && P->tok->kind != TK_NEWLINE) {
+        Ast *arg = expr(P);
+        if (n < 16)
+          args[n] = arg;
+        n++;
+        if (!consume(P, ","))
+          break;
+      }
+      expect(P, ")");
+      if (n > 16) {
+        syntax_error(P, t->off, "too many arguments to '%s' (%d)", name, n);
+        n = 16;
+      }
+      a->nargs = n;
+      a->args = arena_alloc(P->C->arena, (size_t)(n ? n : 1) * sizeof(Ast *));
+      for (int k = 0; k < n; k++)
+        if (args[k]->depth + 1 > a->depth)
+          a->depth = args[k]->depth + 1;
+      if (a->depth > MAX_HEIGHT)
+        syntax_error(P, t->off, "expression too large: more than %d operators deep",
+                     MAX_HEIGHT);
+      if (a->args)
+        memcpy(a->args, args, (size_t)n * sizeof(Ast *));
+      else
+        a->nargs = 0;
+      return a;
+    }
+    Ast *a = new_ast(P, A_NAME, t->off);
+    a->name = name;
+    return a;
+  }
+  syntax_error(P, t->off, "expected an expression but found %s", describe(P, t));
+  return new_ast(P, A_INT, t->off);
+}
+
+/* power = primary [ "**" unary ] ; */
+static Ast *power(Parser *P) {
+  Ast *base = primary(P);
+  if (is(P, "**")) {
+    int off = P->tok->off;
+    P->tok++;
+    if (++P->depth > MAX_DEPTH) {
+      syntax_error(P, off, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+      P->depth--;
+      return base;
+    }
+    Ast *a = new_binary(P, OP_POW, off, base, unary(P));
+    P->depth--;
+    return a;
+  }
+  return base;
+}
+
+/* unary = ( "-" | "+" | "~" ) unary | power ; */
+static Ast *unary(Parser *P) {
+  int op = is(P, "-") ? OP_NEG : is(P, "~") ? OP_INVERT : is(P, "+") ? -1 : -2;
+  if (op == -2)
+    return power(P);
+  int off = P->tok->off;
+  P->tok++;
+  if (++P->depth > MAX_DEPTH) {
+    syntax_error(P, off, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+    P->depth--;
+    return new_ast(P, A_INT, off);
+  }
+  Ast *a = new_ast(P, A_UNARY, off);
+  a->op = op;
+  a->nargs = 1;
+  a->args = arena_alloc(P->C->arena, sizeof(Ast *));
+  Ast *operand = unary(P);
+  a->depth = operand->depth + 1;
+  if (a->args)
+    a->args[0] = operand;
+  else
+    a->nargs = 0;
+  P->depth--;
+  return a;
+}
+
+/* term = unary { ( "*" | "/" | "//" | "%" ) unary } ; */
+static Ast *term(Parser *P) {
+  static const BinOp ops[] = {{"*", OP_MUL}, {"//", OP_FLOORDIV}, {"/", OP_DIV},
+                              {"%", OP_MOD}, {NULL, 0}};
+  return binary_level(P, ops, unary);
+}
+
+/* sum = term { ( "+" | "-" ) term } ; */
+static Ast *sum(Parser *P) {
+  static const BinOp ops[] = {{"+", OP_ADD}, {"-", OP_SUB}, {NULL, 0}};
+  return binary_level(P, ops, term);
+}
+
+/* shift = sum { ( "<<" | ">>" ) sum } ; */
+static Ast *shift(Parser *P) {
+  static const BinOp ops[] = {{"<<", OP_SHL}, {">>", OP_SHR}, {NULL, 0}};
+  return binary_level(P, ops, sum);
+}
+
+/* bitand = shift { "&" shift } ; */
+static Ast *bitand(Parser *P) {
+  static const BinOp ops[] = {{"&", OP_AND}, {NULL, 0}};
+  return binary_level(P, ops, shift);
+}
+
+/* bitxor = bitand { "^" bitand } ; */
+static Ast *bitxor(Parser *P) {
+  static const BinOp ops[] = {{"^", OP_XOR}, {NULL, 0}};
+  return binary_level(P, ops, bitand);
+}
+
+/* bitor = bitxor { "|" bitxor } ;  ('and'/'or' are refused here, pointing to & and |) */
+static Ast *bitor(Parser *P) {
+  Ast *lhs = bitxor(P);
+  for (;;) {
+    int off = P->tok->off;
+    int op;
+    if (consume(P, "|")) {
+      op = OP_OR;
+    } else if (is(P, "or") || is(P, "and")) {
+      bool is_or = is(P, "or");
+      syntax_error(P, off, "'%s' is not an operator; use '%s' (logical on bool, "
+                   "bitwise on integers; parenthesise comparisons: (a < b) %s (c < d))",
+                   is_or ? "or" : "and", is_or ? "|" : "&", is_or ? "|" : "&");
+      P->tok++;
+      op = is_or ? OP_OR : OP_AND;
+    } else {
+      return lhs;
+    }
+    lhs = new_binary(P, op, off, lhs, bitxor(P));
+  }
+}
+
+static int cmp_op(Parser *P) {
+  static const BinOp ops[] = {{"<", OP_LT},  {"<=", OP_LE}, {">", OP_GT},
+                              {">=", OP_GE}, {"==", OP_EQ}, {"!=", OP_NE}};
+  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+    if (is(P, ops[k].s))
+      return ops[k].op;
+  return -1;
+}
+
+/* comparison = bitor [ cmpop bitor ] ;  a chain a < b < c is an error */
+static Ast *comparison(Parser *P) {
+  Ast *lhs = bitor(P);
+  int op = cmp_op(P);
+  if (op < 0)
+    return lhs;
+  int off = P->tok->off;
+  P->tok++;
+  Ast *a = new_binary(P, op, off, lhs, bitor(P));
+  if (cmp_op(P) >= 0) {
+    syntax_error(P, P->tok->off,
+                 "comparisons cannot be chained; write (a < b) & (b < c) instead of "
+                 "a < b < c");
+    while (cmp_op(P) >= 0) {
+      P->tok++;
+      bitor(P);
+    }
+  }
+  return a;
+}
+
+/* expr = comparison ; */
+static Ast *expr(Parser *P) {
+  if (++P->depth > MAX_DEPTH) {
+    syntax_error(P, P->tok->off, "expression nested too deeply (more than %d levels)",
+                 MAX_DEPTH);
+    /* Skip the rest of the statement without recursing. */
+    while (P->tok->kind != TK_NEWLINE && P->tok->kind != TK_EOF)
+      P->tok++;
+    P->depth--;
+    return new_ast(P, A_INT, P->tok->off);
+  }
+  Ast *a = comparison(P);
+  P->depth--;
+  return a;
+}
+
+static const struct {
+  const char *s;
+  int op;
+} augops[] = {
+    {"+=", OP_ADD},  {"-=", OP_SUB},  {"*=", OP_MUL},   {"/=", OP_DIV},
+    {"//=", OP_FLOORDIV}, {"%=", OP_MOD}, {"**=", OP_POW}, {"&=", OP_AND},
+    {"|=", OP_OR},   {"^=", OP_XOR},  {"<<=", OP_SHL},  {">>=", OP_SHR},
+};
+
+/* stmt = "let" NAME "=" expr | target "=" expr | target augop expr | expr ;
+** target = NAME [ "[" "i" "]" ] ; */
+static void stmt(Parser *P, AstStmt *s) {
+  Token *start = P->tok;
+  s->off = start->off;
+  if (tok_is(P->C, start, "let") && start[1].kind == TK_NAME) {
+    P->tok++;
+    s->kind = S_LET;
+    s->name_off = P->tok->off;
+    s->name = tok_name(P, P->tok);
+    P->tok++;
+    expect(P, "=");
+    s->value = expr(P);
+    return;
+  }
+  Ast *lhs = expr(P);
+  int aug = -1;
+  for (size_t k = 0; k < sizeof augops / sizeof augops[0]; k++)
+    if (is(P, augops[k].s))
+      aug = augops[k].op;
+  if (aug < 0 && !is(P, "=")) {
+    s->kind = S_EXPR;
+    s->value = lhs;
+    return;
+  }
+  Token *optok = P->tok;
+  P->tok++;
+  if ((lhs->kind != A_NAME && lhs->kind != A_INDEX) || lhs->paren) {
+    syntax_error(P, lhs->off,
+                 "cannot assign to an expression; the left side must be an array name "
+                 "(a = ... or a[i] = ...)");
+  } else if (aug < 0 && tok_is(P->C, optok, "=") && is(P, "=")) {
+    syntax_error(P, P->tok->off, "expected an expression but found '='");
+  }
+  s->kind = aug < 0 ? S_ASSIGN : S_AUG;
+  s->op = aug;
+  s->name = lhs->name;
+  s->name_off = lhs->off;
+  s->value = expr(P);
+  if (is(P, "=")) /* a = b = c */
+    syntax_error(P, P->tok->off, "chained assignment is not supported; assign one array "
+                 "per statement");
+}
+
+/* program = { sep } [ stmt { sep { sep } stmt } ] { sep } ; */
+AstProgram *parse(Compiler *C, Token *toks, int ntoks) {
+  Parser P = {C, toks, false, 0};
+  AstProgram *prog = arena_alloc(C->arena, sizeof *prog);
+  if (!prog)
+    return NULL;
+  int cap = 0;
+  for (;;) {
+    while (P.tok->kind == TK_NEWLINE)
+      P.tok++;
+    if (P.tok->kind == TK_EOF)
+      break;
+    if (prog->nstmts == cap) {
+      cap = cap ? cap * 2 : 16;
+      AstStmt *v = arena_alloc(C->arena, (size_t)cap * sizeof *v);
+      if (!v)
+        return NULL;
+      if (prog->nstmts)
+        memcpy(v, prog->stmts, (size_t)prog->nstmts * sizeof *v);
+      prog->stmts = v;
+    }
+    AstStmt *s = &prog->stmts[prog->nstmts++];
+    stmt(&P, s);
+    if (P.tok->kind != TK_NEWLINE && P.tok->kind != TK_EOF)
+      syntax_error(&P, P.tok->off, "expected the end of the statement but found %s",
+                   describe(&P, P.tok));
+    /* Resynchronise: skip to the next statement. */
+    while (P.tok->kind != TK_NEWLINE && P.tok->kind != TK_EOF)
+      P.tok++;
+    P.panic = false;
+  }
+  (void)ntoks;
+  return prog;
+}

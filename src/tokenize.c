@@ -1,0 +1,196 @@
+/*
+** tokenize.c -- splits a program into tokens.
+**
+** Statements end at a newline or ';' (both become TK_NEWLINE); newlines
+** inside parentheses or brackets are ignored, as in Python.  '#' starts a
+** comment.  Lexical errors are reported and the offending characters skipped,
+** so the parser still sees the rest of the program.
+*/
+#include "jitc_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest first, so "**=" wins over "**" and "*". */
+static const char *const puncts[] = {
+    "**=", "//=", "<<=", ">>=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
+    "+=",  "-=",  "*=",  "/=",  "%=", "&=", "|=", "^=", "+",  "-",  "*",  "/",
+    "%",   "&",   "|",   "^",   "~",  "<",  ">",  "=",  "(",  ")",  "[",  "]",
+    ",",
+};
+
+bool tok_is(const Compiler *C, const Token *t, const char *s) {
+  size_t n = strlen(s);
+  return (t->kind == TK_PUNCT || t->kind == TK_NAME) && (size_t)t->len == n &&
+         memcmp(C->src + t->off, s, n) == 0;
+}
+
+typedef struct Lexer {
+  Compiler *C;
+  Token *v;
+  int n, cap;
+  bool oom;
+} Lexer;
+
+static Token *push(Lexer *L, TokKind kind, int off, int len) {
+  if (L->n == L->cap) {
+    int cap = L->cap ? L->cap * 2 : 256;
+    Token *v = realloc(L->v, (size_t)cap * sizeof *v);
+    if (!v) {
+      L->oom = true;
+      return NULL;
+    }
+    L->v = v;
+    L->cap = cap;
+  }
+  Token *t = &L->v[L->n++];
+  *t = (Token){kind, off, len, 0, 0};
+  return t;
+}
+
+/* number = digits ("." digits?)? exponent? | "." digits exponent?
+** exponent = ("e" | "E") ("+" | "-")? digits */
+static int lex_number(Lexer *L, const char *src, int off) {
+  const char *p = src + off;
+  bool is_float = false;
+  while (isdigit((unsigned char)*p))
+    p++;
+  if (*p == '.') {
+    is_float = true;
+    p++;
+    while (isdigit((unsigned char)*p))
+      p++;
+  }
+  if ((*p == 'e' || *p == 'E') &&
+      (isdigit((unsigned char)p[1]) ||
+       ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
+    is_float = true;
+    p += 2;
+    while (isdigit((unsigned char)*p))
+      p++;
+  }
+  int len = (int)(p - (src + off));
+  if (isalpha((unsigned char)*p) || *p == '_') {
+    int end = (int)(p - src);
+    while (isalnum((unsigned char)src[end]) || src[end] == '_')
+      end++;
+    error_at(L->C, off, "malformed number '%.*s'", end - off, src + off);
+    return end;
+  }
+  Token *t = push(L, is_float ? TK_FLOAT : TK_INT, off, len);
+  if (!t)
+    return off + len;
+  char tmp[512];
+  if (len >= (int)sizeof tmp) {
+    error_at(L->C, off, "number too long (%d characters)", len);
+    return off + len;
+  }
+  memcpy(tmp, src + off, (size_t)len);
+  tmp[len] = '\0';
+  errno = 0;
+  if (is_float) {
+    t->fval = strtod(tmp, NULL); /* overflow gives inf, as in Python's float('1e999') */
+  } else {
+    unsigned long long v = strtoull(tmp, NULL, 10);
+    if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
+      error_at(L->C, off, "integer literal %s does not fit in int64", tmp);
+    else
+      t->ival = (int64_t)v;
+  }
+  return off + len;
+}
+
+Token *tokenize(Compiler *C, int *ntokens) {
+  Lexer L = {C, NULL, 0, 0, false};
+  const char *src = C->src;
+  int depth = 0; /* ( and [ nesting: newlines inside are not separators */
+  int k = 0;
+  while (src[k] && !L.oom) {
+    char c = src[k];
+    if (c == '#') {
+      while (src[k] && src[k] != '\n')
+        k++;
+      continue;
+    }
+    if (c == '\n' || c == ';') {
+      if (depth == 0 || c == ';')
+        push(&L, TK_NEWLINE, k, 1);
+      k++;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      k++;
+      continue;
+    }
+    if (c == '\\' && (src[k + 1] == '\n' || (src[k + 1] == '\r' && src[k + 2] == '\n'))) {
+      k += src[k + 1] == '\n' ? 2 : 3; /* explicit line joining */
+      continue;
+    }
+    if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)src[k + 1]))) {
+      k = lex_number(&L, src, k);
+      continue;
+    }
+    if (isalpha((unsigned char)c) || c == '_') {
+      int start = k;
+      while (isalnum((unsigned char)src[k]) || src[k] == '_')
+        k++;
+      push(&L, TK_NAME, start, k - start);
+      continue;
+    }
+    if (c == '!' && src[k + 1] != '=') {
+      error_at(C, k, "'!' is not an operator; use '~' for not");
+      k++;
+      continue;
+    }
+    if ((c == '&' && src[k + 1] == '&') || (c == '|' && src[k + 1] == '|')) {
+      error_at(C, k, "'%c%c' is not an operator; use '%c'", c, c, c);
+      push(&L, TK_PUNCT, k, 1); /* recover as the single operator */
+      k += 2;
+      continue;
+    }
+    bool found = false;
+    for (size_t p = 0; p < sizeof puncts / sizeof puncts[0]; p++) {
+      size_t n = strlen(puncts[p]);
+      if (strncmp(src + k, puncts[p], n) == 0) {
+        push(&L, TK_PUNCT, k, (int)n);
+        if (c == '(' || c == '[')
+          depth++;
+        else if ((c == ')' || c == ']') && depth > 0)
+          depth--;
+        k += (int)n;
+        found = true;
+        break;
+      }
+    }
+    if (found)
+      continue;
+    /* One diagnostic per run of bad bytes (a UTF-8 character is one run). */
+    int start = k;
+    while (src[k] && !isspace((unsigned char)src[k]) && !isalnum((unsigned char)src[k]) &&
+           !strchr("#;_+-*/%&|^~<>=()[],.!", src[k]))
+      k++;
+    if (k == start)
+      k++;
+    if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+      error_at(C, start, "unexpected character (byte 0x%02x)", (unsigned char)c);
+    else
+      error_at(C, start, "unexpected character '%c'", c);
+  }
+  push(&L, TK_NEWLINE, k, 0);
+  push(&L, TK_EOF, k, 0);
+  if (L.oom) {
+    free(L.v);
+    diag_add(C->diags, JITC_E_NOMEM, NULL, -1, "out of memory while reading the program");
+    C->nerrors++;
+    return NULL;
+  }
+  /* Move the tokens into the arena so the compile frees them in one call. */
+  Token *v = arena_alloc(C->arena, (size_t)L.n * sizeof *v);
+  if (v)
+    memcpy(v, L.v, (size_t)L.n * sizeof *v);
+  free(L.v);
+  *ntokens = L.n;
+  return v;
+}
