@@ -42,6 +42,7 @@ typedef struct Sym {
   jitc_dtype dtype;
   bool has_dtype; /* arrays: dtype known (declared, or from the first assignment) */
   bool provided;
+  bool poisoned;  /* defined by a statement with a syntax error: uses stay quiet */
   int first_off;
   struct Sym *next;
 } Sym;
@@ -348,6 +349,8 @@ static Val check_name(Checker *K, Ast *a) {
     return bad_val(K, off);
   }
   Sym *s = lookup(K, name);
+  if (s && s->poisoned)
+    return bad_val(K, off);
   if (!s) {
     const jitc_scalar_decl *sd = declared_scalar(K, name);
     if (sd) {
@@ -744,8 +747,16 @@ static void check_stmt(Checker *K, AstStmt *s) {
 Program *check(Compiler *C, AstProgram *ast) {
   Checker K = {.C = C, .opt = C->opt, .ast = ast};
   for (int k = 0; k < ast->nstmts; k++) {
+    AstStmt *s = &ast->stmts[k];
     K.stmt = k + 1;
-    check_stmt(&K, &ast->stmts[k]);
+    if (!s->bad) {
+      check_stmt(&K, s);
+    } else if (s->name && !lookup(&K, s->name)) {
+      /* Its target exists but has no known value: later uses stay quiet. */
+      Sym *sym = add_sym(&K, s->name, s->kind == S_LET ? SYM_TEMP : SYM_ARRAY, s->name_off);
+      if (sym)
+        sym->poisoned = true;
+    }
   }
   Program *p = arena_alloc(C->arena, sizeof *p);
   if (!p)
@@ -758,7 +769,7 @@ Program *check(Compiler *C, AstProgram *ast) {
   if (!p->arrays)
     return NULL;
   for (Sym *s = K.syms; s; s = s->next) {
-    if (s->kind != SYM_ARRAY)
+    if (s->kind != SYM_ARRAY || s->poisoned)
       continue;
     jitc_role role = s->read_first ? (s->assigned ? JITC_INOUT : JITC_INPUT) : JITC_OUTPUT;
     p->arrays[s->slot] = (IrArray){s->name, role, s->dtype, s->provided};

@@ -14,7 +14,7 @@ static const char *short_type(jitc_dtype t) {
 }
 
 void dump_tokens(Buf *b, const Compiler *C, const Token *t, int n) {
-  static const char *const kinds[] = {"name", "int", "float", "punct", "newline", "eof"};
+  static const char *const kinds[] = {"name", "int", "float", "punct", "newline", "error", "eof"};
   for (int k = 0; k < n; k++) {
     int line, col;
     src_position(C->src, t[k].off, &line, &col);

@@ -46,12 +46,47 @@ static void show_line(Buf *b, const char *src, int offset) {
   int end = offset;
   while (src[end] && src[end] != '\n')
     end++;
-  buf_puts(b, "  ");
+  /* Long lines: a window of 40 characters each side of the spot. */
+  bool cut_left = offset - start > 60, cut_right = end - offset > 60;
+  if (cut_left)
+    start = offset - 40;
+  if (cut_right)
+    end = offset + 40;
+  buf_puts(b, cut_left ? "  ..." : "  ");
   buf_putn(b, src + start, (size_t)(end - start));
-  buf_puts(b, "\n  ");
+  buf_puts(b, cut_right ? "...\n  " : "\n  ");
+  if (cut_left)
+    buf_puts(b, "   ");
   for (int k = start; k < offset; k++)
     buf_putc(b, src[k] == '\t' ? '\t' : ' ');
   buf_puts(b, "^\n");
+}
+
+/* Appends diagnostic d's text. */
+static void format_diag(Buf *b, const Diag *d, const char *src) {
+  const char *what = d->code == JITC_E_PROGRAM ? "error" : jitc_status_name(d->code);
+  if (d->line > 0) {
+    buf_printf(b, "%s at line %d, column %d: %s\n", what, d->line, d->col,
+               d->msg ? d->msg : "out of memory");
+    show_line(b, src, d->off);
+  } else {
+    buf_printf(b, "%s: %s\n", what, d->msg ? d->msg : "out of memory");
+  }
+}
+
+void diags_sort(Diags *d, const char *src) {
+  /* Insertion sort: stable, and there are few diagnostics. */
+  for (int i = 1; i < d->n; i++)
+    for (int j = i; j > 0 && d->v[j].line > 0 && d->v[j - 1].line > 0 &&
+                    d->v[j].off < d->v[j - 1].off;
+         j--) {
+      Diag t = d->v[j];
+      d->v[j] = d->v[j - 1];
+      d->v[j - 1] = t;
+    }
+  buf_free(&d->text);
+  for (int i = 0; i < d->n; i++)
+    format_diag(&d->text, &d->v[i], src);
 }
 
 void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
@@ -76,15 +111,9 @@ void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
     d->v = v;
     d->cap = cap;
   }
-  d->v[d->n++] = (Diag){code, line, col, text};
-  const char *what = code == JITC_E_PROGRAM ? "error" : jitc_status_name(code);
-  if (line > 0) {
-    buf_printf(&d->text, "%s at line %d, column %d: %s\n", what, line, col,
-               text ? text : "out of memory");
-    show_line(&d->text, src, offset);
-  } else {
-    buf_printf(&d->text, "%s: %s\n", what, text ? text : "out of memory");
-  }
+  d->v[d->n] = (Diag){code, line, col, line > 0 ? offset : -1, text};
+  format_diag(&d->text, &d->v[d->n], src);
+  d->n++;
 }
 
 void diag_add(Diags *d, jitc_status code, const char *src, int offset,

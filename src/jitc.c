@@ -250,8 +250,8 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
     dump_ast(text, ast);
     goto done;
   }
-  if (C.nerrors)
-    goto fail_program; /* types of a program that does not parse would only cascade */
+  /* The checker runs even after syntax errors (skipping the statements that
+  ** had them) so that one run reports as many independent errors as it can. */
   k->prog = check(&C, ast);
   if (!k->prog || arena_failed(arena)) {
     st = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
@@ -281,6 +281,7 @@ done:
   return JITC_OK;
 fail_program:
   st = JITC_E_PROGRAM;
+  diags_sort(&ctx->diags, k->source);
 fail:
   jitc_kernel_free(k);
   return st;

@@ -259,6 +259,34 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                      void *const *arrays, const jitc_value *scalars,
                      jitc_run_info *info);
 
+/* ---- device-resident arrays ----
+** A buffer holds n elements of one dtype in the target's memory (GPU memory
+** for cuda), so that a sequence of kernels can run without copying through
+** the host, as CuPy arrays are used: upload once, run many kernels,
+** download once.  Targets without separate memory return JITC_E_USAGE. */
+
+typedef struct jitc_buffer jitc_buffer;
+
+/* Allocates n elements of dtype on target t; JITC_E_NOMEM with the sizes
+** in the message when the device is full. */
+jitc_status jitc_buffer_new(jitc_context *ctx, jitc_target t, jitc_dtype dtype, int64_t n,
+                            jitc_buffer **out);
+
+/* Copies n elements from host memory into the buffer's first n elements,
+** or the buffer's first n elements to host memory. */
+jitc_status jitc_buffer_upload(jitc_context *ctx, jitc_buffer *b, const void *host, int64_t n);
+jitc_status jitc_buffer_download(jitc_context *ctx, const jitc_buffer *b, void *host, int64_t n);
+
+/* Frees a buffer.  NULL does nothing.  Buffers must be freed before their context. */
+void jitc_buffer_free(jitc_buffer *b);
+
+/* jitc_run() over buffers of the kernel's target instead of host pointers:
+** bufs[k] holds array k (its dtype, at least n elements).  Outputs and
+** in-place arrays are written in the buffers. */
+jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                             jitc_buffer *const *bufs, const jitc_value *scalars,
+                             jitc_run_info *info);
+
 #ifdef __cplusplus
 }
 #endif

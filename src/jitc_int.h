@@ -112,6 +112,7 @@ int op_lookup_function(const char *name, size_t len, jitc_dtype *cast_to);
 typedef struct Diag {
   jitc_status code;
   int line, col; /* 1-based; 0 without a position */
+  int off;       /* byte offset in the source, -1 without a position */
   char *msg;     /* heap */
 } Diag;
 
@@ -131,6 +132,9 @@ void diag_add(Diags *d, jitc_status code, const char *src, int offset,
               const char *fmt, ...) PRINTF(5, 6);
 void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
                const char *fmt, va_list ap);
+/* Orders the diagnostics by position and rebuilds the text (after a stage
+** that reports out of order, e.g. the lexer before the parser). */
+void diags_sort(Diags *d, const char *src);
 /* 1-based line and column of byte `offset` of `src`. */
 void src_position(const char *src, int offset, int *line, int *col);
 /* The known name closest to `name` (edit distance), or NULL if none is close. */
@@ -166,6 +170,7 @@ typedef enum TokKind {
   TK_FLOAT,   /* float literal: fval */
   TK_PUNCT,   /* operator or punctuation: text in src[off, off+len) */
   TK_NEWLINE, /* statement separator: newline or ';' */
+  TK_ERROR,   /* a lexical error, already reported: the parser stays quiet */
   TK_EOF
 } TokKind;
 
@@ -222,6 +227,7 @@ typedef struct AstStmt {
   int name_off;     /* position of the target name */
   const char *name; /* target (NULL for S_EXPR) */
   Ast *value;
+  bool bad;         /* a syntax error was reported in it: the checker skips it */
 } AstStmt;
 
 typedef struct AstProgram {
@@ -360,6 +366,19 @@ typedef struct Target {
   void (*release)(jitc_kernel *k);
   /* Frees the target's per-context state (ctx->target_state[t]). */
   void (*shutdown)(jitc_context *ctx);
+  /* Device-resident arrays (NULL where the target has none).  buffer_new
+  ** allocates b->n elements of b->dtype and sets b->impl (the wrapper has
+  ** filled ctx, target, dtype, n); buffer_copy moves elements [off, off+n)
+  ** to (upload) or from the host; buffer_free frees b->impl, not b;
+  ** run_buffers is run() over bufs[k] for array k, already checked by
+  ** the target for dtype and length. */
+  jitc_status (*buffer_new)(jitc_context *ctx, jitc_buffer *b);
+  jitc_status (*buffer_copy)(jitc_context *ctx, jitc_buffer *b, void *host, int64_t off,
+                             int64_t n, bool upload);
+  void (*buffer_free)(jitc_buffer *b);
+  jitc_status (*run_buffers)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                             jitc_buffer *const *bufs, const ParamSlot *params,
+                             jitc_run_info *info);
 } Target;
 
 extern const Target target_interp;
@@ -385,6 +404,15 @@ struct jitc_kernel {
   const Target *target;
   void *impl;          /* the target's compiled code */
   jitc_compile_info cinfo;
+};
+
+/* A device-resident array (jitc_buffer_new). */
+struct jitc_buffer {
+  jitc_context *ctx;
+  jitc_target target;
+  jitc_dtype dtype;
+  int64_t n;
+  void *impl; /* the target's handle (cuda: the CUdeviceptr) */
 };
 
 /* Adds an error without a source position to the context (back ends). */

@@ -38,8 +38,8 @@ typedef struct Cli {
   int64_t n;
   bool n_given;
   jitc_dtype dtype;
-  Named ins[MAX_NAMED], outs[MAX_NAMED], defs[MAX_NAMED];
-  int nins, nouts, ndefs;
+  Named ins[MAX_NAMED], outs[MAX_NAMED], defs[MAX_NAMED], dtypes[MAX_NAMED];
+  int nins, nouts, ndefs, ndtypes;
   const char *emit;
   int repeat;
   bool json, quiet;
@@ -83,6 +83,7 @@ static void usage(void) {
       "  -n, --size N       element count when no input file fixes it (default 10000000)\n"
       "      --dtype T      type of generated inputs: bool, int32, int64, float32, float64\n"
       "                     (short: b1, i32, i64, f32, f64; default float64)\n"
+      "      --dtype NAME=T type of one generated input\n"
       "      --in NAME=SPEC input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
       "                     full:VALUE, rand[:SEED] or randn[:SEED] (inputs not named: ones)\n"
       "      --out NAME=FILE.npy  write array NAME after the run\n"
@@ -177,8 +178,15 @@ static void parse_args(Cli *cli, int argc, char **argv) {
       cli->n_given = true;
     } else if (TAKES("--dtype", NULL)) {
       const char *v = VALUE();
-      if (jitc_dtype_parse(v, &cli->dtype))
+      jitc_dtype t;
+      if (strchr(v, '=')) { /* --dtype NAME=T: one generated array */
+        add_named(cli->dtypes, &cli->ndtypes, "--dtype", v);
+        v = cli->dtypes[cli->ndtypes - 1].value;
+        if (jitc_dtype_parse(v, &t))
+          die_usage("unknown dtype '%s' (use bool, int32, int64, float32 or float64)", v);
+      } else if (jitc_dtype_parse(v, &cli->dtype)) {
         die_usage("unknown dtype '%s' (use bool, int32, int64, float32 or float64)", v);
+      }
     } else if (TAKES("--in", NULL)) {
       add_named(cli->ins, &cli->nins, "--in", VALUE());
     } else if (TAKES("--out", NULL)) {
@@ -419,9 +427,30 @@ int main(int argc, char **argv) {
   }
 
   /* The signature: given inputs, and scalars. */
-  jitc_array_decl decls[MAX_NAMED];
-  for (int k = 0; k < cli.nins; k++)
-    decls[k] = (jitc_array_decl){cli.ins[k].name, files[k].data ? files[k].dtype : cli.dtype};
+  jitc_array_decl decls[2 * MAX_NAMED];
+  int ndecls = 0;
+  for (int k = 0; k < cli.nins; k++) {
+    jitc_dtype t = cli.dtype;
+    for (int q = 0; q < cli.ndtypes; q++)
+      if (!strcmp(cli.dtypes[q].name, cli.ins[k].name)) {
+        if (files[k].data)
+          die_usage("--dtype %s: '%s' comes from a file, whose dtype it keeps", cli.ins[k].name,
+                    cli.ins[k].name);
+        jitc_dtype_parse(cli.dtypes[q].value, &t);
+      }
+    decls[ndecls++] = (jitc_array_decl){cli.ins[k].name, files[k].data ? files[k].dtype : t};
+  }
+  /* --dtype NAME=T for an input not given with --in: a default input of that type. */
+  for (int q = 0; q < cli.ndtypes; q++) {
+    bool found = false;
+    for (int k = 0; k < cli.nins; k++)
+      found |= !strcmp(cli.dtypes[q].name, cli.ins[k].name);
+    if (!found) {
+      jitc_dtype t;
+      jitc_dtype_parse(cli.dtypes[q].value, &t);
+      decls[ndecls++] = (jitc_array_decl){cli.dtypes[q].name, t};
+    }
+  }
   jitc_scalar_decl sdecls[MAX_NAMED];
   jitc_value svals[MAX_NAMED];
   for (int k = 0; k < cli.ndefs; k++)
@@ -451,7 +480,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < ntargets; j++) {
       cli.opt.target = tlist[j];
       char *text = NULL;
-      jitc_status st = jitc_emit(ctx, source, decls, cli.nins, sdecls, cli.ndefs, &cli.opt,
+      jitc_status st = jitc_emit(ctx, source, decls, ndecls, sdecls, cli.ndefs, &cli.opt,
                                  cli.emit, &text);
       if (st)
         return fail_status(ctx, st);
@@ -479,7 +508,7 @@ int main(int argc, char **argv) {
     r->target = tlist[j];
     cli.opt.target = tlist[j];
     double t0 = rt_now_ms();
-    jitc_status st = jitc_compile(ctx, source, decls, cli.nins, sdecls, cli.ndefs, &cli.opt,
+    jitc_status st = jitc_compile(ctx, source, decls, ndecls, sdecls, cli.ndefs, &cli.opt,
                                   &kernels[j]);
     r->compile_ms = rt_now_ms() - t0;
     if (st) {
@@ -596,68 +625,63 @@ int main(int argc, char **argv) {
     free(ptrs);
   }
 
-  /* Check that every target agrees with the first. */
+  /* Check that every target agrees with the first: the largest difference in
+  ** ulps, and a failure when an element differs by more than 4 ulps and by
+  ** more than 8 machine epsilons of the output's largest magnitude (the
+  ** second allowance absorbs cancellation in sums of rounded terms). */
   if (nres > 1) {
     for (int j = 1; j < nres; j++)
       for (int a = 0; a < narrs; a++) {
         Arr *A = &results[0].arrs[a], *B = &results[j].arrs[a];
         if (A->role == JITC_INPUT)
           continue;
+        size_t esize = jitc_dtype_size(A->dtype);
+        bool f32 = A->dtype == JITC_FLOAT32, fp = f32 || A->dtype == JITC_FLOAT64;
+        double scale = 0;
+        for (int64_t e = 0; fp && e < n; e++) {
+          double x = f32 ? ((float *)A->data.data)[e] : ((double *)A->data.data)[e];
+          if (isfinite(x) && fabs(x) > scale)
+            scale = fabs(x);
+        }
+        double abs_tol = 8 * (f32 ? 0x1p-23 : 0x1p-52) * scale;
         double ulps = 0;
-        int64_t where = -1;
+        int64_t where = -1, bad = -1;
         for (int64_t e = 0; e < n; e++) {
-          double d = 0;
-          switch (A->dtype) {
-          case JITC_FLOAT32: {
-            float x = ((float *)A->data.data)[e], y = ((float *)B->data.data)[e];
-            if (isnan(x) && isnan(y))
-              break;
-            if (x == y)
-              break;
-            if (isnan(x) || isnan(y) || isinf(x) || isinf(y)) {
-              d = INFINITY;
-              break;
-            }
-            float u = nextafterf(fabsf(x), INFINITY) - fabsf(x);
-            d = fabs((double)x - (double)y) / u;
-            break;
-          }
-          case JITC_FLOAT64: {
-            double x = ((double *)A->data.data)[e], y = ((double *)B->data.data)[e];
+          double d = 0, x = 0, y = 0;
+          if (fp) {
+            x = f32 ? ((float *)A->data.data)[e] : ((double *)A->data.data)[e];
+            y = f32 ? ((float *)B->data.data)[e] : ((double *)B->data.data)[e];
             if ((isnan(x) && isnan(y)) || x == y)
-              break;
-            if (isnan(x) || isnan(y) || isinf(x) || isinf(y)) {
+              continue;
+            if (!isfinite(x) || !isfinite(y)) {
               d = INFINITY;
-              break;
+            } else {
+              double ax = fabs(x);
+              double u = f32 ? (double)(nextafterf((float)ax, INFINITY) - (float)ax)
+                             : nextafter(ax, INFINITY) - ax;
+              d = fabs(x - y) / u;
             }
-            double u = nextafter(fabs(x), INFINITY) - fabs(x);
-            d = fabs(x - y) / u;
-            break;
-          }
-          default:
-            d = memcmp((char *)A->data.data + e * (int64_t)jitc_dtype_size(A->dtype),
-                       (char *)B->data.data + e * (int64_t)jitc_dtype_size(A->dtype),
-                       jitc_dtype_size(A->dtype))
-                    ? INFINITY
-                    : 0;
+          } else if (memcmp((char *)A->data.data + e * (int64_t)esize,
+                            (char *)B->data.data + e * (int64_t)esize, esize)) {
+            d = INFINITY;
           }
           if (d > ulps) {
             ulps = d;
             where = e;
           }
+          double tol = cli.opt.fast_math ? 1e6 : 4;
+          if (bad < 0 && d > tol && !(fp && isfinite(d) && fabs(x - y) <= abs_tol))
+            bad = e;
         }
-        double tol = cli.opt.fast_math ? 1e6 : 4;
-        if (!cli.quiet || ulps > tol)
-          fprintf(ulps > tol ? stderr : stdout, "%s: %s vs %s: largest difference %s%.3g ulp%s\n",
-                  A->name, jitc_target_name(results[0].target), jitc_target_name(results[j].target),
-                  "", ulps, where >= 0 ? "" : " (identical)");
-        if (ulps > tol) {
-          char *x = format_value((char *)A->data.data + where * (int64_t)jitc_dtype_size(A->dtype),
-                                 A->dtype);
-          char *y = format_value((char *)B->data.data + where * (int64_t)jitc_dtype_size(A->dtype),
-                                 A->dtype);
+        if (!cli.quiet)
+          printf("%s: %s vs %s: largest difference %.3g ulp%s\n", A->name,
+                 jitc_target_name(results[0].target), jitc_target_name(results[j].target), ulps,
+                 where >= 0 ? "" : " (identical)");
+        if (bad >= 0) {
+          char *x = format_value((char *)A->data.data + bad * (int64_t)esize, A->dtype);
+          char *y = format_value((char *)B->data.data + bad * (int64_t)esize, A->dtype);
           fprintf(stderr, "jitc: targets disagree on '%s' at element %lld: %s gives %s, %s "
-                  "gives %s\n", A->name, (long long)where, jitc_target_name(results[0].target),
+                  "gives %s\n", A->name, (long long)bad, jitc_target_name(results[0].target),
                   x ? x : "?", jitc_target_name(results[j].target), y ? y : "?");
           free(x);
           free(y);
@@ -809,6 +833,8 @@ finish:
     free((char *)cli.outs[k].name);
   for (int k = 0; k < cli.ndefs; k++)
     free((char *)cli.defs[k].name);
+  for (int k = 0; k < cli.ndtypes; k++)
+    free((char *)cli.dtypes[k].name);
   if (cli.program_file)
     free(source);
   jitc_context_free(ctx);

@@ -32,6 +32,8 @@ static void syntax_error(Parser *P, int off, const char *fmt, ...) {
   if (P->panic)
     return;
   P->panic = true;
+  if (P->tok->kind == TK_ERROR)
+    return; /* the lexer has reported this spot already */
   va_list ap;
   va_start(ap, fmt);
   diag_vadd(P->C->diags, JITC_E_PROGRAM, P->C->src, off, fmt, ap);
@@ -52,6 +54,7 @@ static bool consume(Parser *P, const char *s) {
 static const char *describe(Parser *P, Token *t) {
   switch (t->kind) {
   case TK_EOF:
+  case TK_ERROR:
     return "end of program";
   case TK_NEWLINE:
     return t->len ? (P->C->src[t->off] == ';' ? "';'" : "end of line") : "end of program";
@@ -428,6 +431,7 @@ AstProgram *parse(Compiler *C, Token *toks, int ntoks) {
       prog->stmts = v;
     }
     AstStmt *s = &prog->stmts[prog->nstmts++];
+    Token *first = P.tok;
     stmt(&P, s);
     if (P.tok->kind != TK_NEWLINE && P.tok->kind != TK_EOF)
       syntax_error(&P, P.tok->off, "expected the end of the statement but found %s",
@@ -435,6 +439,11 @@ AstProgram *parse(Compiler *C, Token *toks, int ntoks) {
     /* Resynchronise: skip to the next statement. */
     while (P.tok->kind != TK_NEWLINE && P.tok->kind != TK_EOF)
       P.tok++;
+    /* A statement with a lexical error is as bad as one with a syntax error. */
+    for (Token *t = first; t < P.tok && !P.panic; t++)
+      if (t->kind == TK_ERROR)
+        P.panic = true;
+    s->bad = P.panic;
     P.panic = false;
   }
   (void)ntoks;

@@ -77,6 +77,7 @@ static int lex_number(Lexer *L, const char *src, int off) {
     while (isalnum((unsigned char)src[end]) || src[end] == '_')
       end++;
     error_at(L->C, off, "malformed number '%.*s'", end - off, src + off);
+    push(L, TK_ERROR, off, end - off);
     return end;
   }
   Token *t = push(L, is_float ? TK_FLOAT : TK_INT, off, len);
@@ -141,6 +142,7 @@ Token *tokenize(Compiler *C, int *ntokens) {
     }
     if (c == '!' && src[k + 1] != '=') {
       error_at(C, k, "'!' is not an operator; use '~' for not");
+      push(&L, TK_ERROR, k, 1);
       k++;
       continue;
     }
@@ -173,13 +175,22 @@ Token *tokenize(Compiler *C, int *ntokens) {
       k++;
     if (k == start)
       k++;
+    push(&L, TK_ERROR, start, k - start);
     if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
       error_at(C, start, "unexpected character (byte 0x%02x)", (unsigned char)c);
     else
       error_at(C, start, "unexpected character '%c'", c);
   }
-  push(&L, TK_NEWLINE, k, 0);
-  push(&L, TK_EOF, k, 0);
+  /* The end of the program sits right after its last token, so that "found
+  ** end of program" points at the end of the last line, not past it. */
+  int end = 0;
+  for (int j = L.n - 1; j >= 0 && !L.oom; j--)
+    if (L.v[j].kind != TK_NEWLINE) {
+      end = L.v[j].off + L.v[j].len;
+      break;
+    }
+  push(&L, TK_NEWLINE, end, 0);
+  push(&L, TK_EOF, end, 0);
   if (L.oom) {
     free(L.v);
     diag_add(C->diags, JITC_E_NOMEM, NULL, -1, "out of memory while reading the program");

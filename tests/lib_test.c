@@ -1,0 +1,244 @@
+/*
+** lib_test.c -- tests of the public library (jitc.h): errors as values,
+** kernel queries, runs on many sizes and scalar values, usage errors, emit,
+** and independent contexts on several threads.  Prints "ok NAME" or
+** "FAIL NAME: why" per check (tests/run.sh protocol).  Target from argv[1]
+** (default interp).
+*/
+#include "jitc.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(name, cond, ...)                                                               \
+  do {                                                                                       \
+    if (cond)                                                                                \
+      printf("ok %s\n", name);                                                               \
+    else {                                                                                   \
+      printf("FAIL %s: ", name);                                                             \
+      printf(__VA_ARGS__);                                                                   \
+      printf("\n");                                                                          \
+      failures++;                                                                            \
+    }                                                                                        \
+  } while (0)
+
+static jitc_options opts(jitc_target t) {
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = t;
+  return o;
+}
+
+static void test_errors(jitc_target t) {
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o = opts(t);
+  jitc_array_decl arrays[] = {{"a", JITC_FLOAT64}, {"b", JITC_FLOAT64}};
+  jitc_kernel *k = (jitc_kernel *)1;
+  jitc_status st = jitc_compile(ctx, "c = exq(a) * b\nd = a +* b", arrays, 2, NULL, 0, &o, &k);
+  jitc_error e0 = {0}, e1 = {0};
+  CHECK("errors.status", st == JITC_E_PROGRAM && k == NULL, "status %d", (int)st);
+  CHECK("errors.count", jitc_error_count(ctx) == 2, "count %d", jitc_error_count(ctx));
+  jitc_error_get(ctx, 0, &e0);
+  jitc_error_get(ctx, 1, &e1);
+  CHECK("errors.first", e0.code == JITC_E_PROGRAM && e0.line == 1 && e0.col == 5 &&
+        strstr(e0.message, "did you mean 'exp'"), "%d:%d %s", e0.line, e0.col, e0.message);
+  CHECK("errors.second", e1.line == 2 && e1.col == 8, "%d:%d %s", e1.line, e1.col, e1.message);
+  CHECK("errors.text", strstr(jitc_errmsg(ctx), "  c = exq(a) * b\n      ^\n") != NULL, "%s",
+        jitc_errmsg(ctx));
+  CHECK("errors.get_range", jitc_error_get(ctx, 2, &e0) == JITC_E_USAGE, "no usage error");
+  CHECK("errors.exit_code", jitc_exit_code(JITC_E_PROGRAM) == 65 &&
+        jitc_exit_code(JITC_E_INPUT) == 66 && jitc_exit_code(JITC_E_UNAVAILABLE) == 69,
+        "wrong exit codes");
+
+  /* Without implicit inputs an unknown array is an error with a suggestion. */
+  st = jitc_compile(ctx, "c = a + bb", arrays, 2, NULL, 0, &o, &k);
+  jitc_error_get(ctx, 0, &e0);
+  CHECK("errors.unknown_name", st == JITC_E_PROGRAM && strstr(e0.message, "unknown name 'bb'") &&
+        strstr(e0.message, "did you mean 'b'"), "%s", e0.message);
+  st = jitc_compile(ctx, "c = a + d\nd = b", arrays, 2, NULL, 0, &o, &k);
+  jitc_error_get(ctx, 0, &e0);
+  CHECK("errors.read_before_assign", st == JITC_E_PROGRAM &&
+        strstr(e0.message, "'d' is read before it is assigned"), "%s", e0.message);
+
+  /* Usage errors. */
+  st = jitc_compile(ctx, NULL, arrays, 2, NULL, 0, &o, &k);
+  CHECK("usage.null_source", st == JITC_E_USAGE, "status %d", (int)st);
+  jitc_array_decl bad[] = {{"a", (jitc_dtype)99}};
+  st = jitc_compile(ctx, "a + 1", bad, 1, NULL, 0, &o, &k);
+  CHECK("usage.bad_dtype", st == JITC_E_USAGE, "status %d", (int)st);
+  jitc_array_decl twice[] = {{"a", JITC_INT32}, {"a", JITC_INT32}};
+  st = jitc_compile(ctx, "a + 1", twice, 2, NULL, 0, &o, &k);
+  CHECK("usage.declared_twice", st == JITC_E_USAGE, "status %d", (int)st);
+  CHECK("usage.null_ctx", jitc_compile(NULL, "a", NULL, 0, NULL, 0, &o, &k) == JITC_E_USAGE,
+        "no usage error");
+  jitc_kernel_free(NULL);
+  jitc_context_free(NULL);
+  printf("ok usage.free_null\n");
+  jitc_context_free(ctx);
+}
+
+static void test_run(jitc_target t) {
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o = opts(t);
+  jitc_array_decl arrays[] = {{"x", JITC_FLOAT32}, {"y", JITC_FLOAT32}, {"n", JITC_INT32}};
+  jitc_scalar_decl scalars[] = {{"alpha", JITC_FLOAT64, 1}, {"k", JITC_INT64, 1}};
+  jitc_kernel *kern;
+  jitc_status st = jitc_compile(ctx, "y = alpha * x + y\nm = n + k\nz = i", arrays, 3, scalars,
+                                2, &o, &kern);
+  CHECK("run.compile", st == JITC_OK, "%s", jitc_errmsg(ctx));
+  if (st) {
+    jitc_context_free(ctx);
+    return;
+  }
+  CHECK("run.array_count", jitc_kernel_array_count(kern) == 5, "%d",
+        jitc_kernel_array_count(kern));
+  const char *name;
+  jitc_role role;
+  jitc_dtype dt;
+  jitc_kernel_array(kern, 1, &name, &role, &dt);
+  CHECK("run.array_y", !strcmp(name, "y") && role == JITC_INOUT && dt == JITC_FLOAT32, "%s %d %d",
+        name, (int)role, (int)dt);
+  jitc_kernel_array(kern, 3, &name, &role, &dt);
+  CHECK("run.array_m", !strcmp(name, "m") && role == JITC_OUTPUT && dt == JITC_INT32, "%s %d %d",
+        name, (int)role, (int)dt);
+  CHECK("run.find", jitc_kernel_find_array(kern, "z") == 4 &&
+        jitc_kernel_find_scalar(kern, "k") == 1 && jitc_kernel_find_array(kern, "q") == -1,
+        "find failed");
+  int64_t sizes[] = {0, 1, 7, 64, 1000003};
+  for (int s = 0; s < 5; s++) {
+    int64_t n = sizes[s];
+    float *x = malloc((size_t)(n + 1) * 4), *y = malloc((size_t)(n + 1) * 4);
+    int32_t *nn = malloc((size_t)(n + 1) * 4), *m = malloc((size_t)(n + 1) * 4);
+    int64_t *z = malloc((size_t)(n + 1) * 8);
+    for (int64_t e = 0; e < n; e++) {
+      x[e] = (float)e * 0.5f;
+      y[e] = 1.0f;
+      nn[e] = (int32_t)e - 3;
+    }
+    void *ptrs[] = {x, y, nn, m, z};
+    jitc_value vals[] = {{JITC_FLOAT64, {.f = 2.5}}, {JITC_INT64, {.i = 40}}};
+    st = jitc_run(ctx, kern, n, ptrs, vals, NULL);
+    int bad = 0;
+    for (int64_t e = 0; e < n && !bad; e++) {
+      float want = (float)2.5 * ((float)e * 0.5f) + 1.0f;
+      bad = y[e] != want || m[e] != (int32_t)e - 3 + 40 || z[e] != e;
+    }
+    char label[64];
+    snprintf(label, sizeof label, "run.size_%lld", (long long)n);
+    CHECK(label, st == JITC_OK && !bad, "status %d: %s", (int)st, jitc_errmsg(ctx));
+    free(x), free(y), free(nn), free(m), free(z);
+  }
+  /* Scalar conversions: a weak int meeting int32 must fit. */
+  float x1[1] = {1}, y1[1] = {1};
+  int32_t n1[1] = {1}, m1[1];
+  int64_t z1[1];
+  void *p1[] = {x1, y1, n1, m1, z1};
+  jitc_value big[] = {{JITC_FLOAT64, {.f = 1}}, {JITC_INT64, {.i = 5000000000}}};
+  st = jitc_run(ctx, kern, 1, p1, big, NULL);
+  CHECK("run.scalar_does_not_fit", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "int32"),
+        "status %d %s", (int)st, jitc_errmsg(ctx));
+  jitc_value frac[] = {{JITC_FLOAT64, {.f = 1}}, {JITC_FLOAT64, {.f = 2.5}}};
+  st = jitc_run(ctx, kern, 1, p1, frac, NULL);
+  CHECK("run.scalar_fraction_for_int", st == JITC_E_USAGE, "status %d", (int)st);
+  CHECK("run.negative_n", jitc_run(ctx, kern, -1, p1, frac, NULL) == JITC_E_USAGE, "accepted");
+  CHECK("run.no_scalars", jitc_run(ctx, kern, 1, p1, NULL, NULL) == JITC_E_USAGE, "accepted");
+  jitc_kernel_free(kern);
+  jitc_context_free(ctx);
+}
+
+static void test_emit(void) {
+  jitc_context *ctx = jitc_context_new();
+  char *text = NULL;
+  jitc_options o = opts(JITC_TARGET_INTERP);
+  jitc_status st = jitc_emit(ctx, "a[i] += 1", NULL, 0, NULL, 0, &o, "types", &text);
+  CHECK("emit.types_needs_declared", st == JITC_E_PROGRAM, "status %d", (int)st);
+  o.implicit_inputs = 1;
+  o.implicit_dtype = JITC_INT32;
+  st = jitc_emit(ctx, "a[i] += 1", NULL, 0, NULL, 0, &o, "types", &text);
+  CHECK("emit.types", st == JITC_OK && text &&
+        !strcmp(text, "array a: int32 inout\nlet t0: int32 = (+:i32 a 1:i32)\nstore a[i] = t0\n"),
+        "%s", text ? text : jitc_errmsg(ctx));
+  jitc_free(text);
+  st = jitc_emit(ctx, "a", NULL, 0, NULL, 0, &o, "nonsense", &text);
+  CHECK("emit.unknown_stage", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "stage"),
+        "status %d %s", (int)st, jitc_errmsg(ctx));
+  jitc_context_free(ctx);
+}
+
+/* Separate contexts on separate threads, each compiling and running its own kernel. */
+typedef struct Job {
+  jitc_target target;
+  int id;
+  int ok;
+} Job;
+
+static void *worker(void *arg) {
+  Job *job = arg;
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o = opts(job->target);
+  jitc_array_decl arrays[] = {{"a", JITC_INT64}};
+  char src[64];
+  snprintf(src, sizeof src, "b = a * %d + i", job->id);
+  jitc_kernel *k;
+  job->ok = 0;
+  if (jitc_compile(ctx, src, arrays, 1, NULL, 0, &o, &k) == JITC_OK) {
+    enum { N = 10000 };
+    int64_t *a = malloc(N * 8), *b = malloc(N * 8);
+    for (int r = 0; r < 20; r++) {
+      for (int e = 0; e < N; e++)
+        a[e] = e + r;
+      void *p[] = {a, b};
+      if (jitc_run(ctx, k, N, p, NULL, NULL))
+        break;
+      int good = 1;
+      for (int e = 0; e < N; e++)
+        good &= b[e] == (int64_t)(e + r) * job->id + e;
+      job->ok += good;
+    }
+    free(a);
+    free(b);
+    jitc_kernel_free(k);
+  }
+  jitc_context_free(ctx);
+  return NULL;
+}
+
+static void test_threads(jitc_target t) {
+  pthread_t th[4];
+  Job jobs[4];
+  for (int j = 0; j < 4; j++) {
+    jobs[j] = (Job){t, j + 2, 0};
+    pthread_create(&th[j], NULL, worker, &jobs[j]);
+  }
+  int ok = 1;
+  for (int j = 0; j < 4; j++) {
+    pthread_join(th[j], NULL);
+    ok &= jobs[j].ok == 20;
+  }
+  CHECK("threads.separate_contexts", ok, "a thread got wrong results");
+}
+
+int main(int argc, char **argv) {
+  jitc_target t = JITC_TARGET_INTERP;
+  if (argc > 1 && jitc_target_parse(argv[1], &t)) {
+    fprintf(stderr, "unknown target %s\n", argv[1]);
+    return 2;
+  }
+  jitc_context *ctx = jitc_context_new();
+  if (jitc_target_available(ctx, t) != JITC_OK) {
+    printf("skip lib.%s: %s", argv[1], jitc_errmsg(ctx));
+    jitc_context_free(ctx);
+    return 0;
+  }
+  jitc_context_free(ctx);
+  test_errors(t);
+  test_run(t);
+  test_emit();
+  test_threads(t);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Golden tests: the --emit text of every stage, and the messages of errors.
+#
+#   tests/golden/NAME.jitc   a program; a line "# args: ..." gives CLI options
+#   tests/golden/NAME.STAGE  the expected --emit STAGE output (tokens, ast, types, ...)
+#   tests/errors/NAME.jitc   a wrong program; "# args: ..." as above
+#   tests/errors/NAME.err    the expected stderr, then a last line "exit N"
+#
+# `make golden` (UPDATE=1) rewrites the expected files from the current
+# output; review the change with `git diff tests/`.
+set -u
+JITC=${JITC:-build/jitc}
+UPDATE=${UPDATE:-0}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+args_of() { sed -n 's/^# args: //p' "$1" | head -n 1; }
+
+for prog in tests/golden/*.jitc; do
+  name=$(basename "$prog" .jitc)
+  args=$(args_of "$prog")
+  for expect in tests/golden/"$name".*; do
+    stage=${expect##*.}
+    [ "$stage" = jitc ] && continue
+    # shellcheck disable=SC2086
+    $JITC $args --emit "$stage" -f "$prog" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$UPDATE" = 1 ]; then
+      cp "$tmp/out" "$expect"; echo "ok golden/$name.$stage (updated)"; continue
+    fi
+    if [ $rc -ne 0 ]; then
+      echo "FAIL golden/$name.$stage: exit $rc: $(head -c 300 "$tmp/err")"
+    elif diff -u "$expect" "$tmp/out" >"$tmp/diff"; then
+      echo "ok golden/$name.$stage"
+    else
+      echo "FAIL golden/$name.$stage: output differs:"; head -n 40 "$tmp/diff"
+    fi
+  done
+done
+
+for prog in tests/errors/*.jitc; do
+  name=$(basename "$prog" .jitc)
+  args=$(args_of "$prog")
+  # shellcheck disable=SC2086
+  $JITC -q -n 3 $args -f "$prog" >"$tmp/out" 2>"$tmp/err"
+  echo "exit $?" >>"$tmp/err"
+  expect=tests/errors/$name.err
+  if [ "$UPDATE" = 1 ] || [ ! -f "$expect" ]; then
+    cp "$tmp/err" "$expect"; echo "ok errors/$name (written)"; continue
+  fi
+  if diff -u "$expect" "$tmp/err" >"$tmp/diff"; then
+    echo "ok errors/$name"
+  else
+    echo "FAIL errors/$name: message or exit code differs:"; head -n 40 "$tmp/diff"
+  fi
+done
