@@ -39,6 +39,11 @@ HDRS     := $(wildcard src/*.h runtime/*.h)
 all: $(BUILD)/jitc $(BUILD)/libjitc.a $(BUILD)/libjitc.so $(BUILD)/jitc.pc
 	@echo "$(LLVM_MSG)"
 
+# Installs the Debian packages and Python modules the build and tests use
+# (apt-get as root; otherwise it prints the command to run).
+deps:
+	sh scripts/install-deps.sh
+
 $(BUILD)/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LLVM_CFLAGS) -c -o $@ $<
@@ -66,9 +71,19 @@ install: all
 	install -m 644 $(BUILD)/jitc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitc.pc
 
 test: all
+	@python3 -c 'import numpy' 2>/dev/null || sh scripts/install-deps.sh
 	BUILD=$(BUILD) CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" sh tests/run.sh
+
+# The cuda target on a machine with an NVIDIA GPU (H100/H200): differential
+# suite against interp, edge sizes, buffers, out of memory, timings.
+test-gpu: all
+	BUILD=$(BUILD) CC="$(CC)" LDFLAGS="$(LDFLAGS)" sh tests/gpu/run.sh
+
+# Rewrites the golden files from the current output; review with git diff.
+golden: all
+	JITC=$(BUILD)/jitc UPDATE=1 sh tests/t_golden.sh
 
 clean:
 	rm -rf build build-san
 
-.PHONY: all install test clean
+.PHONY: all deps install test test-gpu clean golden

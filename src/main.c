@@ -376,18 +376,25 @@ int main(int argc, char **argv) {
   static Cli cli;
   process_start_ms = rt_now_ms();
   parse_args(&cli, argc, argv);
-  char *source = cli.program_file ? read_program_file(cli.program_file) : (char *)cli.program;
-
-  jitc_context *ctx = jitc_context_new();
+  /* Static, so that what a usage error's exit() leaves is still reachable. */
+  static char *source;
+  source = cli.program_file ? read_program_file(cli.program_file) : (char *)cli.program;
+  static jitc_context *ctx;
+  ctx = jitc_context_new();
   if (!ctx) {
     fprintf(stderr, "jitc: out of memory\n");
     return EX_SOFTWARE;
   }
   char err[1024];
+  static HostArray files[MAX_NAMED];
+  Result results[JITC_NTARGETS];
+  memset(results, 0, sizeof results);
+  jitc_kernel *kernels[JITC_NTARGETS] = {0};
+  int exit_status = EX_OK;
+  int nres = 0;
+  int narrs = 0;
 
   /* Inputs from files first: they fix the shape and their dtypes. */
-  HostArray files[MAX_NAMED];
-  memset(files, 0, sizeof files);
   const HostArray *shape_from = NULL;
   const char *shape_name = NULL;
   for (int k = 0; k < cli.nins; k++) {
@@ -395,7 +402,7 @@ int main(int argc, char **argv) {
       continue;
     if (npy_read(cli.ins[k].value, &files[k], err, sizeof err)) {
       fprintf(stderr, "jitc: %s\n", err);
-      return EX_NOINPUT;
+      { exit_status = EX_NOINPUT; goto finish; }
     }
     if (!shape_from) {
       shape_from = &files[k];
@@ -410,7 +417,7 @@ int main(int argc, char **argv) {
         shape_text(s2, sizeof s2, &files[k]);
         fprintf(stderr, "jitc: arrays must have the same shape: '%s' is %s but '%s' is %s\n",
                 shape_name, s1, cli.ins[k].name, s2);
-        return EX_NOINPUT;
+        { exit_status = EX_NOINPUT; goto finish; }
       }
     }
   }
@@ -421,7 +428,7 @@ int main(int argc, char **argv) {
       shape_text(s1, sizeof s1, shape_from);
       fprintf(stderr, "jitc: --size %lld disagrees with input '%s' of shape %s\n",
               (long long)cli.n, shape_name, s1);
-      return EX_NOINPUT;
+      { exit_status = EX_NOINPUT; goto finish; }
     }
     n = shape_from->n;
   }
@@ -483,7 +490,7 @@ int main(int argc, char **argv) {
       jitc_status st = jitc_emit(ctx, source, decls, ndecls, sdecls, cli.ndefs, &cli.opt,
                                  cli.emit, &text);
       if (st)
-        return fail_status(ctx, st);
+        { exit_status = fail_status(ctx, st); goto finish; }
       fputs(text, stdout);
       jitc_free(text);
       bool frontend = !strcmp(cli.emit, "tokens") || !strcmp(cli.emit, "ast") ||
@@ -491,17 +498,11 @@ int main(int argc, char **argv) {
       if (frontend)
         break;
     }
-    return status;
+    { exit_status = status; goto finish; }
   }
 
-  /* Prepare inputs once (every target runs on copies of the same data). */
-  Result results[JITC_NTARGETS];
-  memset(results, 0, sizeof results);
-  jitc_kernel *kernels[JITC_NTARGETS] = {0};
-  int exit_status = EX_OK;
-  int nres = 0;
+  /* Every target runs on copies of the same inputs, made for the first. */
   Arr *ref_arrs = NULL;
-  int narrs = 0;
 
   for (int j = 0; j < ntargets; j++) {
     Result *r = &results[nres++];

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs what jitc's build and tests use, where it is missing:
+#   llvm-19-dev   the cpu target (LLVM-C API, ORC JIT)
+#   libsleef-dev  vectorised math functions for the cpu target
+#   python3 numpy the tests' oracle (NumPy >= 2, from PyPI when the system's is older)
+# Run as root (it calls apt-get); without root it prints the commands instead.
+set -u
+need_apt=""
+command -v llvm-config-19 >/dev/null 2>&1 || need_apt="$need_apt llvm-19-dev"
+[ -f /usr/include/sleef.h ] || need_apt="$need_apt libsleef-dev"
+command -v python3 >/dev/null 2>&1 || need_apt="$need_apt python3 python3-pip"
+if [ -n "$need_apt" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing:$need_apt"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need_apt >/dev/null ||
+      { echo "apt-get failed; install by hand:$need_apt" >&2; exit 1; }
+  else
+    echo "missing:$need_apt -- run: sudo apt-get install$need_apt" >&2
+  fi
+fi
+if ! python3 -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]) < 2)' 2>/dev/null; then
+  echo "installing numpy >= 2 (pip)"
+  python3 -m pip install -q 'numpy>=2' 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages 'numpy>=2' ||
+    { echo "could not install numpy; run: python3 -m pip install 'numpy>=2'" >&2; exit 1; }
+fi
+exit 0
