@@ -1,0 +1,1212 @@
+/*
+** cpu.c -- target cpu: typed IR -> LLVM IR -> object code -> ORC LLJIT,
+** run over the elements on a pool of threads.
+**
+** The kernel (KernelFn in jitc_int.h) is one loop over [begin, end) that
+** this file vectorises itself: every value of the program is a vector of
+** W elements, and one iteration does W elements with plain vector loads,
+** arithmetic and stores.  The last, partial iteration runs the same vector
+** code under a mask (llvm.masked.load/store), so there is no scalar
+** epilogue: every element goes through the same instructions and the same
+** math functions, whatever the array length or the thread split.  (Leaving
+** the loop to LLVM's vectoriser would give a scalar tail whose math calls
+** can differ from the vector ones in the last bit.)
+**
+** Math functions call SLEEF's vector functions (Sleef_expf16_u10, ...: 1.0
+** ulp, 0.5 for hypot, exact for fmod) on the host's native vector width;
+** libsleef is loaded with dlopen, and when it is missing they fall back to
+** libm per lane.  Everything else is exact LLVM IR with no fast-math flags,
+** written so that no input is undefined behaviour: integer division and
+** remainder are guarded with selects, shift counts are clamped, float to int
+** conversions saturate (llvm.fptosi.sat; NaN gives 0).
+**
+** Compiled code is cached twice: in memory per context (the key is the
+** canonical typed program plus what changes the code), and on disk as the
+** object file (runtime/cache.c), which is loaded into the JIT without
+** running the optimiser or the code generator.
+*/
+#include "jitc_int.h"
+#include "../runtime/runtime.h"
+
+#ifndef JITC_HAVE_LLVM
+
+static jitc_status cpu_available(jitc_context *ctx) {
+  return ctx_error(ctx, JITC_E_UNAVAILABLE,
+                   "the cpu target is not available: jitc was built without LLVM: "
+                   "install llvm-19-dev and rebuild");
+}
+static const char *cpu_device(jitc_context *ctx) { return "none (built without LLVM)"; }
+static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) { return cpu_available(ctx); }
+static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                           void *const *arrays, const ParamSlot *params, jitc_run_info *info) {
+  return cpu_available(ctx);
+}
+static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out) {
+  return cpu_available(ctx);
+}
+static void cpu_release(jitc_kernel *k) {}
+static void cpu_shutdown(jitc_context *ctx) {}
+
+#else /* JITC_HAVE_LLVM */
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Elements per loop iteration.  16 fills a 512-bit register with float32
+** and two with float64; narrower hosts split the vectors in legalisation. */
+#define W 16
+/* Chunk boundaries between threads: a multiple of W, and 64 elements is a
+** whole number of cache lines for every dtype. */
+#define CHUNK_ALIGN 64
+
+/* ---- per-context state ---- */
+
+typedef struct MemEntry {
+  struct MemEntry *next;
+  uint64_t hash;
+  char *key; /* heap */
+  KernelFn fn;
+} MemEntry;
+
+#define MEM_BUCKETS 64
+
+typedef struct CpuState {
+  LLVMTargetMachineRef tm;
+  char *triple, *cpu, *features; /* LLVM-allocated */
+  int vec_bits;                  /* native vector width: 512, 256 or 128 */
+  void *sleef;                   /* dlopen handle or NULL */
+  LLVMOrcLLJITRef jit;           /* created by the first compile */
+  Pool *pool;                    /* created by the first run */
+  MemEntry *mem[MEM_BUCKETS];
+  char device[256];
+} CpuState;
+
+typedef struct CpuKernel {
+  KernelFn fn;
+} CpuKernel;
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+static void llvm_init(void) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  LLVMInitializeNativeAsmParser();
+}
+
+/* Takes ownership of err and reports it. */
+static jitc_status llvm_error(jitc_context *ctx, const char *what, LLVMErrorRef err) {
+  char *msg = LLVMGetErrorMessage(err);
+  jitc_status s = ctx_error(ctx, JITC_E_INTERNAL, "cpu target: %s: %s", what, msg);
+  LLVMDisposeErrorMessage(msg);
+  return s;
+}
+
+static void cpu_shutdown(jitc_context *ctx) {
+  CpuState *st = ctx->target_state[JITC_TARGET_CPU];
+  if (!st) return;
+  pool_free(st->pool);
+  if (st->jit) LLVMOrcDisposeLLJIT(st->jit);
+  if (st->tm) LLVMDisposeTargetMachine(st->tm);
+  LLVMDisposeMessage(st->triple);
+  LLVMDisposeMessage(st->cpu);
+  LLVMDisposeMessage(st->features);
+  for (int b = 0; b < MEM_BUCKETS; b++)
+    for (MemEntry *e = st->mem[b], *nx; e; e = nx) {
+      nx = e->next;
+      free(e->key);
+      free(e);
+    }
+  if (st->sleef) dlclose(st->sleef);
+  free(st);
+  ctx->target_state[JITC_TARGET_CPU] = NULL;
+}
+
+static bool has_feature(const char *features, const char *f) {
+  size_t n = strlen(f);
+  for (const char *p = features; (p = strstr(p, f)) != NULL; p += n)
+    if (p > features && p[-1] == '+' && (p[n] == ',' || p[n] == '\0')) return true;
+  return false;
+}
+
+/* The host's CPU model from /proc/cpuinfo, or "" where there is none. */
+static void cpu_model(char *out, size_t n) {
+  out[0] = '\0';
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) != 0) continue;
+    char *p = strchr(line, ':');
+    if (!p) break;
+    p++;
+    while (*p == ' ' || *p == '\t') p++;
+    p[strcspn(p, "\n")] = '\0';
+    snprintf(out, n, "%s", p);
+    break;
+  }
+  fclose(f);
+}
+
+static int ncores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : (int)n;
+}
+
+/* The state of ctx, made on first use: the host target machine, SLEEF. */
+static CpuState *cpu_state(jitc_context *ctx) {
+  CpuState *st = ctx->target_state[JITC_TARGET_CPU];
+  if (st) return st;
+  pthread_once(&llvm_once, llvm_init);
+  st = calloc(1, sizeof *st);
+  if (!st) {
+    ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  ctx->target_state[JITC_TARGET_CPU] = st;
+  st->triple = LLVMGetDefaultTargetTriple();
+  st->cpu = LLVMGetHostCPUName();
+  st->features = LLVMGetHostCPUFeatures();
+  st->vec_bits = has_feature(st->features, "avx512f") ? 512
+                 : has_feature(st->features, "avx2") ? 256 : 128;
+  /* RTLD_GLOBAL: the JIT resolves the kernels' calls by searching the
+  ** process's symbols. */
+  st->sleef = dlopen("libsleef.so.3", RTLD_LAZY | RTLD_GLOBAL);
+  char model[200];
+  cpu_model(model, sizeof model);
+  snprintf(st->device, sizeof st->device, "%s (%d threads, %s%s)",
+           model[0] ? model : "unknown CPU", ncores(), st->cpu,
+           st->vec_bits == 512 ? ", avx512" : st->vec_bits == 256 ? ", avx2" : "");
+  return st;
+}
+
+/* The host target machine, made on first need: loading cached object code
+** does not need one, and making one is a large part of a warm compile. */
+static LLVMTargetMachineRef get_tm(jitc_context *ctx, CpuState *st) {
+  if (st->tm) return st->tm;
+  LLVMTargetRef t;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple(st->triple, &t, &msg)) {
+    ctx_error(ctx, JITC_E_UNAVAILABLE, "cpu target: no LLVM target for %s: %s", st->triple,
+              msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+    return NULL;
+  }
+  /* PIC and the small code model: the object goes into the JIT's memory,
+  ** which JITLink reaches with GOT and PLT entries where needed. */
+  st->tm = LLVMCreateTargetMachine(t, st->triple, st->cpu, st->features,
+                                   LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+                                   LLVMCodeModelSmall);
+  if (!st->tm)
+    ctx_error(ctx, JITC_E_UNAVAILABLE, "cpu target: cannot make a target machine for %s",
+              st->cpu);
+  return st->tm;
+}
+
+static jitc_status cpu_available(jitc_context *ctx) {
+  return cpu_state(ctx) ? JITC_OK : JITC_E_UNAVAILABLE;
+}
+
+static const char *cpu_device(jitc_context *ctx) {
+  CpuState *st = cpu_state(ctx);
+  return st ? st->device : "unavailable";
+}
+
+/* ===================================================================== */
+/* IR generation                                                          */
+/* ===================================================================== */
+
+typedef struct Gen {
+  CpuState *st;
+  const Program *prog;
+  bool fast;
+  LLVMContextRef C;
+  LLVMModuleRef M;
+  LLVMBuilderRef B;
+  LLVMTypeRef ti1, ti8, ti32, ti64, tf32, tf64, tptr, tvoid;
+  LLVMValueRef *arr;   /* array base pointers, loaded in the entry block */
+  LLVMValueRef *par;   /* parameters as splat vectors */
+  LLVMValueRef *tmp;   /* temporaries of the current body */
+  LLVMValueRef *load;  /* loads of the current body, by array */
+  LLVMValueRef i;      /* index of the first element of the iteration */
+  LLVMValueRef mask;   /* lanes in range, or NULL for a full iteration */
+} Gen;
+
+static LLVMTypeRef scalar_type(Gen *G, jitc_dtype t) {
+  switch (t) {
+  case JITC_BOOL: return G->ti1;
+  case JITC_INT32: return G->ti32;
+  case JITC_INT64: return G->ti64;
+  case JITC_FLOAT32: return G->tf32;
+  case JITC_FLOAT64: return G->tf64;
+  default: unreachable();
+  }
+}
+/* In memory a bool is a byte, 0 or 1. */
+static LLVMTypeRef mem_type(Gen *G, jitc_dtype t) {
+  return t == JITC_BOOL ? G->ti8 : scalar_type(G, t);
+}
+static LLVMTypeRef vec_type(Gen *G, jitc_dtype t) {
+  return LLVMVectorType(scalar_type(G, t), W);
+}
+static int bits_of(jitc_dtype t) {
+  return t == JITC_INT32 || t == JITC_FLOAT32 ? 32 : t == JITC_BOOL ? 1 : 64;
+}
+static bool is_f(jitc_dtype t) { return t == JITC_FLOAT32 || t == JITC_FLOAT64; }
+
+static LLVMValueRef splat_const(LLVMValueRef c) {
+  LLVMValueRef v[W];
+  for (int k = 0; k < W; k++) v[k] = c;
+  return LLVMConstVector(v, W);
+}
+static LLVMValueRef vconst_i(Gen *G, jitc_dtype t, int64_t x) {
+  return splat_const(LLVMConstInt(scalar_type(G, t), (unsigned long long)x, 1));
+}
+static LLVMValueRef vconst_f(Gen *G, jitc_dtype t, double x) {
+  return splat_const(LLVMConstReal(scalar_type(G, t), x));
+}
+static LLVMValueRef vzero(Gen *G, jitc_dtype t) {
+  return LLVMConstNull(vec_type(G, t));
+}
+/* A run-time scalar broadcast to every lane. */
+static LLVMValueRef splat(Gen *G, LLVMValueRef s) {
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), W);
+  LLVMValueRef v = LLVMBuildInsertElement(G->B, LLVMGetPoison(vt), s,
+                                          LLVMConstInt(G->ti32, 0, 0), "");
+  return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(vt),
+                                LLVMConstNull(LLVMVectorType(G->ti32, W)), "");
+}
+
+static LLVMValueRef intrinsic(Gen *G, const char *name, LLVMTypeRef *types, int ntypes,
+                              LLVMValueRef *args, int nargs) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (!id) unreachable();
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration(G->M, id, types, (size_t)ntypes);
+  LLVMTypeRef ft = LLVMIntrinsicGetType(G->C, id, types, (size_t)ntypes);
+  return LLVMBuildCall2(G->B, ft, f, args, (unsigned)nargs, "");
+}
+static LLVMValueRef intr1(Gen *G, const char *name, LLVMValueRef a) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  return intrinsic(G, name, &t, 1, &a, 1);
+}
+static LLVMValueRef intr2(Gen *G, const char *name, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  LLVMValueRef args[2] = {a, b};
+  return intrinsic(G, name, &t, 1, args, 2);
+}
+
+/* Applies the --fast-math flags to a floating-point instruction: those
+** that allow reassociation and contraction, not those that assume away NaN
+** and infinity (isnan() must keep working). */
+static LLVMValueRef fm(Gen *G, LLVMValueRef v) {
+  if (G->fast && LLVMIsAInstruction(v) && LLVMCanValueUseFastMathFlags(v))
+    LLVMSetFastMathFlags(v, LLVMFastMathAllowReassoc | LLVMFastMathNoSignedZeros |
+                                LLVMFastMathAllowReciprocal | LLVMFastMathAllowContract |
+                                LLVMFastMathApproxFunc);
+  return v;
+}
+
+static LLVMValueRef fcmp(Gen *G, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildFCmp(G->B, p, a, b, "");
+}
+static LLVMValueRef icmp(Gen *G, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildICmp(G->B, p, a, b, "");
+}
+static LLVMValueRef sel(Gen *G, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(G->B, c, a, b, "");
+}
+static LLVMValueRef isnan_v(Gen *G, LLVMValueRef a) { return fcmp(G, LLVMRealUNO, a, a); }
+
+/* ---- math functions ---- */
+
+typedef struct MathFn {
+  OpId op;
+  const char *sleef;   /* SLEEF base name */
+  const char *ulp;     /* accuracy suffix in the default mode, "" for exact */
+  const char *fastulp; /* under --fast-math, when SLEEF has a faster variant */
+  const char *libm;    /* the double libm function (float: + "f") */
+} MathFn;
+
+static const MathFn math_fns[] = {
+  {OP_CBRT, "cbrt", "u10", "u35", "cbrt"},
+  {OP_EXP, "exp", "u10", NULL, "exp"},
+  {OP_EXP2, "exp2", "u10", "u35", "exp2"},
+  {OP_EXPM1, "expm1", "u10", NULL, "expm1"},
+  {OP_LOG, "log", "u10", "u35", "log"},
+  {OP_LOG2, "log2", "u10", "u35", "log2"},
+  {OP_LOG10, "log10", "u10", NULL, "log10"},
+  {OP_LOG1P, "log1p", "u10", NULL, "log1p"},
+  {OP_SIN, "sin", "u10", "u35", "sin"},
+  {OP_COS, "cos", "u10", "u35", "cos"},
+  {OP_TAN, "tan", "u10", "u35", "tan"},
+  {OP_ASIN, "asin", "u10", "u35", "asin"},
+  {OP_ACOS, "acos", "u10", "u35", "acos"},
+  {OP_ATAN, "atan", "u10", "u35", "atan"},
+  {OP_SINH, "sinh", "u10", "u35", "sinh"},
+  {OP_COSH, "cosh", "u10", "u35", "cosh"},
+  {OP_TANH, "tanh", "u10", "u35", "tanh"},
+  {OP_ASINH, "asinh", "u10", NULL, "asinh"},
+  {OP_ACOSH, "acosh", "u10", NULL, "acosh"},
+  {OP_ATANH, "atanh", "u10", NULL, "atanh"},
+  {OP_ATAN2, "atan2", "u10", "u35", "atan2"},
+  {OP_HYPOT, "hypot", "u05", "u35", "hypot"},
+  {OP_POW, "pow", "u10", NULL, "pow"},
+};
+
+static const MathFn *math_fn(OpId op) {
+  for (size_t k = 0; k < sizeof math_fns / sizeof math_fns[0]; k++)
+    if (math_fns[k].op == op) return &math_fns[k];
+  return NULL;
+}
+
+/* Lanes [off, off+n) of v. */
+static LLVMValueRef sub_vec(Gen *G, LLVMValueRef v, int off, int n) {
+  LLVMValueRef m[W];
+  for (int k = 0; k < n; k++) m[k] = LLVMConstInt(G->ti32, (unsigned)(off + k), 0);
+  return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)n), "");
+}
+/* Concatenates parts[0..np) of n lanes each. */
+static LLVMValueRef concat(Gen *G, LLVMValueRef *parts, int np, int n) {
+  while (np > 1) {
+    int j = 0;
+    for (int k = 0; k < np; k += 2, j++) {
+      LLVMValueRef m[W];
+      for (int l = 0; l < 2 * n; l++) m[l] = LLVMConstInt(G->ti32, (unsigned)l, 0);
+      parts[j] = LLVMBuildShuffleVector(G->B, parts[k], parts[k + 1],
+                                        LLVMConstVector(m, (unsigned)(2 * n)), "");
+    }
+    np = j;
+    n *= 2;
+  }
+  return parts[0];
+}
+
+/* Calls function `name` of nargs arguments of type `ft` (a vector of n lanes
+** or a scalar when n == 1), declaring it in the module on first use. */
+static LLVMValueRef call_ext(Gen *G, const char *name, LLVMTypeRef et, int n,
+                             LLVMValueRef *args, int nargs) {
+  LLVMTypeRef t = n > 1 ? LLVMVectorType(et, (unsigned)n) : et;
+  LLVMTypeRef params[3] = {t, t, t};
+  LLVMTypeRef fty = LLVMFunctionType(t, params, (unsigned)nargs, 0);
+  LLVMValueRef f = LLVMGetNamedFunction(G->M, name);
+  if (!f) {
+    f = LLVMAddFunction(G->M, name, fty);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(G->C, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+  }
+  return LLVMBuildCall2(G->B, fty, f, args, (unsigned)nargs, "");
+}
+
+static LLVMValueRef math_call(Gen *G, const MathFn *mf, jitc_dtype t, LLVMValueRef *args,
+                              int nargs) {
+  LLVMTypeRef et = scalar_type(G, t);
+  bool f32 = t == JITC_FLOAT32;
+  char name[64];
+  if (G->st->sleef) {
+    int lanes = G->st->vec_bits / (f32 ? 32 : 64);
+    const char *ulp = G->fast && mf->fastulp ? mf->fastulp : mf->ulp;
+    snprintf(name, sizeof name, "Sleef_%s%c%d%s%s", mf->sleef, f32 ? 'f' : 'd', lanes,
+             *ulp ? "_" : "", ulp);
+    if (dlsym(G->st->sleef, name)) {
+      LLVMValueRef parts[W];
+      int np = W / lanes;
+      for (int p = 0; p < np; p++) {
+        LLVMValueRef a[3];
+        for (int k = 0; k < nargs; k++) a[k] = np == 1 ? args[k] : sub_vec(G, args[k], p * lanes, lanes);
+        parts[p] = call_ext(G, name, et, lanes, a, nargs);
+      }
+      return np == 1 ? parts[0] : concat(G, parts, np, lanes);
+    }
+  }
+  /* No SLEEF: libm, one lane at a time. */
+  snprintf(name, sizeof name, "%s%s", mf->libm, f32 ? "f" : "");
+  LLVMValueRef r = LLVMGetPoison(vec_type(G, t));
+  for (int l = 0; l < W; l++) {
+    LLVMValueRef idx = LLVMConstInt(G->ti32, (unsigned)l, 0), a[3];
+    for (int k = 0; k < nargs; k++) a[k] = LLVMBuildExtractElement(G->B, args[k], idx, "");
+    r = LLVMBuildInsertElement(G->B, r, call_ext(G, name, et, 1, a, nargs), idx, "");
+  }
+  return r;
+}
+
+/* SLEEF's sinh, cosh, asinh, acosh and log1p are accurate on a bounded
+** range (sinhf: |x| <= 88.5, asinhf: |x| <= 1.8e19, ...) and return inf
+** beyond it where the true result is finite.  Outside, these identities
+** hold to the precision of the type and are computed instead:
+**   sinh, cosh:   e^|x| / 2 = exp(|x| - 1) * (e / 2)  (|x| - 1 is exact)
+**   asinh, acosh: log(2|x|) = log(|x|) + ln 2
+**   log1p:        log(x), as x + 1 rounds to x */
+static LLVMValueRef range_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a) {
+  bool f32 = t == JITC_FLOAT32;
+  LLVMValueRef r = math_call(G, math_fn(op), t, &a, 1);
+  LLVMValueRef ax = intr1(G, "llvm.fabs", a), big, alt;
+  if (op == OP_SINH || op == OP_COSH) {
+    big = fcmp(G, LLVMRealOGT, ax, vconst_f(G, t, f32 ? 88.0 : 709.0));
+    LLVMValueRef m1 = LLVMBuildFSub(G->B, ax, vconst_f(G, t, 1.0), "");
+    alt = LLVMBuildFMul(G->B, math_call(G, math_fn(OP_EXP), t, &m1, 1),
+                        vconst_f(G, t, 1.3591409142295225), "");
+    if (op == OP_SINH) alt = intr2(G, "llvm.copysign", alt, a);
+  } else if (op == OP_LOG1P) {
+    big = fcmp(G, LLVMRealOGT, a, vconst_f(G, t, f32 ? 1e30 : 1e300));
+    alt = math_call(G, math_fn(OP_LOG), t, &a, 1);
+  } else {
+    big = fcmp(G, LLVMRealOGT, op == OP_ACOSH ? a : ax, vconst_f(G, t, f32 ? 1e18 : 1e150));
+    alt = LLVMBuildFAdd(G->B, math_call(G, math_fn(OP_LOG), t, &ax, 1),
+                        vconst_f(G, t, 0.69314718055994531), "");
+    if (op == OP_ASINH) alt = intr2(G, "llvm.copysign", alt, a);
+  }
+  /* inf stays with SLEEF, which gets it right. */
+  big = LLVMBuildAnd(G->B, big, fcmp(G, LLVMRealONE, ax, vconst_f(G, t, INFINITY)), "");
+  return sel(G, big, alt, r);
+}
+
+/* ---- operators ---- */
+
+static LLVMValueRef gen_node(Gen *G, const Node *n);
+
+/* Conversion between any two dtypes, as NumPy's astype() does, except that
+** float to int saturates and NaN becomes 0 (defined for every input). */
+static LLVMValueRef convert(Gen *G, LLVMValueRef v, jitc_dtype from, jitc_dtype to) {
+  LLVMTypeRef vt = vec_type(G, to);
+  if (from == to) return v;
+  if (to == JITC_BOOL)
+    return is_f(from) ? fcmp(G, LLVMRealUNE, v, vzero(G, from))
+                      : icmp(G, LLVMIntNE, v, vzero(G, from));
+  if (from == JITC_BOOL)
+    return is_f(to) ? LLVMBuildUIToFP(G->B, v, vt, "") : LLVMBuildZExt(G->B, v, vt, "");
+  if (is_f(from) && is_f(to))
+    return to == JITC_FLOAT64 ? LLVMBuildFPExt(G->B, v, vt, "") : LLVMBuildFPTrunc(G->B, v, vt, "");
+  if (is_f(to)) return LLVMBuildSIToFP(G->B, v, vt, "");
+  if (is_f(from)) {
+    LLVMTypeRef types[2] = {vt, LLVMTypeOf(v)};
+    return intrinsic(G, "llvm.fptosi.sat", types, 2, &v, 1);
+  }
+  return bits_of(to) > bits_of(from) ? LLVMBuildSExt(G->B, v, vt, "")
+                                     : LLVMBuildTrunc(G->B, v, vt, "");
+}
+
+/* Integer a / b and a % b (C, truncating) made total: b == 0 gives 0 for
+** both, INT_MIN / -1 gives INT_MIN and INT_MIN % -1 gives 0.  The divisor
+** is replaced by 1 in those lanes, so the division itself never traps. */
+static void safe_divrem(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef b,
+                        LLVMValueRef *q, LLVMValueRef *r) {
+  LLVMValueRef zero = vzero(G, t), one = vconst_i(G, t, 1);
+  int64_t minv = t == JITC_INT32 ? INT32_MIN : INT64_MIN;
+  LLVMValueRef bz = icmp(G, LLVMIntEQ, b, zero);
+  LLVMValueRef ovf = LLVMBuildAnd(G->B, icmp(G, LLVMIntEQ, a, vconst_i(G, t, minv)),
+                                  icmp(G, LLVMIntEQ, b, vconst_i(G, t, -1)), "");
+  LLVMValueRef bad = LLVMBuildOr(G->B, bz, ovf, "");
+  LLVMValueRef d = sel(G, bad, one, b);
+  if (q) *q = sel(G, bz, zero, sel(G, ovf, a, LLVMBuildSDiv(G->B, a, d, "")));
+  if (r) *r = sel(G, bad, zero, LLVMBuildSRem(G->B, a, d, ""));
+}
+
+/* NumPy's float divmod (npy_divmod): floor division and the remainder with
+** the sign of the divisor, with NumPy's handling of zeros and infinities. */
+static void float_divmod(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef b,
+                         LLVMValueRef *floordiv, LLVMValueRef *modulus) {
+  LLVMValueRef zero = vzero(G, t), one = vconst_f(G, t, 1.0);
+  LLVMValueRef mod = fm(G, LLVMBuildFRem(G->B, a, b, ""));
+  LLVMValueRef bz = fcmp(G, LLVMRealOEQ, b, zero);
+  LLVMValueRef div = fm(G, LLVMBuildFDiv(G->B, fm(G, LLVMBuildFSub(G->B, a, mod, "")), b, ""));
+  LLVMValueRef modnz = fcmp(G, LLVMRealUNE, mod, zero);
+  LLVMValueRef blt = fcmp(G, LLVMRealOLT, b, zero), mlt = fcmp(G, LLVMRealOLT, mod, zero);
+  LLVMValueRef fix = LLVMBuildAnd(G->B, modnz, icmp(G, LLVMIntNE, blt, mlt), "");
+  LLVMValueRef mod2 = sel(G, fix, fm(G, LLVMBuildFAdd(G->B, mod, b, "")), mod);
+  mod2 = sel(G, modnz, mod2, intr2(G, "llvm.copysign", zero, b));
+  div = sel(G, fix, fm(G, LLVMBuildFSub(G->B, div, one, "")), div);
+  LLVMValueRef fl = intr1(G, "llvm.floor", div);
+  LLVMValueRef up = fcmp(G, LLVMRealOGT, fm(G, LLVMBuildFSub(G->B, div, fl, "")), vconst_f(G, t, 0.5));
+  fl = sel(G, up, fm(G, LLVMBuildFAdd(G->B, fl, one, "")), fl);
+  LLVMValueRef q = fm(G, LLVMBuildFDiv(G->B, a, b, ""));
+  LLVMValueRef divnz = fcmp(G, LLVMRealUNE, div, zero);
+  fl = sel(G, divnz, fl, intr2(G, "llvm.copysign", zero, q));
+  /* b == 0: a / b and fmod(a, b). */
+  if (floordiv) *floordiv = sel(G, bz, q, fl);
+  if (modulus) *modulus = sel(G, bz, mod, mod2);
+}
+
+/* NumPy's minimum/maximum: NaN propagates; between equal values (0.0 and
+** -0.0) the second operand wins. */
+static LLVMValueRef fminmax(Gen *G, bool max, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef c = fcmp(G, max ? LLVMRealOGT : LLVMRealOLT, a, b);
+  return sel(G, LLVMBuildOr(G->B, c, isnan_v(G, a), ""), a, b);
+}
+
+/* Integer power by squaring, wrapping like NumPy's; negative exponents
+** give 1 / a**-e truncated: 1 for a == 1, +-1 for a == -1, 0 otherwise. */
+static LLVMValueRef int_pow(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef e) {
+  LLVMValueRef zero = vzero(G, t), one = vconst_i(G, t, 1);
+  LLVMValueRef r = one, base = a, x = e;
+  int bits = bits_of(t);
+  for (int k = 0; k < bits - 1; k++) { /* the sign bit is handled below */
+    LLVMValueRef odd = icmp(G, LLVMIntNE, LLVMBuildAnd(G->B, x, one, ""), zero);
+    r = sel(G, odd, LLVMBuildMul(G->B, r, base, ""), r);
+    base = LLVMBuildMul(G->B, base, base, "");
+    x = LLVMBuildLShr(G->B, x, one, "");
+  }
+  LLVMValueRef neg = icmp(G, LLVMIntSLT, e, zero);
+  LLVMValueRef isone = icmp(G, LLVMIntEQ, a, one);
+  LLVMValueRef ism1 = icmp(G, LLVMIntEQ, a, vconst_i(G, t, -1));
+  LLVMValueRef eodd = icmp(G, LLVMIntNE, LLVMBuildAnd(G->B, e, one, ""), zero);
+  LLVMValueRef negr = sel(G, isone, one, sel(G, ism1, sel(G, eodd, vconst_i(G, t, -1), one), zero));
+  return sel(G, neg, negr, r);
+}
+
+static LLVMValueRef gen_op(Gen *G, const Node *n) {
+  jitc_dtype t = n->type;
+  jitc_dtype at = n->nargs > 0 ? n->args[0]->type : t;
+  LLVMValueRef a = NULL, b = NULL, c = NULL;
+  if (n->nargs > 0) a = gen_node(G, n->args[0]);
+  if (n->nargs > 1) b = gen_node(G, n->args[1]);
+  if (n->nargs > 2) c = gen_node(G, n->args[2]);
+  LLVMBuilderRef B = G->B;
+  bool f = is_f(at);
+  switch (n->op) {
+  case OP_ADD:
+    if (t == JITC_BOOL) return LLVMBuildOr(B, a, b, "");
+    return f ? fm(G, LLVMBuildFAdd(B, a, b, "")) : LLVMBuildAdd(B, a, b, "");
+  case OP_SUB:
+    if (t == JITC_BOOL) return LLVMBuildXor(B, a, b, "");
+    return f ? fm(G, LLVMBuildFSub(B, a, b, "")) : LLVMBuildSub(B, a, b, "");
+  case OP_MUL:
+    if (t == JITC_BOOL) return LLVMBuildAnd(B, a, b, "");
+    return f ? fm(G, LLVMBuildFMul(B, a, b, "")) : LLVMBuildMul(B, a, b, "");
+  case OP_DIV:
+    return fm(G, LLVMBuildFDiv(B, a, b, ""));
+  case OP_FLOORDIV:
+  case OP_MOD: {
+    LLVMValueRef q, r;
+    if (f) {
+      float_divmod(G, t, a, b, &q, &r);
+      return n->op == OP_FLOORDIV ? q : r;
+    }
+    safe_divrem(G, t, a, b, &q, &r);
+    /* Round toward minus infinity: when the remainder is non-zero and its
+    ** sign differs from the divisor's, q - 1 and r + b. */
+    LLVMValueRef zero = vzero(G, t);
+    LLVMValueRef adj = LLVMBuildAnd(B, icmp(G, LLVMIntNE, r, zero),
+                                    icmp(G, LLVMIntNE, icmp(G, LLVMIntSLT, r, zero),
+                                         icmp(G, LLVMIntSLT, b, zero)), "");
+    if (n->op == OP_FLOORDIV) return sel(G, adj, LLVMBuildSub(B, q, vconst_i(G, t, 1), ""), q);
+    return sel(G, adj, LLVMBuildAdd(B, r, b, ""), r);
+  }
+  case OP_FMOD:
+    /* frem is C's fmod, exact; SLEEF's vector fmod fails on subnormal
+    ** divisors. */
+    if (f) {
+      return fm(G, LLVMBuildFRem(B, a, b, ""));
+    } else {
+      LLVMValueRef r;
+      safe_divrem(G, t, a, b, NULL, &r);
+      return r;
+    }
+  case OP_POW:
+    if (f) {
+      /* SLEEF's pow overflows early near the top of the range
+      ** (pow(DBL_MAX, 1) is inf): the common exact exponents 1 and 2
+      ** are computed directly. */
+      LLVMValueRef args[2] = {a, b};
+      LLVMValueRef r = math_call(G, math_fn(OP_POW), t, args, 2);
+      r = sel(G, fcmp(G, LLVMRealOEQ, b, vconst_f(G, t, 2.0)), fm(G, LLVMBuildFMul(B, a, a, "")), r);
+      return sel(G, fcmp(G, LLVMRealOEQ, b, vconst_f(G, t, 1.0)), a, r);
+    }
+    return int_pow(G, t, a, b);
+  case OP_AND: return LLVMBuildAnd(B, a, b, "");
+  case OP_OR: return LLVMBuildOr(B, a, b, "");
+  case OP_XOR: return LLVMBuildXor(B, a, b, "");
+  case OP_SHL:
+  case OP_SHR: {
+    /* NumPy: a count outside [0, width) shifts everything out (<< gives 0,
+    ** >> gives the sign).  The count is clamped so LLVM never sees an
+    ** over-wide shift, which would be poison. */
+    int w = bits_of(t);
+    LLVMValueRef in = icmp(G, LLVMIntULT, b, vconst_i(G, t, w));
+    if (n->op == OP_SHL)
+      return sel(G, in, LLVMBuildShl(B, a, sel(G, in, b, vzero(G, t)), ""), vzero(G, t));
+    return LLVMBuildAShr(B, a, sel(G, in, b, vconst_i(G, t, w - 1)), "");
+  }
+  case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE: {
+    static const LLVMRealPredicate fp[] = {LLVMRealOLT, LLVMRealOLE, LLVMRealOGT,
+                                           LLVMRealOGE, LLVMRealOEQ, LLVMRealUNE};
+    static const LLVMIntPredicate sp[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntSGT,
+                                          LLVMIntSGE, LLVMIntEQ, LLVMIntNE};
+    static const LLVMIntPredicate up[] = {LLVMIntULT, LLVMIntULE, LLVMIntUGT,
+                                          LLVMIntUGE, LLVMIntEQ, LLVMIntNE};
+    int k = n->op - OP_LT;
+    if (f) return fcmp(G, fp[k], a, b);
+    return icmp(G, at == JITC_BOOL ? up[k] : sp[k], a, b);
+  }
+  case OP_NEG:
+    return f ? fm(G, LLVMBuildFNeg(B, a, "")) : LLVMBuildSub(B, vzero(G, t), a, "");
+  case OP_INVERT:
+    return LLVMBuildXor(B, a, LLVMConstAllOnes(vec_type(G, t)), "");
+  case OP_ABS:
+    if (f) return intr1(G, "llvm.fabs", a);
+    if (t == JITC_BOOL) return a;
+    return sel(G, icmp(G, LLVMIntSLT, a, vzero(G, t)), LLVMBuildSub(B, vzero(G, t), a, ""), a);
+  case OP_SQRT: return fm(G, intr1(G, "llvm.sqrt", a));
+  case OP_SQUARE:
+    return f ? fm(G, LLVMBuildFMul(B, a, a, "")) : LLVMBuildMul(B, a, a, "");
+  case OP_RECIPROCAL:
+    if (f) return fm(G, LLVMBuildFDiv(B, vconst_f(G, t, 1.0), a, ""));
+    else {
+      LLVMValueRef q;
+      safe_divrem(G, t, vconst_i(G, t, 1), a, &q, NULL);
+      return q;
+    }
+  case OP_FLOOR: return f ? intr1(G, "llvm.floor", a) : a;
+  case OP_CEIL: return f ? intr1(G, "llvm.ceil", a) : a;
+  case OP_TRUNC: return f ? intr1(G, "llvm.trunc", a) : a;
+  /* Ties to even, whatever the rounding mode. */
+  case OP_RINT: return intr1(G, "llvm.roundeven", a);
+  case OP_SIGN: {
+    LLVMValueRef zero = vzero(G, t);
+    if (f) {
+      LLVMValueRef s = sel(G, fcmp(G, LLVMRealOGT, a, zero), vconst_f(G, t, 1.0),
+                           sel(G, fcmp(G, LLVMRealOLT, a, zero), vconst_f(G, t, -1.0), zero));
+      return sel(G, isnan_v(G, a), a, s);
+    }
+    return sel(G, icmp(G, LLVMIntSGT, a, zero), vconst_i(G, t, 1),
+               sel(G, icmp(G, LLVMIntSLT, a, zero), vconst_i(G, t, -1), zero));
+  }
+  case OP_COPYSIGN: return intr2(G, "llvm.copysign", a, b);
+  case OP_MINIMUM:
+  case OP_MAXIMUM: {
+    bool max = n->op == OP_MAXIMUM;
+    if (f) return fminmax(G, max, a, b);
+    if (t == JITC_BOOL) return max ? LLVMBuildOr(B, a, b, "") : LLVMBuildAnd(B, a, b, "");
+    return sel(G, icmp(G, max ? LLVMIntSGT : LLVMIntSLT, a, b), a, b);
+  }
+  case OP_FMIN:
+  case OP_FMAX: {
+    bool max = n->op == OP_FMAX;
+    if (f) {
+      /* A NaN operand is ignored; between equal values the second wins. */
+      LLVMValueRef c2 = fcmp(G, max ? LLVMRealOGT : LLVMRealOLT, a, b);
+      return sel(G, LLVMBuildOr(B, c2, isnan_v(G, b), ""), a, b);
+    }
+    if (t == JITC_BOOL) return max ? LLVMBuildOr(B, a, b, "") : LLVMBuildAnd(B, a, b, "");
+    return sel(G, icmp(G, max ? LLVMIntSGT : LLVMIntSLT, a, b), a, b);
+  }
+  case OP_CLIP: {
+    /* NumPy: minimum(maximum(a, lo), hi), NaN propagating. */
+    if (f) {
+      LLVMValueRef lo = sel(G, LLVMBuildOr(B, fcmp(G, LLVMRealOGT, a, b), isnan_v(G, a), ""), a, b);
+      return sel(G, LLVMBuildOr(B, fcmp(G, LLVMRealOLT, lo, c), isnan_v(G, lo), ""), lo, c);
+    }
+    LLVMIntPredicate gt = t == JITC_BOOL ? LLVMIntUGT : LLVMIntSGT;
+    LLVMIntPredicate lt = t == JITC_BOOL ? LLVMIntULT : LLVMIntSLT;
+    LLVMValueRef lo = sel(G, icmp(G, gt, a, b), a, b);
+    return sel(G, icmp(G, lt, lo, c), lo, c);
+  }
+  case OP_FMA: return intrinsic(G, "llvm.fma", (LLVMTypeRef[]){vec_type(G, t)}, 1,
+                                (LLVMValueRef[]){a, b, c}, 3);
+  case OP_WHERE: return sel(G, a, b, c);
+  case OP_ISNAN:
+    return f ? isnan_v(G, a) : LLVMConstNull(vec_type(G, JITC_BOOL));
+  case OP_ISINF:
+    if (!f) return LLVMConstNull(vec_type(G, JITC_BOOL));
+    return fcmp(G, LLVMRealOEQ, intr1(G, "llvm.fabs", a), vconst_f(G, at, INFINITY));
+  case OP_ISFINITE:
+    if (!f) return LLVMConstAllOnes(vec_type(G, JITC_BOOL));
+    return fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), vconst_f(G, at, INFINITY));
+  case OP_CAST: return convert(G, a, at, t);
+  case OP_ATAN2: case OP_HYPOT: {
+    LLVMValueRef args[2] = {a, b};
+    return math_call(G, math_fn(n->op), t, args, 2);
+  }
+  case OP_SINH: case OP_COSH: case OP_ASINH: case OP_ACOSH: case OP_LOG1P:
+    return range_fixed(G, n->op, t, a);
+  default: {
+    const MathFn *mf = math_fn(n->op);
+    if (!mf) unreachable();
+    return math_call(G, mf, t, &a, 1);
+  }
+  }
+}
+
+static LLVMValueRef gen_node(Gen *G, const Node *n) {
+  switch (n->kind) {
+  case N_CONST:
+    if (is_f(n->type)) return vconst_f(G, n->type, n->k.f);
+    return vconst_i(G, n->type, n->k.i);
+  case N_LOAD: {
+    int s = n->slot;
+    if (G->load[s]) return G->load[s];
+    jitc_dtype t = G->prog->arrays[s].dtype;
+    LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
+    LLVMValueRef p = LLVMBuildGEP2(G->B, mt, G->arr[s], &G->i, 1, "");
+    LLVMValueRef v;
+    unsigned align = (unsigned)jitc_dtype_size(t);
+    if (G->mask) {
+      LLVMTypeRef types[2] = {vt, G->tptr};
+      LLVMValueRef args[4] = {p, LLVMConstInt(G->ti32, align, 0), G->mask, LLVMConstNull(vt)};
+      v = intrinsic(G, "llvm.masked.load", types, 2, args, 4);
+    } else {
+      v = LLVMBuildLoad2(G->B, vt, p, "");
+      LLVMSetAlignment(v, align);
+    }
+    if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstNull(vt));
+    return G->load[s] = v;
+  }
+  case N_PARAM: return G->par[n->slot];
+  case N_INDEX: {
+    LLVMValueRef iota[W];
+    for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
+    return LLVMBuildAdd(G->B, splat(G, G->i), LLVMConstVector(iota, W), "");
+  }
+  case N_TEMP: return G->tmp[n->slot];
+  case N_OP: return gen_op(G, n);
+  }
+  unreachable();
+}
+
+static void gen_body(Gen *G) {
+  const Program *p = G->prog;
+  memset(G->load, 0, sizeof(LLVMValueRef) * (size_t)(p->narrays ? p->narrays : 1));
+  for (int s = 0; s < p->nstmts; s++) {
+    const IrStmt *st = &p->stmts[s];
+    LLVMValueRef v = gen_node(G, st->value);
+    if (st->kind == IR_LET) {
+      G->tmp[st->slot] = v;
+      continue;
+    }
+    jitc_dtype t = p->arrays[st->slot].dtype;
+    LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
+    if (t == JITC_BOOL) v = LLVMBuildZExt(G->B, v, vt, "");
+    LLVMValueRef ptr = LLVMBuildGEP2(G->B, mt, G->arr[st->slot], &G->i, 1, "");
+    unsigned align = (unsigned)jitc_dtype_size(t);
+    if (G->mask) {
+      LLVMTypeRef types[2] = {vt, G->tptr};
+      LLVMValueRef args[4] = {v, ptr, LLVMConstInt(G->ti32, align, 0), G->mask};
+      intrinsic(G, "llvm.masked.store", types, 2, args, 4);
+    } else {
+      LLVMSetAlignment(LLVMBuildStore(G->B, v, ptr), align);
+    }
+  }
+}
+
+/* Builds module M with the kernel `fname`:
+**   entry:  load the array pointers and the parameters
+**   loop:   for (i = begin; i + W <= end; i += W) body(full vectors)
+**   tail:   if (i < end) body(masked to end - i lanes) */
+static int gen_module(Gen *G, const char *fname) {
+  const Program *p = G->prog;
+  LLVMBuilderRef B = G->B;
+  LLVMTypeRef params[4] = {G->ti64, G->ti64, G->tptr, G->tptr};
+  LLVMTypeRef fty = LLVMFunctionType(G->tvoid, params, 4, 0);
+  LLVMValueRef fn = LLVMAddFunction(G->M, fname, fty);
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+  LLVMAddAttributeAtIndex(fn, 3, LLVMCreateEnumAttribute(G->C, noalias, 0));
+  LLVMAddAttributeAtIndex(fn, 4, LLVMCreateEnumAttribute(G->C, noalias, 0));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(G->C, nounwind, 0));
+  LLVMValueRef begin = LLVMGetParam(fn, 0), end = LLVMGetParam(fn, 1);
+  LLVMValueRef arrays = LLVMGetParam(fn, 2), pars = LLVMGetParam(fn, 3);
+  LLVMSetValueName2(begin, "begin", 5);
+  LLVMSetValueName2(end, "end", 3);
+  LLVMSetValueName2(arrays, "arrays", 6);
+  LLVMSetValueName2(pars, "params", 6);
+
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(G->C, fn, "entry");
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(G->C, fn, "loop");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(G->C, fn, "body");
+  LLVMBasicBlockRef tailc = LLVMAppendBasicBlockInContext(G->C, fn, "tail.check");
+  LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(G->C, fn, "tail");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(G->C, fn, "done");
+
+  LLVMPositionBuilderAtEnd(B, entry);
+  for (int s = 0; s < p->narrays; s++) {
+    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s, 0);
+    LLVMValueRef pp = LLVMBuildGEP2(B, G->tptr, arrays, &idx, 1, "");
+    char name[80];
+    snprintf(name, sizeof name, "%s", p->arrays[s].name);
+    G->arr[s] = LLVMBuildLoad2(B, G->tptr, pp, name);
+  }
+  for (int s = 0; s < p->nparams; s++) {
+    jitc_dtype t = p->params[s].type;
+    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s * sizeof(ParamSlot), 0);
+    LLVMValueRef pp = LLVMBuildGEP2(B, G->ti8, pars, &idx, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(B, mem_type(G, t), pp, p->params[s].name);
+    if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstInt(G->ti8, 0, 0));
+    G->par[s] = splat(G, v);
+  }
+  /* last = end - W: the loop runs while i <= last, without overflow since
+  ** end >= 0. */
+  LLVMValueRef last = LLVMBuildSub(B, end, LLVMConstInt(G->ti64, W, 0), "last");
+  LLVMBuildBr(B, head);
+
+  LLVMPositionBuilderAtEnd(B, head);
+  LLVMValueRef i = LLVMBuildPhi(B, G->ti64, "i");
+  LLVMBuildCondBr(B, icmp(G, LLVMIntSLE, i, last), body, tailc);
+
+  LLVMPositionBuilderAtEnd(B, body);
+  G->i = i;
+  G->mask = NULL;
+  gen_body(G);
+  LLVMValueRef next = LLVMBuildAdd(B, i, LLVMConstInt(G->ti64, W, 0), "i.next");
+  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, head);
+  LLVMValueRef inc[2] = {begin, next};
+  LLVMBasicBlockRef incb[2] = {entry, body_end};
+  LLVMAddIncoming(i, inc, incb, 2);
+
+  LLVMPositionBuilderAtEnd(B, tailc);
+  LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, i, end), tail, done);
+
+  LLVMPositionBuilderAtEnd(B, tail);
+  G->i = i;
+  LLVMValueRef iota[W];
+  for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
+  LLVMValueRef rem = LLVMBuildSub(B, end, i, "rem");
+  G->mask = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, rem));
+  gen_body(G);
+  LLVMBuildBr(B, done);
+
+  LLVMPositionBuilderAtEnd(B, done);
+  LLVMBuildRetVoid(B);
+  return 0;
+}
+
+/* Builds the kernel's module in a new LLVM context (*C, owned by the
+** caller).  Returns NULL when out of memory. */
+static LLVMModuleRef build_module(CpuState *st, const jitc_kernel *k, const char *fname,
+                                  LLVMContextRef *Cp) {
+  const Program *p = k->prog;
+  Gen G = {0};
+  G.st = st;
+  G.prog = p;
+  G.fast = k->opt.fast_math != 0;
+  G.C = LLVMContextCreate();
+  *Cp = G.C;
+  G.M = LLVMModuleCreateWithNameInContext("jitc", G.C);
+  LLVMSetTarget(G.M, st->triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(st->tm);
+  LLVMSetModuleDataLayout(G.M, dl);
+  LLVMDisposeTargetData(dl);
+  G.B = LLVMCreateBuilderInContext(G.C);
+  G.ti1 = LLVMInt1TypeInContext(G.C);
+  G.ti8 = LLVMInt8TypeInContext(G.C);
+  G.ti32 = LLVMInt32TypeInContext(G.C);
+  G.ti64 = LLVMInt64TypeInContext(G.C);
+  G.tf32 = LLVMFloatTypeInContext(G.C);
+  G.tf64 = LLVMDoubleTypeInContext(G.C);
+  G.tptr = LLVMPointerTypeInContext(G.C, 0);
+  G.tvoid = LLVMVoidTypeInContext(G.C);
+  size_t na = (size_t)p->narrays + 1, np = (size_t)p->nparams + 1, nt = (size_t)p->ntemps + 1;
+  G.arr = calloc(na, sizeof *G.arr);
+  G.load = calloc(na, sizeof *G.load);
+  G.par = calloc(np, sizeof *G.par);
+  G.tmp = calloc(nt, sizeof *G.tmp);
+  LLVMModuleRef M = G.M;
+  if (!G.arr || !G.load || !G.par || !G.tmp) {
+    LLVMDisposeModule(M);
+    M = NULL;
+  } else {
+    gen_module(&G, fname);
+    /* Host attributes on the kernel, so that what the optimiser sees and
+    ** what --emit llvm shows is what runs. */
+    LLVMValueRef fn = LLVMGetNamedFunction(M, fname);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(G.C, "target-cpu", 10, st->cpu,
+                                                      (unsigned)strlen(st->cpu)));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(G.C, "target-features", 15, st->features,
+                                                      (unsigned)strlen(st->features)));
+  }
+  LLVMDisposeBuilder(G.B);
+  free(G.arr);
+  free(G.load);
+  free(G.par);
+  free(G.tmp);
+  return M;
+}
+
+/* The pipeline: the vectors are built by hand, so the optimiser's job is
+** folding, CSE and instruction selection, which O2 does as well as O3 in
+** less time. */
+static const char *PIPELINE = "default<O2>";
+
+static LLVMErrorRef optimize(CpuState *st, LLVMModuleRef M) {
+  LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(M, PIPELINE, st->tm, o);
+  LLVMDisposePassBuilderOptions(o);
+  return err;
+}
+
+/* ===================================================================== */
+/* Compiling, caching and loading                                         */
+/* ===================================================================== */
+
+/* Everything that changes the machine code, in one string: the program's
+** canonical typed form, the options that matter, the compiler and host. */
+static char *full_key(CpuState *st, const jitc_kernel *k) {
+  unsigned maj, min, pat;
+  LLVMGetVersion(&maj, &min, &pat);
+  Buf b = {0};
+  buf_printf(&b, "jitc %s cpu\nllvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\n", JITC_VERSION,
+             maj, min, pat, st->triple, st->cpu, st->features);
+  /* The build of this file: code generation may change between builds of
+  ** one version, and a stale object must never be loaded. */
+  buf_printf(&b, "sleef %d\nfast_math %d\nwidth %d\npipeline %s\nbuild %s %s\n",
+             st->sleef != NULL, k->opt.fast_math != 0, W, PIPELINE, __DATE__, __TIME__);
+  buf_puts(&b, k->key ? k->key : "");
+  return buf_steal(&b);
+}
+
+static jitc_status ensure_jit(jitc_context *ctx, CpuState *st) {
+  if (st->jit) return JITC_OK;
+  LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
+  LLVMErrorRef err = LLVMOrcCreateLLJIT(&st->jit, jb); /* takes jb */
+  if (err) {
+    st->jit = NULL;
+    return llvm_error(ctx, "creating the JIT", err);
+  }
+  /* Kernels call SLEEF, libm and compiler-rt style helpers (memset):
+  ** resolve them from the process. */
+  LLVMOrcDefinitionGeneratorRef gen;
+  err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+      &gen, LLVMOrcLLJITGetGlobalPrefix(st->jit), NULL, NULL);
+  if (err) return llvm_error(ctx, "searching the process's symbols", err);
+  LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(st->jit), gen); /* takes gen */
+  return JITC_OK;
+}
+
+/* Adds an object file to the JIT and finds the kernel in it. */
+static jitc_status load_object(jitc_context *ctx, CpuState *st, const void *obj, size_t len,
+                               const char *fname, KernelFn *fn) {
+  jitc_status s = ensure_jit(ctx, st);
+  if (s) return s;
+  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(obj, len, fname);
+  LLVMErrorRef err =
+      LLVMOrcLLJITAddObjectFile(st->jit, LLVMOrcLLJITGetMainJITDylib(st->jit), mb); /* takes mb */
+  if (err) return llvm_error(ctx, "loading the object code", err);
+  LLVMOrcExecutorAddress addr = 0;
+  err = LLVMOrcLLJITLookup(st->jit, &addr, fname);
+  if (err) return llvm_error(ctx, "linking the kernel", err);
+  /* The JIT hands out an address; KernelFn is the ABI the module defines. */
+  *fn = (KernelFn)(uintptr_t)addr;
+  return JITC_OK;
+}
+
+static KernelFn mem_find(CpuState *st, const char *key, uint64_t h) {
+  for (MemEntry *e = st->mem[h % MEM_BUCKETS]; e; e = e->next)
+    if (e->hash == h && strcmp(e->key, key) == 0) return e->fn;
+  return NULL;
+}
+
+static void mem_add(CpuState *st, const char *key, uint64_t h, KernelFn fn) {
+  MemEntry *e = malloc(sizeof *e);
+  char *kc = strdup(key);
+  if (!e || !kc) { /* the memory cache is an optimisation: skip it */
+    free(e);
+    free(kc);
+    return;
+  }
+  e->hash = h;
+  e->key = kc;
+  e->fn = fn;
+  e->next = st->mem[h % MEM_BUCKETS];
+  st->mem[h % MEM_BUCKETS] = e;
+}
+
+static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
+  CpuState *st = cpu_state(ctx);
+  if (!st) return JITC_E_UNAVAILABLE;
+  CpuKernel *ck = calloc(1, sizeof *ck);
+  char *key = full_key(st, k);
+  if (!ck || !key) {
+    free(ck);
+    free(key);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
+  jitc_compile_info *ci = &k->cinfo;
+  ci->ir_ms = ci->optimize_ms = ci->codegen_ms = ci->load_ms = 0;
+  uint64_t h = hash64(key, strlen(key), 0);
+  char fname[40];
+  snprintf(fname, sizeof fname, "jitc_k_%016llx", (unsigned long long)h);
+  jitc_status s = JITC_OK;
+
+  /* 1. This context compiled it already. */
+  if ((ck->fn = mem_find(st, key, h)) != NULL) {
+    ci->cache = "memory";
+    goto ok;
+  }
+
+  /* 2. The disk cache has its object code. */
+  char dir[PATH_MAX], why[256];
+  bool use_disk = !k->opt.no_cache &&
+                  cache_dir_resolve(k->opt.cache_dir, dir, sizeof dir, why, sizeof why) == 0;
+  if (use_disk) {
+    void *obj;
+    size_t len;
+    double t0 = now_ms();
+    if (cache_load(dir, "cpu", key, strlen(key), &obj, &len)) {
+      s = load_object(ctx, st, obj, len, fname, &ck->fn);
+      free(obj);
+      ci->load_ms = now_ms() - t0;
+      if (s) goto fail;
+      ci->cache = "disk";
+      mem_add(st, key, h, ck->fn);
+      goto ok;
+    }
+  }
+
+  /* 3. Compile: IR, optimise, machine code. */
+  ci->cache = use_disk ? "miss" : "none";
+  double t0 = now_ms();
+  if (!get_tm(ctx, st)) {
+    s = JITC_E_UNAVAILABLE;
+    goto fail;
+  }
+  LLVMContextRef C;
+  LLVMModuleRef M = build_module(st, k, fname, &C);
+  if (!M) {
+    LLVMContextDispose(C);
+    s = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  double t1 = now_ms();
+  ci->ir_ms = t1 - t0;
+  LLVMErrorRef err = optimize(st, M);
+  double t2 = now_ms();
+  ci->optimize_ms = t2 - t1;
+  if (err) {
+    LLVMDisposeModule(M);
+    LLVMContextDispose(C);
+    s = llvm_error(ctx, "optimising", err);
+    goto fail;
+  }
+  LLVMMemoryBufferRef obj = NULL;
+  char *msg = NULL;
+  LLVMBool bad = LLVMTargetMachineEmitToMemoryBuffer(st->tm, M, LLVMObjectFile, &msg, &obj);
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+  double t3 = now_ms();
+  ci->codegen_ms = t3 - t2;
+  if (bad) {
+    s = ctx_error(ctx, JITC_E_INTERNAL, "cpu target: code generation: %s", msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+    goto fail;
+  }
+  const char *data = LLVMGetBufferStart(obj);
+  size_t len = LLVMGetBufferSize(obj);
+  if (use_disk) cache_store(dir, "cpu", key, strlen(key), data, len); /* best effort */
+  s = load_object(ctx, st, data, len, fname, &ck->fn);
+  LLVMDisposeMemoryBuffer(obj);
+  ci->load_ms = now_ms() - t3;
+  if (s) goto fail;
+  mem_add(st, key, h, ck->fn);
+
+ok:
+  free(key);
+  k->impl = ck;
+  return JITC_OK;
+fail:
+  free(key);
+  free(ck);
+  return s;
+}
+
+/* ---- running ---- */
+
+typedef struct Job {
+  KernelFn fn;
+  void *const *arrays;
+  const ParamSlot *params;
+} Job;
+
+static void run_range(void *arg, int64_t begin, int64_t end) {
+  const Job *j = arg;
+  j->fn(begin, end, j->arrays, j->params);
+}
+
+static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                           void *const *arrays, const ParamSlot *params, jitc_run_info *info) {
+  CpuState *st = ctx->target_state[JITC_TARGET_CPU];
+  const CpuKernel *ck = k->impl;
+  if (!st || !ck) return ctx_error(ctx, JITC_E_USAGE, "cpu target: kernel not compiled");
+  double t0 = now_ms();
+  int threads = k->opt.threads > 0 ? k->opt.threads : 0;
+  if (n >= 2 * CHUNK_ALIGN && threads != 1 && !st->pool) {
+    /* Made on the first run that may use it, with as many workers as the
+    ** machine has cores, or as asked. */
+    int want = threads > ncores() ? threads : ncores();
+    st->pool = pool_new(want);
+  }
+  Job job = {ck->fn, arrays, params};
+  if (n > 0) pool_run(st->pool, threads, n, CHUNK_ALIGN, run_range, &job);
+  if (info) info->run_ms = now_ms() - t0;
+  return JITC_OK;
+}
+
+static void cpu_release(jitc_kernel *k) {
+  /* The code stays in the context's JIT, where the memory cache finds it. */
+  free(k->impl);
+  k->impl = NULL;
+}
+
+/* ---- --emit llvm | llvm-opt | asm ---- */
+
+static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out) {
+  bool ir = strcmp(stage, "llvm") == 0, opt = strcmp(stage, "llvm-opt") == 0,
+       asm_ = strcmp(stage, "asm") == 0;
+  if (!ir && !opt && !asm_) return JITC_E_USAGE;
+  CpuState *st = cpu_state(ctx);
+  if (!st || !get_tm(ctx, st)) return JITC_E_UNAVAILABLE;
+  LLVMContextRef C;
+  LLVMModuleRef M = build_module(st, k, "kernel", &C);
+  jitc_status s = JITC_OK;
+  if (!M) {
+    LLVMContextDispose(C);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
+  if (!ir) {
+    LLVMErrorRef err = optimize(st, M);
+    if (err) s = llvm_error(ctx, "optimising", err);
+  }
+  if (!s && asm_) {
+    LLVMMemoryBufferRef mb = NULL;
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(st->tm, M, LLVMAssemblyFile, &msg, &mb)) {
+      s = ctx_error(ctx, JITC_E_INTERNAL, "cpu target: code generation: %s", msg ? msg : "?");
+      LLVMDisposeMessage(msg);
+    } else {
+      buf_putn(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
+      LLVMDisposeMemoryBuffer(mb);
+    }
+  } else if (!s) {
+    char *text = LLVMPrintModuleToString(M);
+    buf_puts(out, text);
+    LLVMDisposeMessage(text);
+  }
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+  return s;
+}
+
+#endif /* JITC_HAVE_LLVM */
+
+const Target target_cpu = {
+  .name = "cpu",
+  .available = cpu_available,
+  .device = cpu_device,
+  .compile = cpu_compile,
+  .run = cpu_run,
+  .emit = cpu_emit,
+  .release = cpu_release,
+  .shutdown = cpu_shutdown,
+};
