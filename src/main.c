@@ -353,6 +353,50 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Rewrites a's elements from one memory order to the other (C <-> Fortran),
+** so that arrays of mixed orders pair their elements by index.  Returns -1
+** on out of memory. */
+static int reorder(HostArray *a, bool to_fortran) {
+  if (a->fortran == to_fortran)
+    return 0;
+  if (a->ndim > 1 && a->n > 1) {
+    size_t esize = jitc_dtype_size(a->dtype);
+    char *tmp = malloc((size_t)a->n * esize);
+    if (!tmp)
+      return -1;
+    /* Walk the elements in the source order with an index counter; the
+    ** destination offset follows from the other order's strides. */
+    int64_t idx[NPY_MAXDIMS] = {0}, dstride[NPY_MAXDIMS];
+    int nd = a->ndim;
+    if (to_fortran) {
+      dstride[0] = 1;
+      for (int d = 1; d < nd; d++)
+        dstride[d] = dstride[d - 1] * a->shape[d - 1];
+    } else {
+      dstride[nd - 1] = 1;
+      for (int d = nd - 2; d >= 0; d--)
+        dstride[d] = dstride[d + 1] * a->shape[d + 1];
+    }
+    for (int64_t e = 0; e < a->n; e++) {
+      int64_t off = 0;
+      for (int d = 0; d < nd; d++)
+        off += idx[d] * dstride[d];
+      memcpy(tmp + off * (int64_t)esize, (char *)a->data + e * (int64_t)esize, esize);
+      /* Next index in the source order: C varies the last dimension fastest. */
+      for (int q = 0; q < nd; q++) {
+        int d = a->fortran ? q : nd - 1 - q;
+        if (++idx[d] < a->shape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    memcpy(a->data, tmp, (size_t)a->n * esize);
+    free(tmp);
+  }
+  a->fortran = to_fortran;
+  return 0;
+}
+
 /* ---- one target's run ---- */
 
 typedef struct Result {
@@ -422,6 +466,14 @@ int main(int argc, char **argv) {
     }
   }
   int64_t n = cli.n;
+  /* Arrays are processed flat in memory order, so all must share one order:
+  ** the first file's.  Others are rewritten into it. */
+  for (int k = 0; shape_from && k < cli.nins; k++)
+    if (files[k].data && reorder(&files[k], shape_from->fortran)) {
+      fprintf(stderr, "jitc: out of memory reordering '%s'\n", cli.ins[k].name);
+      exit_status = EX_SOFTWARE;
+      goto finish;
+    }
   if (shape_from) {
     if (cli.n_given && cli.n != shape_from->n) {
       char s1[256];
@@ -567,9 +619,18 @@ int main(int argc, char **argv) {
         const char *spec = in >= 0 ? cli.ins[in].value : "ones";
         A->defaulted = in < 0;
         A->source = spec;
+        /* Generated data follows NumPy's C order (np.arange(n).reshape(shape)). */
+        bool want_fortran = A->data.fortran;
+        A->data.fortran = false;
         if (gen_fill(&A->data, spec, err, sizeof err)) {
           fprintf(stderr, "jitc: input '%s': %s\n", A->name, err);
           exit_status = EX_NOINPUT;
+          free(ptrs);
+          goto finish;
+        }
+        if (reorder(&A->data, want_fortran)) {
+          fprintf(stderr, "jitc: out of memory\n");
+          exit_status = EX_SOFTWARE;
           free(ptrs);
           goto finish;
         }
