@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 66, EX_UNAVAILABLE = 69,
@@ -864,6 +865,9 @@ int main(int argc, char **argv) {
       written = o + 1;
     }
     for (int o = 0; o < written; o++) {
+      struct stat st_old; /* an existing output keeps its permissions */
+      if (exit_status == EX_OK && stat(cli.outs[o].value, &st_old) == 0)
+        chmod(tmpnames[o], st_old.st_mode & 07777);
       if (exit_status == EX_OK && rename(tmpnames[o], cli.outs[o].value)) {
         fprintf(stderr, "jitc: cannot write '%s': %s\n", cli.outs[o].value, strerror(errno));
         exit_status = EX_CANTCREAT;

@@ -1,0 +1,102 @@
+/*
+** host.c -- host array buffers and the clock.
+**
+** Every array the runtime hands to a kernel comes from host_array_alloc: the
+** data is 64-byte aligned so that vector loads and cache lines line up in
+** every target, and the byte size is computed with overflow checks so that a
+** hostile shape or a huge -n fails cleanly instead of allocating a wrapped,
+** too-small buffer.
+*/
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* clock_gettime, mkstemp, fchmod, access under -std=c11 */
+#endif
+#include "runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HOST_ALIGN 64
+
+static size_t elem_size(jitc_dtype t) {
+  switch (t) {
+  case JITC_BOOL: return 1;
+  case JITC_INT32: return 4;
+  case JITC_INT64: return 8;
+  case JITC_FLOAT32: return 4;
+  case JITC_FLOAT64: return 8;
+  default: return 0;
+  }
+}
+
+static const char *elem_name(jitc_dtype t) {
+  static const char *names[] = {"bool", "int32", "int64", "float32", "float64"};
+  return (unsigned)t < JITC_NDTYPES ? names[t] : "?";
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_t errlen) {
+  memset(a, 0, sizeof *a);
+  size_t esz = elem_size(dtype);
+  if (esz == 0) {
+    set_err(err, errlen, "unknown dtype %d", (int)dtype);
+    return -1;
+  }
+  if (n < 0) {
+    set_err(err, errlen, "negative array size %lld", (long long)n);
+    return -1;
+  }
+  /* The byte count must fit in size_t and in int64 (shapes and offsets
+  ** are int64 everywhere), and leave room to round up to the alignment. */
+  uint64_t limit = (uint64_t)INT64_MAX < (uint64_t)SIZE_MAX ? (uint64_t)INT64_MAX : (uint64_t)SIZE_MAX;
+  limit -= HOST_ALIGN;
+  if ((uint64_t)n > limit / esz) {
+    set_err(err, errlen, "array of %lld %s elements is too large (its size in bytes overflows)",
+            (long long)n, elem_name(dtype));
+    return -1;
+  }
+  size_t bytes = (size_t)n * esz;
+  /* aligned_alloc wants a multiple of the alignment; a zero-size array still
+  ** gets a real buffer so that data is never NULL on success. */
+  size_t rounded = (bytes + HOST_ALIGN - 1) / HOST_ALIGN * HOST_ALIGN;
+  if (rounded == 0)
+    rounded = HOST_ALIGN;
+  void *p = aligned_alloc(HOST_ALIGN, rounded);
+  if (!p) {
+    set_err(err, errlen, "out of memory: %lld %s elements need %llu bytes", (long long)n,
+            elem_name(dtype), (unsigned long long)bytes);
+    return -1;
+  }
+  a->dtype = dtype;
+  a->ndim = 1;
+  a->shape[0] = n;
+  a->fortran = false;
+  a->n = n;
+  a->data = p;
+  return 0;
+}
+
+void host_array_free(HostArray *a) {
+  if (!a)
+    return;
+  free(a->data);
+  a->data = NULL;
+  a->n = 0;
+  a->ndim = 0;
+}
+
+double rt_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
