@@ -12,6 +12,15 @@ BUILD=${BUILD:-build}
 export BUILD
 export JITC=${JITC:-$PWD/$BUILD/jitc}
 export PYTHON=${PYTHON:-python3}
+# The differential tests run on every target this machine has.
+if [ -z "${JITC_TARGETS:-}" ]; then
+  JITC_TARGETS=interp
+  for t in cpu cuda; do
+    "$JITC" -t $t -q -n 1 'b = a + 1' >/dev/null 2>&1 && JITC_TARGETS="$JITC_TARGETS $t"
+  done
+fi
+export JITC_TARGETS
+echo "targets: $JITC_TARGETS"
 pass=0; fail=0; skip=0
 tmp=$(mktemp)
 for t in tests/t_*.sh tests/t_*.py; do
