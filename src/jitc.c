@@ -469,11 +469,25 @@ static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value
   }
 }
 
-jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
-                     const jitc_value *scalars, jitc_run_info *info) {
-  if (!ctx || !k)
-    return JITC_E_USAGE;
-  diags_clear(&ctx->diags);
+/* Converts every scalar of the kernel into its slot; slots has room for all. */
+static jitc_status to_slots(jitc_context *ctx, const Program *p, const jitc_value *scalars,
+                            ParamSlot *slots) {
+  if (p->nparams && !scalars)
+    return ctx_error(ctx, JITC_E_USAGE, "the kernel uses %d scalar%s; none given", p->nparams,
+                     p->nparams == 1 ? "" : "s");
+  for (int j = 0; j < p->nparams; j++) {
+    jitc_status st = to_slot(ctx, &p->params[j], &scalars[j], &slots[j]);
+    if (st)
+      return st;
+  }
+  return JITC_OK;
+}
+
+/* The common part of jitc_run and jitc_run_buffers: checks, scalar slots,
+** timing; `launch` runs the target with host pointers or buffers. */
+static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                              void *const *arrays, jitc_buffer *const *bufs,
+                              const jitc_value *scalars, jitc_run_info *info) {
   jitc_run_info local;
   if (!info)
     info = &local;
@@ -481,31 +495,119 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
   if (n < 0)
     return ctx_error(ctx, JITC_E_USAGE, "negative element count %lld", (long long)n);
   const Program *p = k->prog;
-  if (p->narrays && !arrays)
+  if (p->narrays && !arrays && !bufs)
     return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
-  for (int j = 0; j < p->narrays && n > 0; j++) {
+  for (int j = 0; j < p->narrays && arrays && n > 0; j++) {
     if (!arrays[j])
       return ctx_error(ctx, JITC_E_USAGE, "array '%s' is NULL", p->arrays[j].name);
     if ((uintptr_t)arrays[j] % jitc_dtype_size(p->arrays[j].dtype))
       return ctx_error(ctx, JITC_E_USAGE, "array '%s' is not aligned to its element size",
                        p->arrays[j].name);
   }
+  for (int j = 0; j < p->narrays && bufs; j++) {
+    const jitc_buffer *b = bufs[j];
+    if (!b)
+      return ctx_error(ctx, JITC_E_USAGE, "buffer for array '%s' is NULL", p->arrays[j].name);
+    if (b->ctx != ctx || b->target != k->opt.target)
+      return ctx_error(ctx, JITC_E_USAGE, "buffer for array '%s' belongs to another context or "
+                       "target", p->arrays[j].name);
+    if (b->dtype != p->arrays[j].dtype || b->n < n)
+      return ctx_error(ctx, JITC_E_USAGE, "buffer for array '%s' holds %lld %s; the kernel needs "
+                       "%lld %s", p->arrays[j].name, (long long)b->n, jitc_dtype_name(b->dtype),
+                       (long long)n, jitc_dtype_name(p->arrays[j].dtype));
+  }
   ParamSlot stack_slots[16];
   ParamSlot *slots = p->nparams <= 16 ? stack_slots : calloc((size_t)p->nparams, sizeof *slots);
   if (!slots)
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-  jitc_status st = JITC_OK;
-  if (p->nparams && !scalars)
-    st = ctx_error(ctx, JITC_E_USAGE, "the kernel uses %d scalar%s; none given", p->nparams,
-                   p->nparams == 1 ? "" : "s");
-  for (int j = 0; !st && j < p->nparams; j++)
-    st = to_slot(ctx, &p->params[j], &scalars[j], &slots[j]);
+  jitc_status st = to_slots(ctx, p, scalars, slots);
   if (!st) {
     double t0 = now_ms();
-    st = k->target->run(ctx, k, n, arrays, slots, info);
+    if (bufs)
+      st = k->target->run_buffers ? k->target->run_buffers(ctx, k, n, bufs, slots, info)
+                                  : ctx_error(ctx, JITC_E_USAGE, "target %s has no buffers",
+                                              k->target->name);
+    else
+      st = k->target->run(ctx, k, n, arrays, slots, info);
     info->run_ms = now_ms() - t0;
   }
   if (slots != stack_slots)
     free(slots);
   return st;
+}
+
+jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
+                     const jitc_value *scalars, jitc_run_info *info) {
+  if (!ctx || !k)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  return run_common(ctx, k, n, arrays, NULL, scalars, info);
+}
+
+/* ---- device-resident buffers ---- */
+
+jitc_status jitc_buffer_new(jitc_context *ctx, jitc_target t, jitc_dtype dtype, int64_t n,
+                            jitc_buffer **out) {
+  if (!out)
+    return JITC_E_USAGE;
+  *out = NULL;
+  if (!ctx)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  if ((unsigned)t >= JITC_NTARGETS || (unsigned)dtype >= JITC_NDTYPES || n < 0)
+    return ctx_error(ctx, JITC_E_USAGE, "bad buffer arguments");
+  const Target *tg = targets[t];
+  if (!tg->buffer_new)
+    return ctx_error(ctx, JITC_E_USAGE, "target %s works on host memory and has no buffers",
+                     tg->name);
+  jitc_status st = tg->available(ctx);
+  if (st)
+    return st;
+  jitc_buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  *b = (jitc_buffer){ctx, t, dtype, n, NULL};
+  st = tg->buffer_new(ctx, b);
+  if (st) {
+    free(b);
+    return st;
+  }
+  *out = b;
+  return JITC_OK;
+}
+
+static jitc_status buffer_copy(jitc_context *ctx, const jitc_buffer *b, void *host, int64_t n,
+                               bool upload) {
+  if (!ctx || !b)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  if (n < 0 || n > b->n || (n > 0 && !host))
+    return ctx_error(ctx, JITC_E_USAGE, "bad copy: %lld elements, buffer holds %lld",
+                     (long long)n, (long long)b->n);
+  return targets[b->target]->buffer_copy(ctx, (jitc_buffer *)b, host, 0, n, upload);
+}
+
+jitc_status jitc_buffer_upload(jitc_context *ctx, jitc_buffer *b, const void *host, int64_t n) {
+  return buffer_copy(ctx, b, (void *)host, n, true);
+}
+
+jitc_status jitc_buffer_download(jitc_context *ctx, const jitc_buffer *b, void *host, int64_t n) {
+  return buffer_copy(ctx, b, host, n, false);
+}
+
+void jitc_buffer_free(jitc_buffer *b) {
+  if (!b)
+    return;
+  targets[b->target]->buffer_free(b);
+  free(b);
+}
+
+jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                             jitc_buffer *const *bufs, const jitc_value *scalars,
+                             jitc_run_info *info) {
+  if (!ctx || !k || (!bufs && k->prog->narrays))
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  jitc_buffer *none[1] = {NULL};
+  return run_common(ctx, k, n, NULL, bufs ? bufs : none, scalars, info);
 }

@@ -1,0 +1,70 @@
+#!/bin/sh
+# tests/gpu/run.sh -- `make test-gpu`: the cuda target on a machine with a GPU.
+#
+# Runs the differential suite against interp (tests/t_diff.py with
+# JITC_TARGETS="interp cuda"), the cuda group of the normal suite (which
+# executes where a GPU is present), and tests/gpu/cuda_gpu.c: sizes 0 to
+# above 2^32 elements, misaligned arrays, the scalar, 64-bit and chunked
+# paths, device buffers, device out of memory, then timings.  Ends with
+# "N passed, N failed, N skipped" and a table of the timings.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+JITC=${JITC:-$PWD/$BUILD/jitc}
+PYTHON=${PYTHON:-python3}
+export JITC BUILD
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+log=$out/log
+: >"$log"
+
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/cuda_gpu" tests/gpu/cuda_gpu.c "$BUILD/libjitc.a" \
+  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
+  || { echo "FAIL cuda_gpu: does not build"; exit 1; }
+
+if [ -f tests/t_diff.py ]; then
+  echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
+  JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py 2>&1 | tee -a "$log"
+fi
+echo "== tests/t_cuda.py"
+$PYTHON tests/t_cuda.py 2>&1 | tee -a "$log"
+echo "== cuda_gpu check"
+"$out/cuda_gpu" check 2>&1 | tee -a "$log"
+
+echo "== compile latency (fresh processes)"
+cache=$(mktemp -d)
+JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time cold_/' | tee -a "$log"
+JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time warm_disk_/' | tee -a "$log"
+rm -rf "$cache"
+
+echo "== jitc -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)'"
+"$JITC" -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)' 2>&1 | tee -a "$log"
+echo "== whole process: jitc -t cuda 'a[i] += 1' (warm disk cache), then numba-cuda"
+"$JITC" -t cuda -q 'a[i] += 1' >/dev/null 2>&1
+s=$(date +%s%N); "$JITC" -t cuda 'a[i] += 1' >"$out/p" 2>&1; e=$(date +%s%N)
+cat "$out/p"
+echo "time process_jitc_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+s=$(date +%s%N)
+$PYTHON - >"$out/p" 2>&1 <<'PY'
+import numpy as np
+np.row_stack = np.vstack
+from numba import cuda
+@cuda.jit
+def k(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+a = np.ones(10_000_000)
+k[(a.size + 255) // 256, 256](a)
+print(a[:3], a[-3:])
+PY
+e=$(date +%s%N)
+tail -2 "$out/p"
+echo "time process_numba_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+
+p=$(grep -c '^ok ' "$log"); f=$(grep -c '^FAIL ' "$log"); k=$(grep -c '^skip ' "$log")
+echo
+echo "== timings"
+grep '^time ' "$log" | sed 's/^time /  /'
+echo "$p passed, $f failed, $k skipped"
+[ "$f" -eq 0 ]
