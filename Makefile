@@ -22,14 +22,16 @@ CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-# LLVM: the newest llvm-config found, unless LLVM_CONFIG is given (LLVM_CONFIG= disables).
-LLVM_CONFIG ?= $(firstword $(foreach v,21 20 19 18 17 16 15 14,$(shell command -v llvm-config-$(v) 2>/dev/null)))
+# LLVM 17 or newer (the cpu target uses its C API for the new pass manager and
+# ORC): the newest llvm-config-NN found, unless LLVM_CONFIG is given
+# (LLVM_CONFIG= builds without the cpu target).  Older versions are ignored.
+LLVM_CONFIG ?= $(firstword $(foreach v,21 20 19 18 17,$(shell command -v llvm-config-$(v) 2>/dev/null)))
 ifneq ($(LLVM_CONFIG),)
 LLVM_CFLAGS := -DJITC_HAVE_LLVM=1 -isystem $(shell $(LLVM_CONFIG) --includedir)
 LLVM_LIBS   := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs core orcjit native passes target analysis ipo vectorize instcombine scalaropts transformutils bitwriter mc support 2>/dev/null || $(LLVM_CONFIG) --libs)
 LLVM_MSG    := cpu target: LLVM $(shell $(LLVM_CONFIG) --version) ($(LLVM_CONFIG))
 else
-LLVM_MSG    := cpu target: disabled (no llvm-config found; apt-get install llvm-19-dev)
+LLVM_MSG    := cpu target: disabled (no LLVM >= 17 found; run make deps, or apt-get install llvm-19-dev)
 endif
 
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard runtime/*.c)
@@ -87,3 +89,30 @@ clean:
 	rm -rf build build-san
 
 .PHONY: all deps install test test-gpu clean golden
+
+# The benchmark suite, bench/run.sh: jitc against C, memcpy, NumPy, numexpr and
+# numba; results in bench/results/ and docs/PERFORMANCE.md.  FULL=1 adds 1e8
+# elements, QUICK=1 is a smoke test.  bench-gpu (bench/gpu.sh) is the same on
+# a machine with an NVIDIA GPU, against PyTorch, CuPy and numba-cuda.
+bench: $(BUILD)/libjitc.a
+	BUILD=$(BUILD) FULL=$(FULL) QUICK=$(QUICK) LLVM_LIBS="$(LLVM_LIBS)" LDLIBS="$(LDLIBS)" sh bench/run.sh
+
+bench-gpu:
+	sh bench/gpu.sh
+
+.PHONY: bench bench-gpu
+
+# Reliability (docs/RELIABILITY.md).  `make fuzz` builds the libFuzzer target
+# tests/fuzz/fuzz_jitc.c with clang in build-fuzz/ and fuzzes the front end and
+# both code generators for FUZZ_SECONDS; `make fuzz-diff` runs N random
+# programs of seed SEED on every available target and compares the results.
+FUZZ_SECONDS ?= 60
+SEED ?= 1
+N ?= 200
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+fuzz-diff: $(BUILD)/jitc
+	JITC=$(BUILD)/jitc python3 tests/fuzz_diff.py --seed $(SEED) -n $(N)
+
+.PHONY: fuzz fuzz-diff
