@@ -530,6 +530,11 @@ int main(int argc, char **argv) {
                 jitc_errmsg(ctx));
   } else {
     jitc_target t = cli.opt.target;
+    /* --emit of a back end's stage picks that back end unless -t says otherwise. */
+    if (!cli.target && cli.emit)
+      t = !strcmp(cli.emit, "cuda") || !strcmp(cli.emit, "ptx") ? JITC_TARGET_CUDA
+          : !strcmp(cli.emit, "llvm") || !strcmp(cli.emit, "llvm-opt") ||
+                  !strcmp(cli.emit, "asm") ? JITC_TARGET_CPU : t;
     if (cli.target && jitc_target_parse(cli.target, &t))
       die_usage("unknown target '%s' (use interp, cpu, cuda or all)", cli.target);
     tlist[ntargets++] = t;
@@ -839,6 +844,14 @@ int main(int argc, char **argv) {
     Arr *arrs = results[nres - 1].arrs;
     char *tmpnames[MAX_NAMED] = {0};
     int written = 0;
+    /* SIGINT or SIGTERM from here on would leave temporary files, or some
+    ** outputs renamed and others not: they are held until every output is in
+    ** place or every temporary file is gone, then take effect as usual. */
+    sigset_t hold, old_mask, pending;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigprocmask(SIG_BLOCK, &hold, &old_mask);
     for (int o = 0; o < cli.nouts && exit_status == EX_OK; o++) {
       int a = -1;
       for (int q = 0; q < narrs; q++)
@@ -864,6 +877,17 @@ int main(int argc, char **argv) {
       }
       written = o + 1;
     }
+    sigpending(&pending);
+    if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))
+      exit_status = 128 + (sigismember(&pending, SIGINT) ? SIGINT : SIGTERM);
+    /* A rename can still fail over a directory: find that before renaming any. */
+    for (int o = 0; o < written && exit_status == EX_OK; o++) {
+      struct stat st_dir;
+      if (stat(cli.outs[o].value, &st_dir) == 0 && S_ISDIR(st_dir.st_mode)) {
+        fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", cli.outs[o].value);
+        exit_status = EX_CANTCREAT;
+      }
+    }
     for (int o = 0; o < written; o++) {
       struct stat st_old; /* an existing output keeps its permissions */
       if (exit_status == EX_OK && stat(cli.outs[o].value, &st_old) == 0)
@@ -878,6 +902,7 @@ int main(int argc, char **argv) {
         unlink(tmpnames[o]); /* after a successful rename this fails harmlessly */
       free(tmpnames[o]);
     }
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
   }
 
 finish:
