@@ -19,10 +19,10 @@
 ** on a user error.  Destroying NULL does nothing.
 **
 ** Threads: separate contexts are independent and may be used from different
-** threads at once.  One context must not be used by two threads at the same
-** time; kernels compiled from a context may be run concurrently from several
-** threads (a run only reads the kernel), but must be freed before their
-** context.
+** threads at once.  A context, and the kernels and buffers made from it, must
+** be used by one thread at a time (a run writes the context's error state and
+** uses its thread pool or GPU streams); give each thread its own context.
+** Kernels and buffers must be freed before their context.
 */
 #ifndef JITC_H
 #define JITC_H
