@@ -618,6 +618,8 @@ int main(int argc, char **argv) {
         A->source = in >= 0 ? cli.ins[in].value : "new";
         if (in >= 0 && files[in].data)
           memcpy(A->data.data, files[in].data, (size_t)n * jitc_dtype_size(A->dtype));
+        else /* poison (an unwritten element shows), and fault the pages in before timing */
+          memset(A->data.data, 0xff, (size_t)n * jitc_dtype_size(A->dtype));
       } else if (in >= 0 && files[in].data) {
         memcpy(A->data.data, files[in].data, (size_t)n * jitc_dtype_size(A->dtype));
         A->source = cli.ins[in].value;
