@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Writes docs/PERFORMANCE.md from the latest results in bench/results/
+(cpu.json and cpu.md from `make bench`, gpu.json and gpu.md from
+bench/gpu.sh).  Run by both after they finish; the document is never edited
+by hand, so that its figures are always ones a run produced.  The goals come
+from the cpu and cuda targets' speed tables; each is read off the results."""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+RES = os.path.join(HERE, "results")
+DOC = os.path.join(ROOT, "docs", "PERFORMANCE.md")
+PEERS_CPU = ["numpy", "numexpr", "numba"]
+PEERS_GPU = ["torch", "cupy", "numba-cuda"]
+
+
+def load(name):
+    try:
+        with open(os.path.join(RES, name)) as f:
+            return json.load(f) if name.endswith(".json") else f.read()
+    except (OSError, ValueError):
+        return None
+
+
+def body(md):
+    """A results table file without its title line and the paragraphs this
+    page already gives (machine, command)."""
+    if not md:
+        return ""
+    paras = md.split("\n", 1)[1].strip().split("\n\n")
+    return "\n\n".join(p for p in paras
+                        if not p.startswith(("Machine:", "GPU:", "Command:")))
+
+
+def head_size(res):
+    sizes = res["config"]["sizes"]
+    return 10 ** 7 if 10 ** 7 in sizes else max(sizes)
+
+
+def goal_header(res):
+    head = head_size(res)
+    if head == 10 ** 7:
+        return "| goal (10M elements, median) | measured | verdict |"
+    return (f"| goal (stated for 10M elements; this run's largest size is {head}: "
+            "indicative only) | measured | verdict |")
+
+
+def verdict(ok):
+    return "met" if ok else "**not met**"
+
+
+def cpu_goals(res):
+    head = head_size(res)
+
+    def med(w, impl, key="median_ms"):
+        for r in res["results"]:
+            if r["workload"] == w and r["n"] == head and r["impl"] == impl:
+                return r.get(key)
+        return None
+
+    rows = [goal_header(res), "|---|---|---|"]
+
+    def vs_c(w, limit, label):
+        j, c = med(w, "jitc-cpu"), med(w, "c")
+        if not j or not c:
+            rows.append(f"| {label}: ≤ {limit}x the C loop | no figure (see failures) | - |")
+            return
+        jb, cb = med(w, "jitc-cpu", "min_ms"), med(w, "c", "min_ms")
+        rows.append(f"| {label}: ≤ {limit}x the C loop | {j:.3g} ms vs C {c:.3g} ms = "
+                    f"{j / c:.2f}x (fastest calls: {jb:.3g} vs {cb:.3g} ms = {jb / cb:.2f}x) "
+                    f"| {verdict(j / c <= limit)} |")
+
+    def vs_peers(w, factor, label):
+        j = med(w, "jitc-cpu")
+        peers = {p: med(w, p) for p in PEERS_CPU if med(w, p)}
+        if not j or not peers:
+            rows.append(f"| {label}: ≥ {factor}x faster than the peers | no figure | - |")
+            return
+        worst = min(peers.values())
+        txt = ", ".join(f"{p} {t / j:.2f}x" for p, t in peers.items())
+        cp = med(w, "copy")
+        if cp and factor > 1 and worst / cp < factor:
+            txt += (f" (the copy limit, {cp:.3g} ms, is itself only {worst / cp:.1f}x faster "
+                    "than the fastest peer)")
+        word = f"≥ {factor}x faster than" if factor > 1 else "faster than"
+        rows.append(f"| {label}: {word} NumPy, numexpr, numba | {txt} | "
+                    f"{verdict(worst / j >= factor and worst / j > 1)} |")
+
+    vs_c("inc_f64", 1.1, "`a[i] += 1` f64")
+    vs_c("exp_f32", 1.25, "`exp(a)` f32")
+    vs_peers("exp_f32", 4, "`exp(a)` f32")
+    vs_c("exp_f64", 1.25, "`exp(a)` f64")
+    for w, lab in (("poly_f64", "`2*a*a + 3*a + 1` f64"), ("sincos_f64", "`sin(a)**2 + cos(a)**2` f64"),
+                   ("axpy_f32", "`y = alpha*x + y` f32")):
+        vs_c(w, 1.25, lab)
+        vs_peers(w, 1, lab)
+    warned = [x["workload"] for x in res.get("warnings", []) if x["n"] == head]
+    if warned:
+        rows.insert(0, f"**Warning:** in this run the copy limit was measured slower than a "
+                    f"workload moving the same bytes ({', '.join(warned)}): the machine was "
+                    "busy, and the verdicts against the C loop are unreliable there.\n")
+    comp = [c for c in res["compile"] if c["impl"] == "jitc-cpu" and "cold_ms" in c]
+    if comp:
+        cold = max(c["cold_ms"] for c in comp)
+        cached = max(c["cached_ms"] for c in comp)
+        rows.append(f"| first compile, new process, empty cache: ≤ 20 ms | worst of "
+                    f"{len(comp)} programs {cold:.1f} ms | {verdict(cold <= 20)} |")
+        rows.append(f"| same program, new process, warm disk cache: ≤ 2 ms | worst "
+                    f"{cached:.2f} ms | {verdict(cached <= 2)} |")
+    return "\n".join(rows)
+
+
+def gpu_goals(res):
+    head = head_size(res)
+
+    def med(w, impl, kind):
+        for r in res["results"]:
+            if (r["workload"], r["n"], r["impl"], r["kind"]) == (w, head, impl, kind):
+                return r.get("median_ms")
+        return None
+
+    rows = [goal_header(res), "|---|---|---|"]
+    j, c = med("inc_f64", "jitc-cuda", "kernel"), med("inc_f64", "d2d-copy", "kernel")
+    peers = {p: med("inc_f64", p, "kernel") for p in PEERS_GPU if med("inc_f64", p, "kernel")}
+    if j and c:
+        rows.append(f"| `a[i] += 1` f64 kernel ≤ 1.1x a device-to-device copy | {j * 1e3:.0f} µs "
+                    f"vs {c * 1e3:.0f} µs = {j / c:.2f}x | {verdict(j / c <= 1.1)} |")
+    if j and peers:
+        rows.append("| `a[i] += 1` f64 kernel faster than every peer | "
+                    + ", ".join(f"{p} {t * 1e3:.0f} µs" for p, t in peers.items())
+                    + f" | {verdict(j < min(peers.values()))} |")
+    j, t = med("exp_f32", "jitc-cuda", "kernel"), med("exp_f32", "torch", "kernel")
+    if j and t:
+        rows.append(f"| `exp(a)` f32 kernel ≤ 1.1x PyTorch | {j * 1e3:.0f} µs vs {t * 1e3:.0f} µs "
+                    f"= {j / t:.2f}x | {verdict(j / t <= 1.1)} |")
+    h = med("inc_f64", "jitc-cuda", "host")
+    if h:
+        rows.append(f"| host to host `a[i] += 1` f64 ≤ 4 ms | {h:.2f} ms | {verdict(h <= 4)} |")
+    comp = [c for c in res["compile"] if c["impl"] == "jitc-cuda" and "cold_ms" in c]
+    if comp:
+        cold = max(c["cold_ms"] for c in comp)
+        cached = max(c["cached_ms"] for c in comp)
+        rows.append(f"| first compile to a loaded kernel, empty cache: ≤ 30 ms | worst {cold:.1f} ms "
+                    f"| {verdict(cold <= 30)} |")
+        rows.append(f"| same, new process, warm disk cache: ≤ 2 ms | worst {cached:.2f} ms | "
+                    f"{verdict(cached <= 2)} |")
+    if len(rows) == 2:
+        rows.append("| (no jitc cuda figures in this run) | - | - |")
+    return "\n".join(rows)
+
+
+def plots(prefix, overview):
+    files = sorted(f for f in os.listdir(RES) if f.startswith(prefix) and f.endswith(".png")
+                   and f != overview) if os.path.isdir(RES) else []
+    out = []
+    if os.path.exists(os.path.join(RES, overview)):
+        out.append(f"![{overview}](../bench/results/{overview})")
+        out.append("")
+    if files:
+        out.append("Per workload: " + ", ".join(f"[{f[len(prefix):-4]}](../bench/results/{f})"
+                                                for f in files) + ".")
+    return "\n".join(out)
+
+
+def main():
+    cpu, cpu_md = load("cpu.json"), load("cpu.md")
+    gpu, gpu_md = load("gpu.json"), load("gpu.md")
+    L = ["# Performance",
+         "",
+         "<!-- Generated by bench/docs.py from bench/results/ after each benchmark run; "
+         "do not edit by hand. -->",
+         "",
+         "jitc's speed, measured in one run against what its users would use instead and "
+         "against what the hardware allows: on the CPU a hand-written C loop "
+         "(`gcc -O3 -march=native -fopenmp`, glibc's libmvec for exp, sin and cos) and a "
+         "parallel memcpy of the same bytes, and NumPy, numexpr and numba; on the GPU a "
+         "device-to-device copy and pinned host-device copies, and PyTorch, CuPy and "
+         "numba-cuda.",
+         "",
+         "## Reproducing",
+         "",
+         "    make bench            # CPU: sizes 1e3, 1e5, 1e7 (a few minutes on 2 cores)",
+         "    make bench FULL=1     # adds 1e8 elements",
+         "    make bench QUICK=1    # a smoke test: small sizes, few repeats",
+         "    sh bench/gpu.sh       # GPU (H100/H200): or make bench-gpu; under 10 minutes",
+         "",
+         "`make bench` installs the missing peers with pip (a peer that cannot be installed is "
+         "reported absent), builds the C loops and the driver, and writes "
+         "`bench/results/cpu.json` (every figure, every repeat), `cpu.md` (the tables) and "
+         "`cpu_*.png`; `bench/gpu.sh` builds jitc without LLVM and writes `gpu.json`, `gpu.md` "
+         "and `gpu_*.png`.  Both then regenerate this page.",
+         "",
+         "## Method",
+         "",
+         "- Workloads (bench/workloads.py): `a[i] += 1` float64; `exp(a)` float32 and "
+         "float64; `2*a*a + 3*a + 1` float64; `sin(a)**2 + cos(a)**2` float64; "
+         "`y = alpha*x + y` float32 with `-D alpha=2.5`; `where(a > 0, a, 0.01*a)` float32; "
+         "a three-output program (`let h = sqrt(x*x + y*y); r = h; c = x / h; s = y / h`, "
+         "float32).",
+         "- Inputs: standard normal data (never zeros).  At 1e7 elements and above every "
+         "array is larger than the last-level cache; at the small sizes the data stays in "
+         "cache between repeats, as it would for a caller.",
+         "- jitc is timed through its library (bench/jitc_bench.c, linked against "
+         "libjitc.a): the same `jitc_compile` and `jitc_run` a C program calls, compile "
+         "excluded.  Compile times are measured apart, each in a new process: cold (empty "
+         "cache directory) and cached (warm disk cache), three processes each, and once "
+         "more in the same context (in-memory cache).",
+         "- Each implementation's first call is checked against NumPy (same dtype, same "
+         "shape, same NaNs and infinities, and within 16 epsilons of the size of the terms "
+         "of each element); a wrong result is reported and its times do not count.  Then "
+         "warm-up calls, then timed calls: at least 5, until 300 ms of timed work (200 "
+         "calls at most).  On the CPU this is split over three rounds that run every "
+         "implementation in turn (each round in a new process for the C drivers, each "
+         "round's first call checked), so that background load falls on all of them "
+         "alike; the times are pooled.  Figures are medians; the spread is the "
+         "interquartile range.  GPU kernel times are CUDA events.",
+         "- CPU threads: all cores for jitc, the C loop (OpenMP, `parallel for simd`, "
+         "static schedule, one thread below 65536 elements), the copy, numexpr and "
+         "numba (`parallel=True`, `prange`); NumPy uses one.  NumPy runs the expression as "
+         "its users write it (out= where one ufunc does the whole job).",
+         "- The CPU limit (`copy`) is a copy of the same bytes through the same arrays: "
+         "what the workload only reads is read, what it only writes is written, what it "
+         "updates in place is read and written in place, one trivial operation per element "
+         "(bench/c_loops.c, `stream`).  The pattern matters: an in-place update can move "
+         "its bytes much faster than a copy from one array to another.  A plain parallel "
+         "memcpy of the same number of bytes is in the JSON and the table of every size.  "
+         "The C loops, the copy and numba's OpenMP threads run with "
+         "`OMP_WAIT_POLICY=PASSIVE` unless the environment sets it: libgomp's default "
+         "(spin, then sleep) measured slower and far noisier on the 2-core machine.",
+         "- Throughput is bytes read plus bytes written per second.",
+         ""]
+    L += ["## CPU", ""]
+    if cpu and cpu_md:
+        m = cpu["machine"]
+        L += [f"Latest run: {m['date']} on {m['cpu']} "
+              f"({cpu['targets'].get('cpu', {}).get('device', '')}), {m['cores']} cores, "
+              f"LLC {m['llc']}, {m['memory']}; command `{cpu['command']}`.  Load average "
+              f"before/after: {' '.join(m['loadavg_start'])} / {' '.join(m.get('loadavg_end', []))}"
+              + (f", run at nice {m['nice']}" if m.get("nice") else "")
+              + " (on a shared machine other work inflates the spreads, most for the "
+              "two-thread runs).",
+              "", "### The cpu target's goals", "", cpu_goals(cpu), "",
+              "### Results", "", body(cpu_md).replace("\n## ", "\n#### "), "",
+              "### Plots", "", "Throughput against size (log scales); the dashed line is the "
+              "copy of the same bytes.", "", plots("cpu_", "cpu_overview.png"), ""]
+    else:
+        L += ["> **Not run yet.** `make bench` writes the CPU tables here.", ""]
+    L += ["## GPU", ""]
+    if gpu and gpu_md:
+        d = gpu.get("device", {})
+        L += [f"Latest run: {gpu['machine']['date']} on {d.get('gpu', '?')} (driver "
+              f"{d.get('driver', '?')}), command `{gpu['command']}`.", "",
+              "### The cuda target's goals", "", gpu_goals(gpu), "",
+              "### Results", "", body(gpu_md).replace("\n## ", "\n#### "), "",
+              "### Plots", "", plots("gpu_kernel_", "gpu_kernel_overview.png"), "",
+              plots("gpu_host_", "gpu_host_overview.png"), ""]
+    else:
+        L += ["> **NOT RUN YET: there are no GPU figures on this page.**  They appear here "
+              "once `sh bench/gpu.sh` has run on an H100 or H200 (it writes "
+              "bench/results/gpu.json and gpu.md and regenerates this page).  What it will "
+              "measure: jitc `-t cuda` kernel time (CUDA events, through the library's run "
+              "info), host-to-host time, and cold and cached compile time, against PyTorch, "
+              "CuPy and numba-cuda, a device-to-device copy of the same bytes and pinned "
+              "host-device copies, for every workload above at 1e3 to 1e8 elements (over "
+              "1e9 bytes moved at the largest size).", ""]
+    os.makedirs(os.path.dirname(DOC), exist_ok=True)
+    with open(DOC + ".tmp", "w") as f:
+        f.write("\n".join(L))
+    os.replace(DOC + ".tmp", DOC)
+    print(f"wrote {os.path.relpath(DOC, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

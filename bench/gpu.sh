@@ -1,0 +1,41 @@
+#!/bin/sh
+# bench/gpu.sh -- the GPU benchmark, in one command, on a machine with an
+# NVIDIA H100 or H200 (PyTorch, CuPy and numba-cuda installed; no LLVM needed):
+#
+#   sh bench/gpu.sh            # or: make bench-gpu
+#   sh bench/gpu.sh --quick    # sizes up to 1e5 only: a smoke test
+#
+# Builds jitc without the cpu target (LLVM_CONFIG=) in build-gpu/, builds the
+# timing driver, runs bench/gpu.py (well inside 10 minutes), which writes
+# bench/results/gpu.json, gpu.md and gpu_*.png, then regenerates
+# docs/PERFORMANCE.md from the results.  When $OUT names a directory (a
+# remote runner's collection folder), the results are copied there too.
+set -e
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build-gpu}
+PY=${PYTHON:-python3}
+JOBS=$(nproc 2>/dev/null || echo 4)
+
+for m in numpy matplotlib; do
+  if ! $PY -c "import $m" 2>/dev/null; then
+    echo "bench: $m is missing; trying pip"
+    $PY -m pip install --quiet "$m" || echo "bench: could not install $m"
+  fi
+done
+
+mkdir -p "$BUILD/bench"
+make -j"$JOBS" BUILD="$BUILD" LLVM_CONFIG= "$BUILD/libjitc.a" "$BUILD/jitc" >"$BUILD/make.log" 2>&1 ||
+  { tail -30 "$BUILD/make.log"; echo "bench: building jitc failed"; exit 1; }
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c \
+  "$BUILD/libjitc.a" -ldl -lpthread -lm
+
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+status=0
+$PY bench/gpu.py --build "$BUILD" "$@" || status=$?
+$PY bench/docs.py || status=1
+if [ -n "$OUT" ] && [ -d "$OUT" ]; then
+  mkdir -p "$OUT/bench/results" "$OUT/docs"
+  cp bench/results/gpu* "$OUT/bench/results/" 2>/dev/null || true
+  cp docs/PERFORMANCE.md "$OUT/docs/" 2>/dev/null || true
+fi
+exit $status

@@ -1,0 +1,52 @@
+#!/bin/sh
+# bench/run.sh -- what `make bench` runs on a CPU machine (FULL=1 adds 1e8
+# elements; QUICK=1 is a smoke test with small sizes):
+#  1. installs the peers that are missing with pip (numpy, numexpr, numba)
+#     and matplotlib for the plots; a peer that cannot be installed is
+#     reported absent in the results, never skipped silently;
+#  2. builds the hand-written C loops with gcc -O3 -march=native -fopenmp
+#     (libmvec for exp, sin, cos: checked with nm) and the jitc driver
+#     against $BUILD/libjitc.a;
+#  3. runs bench/run.py (results in bench/results/cpu.{json,md}, cpu_*.png)
+#     and regenerates docs/PERFORMANCE.md.
+# Make passes BUILD, LLVM_LIBS and LDLIBS.
+set -e
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+PY=${PYTHON:-python3}
+BENCH_CC=${BENCH_CC:-gcc}
+
+if ! $PY -c "import numpy" 2>/dev/null; then
+  echo "bench: installing numpy (the oracle every result is checked against)"
+  $PY -m pip install --quiet numpy || { echo "bench: numpy is required"; exit 1; }
+fi
+for m in numexpr numba matplotlib; do
+  if ! $PY -c "import $m" 2>/dev/null; then
+    echo "bench: installing $m with pip"
+    $PY -m pip install --quiet "$m" || echo "bench: $m could not be installed: reported absent"
+  fi
+done
+
+mkdir -p "$BUILD/bench"
+OPT="-O3 -march=native -fopenmp"
+$BENCH_CC $OPT -ffast-math -fno-builtin-sin -fno-builtin-cos -c bench/c_mvec.c -o "$BUILD/bench/c_mvec.o"
+for f in _expf _exp _sin _cos; do
+  if ! nm "$BUILD/bench/c_mvec.o" | grep -q "U _ZGV.*v$f\$"; then
+    echo "bench: the C loops do not call libmvec's vector $f (see bench/c_mvec.c)"; exit 1
+  fi
+done
+# -fno-tree-loop-distribute-patterns: the stream kernels stay loops, not memcpy calls.
+$BENCH_CC $OPT -fno-math-errno -fno-tree-loop-distribute-patterns -Wall -c bench/c_loops.c \
+  -o "$BUILD/bench/c_loops.o"
+$BENCH_CC -fopenmp -o "$BUILD/bench/c_loops" "$BUILD/bench/c_loops.o" "$BUILD/bench/c_mvec.o" \
+  "$BUILD/libjitc.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+  -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c "$BUILD/libjitc.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
+
+ARGS=""
+[ -n "$FULL" ] && [ "$FULL" != 0 ] && ARGS="$ARGS --full"
+[ -n "$QUICK" ] && [ "$QUICK" != 0 ] && ARGS="$ARGS --quick"
+status=0
+JITC_BENCH_MAKE=1 $PY bench/run.py --build "$BUILD" $ARGS || status=$?
+$PY bench/docs.py || status=1
+exit $status
