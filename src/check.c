@@ -568,6 +568,32 @@ static Val check_call(Checker *K, Ast *a) {
   return apply(K, (OpId)op, a->off, v, arity, cast_to);
 }
 
+/* The ** operator.  NumPy's ndarray ** (not np.power) evaluates an array
+** raised to the literal 2 as square(x), to 0.5 as sqrt(x) and to -1 as
+** reciprocal(x); jitc does the same, so that results match NumPy's (pow and
+** sqrt differ at -inf) and x ** 2 costs one multiplication on every target.
+** Squaring is exact, so integers and 2.0 take the same path. */
+static Val check_power_operator(Checker *K, int off, Val *v) {
+  if (!v[0].bad && !v[1].bad && !v[0].weak && v[1].weak && v[1].n->kind == N_CONST &&
+      v[1].n->type != JITC_BOOL) {
+    bool weak;
+    jitc_dtype t = common_type(v, 2, &weak);
+    double e = dtype_is_float(v[1].n->type) ? v[1].n->k.f : (double)v[1].n->k.i;
+    int fast = -1;
+    if (e == 2 && t != JITC_BOOL)
+      fast = OP_SQUARE;
+    else if (e == 0.5 && dtype_is_float(t))
+      fast = OP_SQRT;
+    else if (e == -1 && dtype_is_float(t))
+      fast = OP_RECIPROCAL;
+    if (fast >= 0) {
+      Val base = {convert(K, v[0], t), false, false};
+      return apply(K, (OpId)fast, off, &base, 1, JITC_BOOL);
+    }
+  }
+  return apply(K, OP_POW, off, v, 2, JITC_BOOL);
+}
+
 static Val check_expr(Checker *K, Ast *a) {
   switch (a->kind) {
   case A_INT: {
@@ -613,6 +639,8 @@ static Val check_expr(Checker *K, Ast *a) {
     if (a->nargs < 2)
       return bad_val(K, a->off);
     Val v[2] = {check_expr(K, a->args[0]), check_expr(K, a->args[1])};
+    if (a->op == OP_POW)
+      return check_power_operator(K, a->off, v);
     return apply(K, (OpId)a->op, a->off, v, 2, JITC_BOOL);
   }
   }
@@ -737,7 +765,8 @@ static void check_stmt(Checker *K, AstStmt *s) {
     Val lhs = check_expr(K, &target);
     Val rhs = check_expr(K, s->value);
     Val v[2] = {lhs, rhs};
-    Val r = apply(K, (OpId)s->op, s->off, v, 2, JITC_BOOL);
+    Val r = s->op == OP_POW ? check_power_operator(K, s->off, v)
+                            : apply(K, (OpId)s->op, s->off, v, 2, JITC_BOOL);
     assign(K, s, s->name, r, true);
     return;
   }

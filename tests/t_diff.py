@@ -177,6 +177,17 @@ def power(a, b):
     return np.power(a, b)
 
 
+def pow_operator(a, e):
+    """NumPy's ndarray ** with a Python scalar exponent: for float arrays it
+    is square(a) for 2, sqrt(a) for 0.5 and reciprocal(a) for -1 (NumPy's
+    fast paths, which jitc's ** follows); otherwise power() above."""
+    a = np.asarray(a)
+    if a.dtype.kind == "f" and e in (2, 0.5, -1):
+        with np.errstate(all="ignore"):
+            return a ** e
+    return power(a, e)
+
+
 def reciprocal(a):
     if a.dtype.kind == "i":
         return np.where((a == 1) | (a == -1), a, 0).astype(a.dtype)
@@ -684,9 +695,9 @@ def literal_cases():
                 ("a // 2", lambda a: a // 2),
                 ("a % 3", lambda a: a % 3),
                 ("a % -3", lambda a: a % -3),
-                ("a ** 2", lambda a: power(a, 2)),
-                ("a ** 2.0", lambda a: power(a, 2.0)),
-                ("a ** 0.5", lambda a: power(a, 0.5)),
+                ("a ** 2", lambda a: pow_operator(a, 2)),
+                ("a ** 2.0", lambda a: pow_operator(a, 2.0)),
+                ("a ** 0.5", lambda a: pow_operator(a, 0.5)),
                 ("2 ** a", lambda a: power(2, a)),
                 ("1 - a", lambda a: 1 - a),
                 ("10 // a", lambda a: 10 // a),
@@ -705,7 +716,7 @@ def literal_cases():
         if t == I64 or t.kind == "f":
             forms += [("a + 3000000000", lambda a: a + 3000000000)]
         if t.kind == "f":
-            forms += [("a ** -1", lambda a: power(a, -1)),
+            forms += [("a ** -1", lambda a: pow_operator(a, -1)),
                       ("a ** -2.5", lambda a: power(a, -2.5))]
         stmts = []
         for k, (e, fn) in enumerate(forms):
