@@ -12,10 +12,13 @@
 ** the loop to LLVM's vectoriser would give a scalar tail whose math calls
 ** can differ from the vector ones in the last bit.)
 **
-** Math functions call SLEEF's vector functions (Sleef_expf16_u10, ...: 1.0
-** ulp, 0.5 for hypot, exact for fmod) on the host's native vector width;
-** libsleef is loaded with dlopen, and when it is missing they fall back to
-** libm per lane.  Everything else is exact LLVM IR with no fast-math flags,
+** Math functions call vector functions on the host's native vector width:
+** per function and float type the fastest of SLEEF's (Sleef_expf16_u10,
+** Sleef_sind8_u35, ...) and glibc's libmvec (_ZGVeN8v_exp, ...) that stays
+** within 4 ulp with the C library's special values (see math_fns).  Both
+** libraries are loaded with dlopen; without libmvec SLEEF's functions
+** are used, and without SLEEF libm per lane.  Everything else is exact
+** LLVM IR with no fast-math flags,
 ** written so that no input is undefined behaviour: integer division and
 ** remainder are guarded with selects, shift counts are clamped, float to int
 ** conversions saturate (llvm.fptosi.sat; NaN gives 0).
@@ -89,6 +92,7 @@ typedef struct CpuState {
   char *triple, *cpu, *features; /* LLVM-allocated */
   int vec_bits;                  /* native vector width: 512, 256 or 128 */
   void *sleef;                   /* dlopen handle or NULL */
+  void *mvec;                    /* glibc's libmvec: dlopen handle or NULL */
   LLVMOrcLLJITRef jit;           /* created by the first compile */
   Pool *pool;                    /* created by the first run */
   MemEntry *mem[MEM_BUCKETS];
@@ -130,6 +134,7 @@ static void cpu_shutdown(jitc_context *ctx) {
       free(e);
     }
   if (st->sleef) dlclose(st->sleef);
+  if (st->mvec) dlclose(st->mvec);
   free(st);
   ctx->target_state[JITC_TARGET_CPU] = NULL;
 }
@@ -184,6 +189,7 @@ static CpuState *cpu_state(jitc_context *ctx) {
   /* RTLD_GLOBAL: the JIT resolves the kernels' calls by searching the
   ** process's symbols. */
   st->sleef = dlopen("libsleef.so.3", RTLD_LAZY | RTLD_GLOBAL);
+  st->mvec = dlopen("libmvec.so.1", RTLD_LAZY | RTLD_GLOBAL);
   char model[200];
   cpu_model(model, sizeof model);
   snprintf(st->device, sizeof st->device, "%s (%d threads, %s%s)",
@@ -331,38 +337,52 @@ static LLVMValueRef isnan_v(Gen *G, LLVMValueRef a) { return fcmp(G, LLVMRealUNO
 
 /* ---- math functions ---- */
 
+/* Each function comes from the fastest vector library that is accurate
+** enough, chosen per function and float type by measurement
+** (bench/vecmath_speed.c, bench/README.md): the speed of 10M elements, the
+** largest error against a long double reference, and the special values
+** (NaN, inf, -0.0, subnormals) compared with the C library's.
+**   MVEC  glibc's libmvec (_ZGVeN8v_exp, ...): documented to 4 ulp,
+**         measured at most 3.3 ulp here, special values as libm's.
+**   U10   SLEEF's 1.0-ulp functions (hypot: 0.5 ulp, "u05").
+**   U35   SLEEF's 3.5-ulp functions, where they are faster than both.
+** Without libmvec (or on hosts without AVX-512, where it was not
+** measured) SLEEF is used: u35 where chosen, else u10 with the range fixes
+** of range_fixed; without SLEEF, libm one lane at a time. */
+enum { U10, U35, MVEC };
+
 typedef struct MathFn {
   OpId op;
-  const char *sleef;   /* SLEEF base name */
-  const char *ulp;     /* accuracy suffix in the default mode, "" for exact */
-  const char *fastulp; /* under --fast-math, when SLEEF has a faster variant */
-  const char *libm;    /* the double libm function (float: + "f") */
+  const char *name;    /* libm's double function (float: + "f"); also SLEEF's and libmvec's */
+  const char *ulp;     /* SLEEF's suffix of the fallback, "" for exact */
+  const char *fastulp; /* SLEEF's faster variant, for --fast-math where SLEEF is used */
+  unsigned char pick[2]; /* the library for float32, float64 */
 } MathFn;
 
 static const MathFn math_fns[] = {
-  {OP_CBRT, "cbrt", "u10", "u35", "cbrt"},
-  {OP_EXP, "exp", "u10", NULL, "exp"},
-  {OP_EXP2, "exp2", "u10", "u35", "exp2"},
-  {OP_EXPM1, "expm1", "u10", NULL, "expm1"},
-  {OP_LOG, "log", "u10", "u35", "log"},
-  {OP_LOG2, "log2", "u10", "u35", "log2"},
-  {OP_LOG10, "log10", "u10", NULL, "log10"},
-  {OP_LOG1P, "log1p", "u10", NULL, "log1p"},
-  {OP_SIN, "sin", "u10", "u35", "sin"},
-  {OP_COS, "cos", "u10", "u35", "cos"},
-  {OP_TAN, "tan", "u10", "u35", "tan"},
-  {OP_ASIN, "asin", "u10", "u35", "asin"},
-  {OP_ACOS, "acos", "u10", "u35", "acos"},
-  {OP_ATAN, "atan", "u10", "u35", "atan"},
-  {OP_SINH, "sinh", "u10", "u35", "sinh"},
-  {OP_COSH, "cosh", "u10", "u35", "cosh"},
-  {OP_TANH, "tanh", "u10", "u35", "tanh"},
-  {OP_ASINH, "asinh", "u10", NULL, "asinh"},
-  {OP_ACOSH, "acosh", "u10", NULL, "acosh"},
-  {OP_ATANH, "atanh", "u10", NULL, "atanh"},
-  {OP_ATAN2, "atan2", "u10", "u35", "atan2"},
-  {OP_HYPOT, "hypot", "u05", "u35", "hypot"},
-  {OP_POW, "pow", "u10", NULL, "pow"},
+  {OP_CBRT, "cbrt", "u10", "u35", {MVEC, MVEC}},
+  {OP_EXP, "exp", "u10", NULL, {U10, MVEC}},
+  {OP_EXP2, "exp2", "u10", "u35", {U10, MVEC}},
+  {OP_EXPM1, "expm1", "u10", NULL, {MVEC, MVEC}},
+  {OP_LOG, "log", "u10", "u35", {U35, U35}},
+  {OP_LOG2, "log2", "u10", "u35", {U35, U35}},
+  {OP_LOG10, "log10", "u10", NULL, {MVEC, MVEC}},
+  {OP_LOG1P, "log1p", "u10", NULL, {MVEC, MVEC}},
+  {OP_SIN, "sin", "u10", "u35", {U35, U35}},
+  {OP_COS, "cos", "u10", "u35", {U35, U35}},
+  {OP_TAN, "tan", "u10", "u35", {U35, MVEC}},
+  {OP_ASIN, "asin", "u10", "u35", {U35, U35}},
+  {OP_ACOS, "acos", "u10", "u35", {U35, U35}},
+  {OP_ATAN, "atan", "u10", "u35", {U35, MVEC}},
+  {OP_SINH, "sinh", "u10", "u35", {MVEC, MVEC}},
+  {OP_COSH, "cosh", "u10", "u35", {MVEC, MVEC}},
+  {OP_TANH, "tanh", "u10", "u35", {MVEC, U35}},
+  {OP_ASINH, "asinh", "u10", NULL, {MVEC, MVEC}},
+  {OP_ACOSH, "acosh", "u10", NULL, {MVEC, MVEC}},
+  {OP_ATANH, "atanh", "u10", NULL, {MVEC, MVEC}},
+  {OP_ATAN2, "atan2", "u10", "u35", {U35, U35}},
+  {OP_HYPOT, "hypot", "u05", "u35", {MVEC, MVEC}},
+  {OP_POW, "pow", "u10", NULL, {MVEC, MVEC}},
 };
 
 static const MathFn *math_fn(OpId op) {
@@ -394,7 +414,10 @@ static LLVMValueRef concat(Gen *G, LLVMValueRef *parts, int np, int n) {
 }
 
 /* Calls function `name` of nargs arguments of type `ft` (a vector of n lanes
-** or a scalar when n == 1), declaring it in the module on first use. */
+** or a scalar when n == 1), declaring it in the module on first use.  The
+** declaration says the function reads and writes no memory, so that two
+** calls with the same arguments (sin(a) * sin(a)) are computed once: true
+** of the vector libraries; libm may set errno, which no kernel reads. */
 static LLVMValueRef call_ext(Gen *G, const char *name, LLVMTypeRef et, int n,
                              LLVMValueRef *args, int nargs) {
   LLVMTypeRef t = n > 1 ? LLVMVectorType(et, (unsigned)n) : et;
@@ -403,35 +426,68 @@ static LLVMValueRef call_ext(Gen *G, const char *name, LLVMTypeRef et, int n,
   LLVMValueRef f = LLVMGetNamedFunction(G->M, name);
   if (!f) {
     f = LLVMAddFunction(G->M, name, fty);
+    static const char *const attrs[] = {"nounwind", "willreturn", "nosync", "nofree"};
+    for (size_t k = 0; k < sizeof attrs / sizeof attrs[0]; k++) {
+      unsigned kind = LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k]));
+      LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(G->C, kind, 0));
+    }
+    /* memory(none): the attribute's value 0 is no access to any memory. */
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(G->C, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+                            LLVMCreateEnumAttribute(G->C, LLVMGetEnumAttributeKindForName("memory", 6), 0));
   }
   return LLVMBuildCall2(G->B, fty, f, args, (unsigned)nargs, "");
 }
 
-static LLVMValueRef math_call(Gen *G, const MathFn *mf, jitc_dtype t, LLVMValueRef *args,
-                              int nargs) {
+/* Calls the vector function `name` of `lanes` lanes on the W lanes of args,
+** in W / lanes pieces. */
+static LLVMValueRef call_split(Gen *G, const char *name, LLVMTypeRef et, int lanes,
+                               LLVMValueRef *args, int nargs) {
+  LLVMValueRef parts[W];
+  int np = W / lanes;
+  for (int p = 0; p < np; p++) {
+    LLVMValueRef a[3];
+    for (int k = 0; k < nargs; k++) a[k] = np == 1 ? args[k] : sub_vec(G, args[k], p * lanes, lanes);
+    parts[p] = call_ext(G, name, et, lanes, a, nargs);
+  }
+  return np == 1 ? parts[0] : concat(G, parts, np, lanes);
+}
+
+/* Calls math function mf on args, from the library math_fns picks for t
+** (see above); *lib (if not NULL) is set to the library used: MVEC, U10 or
+** U35 for SLEEF, -1 for libm. */
+static LLVMValueRef math_call_lib(Gen *G, const MathFn *mf, jitc_dtype t, LLVMValueRef *args,
+                                  int nargs, int *lib) {
   LLVMTypeRef et = scalar_type(G, t);
   bool f32 = t == JITC_FLOAT32;
+  int pick = mf->pick[f32 ? 0 : 1], dummy;
   char name[64];
-  if (G->st->sleef) {
-    int lanes = G->st->vec_bits / (f32 ? 32 : 64);
-    const char *ulp = G->fast && mf->fastulp ? mf->fastulp : mf->ulp;
-    snprintf(name, sizeof name, "Sleef_%s%c%d%s%s", mf->sleef, f32 ? 'f' : 'd', lanes,
-             *ulp ? "_" : "", ulp);
-    if (dlsym(G->st->sleef, name)) {
-      LLVMValueRef parts[W];
-      int np = W / lanes;
-      for (int p = 0; p < np; p++) {
-        LLVMValueRef a[3];
-        for (int k = 0; k < nargs; k++) a[k] = np == 1 ? args[k] : sub_vec(G, args[k], p * lanes, lanes);
-        parts[p] = call_ext(G, name, et, lanes, a, nargs);
-      }
-      return np == 1 ? parts[0] : concat(G, parts, np, lanes);
+  if (!lib) lib = &dummy;
+  /* libmvec's 512-bit functions (ISA letter 'e'), measured on AVX-512
+  ** hosts only; elsewhere SLEEF. */
+  if (pick == MVEC && G->st->mvec && G->st->vec_bits == 512) {
+    int lanes = f32 ? 16 : 8;
+    snprintf(name, sizeof name, "_ZGVeN%d%s_%s%s", lanes, nargs == 2 ? "vv" : "v", mf->name,
+             f32 ? "f" : "");
+    if (dlsym(G->st->mvec, name)) {
+      *lib = MVEC;
+      return call_split(G, name, et, lanes, args, nargs);
     }
   }
-  /* No SLEEF: libm, one lane at a time. */
-  snprintf(name, sizeof name, "%s%s", mf->libm, f32 ? "f" : "");
+  if (G->st->sleef) {
+    int lanes = G->st->vec_bits / (f32 ? 32 : 64);
+    const char *ulp = (pick == U35 || G->fast) && mf->fastulp ? mf->fastulp : mf->ulp;
+    for (int tries = 0; tries < 2; tries++, ulp = mf->ulp) {
+      snprintf(name, sizeof name, "Sleef_%s%c%d%s%s", mf->name, f32 ? 'f' : 'd', lanes,
+               *ulp ? "_" : "", ulp);
+      if (dlsym(G->st->sleef, name)) {
+        *lib = ulp == mf->ulp ? U10 : U35;
+        return call_split(G, name, et, lanes, args, nargs);
+      }
+    }
+  }
+  /* No vector library: libm, one lane at a time. */
+  *lib = -1;
+  snprintf(name, sizeof name, "%s%s", mf->name, f32 ? "f" : "");
   LLVMValueRef r = LLVMGetPoison(vec_type(G, t));
   for (int l = 0; l < W; l++) {
     LLVMValueRef idx = LLVMConstInt(G->ti32, (unsigned)l, 0), a[3];
@@ -439,6 +495,11 @@ static LLVMValueRef math_call(Gen *G, const MathFn *mf, jitc_dtype t, LLVMValueR
     r = LLVMBuildInsertElement(G->B, r, call_ext(G, name, et, 1, a, nargs), idx, "");
   }
   return r;
+}
+
+static LLVMValueRef math_call(Gen *G, const MathFn *mf, jitc_dtype t, LLVMValueRef *args,
+                              int nargs) {
+  return math_call_lib(G, mf, t, args, nargs, NULL);
 }
 
 /* SLEEF's sinh, cosh, asinh, acosh and log1p are accurate on a bounded
@@ -450,7 +511,10 @@ static LLVMValueRef math_call(Gen *G, const MathFn *mf, jitc_dtype t, LLVMValueR
 **   log1p:        log(x), as x + 1 rounds to x */
 static LLVMValueRef range_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a) {
   bool f32 = t == JITC_FLOAT32;
-  LLVMValueRef r = math_call(G, math_fn(op), t, &a, 1);
+  int lib;
+  LLVMValueRef r = math_call_lib(G, math_fn(op), t, &a, 1, &lib);
+  /* libmvec and libm are accurate over the whole range. */
+  if (lib != U10 && lib != U35) return r;
   LLVMValueRef ax = intr1(G, "llvm.fabs", a), big, alt;
   if (op == OP_SINH || op == OP_COSH) {
     big = fcmp(G, LLVMRealOGT, ax, vconst_f(G, t, f32 ? 88.0 : 709.0));
@@ -961,8 +1025,9 @@ static char *full_key(CpuState *st, const jitc_kernel *k) {
              maj, min, pat, st->triple, st->cpu, st->features);
   /* The build of this file: code generation may change between builds of
   ** one version, and a stale object must never be loaded. */
-  buf_printf(&b, "sleef %d\nfast_math %d\nwidth %d\npipeline %s\nbuild %s %s\n",
-             st->sleef != NULL, k->opt.fast_math != 0, W, PIPELINE, __DATE__, __TIME__);
+  buf_printf(&b, "sleef %d\nmvec %d\nfast_math %d\nwidth %d\npipeline %s\nbuild %s %s\n",
+             st->sleef != NULL, st->mvec != NULL, k->opt.fast_math != 0, W, PIPELINE, __DATE__,
+             __TIME__);
   buf_puts(&b, k->key ? k->key : "");
   return buf_steal(&b);
 }
@@ -1141,14 +1206,20 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   if (!st || !ck) return ctx_error(ctx, JITC_E_USAGE, "cpu target: kernel not compiled");
   double t0 = now_ms();
   int threads = k->opt.threads > 0 ? k->opt.threads : 0;
+  /* Kernels of one context may run from several threads at once (jitc.h):
+  ** the pool is made and read under a lock. */
+  static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&pool_lock);
   if (n >= 2 * CHUNK_ALIGN && threads != 1 && !st->pool) {
     /* Made on the first run that may use it, with as many workers as the
     ** machine has cores, or as asked. */
     int want = threads > ncores() ? threads : ncores();
     st->pool = pool_new(want);
   }
+  Pool *pool = st->pool;
+  pthread_mutex_unlock(&pool_lock);
   Job job = {ck->fn, arrays, params};
-  if (n > 0) pool_run(st->pool, threads, n, CHUNK_ALIGN, run_range, &job);
+  if (n > 0) pool_run(pool, threads, n, CHUNK_ALIGN, run_range, &job);
   if (info) info->run_ms = now_ms() - t0;
   return JITC_OK;
 }

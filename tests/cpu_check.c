@@ -7,12 +7,15 @@
 **                         (bit for bit, except math functions: 4 ulp)
 **   cpu_check sizes       sizes 0, 1, 7, 64, 1000003 and thread counts
 **   cpu_check accuracy    math functions against a higher-precision
-**                         reference: at most 4 ulp (prints the table)
+**                         reference: at most 4 ulp (prints the table);
+**                         special values (NaN, inf, -0.0, subnormals) as
+**                         interp gives them, the sign of zero included
 **   cpu_check cache DIR   memory and disk cache, corrupt entries, bad dir
 **   cpu_check emit        --emit llvm, llvm-opt, asm (zmm, no scalar expf)
 */
 #include "jitc.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,6 +386,20 @@ static const Fn fns[] = {
   {"cosh", r_cosh, 700, 710.4}, {"arcsinh", r_asinh, 1e17, 1e38}, {"arccosh", r_acosh, 1e17, 1e38},
   {"arcsinh", r_asinh, -1e300, -1e140}, {"arccosh", r_acosh, 1e140, 1e300},
   {"log1p", r_log1p, 1e25, 3e38}, {"log1p", r_log1p, 1e290, 1e308},
+  /* Edges: huge arguments of the trigonometric functions (float32 inputs
+  ** round to multiples of large powers of two: the whole reduction is
+  ** tested), results near overflow and in the subnormals, tiny inputs. */
+  {"sin", r_sin, 1e4, 1e22}, {"cos", r_cos, 1e4, 1e22}, {"tan", r_tan, 1e4, 1e22},
+  {"sin", r_sin, -1e300, -1e22}, {"cos", r_cos, 1e22, 1e300}, {"tan", r_tan, 1e22, 1e300},
+  {"sin", r_sin, 1e-300, 1e-4}, {"tan", r_tan, -1e-4, -1e-300},
+  {"exp", r_exp, 700, 709.78}, {"exp", r_exp, -745.1, -708}, {"exp", r_exp, 80, 88.72},
+  {"exp", r_exp, -103.9, -87.3}, {"exp2", r_exp2, 1000, 1023.99}, {"exp2", r_exp2, -1074, -1022},
+  {"exp2", r_exp2, -149, -126}, {"expm1", r_expm1, 1e-300, 1e-5}, {"expm1", r_expm1, 700, 709.78},
+  {"log", r_log, 5e-324, 2.2e-308}, {"log2", r_log2, 5e-324, 2.2e-308},
+  {"log10", r_log10, 1.4e-45, 1.2e-38}, {"log", r_log, 0.9, 1.1}, {"log1p", r_log1p, 1e-300, 1e-5},
+  {"arctan", r_atan, 1e10, 1e300}, {"arcsin", r_asin, 1e-300, 1e-5}, {"arctanh", r_atanh, 0.999, 1},
+  {"tanh", r_tanh, 1e-300, 1e-5}, {"cbrt", r_cbrt, 5e-324, 1e-300}, {"cbrt", r_cbrt, 1e300, 1.7e308},
+  {"arccosh", r_acosh, 1, 1.001},
 };
 
 static void check_accuracy(void) {
@@ -427,9 +444,10 @@ static void check_accuracy(void) {
           float rr = (float)r;
           if (isinf(rr) || isnan((float)got)) e = ulps(got, rr, t);
           else {
-            /* Error against the exact value, in ulps of the result's binade. */
+            /* Error against the exact value, in ulps of the result's binade;
+            ** below the normal range, in ulps of the subnormals. */
             int ex;
-            frexpf(rr == 0 ? 1e-38f : rr, &ex);
+            frexpf(fabsf(rr) < FLT_MIN ? FLT_MIN : rr, &ex);
             e = fabsl((long double)got - r) / ldexpl(1, ex - 24);
           }
         } else {
@@ -437,7 +455,7 @@ static void check_accuracy(void) {
           if (isinf(rr) || isnan(got)) e = ulps(got, rr, t);
           else {
             int ex;
-            frexp(rr == 0 ? 1e-300 : rr, &ex);
+            frexp(fabs(rr) < DBL_MIN ? DBL_MIN : rr, &ex);
             e = (double)(fabsl((long double)got - r) / ldexpl(1, ex - 53));
           }
         }
@@ -453,6 +471,81 @@ static void check_accuracy(void) {
       FAIL(name, "max error %.2f ulp (float32), %.2f ulp (float64); limit 4", worst[0], worst[1]);
     else
       printf("ok %s: %.2f ulp float32, %.2f ulp float64\n", name, worst[0], worst[1]);
+  }
+  jitc_context_free(ctx);
+}
+
+/* ---- special values ---- */
+
+/* The special results of every math function on cpu are interp's: NaN where
+** it gives NaN, the same infinities and the same signed zeros (the
+** accuracy groups' ulp distances take 0.0 and -0.0 for equal), and finite
+** values within 4 ulp.  Inputs: every pair of the values below for the
+** two-argument functions. */
+static const double specials[] = {
+  NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310,
+  2.2250738585072014e-308, 1.4e-45, -1.4e-45, 1e-40, 1.1754943508222875e-38, 1.7976931348623157e308,
+  -1.7976931348623157e308, 3.4028234663852886e38, 1e300, -1e300, 1e22, -1e22, 1.0, -1.0, 0.5,
+  -0.5, 2.0, 3.0, -3.0, 0.9999999999999999, 1.0000000000000002, 88.72, 89.5, -103.97, -150.0,
+  709.78, 710.5, -745.2, -746.0, 1024.0, -1075.0, 1.5707963267948966, 3.141592653589793,
+};
+
+static void check_specials(void) {
+  static const char *const fns1[] = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+                                     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh",
+                                     "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "cbrt",
+                                     "sqrt"};
+  static const char *const fns2[] = {"arctan2", "hypot", "power"};
+  const int ns = (int)(sizeof specials / sizeof specials[0]);
+  const int64_t n = (int64_t)ns * ns;
+  jitc_context *ctx = jitc_context_new();
+  for (int fi = 0; fi < 24; fi++) {
+    int two = fi >= 21;
+    const char *fn = two ? fns2[fi - 21] : fns1[fi];
+    char src[64], why[300] = "";
+    snprintf(src, sizeof src, two ? "c = %s(a, b)" : "c = %s(a)", fn);
+    int bad = 0;
+    for (int ti = 0; ti < 2; ti++) {
+      jitc_dtype t = ti ? JITC_FLOAT64 : JITC_FLOAT32;
+      jitc_dtype dt[3] = {t, t, t};
+      void *in[3] = {malloc((size_t)n * 8), malloc((size_t)n * 8), NULL};
+      in[2] = in[0];
+      for (int64_t k = 0; k < n; k++) {
+        double x = specials[k / ns], y = specials[k % ns];
+        if (ti) ((double *)in[0])[k] = x, ((double *)in[1])[k] = y;
+        else ((float *)in[0])[k] = (float)x, ((float *)in[1])[k] = (float)y;
+      }
+      Result x, y;
+      if (run_on(ctx, JITC_TARGET_INTERP, 1, src, dt, in, n, &x, NULL, NULL) ||
+          run_on(ctx, JITC_TARGET_CPU, 0, src, dt, in, n, &y, NULL, NULL)) {
+        bad++;
+        snprintf(why, sizeof why, "%s: %s", src, jitc_errmsg(ctx));
+      } else {
+        void *px = x.data[x.narrays - 1], *py = y.data[y.narrays - 1];
+        for (int64_t k = 0; k < n; k++) {
+          double u = get_f(px, t, k), v = get_f(py, t, k);
+          int same = isnan(u) || isnan(v) ? isnan(u) && isnan(v)
+                     : u == v             ? signbit(u) == signbit(v)
+                     : !isinf(u) && !isinf(v) && u != 0 && v != 0 && signbit(u) == signbit(v) &&
+                           ulps(u, v, t) <= 4;
+          if (!same && !bad++) {
+            char args[64];
+            if (two) snprintf(args, sizeof args, "%.9g, %.9g", get_f(in[0], t, k), get_f(in[1], t, k));
+            else snprintf(args, sizeof args, "%.17g", get_f(in[0], t, k));
+            snprintf(why, sizeof why, "%s %s(%s): interp %.17g, cpu %.17g", jitc_dtype_name(t), fn,
+                     args, u, v);
+          }
+        }
+        result_free(&x);
+        result_free(&y);
+      }
+      free(in[0]);
+      free(in[1]);
+    }
+    char name[64];
+    snprintf(name, sizeof name, "special values %s", fn);
+    if (bad) FAIL(name, "%d unlike interp; first: %s", bad, why);
+    else printf("ok %s\n", name);
   }
   jitc_context_free(ctx);
 }
@@ -606,6 +699,26 @@ static void check_emit(void) {
   else if (!strstr(t, "Sleef_expf16_u10")) FAIL("emit asm exp float32", "no call to Sleef_expf16_u10");
   else printf("ok emit asm exp float32: zmm, Sleef_expf16_u10, no scalar expf\n");
   jitc_free(t);
+  /* A math function is computed once per distinct argument: sin(a) *
+  ** sin(a) makes as many calls as sin(a). */
+  {
+    int calls[2] = {0, 0};
+    const char *srcs[2] = {"c = sin(a)", "c = sin(a) * sin(a) + cos(a) * cos(a)"};
+    for (int j = 0; j < 2; j++) {
+      char *ir = emit(ctx, srcs[j], JITC_FLOAT64, "llvm-opt", 0);
+      for (char *l = ir; l && (l = strstr(l, "call ")) != NULL; l++) {
+        char *eol = strchr(l, '\n');
+        char *sn = strstr(l, "sin");
+        if (sn && (!eol || sn < eol) && !strncmp(l, "call ", 5)) calls[j]++;
+      }
+      jitc_free(ir);
+    }
+    if (calls[0] == 0 || calls[0] != calls[1])
+      FAIL("emit llvm-opt one call per sin(a)", "%d calls for sin(a), %d for sin(a) * sin(a) + ...",
+           calls[0], calls[1]);
+    else
+      printf("ok emit llvm-opt one call per sin(a) (%d)\n", calls[0]);
+  }
   t = emit(ctx, "a[i] += 1", JITC_FLOAT64, "asm", 0);
   if (!t || !strstr(t, "vaddpd") || !strstr(t, "zmm")) FAIL("emit asm a += 1", "no vaddpd on zmm");
   else printf("ok emit asm a += 1: vaddpd on zmm\n");
@@ -651,7 +764,10 @@ int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "diff";
   if (!strcmp(what, "diff")) check_diff();
   else if (!strcmp(what, "sizes")) check_sizes();
-  else if (!strcmp(what, "accuracy")) check_accuracy();
+  else if (!strcmp(what, "accuracy")) {
+    check_accuracy();
+    check_specials();
+  }
   else if (!strcmp(what, "cache") && argc > 2) check_cache(argv[2]);
   else if (!strcmp(what, "emit")) check_emit();
   else {
