@@ -59,10 +59,13 @@ $(BUILD)/libjitc.so: $(LIB_OBJS)
 $(BUILD)/jitc: $(BUILD)/src/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
 
-$(BUILD)/jitc.pc: Makefile
+# The pkg-config file, for the PREFIX given (make install writes it anew).
+PC_TEXT = printf 'prefix=%s\nincludedir=$${prefix}/include\nlibdir=$${prefix}/lib\n\nName: jitc\nDescription: JIT compiler for element-wise array programs\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ljitc\nLibs.private: %s\n' \
+	  '$(PREFIX)' "$$(sed -n 's/^\#define JITC_VERSION "\(.*\)"/\1/p' src/jitc.h)" '$(LLVM_LIBS) $(LDLIBS)'
+
+$(BUILD)/jitc.pc: Makefile src/jitc.h
 	@mkdir -p $(BUILD)
-	printf 'prefix=%s\nincludedir=$${prefix}/include\nlibdir=$${prefix}/lib\n\nName: jitc\nDescription: JIT compiler for element-wise array programs\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ljitc\nLibs.private: %s\n' \
-	  '$(PREFIX)' "$$(sed -n 's/^#define JITC_VERSION "\(.*\)"/\1/p' src/jitc.h)" '$(LLVM_LIBS) $(LDLIBS)' > $@
+	$(PC_TEXT) > $@
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
@@ -70,7 +73,7 @@ install: all
 	install -m 644 $(BUILD)/libjitc.a $(DESTDIR)$(PREFIX)/lib/libjitc.a
 	install -m 755 $(BUILD)/libjitc.so $(DESTDIR)$(PREFIX)/lib/libjitc.so
 	install -m 644 src/jitc.h $(DESTDIR)$(PREFIX)/include/jitc.h
-	install -m 644 $(BUILD)/jitc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitc.pc
+	$(PC_TEXT) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitc.pc
 
 test: all
 	@python3 -c 'import numpy' 2>/dev/null || sh scripts/install-deps.sh
