@@ -540,7 +540,10 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
                      const jitc_value *scalars, jitc_run_info *info) {
   if (!ctx || !k)
     return JITC_E_USAGE;
-  diags_clear(&ctx->diags);
+  /* Kernels of one context may run from several threads at once: a run
+  ** writes the context only to report an error. */
+  if (ctx->diags.n || ctx->diags.text.s)
+    diags_clear(&ctx->diags);
   return run_common(ctx, k, n, arrays, NULL, scalars, info);
 }
 
@@ -607,7 +610,8 @@ jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                              jitc_run_info *info) {
   if (!ctx || !k || (!bufs && k->prog->narrays))
     return JITC_E_USAGE;
-  diags_clear(&ctx->diags);
+  if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
+    diags_clear(&ctx->diags);
   jitc_buffer *none[1] = {NULL};
   return run_common(ctx, k, n, NULL, bufs ? bufs : none, scalars, info);
 }

@@ -1,0 +1,65 @@
+#!/bin/sh
+# tests/t_fuzz.sh -- replays the fuzzing regression corpus (tests/fuzz/regress/)
+# and the seed programs through the fuzz target tests/fuzz/fuzz_jitc.c, built
+# as a plain replay driver against the library under test ($BUILD/libjitc.a,
+# with the run's CFLAGS and LDFLAGS: under `make test SAN=1` the replay runs
+# with ASan and UBSan).  Every input must go through lex, parse, check, both
+# code generators' emit paths and the invariants the target checks, without
+# a crash or a sanitizer report.  When `make fuzz` has built the libFuzzer
+# binary, the corpus is replayed through it too.
+set -u
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+if [ ! -f "$BUILD/libjitc.a" ]; then
+  echo "skip fuzz.replay: $BUILD/libjitc.a is not built"
+  exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! sh tests/fuzz/build.sh replay "$BUILD/libjitc.a" "$tmp/replay" >"$tmp/cc.log" 2>&1; then
+  echo "FAIL fuzz.replay_builds: $(head -c 800 "$tmp/cc.log")"
+  exit 0
+fi
+echo "ok fuzz.replay_builds"
+
+# replay NAME FILES...: each file on its own, so that a failure names its input.
+replay() {
+  name=$1; shift
+  n=0 bad=0
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    if ! "$tmp/replay" "$f" >"$tmp/out" 2>&1; then
+      bad=$((bad + 1))
+      echo "FAIL fuzz.$name: $f:"; tail -n 25 "$tmp/out"
+    fi
+  done
+  if [ "$n" -eq 0 ]; then
+    echo "FAIL fuzz.$name: no inputs"
+  elif [ "$bad" -eq 0 ]; then
+    echo "ok fuzz.$name ($n inputs)"
+  fi
+}
+replay regress tests/fuzz/regress/*
+replay seeds tests/golden/*.jitc tests/errors/*.jitc
+
+# A harness that cannot fail proves nothing: an input that breaks an
+# invariant must abort the replay.
+printf 'a = 1\n' >"$tmp/good.jitc"
+printf 'selftest\n' >"$tmp/selftest.jitc"
+"$tmp/replay" "$tmp/good.jitc" >/dev/null 2>&1 && echo "ok fuzz.harness_accepts_good" ||
+  echo "FAIL fuzz.harness_accepts_good"
+FUZZ_JITC_SELFTEST=1 "$tmp/replay" "$tmp/selftest.jitc" >/dev/null 2>&1 &&
+  echo "FAIL fuzz.harness_can_fail: an aborting input did not fail the replay" ||
+  echo "ok fuzz.harness_can_fail"
+
+if [ -x build-fuzz/fuzz_jitc ]; then
+  if build-fuzz/fuzz_jitc -runs=0 tests/fuzz/regress >"$tmp/lf.log" 2>&1; then
+    echo "ok fuzz.regress_libfuzzer"
+  else
+    echo "FAIL fuzz.regress_libfuzzer:"; tail -n 25 "$tmp/lf.log"
+  fi
+else
+  echo "skip fuzz.regress_libfuzzer: build-fuzz/fuzz_jitc not built (make fuzz builds it)"
+fi
+exit 0
