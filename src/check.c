@@ -44,13 +44,17 @@ typedef struct Sym {
   bool provided;
   bool poisoned;  /* defined by a statement with a syntax error: uses stay quiet */
   int first_off;
-  struct Sym *next;
+  struct Sym *next;  /* program order */
+  struct Sym *hnext; /* hash chain */
 } Sym;
+
+#define SYM_BUCKETS 4096 /* a power of two */
 
 typedef struct Checker {
   Compiler *C;
   const jitc_options *opt;
-  Sym *syms;
+  Sym *syms, *last;   /* in program order */
+  Sym **buckets;      /* SYM_BUCKETS chains: lookups stay O(1) in long programs */
   int narrays, nparams, ntemps;
   /* growable IR statement list and temp types, rebuilt in the arena */
   IrStmt *stmts;
@@ -195,26 +199,37 @@ static jitc_dtype common_type(Val *v, int n, bool *weak) {
 
 /* ---- symbols ---- */
 
+static unsigned sym_hash(const char *name) {
+  return (unsigned)hash64(name, strlen(name), 0) & (SYM_BUCKETS - 1);
+}
+
 static Sym *lookup(Checker *K, const char *name) {
-  for (Sym *s = K->syms; s; s = s->next)
+  if (!K->buckets)
+    return NULL;
+  for (Sym *s = K->buckets[sym_hash(name)]; s; s = s->hnext)
     if (strcmp(s->name, name) == 0)
       return s;
   return NULL;
 }
 
 static Sym *add_sym(Checker *K, const char *name, SymKind kind, int off) {
+  if (!K->buckets)
+    K->buckets = arena_alloc(K->C->arena, SYM_BUCKETS * sizeof(Sym *));
   Sym *s = arena_alloc(K->C->arena, sizeof *s);
-  if (!s)
+  if (!s || !K->buckets)
     return NULL;
   s->name = name;
   s->kind = kind;
   s->current = -1;
   s->first_off = off;
-  /* Keep program order: append. */
-  Sym **p = &K->syms;
-  while (*p)
-    p = &(*p)->next;
-  *p = s;
+  if (K->last)
+    K->last->next = s;
+  else
+    K->syms = s;
+  K->last = s;
+  unsigned h = sym_hash(name);
+  s->hnext = K->buckets[h];
+  K->buckets[h] = s;
   return s;
 }
 

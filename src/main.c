@@ -398,6 +398,40 @@ static int reorder(HostArray *a, bool to_fortran) {
   return 0;
 }
 
+/* Whether the arrays of every target fit in the memory available now.
+** Linux grants allocations it cannot back, and the out-of-memory killer
+** then ends the process half-way; refusing up front gives a clear message
+** before anything is touched.  Without /proc/meminfo it assumes they fit. */
+static bool enough_memory(const jitc_kernel *k, int64_t n, int ntargets) {
+  double need = 0;
+  for (int a = 0; a < jitc_kernel_array_count(k); a++) {
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, NULL, &role, &dt);
+    double bytes = (double)n * (double)jitc_dtype_size(dt);
+    need += bytes * ntargets + (role == JITC_OUTPUT ? 0 : bytes); /* + the kept inputs */
+  }
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f)
+    return true;
+  char line[256];
+  double avail = -1, swap = 0;
+  while (fgets(line, sizeof line, f)) {
+    long long kb;
+    if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+      avail = (double)kb * 1024;
+    else if (sscanf(line, "SwapFree: %lld kB", &kb) == 1)
+      swap = (double)kb * 1024;
+  }
+  fclose(f);
+  if (avail < 0 || need <= avail + swap)
+    return true;
+  fprintf(stderr, "jitc: %lld elements need %.1f GiB of memory for the arrays but %.1f GiB is "
+          "available; use a smaller -n\n", (long long)n, need / 1073741824.0,
+          (avail + swap) / 1073741824.0);
+  return false;
+}
+
 /* ---- one target's run ---- */
 
 typedef struct Result {
@@ -577,6 +611,10 @@ int main(int argc, char **argv) {
     jitc_kernel *k = kernels[j];
     r->cinfo = *jitc_kernel_compile_info(k);
     narrs = jitc_kernel_array_count(k);
+    if (j == 0 && !enough_memory(k, n, ntargets)) {
+      exit_status = EX_SOFTWARE;
+      goto finish;
+    }
     Arr *arrs = calloc((size_t)narrs + 1, sizeof *arrs);
     r->arrs = arrs;
     if (!arrs) {
