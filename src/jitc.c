@@ -163,6 +163,16 @@ static bool valid_name(const char *s) {
   return true;
 }
 
+/* One declared array or scalar: a name of the language and a known dtype. */
+static jitc_status check_decl(jitc_context *ctx, const char *what, int k, const char *name,
+                              jitc_dtype dtype) {
+  if (!valid_name(name))
+    return ctx_error(ctx, JITC_E_USAGE, "%s %d has no valid name", what, k);
+  if ((unsigned)dtype >= JITC_NDTYPES)
+    return ctx_error(ctx, JITC_E_USAGE, "%s '%s' has an unknown dtype", what, name);
+  return JITC_OK;
+}
+
 /* Checks the caller's arguments: JITC_E_USAGE with a message if wrong. */
 static jitc_status check_signature(jitc_context *ctx, const char *source,
                                    const jitc_array_decl *arrays, int narrays,
@@ -175,26 +185,24 @@ static jitc_status check_signature(jitc_context *ctx, const char *source,
   if ((unsigned)opt->target >= JITC_NTARGETS)
     return ctx_error(ctx, JITC_E_USAGE, "unknown target %d", (int)opt->target);
   for (int k = 0; k < narrays; k++) {
-    if (!valid_name(arrays[k].name))
-      return ctx_error(ctx, JITC_E_USAGE, "array %d has no valid name", k);
-    if ((unsigned)arrays[k].dtype >= JITC_NDTYPES)
-      return ctx_error(ctx, JITC_E_USAGE, "array '%s' has an unknown dtype", arrays[k].name);
-    for (int j = 0; j < k; j++)
+    jitc_status st = check_decl(ctx, "array", k, arrays[k].name, arrays[k].dtype);
+    for (int j = 0; !st && j < k; j++)
       if (!strcmp(arrays[j].name, arrays[k].name))
-        return ctx_error(ctx, JITC_E_USAGE, "array '%s' is declared twice", arrays[k].name);
+        st = ctx_error(ctx, JITC_E_USAGE, "array '%s' is declared twice", arrays[k].name);
+    if (st)
+      return st;
   }
   for (int k = 0; k < nscalars; k++) {
-    if (!valid_name(scalars[k].name))
-      return ctx_error(ctx, JITC_E_USAGE, "scalar %d has no valid name", k);
-    if ((unsigned)scalars[k].dtype >= JITC_NDTYPES)
-      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' has an unknown dtype", scalars[k].name);
-    for (int j = 0; j < narrays; j++)
+    jitc_status st = check_decl(ctx, "scalar", k, scalars[k].name, scalars[k].dtype);
+    for (int j = 0; !st && j < narrays; j++)
       if (!strcmp(arrays[j].name, scalars[k].name))
-        return ctx_error(ctx, JITC_E_USAGE, "'%s' is declared as an array and as a scalar",
-                         scalars[k].name);
-    for (int j = 0; j < k; j++)
+        st = ctx_error(ctx, JITC_E_USAGE, "'%s' is declared as an array and as a scalar",
+                       scalars[k].name);
+    for (int j = 0; !st && j < k; j++)
       if (!strcmp(scalars[j].name, scalars[k].name))
-        return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is declared twice", scalars[k].name);
+        st = ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is declared twice", scalars[k].name);
+    if (st)
+      return st;
   }
   return JITC_OK;
 }

@@ -213,7 +213,9 @@ static void fmt_finish(char *buf) {
     strcat(buf, ".0");
 }
 
-void fmt_double(char *buf, double v) {
+/* The fewest significant digits that read back as v, in double or (single)
+** float precision. */
+static void fmt_shortest(char *buf, double v, bool single) {
   if (isnan(v)) {
     strcpy(buf, "nan");
     return;
@@ -222,27 +224,13 @@ void fmt_double(char *buf, double v) {
     strcpy(buf, v < 0 ? "-inf" : "inf");
     return;
   }
-  for (int prec = 1; prec <= 17; prec++) {
+  for (int prec = 1; prec <= (single ? 9 : 17); prec++) {
     snprintf(buf, 32, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v)
+    if (single ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
       break;
   }
   fmt_finish(buf);
 }
 
-void fmt_float(char *buf, float v) {
-  if (isnan(v)) {
-    strcpy(buf, "nan");
-    return;
-  }
-  if (isinf(v)) {
-    strcpy(buf, v < 0 ? "-inf" : "inf");
-    return;
-  }
-  for (int prec = 1; prec <= 9; prec++) {
-    snprintf(buf, 32, "%.*g", prec, (double)v);
-    if (strtof(buf, NULL) == v)
-      break;
-  }
-  fmt_finish(buf);
-}
+void fmt_double(char *buf, double v) { fmt_shortest(buf, v, false); }
+void fmt_float(char *buf, float v) { fmt_shortest(buf, (double)v, true); }
