@@ -31,6 +31,7 @@
 #include "../runtime/cuda_api.h"
 #include "../runtime/runtime.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -920,6 +921,27 @@ static bool load_nvrtc(CudaState *S) {
 
 static const char *cu_name(CudaState *S, CUresult r) { return cuda_result_name(&S->api, r); }
 
+/* NVRTC's first compile in a process pays for NVRTC's own start-up (about
+** 24 ms, against 7 ms for a later compile).  load_gpu() pays it on a second
+** thread while the driver starts (cuInit alone takes over 100 ms), so the
+** program's first real compile costs what later ones do. */
+static void *nvrtc_warm_up(void *arg) {
+  CudaApi *A = arg;
+  nvrtcProgram prog;
+  if (A->nvrtcCreateProgram(&prog, "extern \"C\" __global__ void jitc_warm(void) {}",
+                            "warm.cu", 0, NULL, NULL) == 0) {
+    /* To machine code, as real compiles go: that starts NVRTC's assembler too.
+    ** The arch need not be the device's (not known yet); sm_75 is the oldest
+    ** NVRTC 13 supports. */
+    const char *opt = "-arch=sm_75";
+    A->nvrtcCompileProgram(prog, 1, &opt);
+    A->nvrtcDestroyProgram(&prog);
+  }
+  return NULL;
+}
+
+static bool load_driver_and_device(CudaState *S);
+
 static bool load_gpu(CudaState *S) {
   if (S->gpu_tried)
     return S->gpu_ok;
@@ -928,6 +950,17 @@ static bool load_gpu(CudaState *S) {
     snprintf(S->gpu_err, sizeof S->gpu_err, "%s", S->nvrtc_err);
     return false;
   }
+  /* Only where a driver exists: elsewhere the warm-up would be wasted. */
+  pthread_t warm;
+  bool warming = (getenv("JITC_LIBCUDA") || dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) &&
+                 pthread_create(&warm, NULL, nvrtc_warm_up, &S->api) == 0;
+  bool ok = load_driver_and_device(S);
+  if (warming)
+    pthread_join(warm, NULL);
+  return ok;
+}
+
+static bool load_driver_and_device(CudaState *S) {
   if (cuda_load_driver(&S->api, S->gpu_err, sizeof S->gpu_err) != 0)
     return false;
   CudaApi *A = &S->api;
