@@ -8,8 +8,8 @@
 # Builds jitc without the cpu target (LLVM_CONFIG=) in build-gpu/, builds the
 # timing driver, runs bench/gpu.py (well inside 10 minutes), which writes
 # bench/results/gpu.json, gpu.md and gpu_*.png, then regenerates
-# docs/PERFORMANCE.md from the results.  When $OUT names a directory (a
-# remote runner's collection folder), the results are copied there too.
+# docs/PERFORMANCE.md from the results.  When COPY_RESULTS_TO names a
+# directory, the results are copied there too.
 set -e
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-gpu}
@@ -33,9 +33,9 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,m
 status=0
 $PY bench/gpu.py --build "$BUILD" "$@" || status=$?
 $PY bench/docs.py || status=1
-if [ -n "$OUT" ] && [ -d "$OUT" ]; then
-  mkdir -p "$OUT/bench/results" "$OUT/docs"
-  cp bench/results/gpu* "$OUT/bench/results/" 2>/dev/null || true
-  cp docs/PERFORMANCE.md "$OUT/docs/" 2>/dev/null || true
+if [ -n "${COPY_RESULTS_TO:-}" ] && [ -d "$COPY_RESULTS_TO" ]; then
+  mkdir -p "$COPY_RESULTS_TO/bench/results" "$COPY_RESULTS_TO/docs"
+  cp bench/results/gpu* "$COPY_RESULTS_TO/bench/results/" 2>/dev/null || true
+  cp docs/PERFORMANCE.md "$COPY_RESULTS_TO/docs/" 2>/dev/null || true
 fi
 exit $status
