@@ -5,7 +5,7 @@ and against the GPU's own limits, on every workload of bench/workloads.py.
     sh bench/gpu.sh          (builds jitc without LLVM, then runs this)
     python3 bench/gpu.py --build build-gpu [--quick] [--sizes 1e3,1e5,1e7,1e8]
 
-Writes gpu.json, gpu.md and gpu_*.png into --out (bench/results).  Made to finish well
+Writes gpu.json, gpu.md and gpu_*.png into --out-dir (bench/results).  Made to finish well
 inside 10 minutes on an H100 or H200 (a time guard skips the largest sizes,
 saying so, if the run goes slow).
 
