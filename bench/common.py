@@ -16,6 +16,29 @@ import numpy as np
 ULPS = 16  # allowed error, in units of the dtype's epsilon times the term size
 
 
+def timing_record(w, n, impl, times, check=None, error=None, extra=None, **fields):
+    """One result row: the workload, size and implementation; an error, a
+    wrong result (the check's reason), or the times with their statistics and
+    throughput; then `extra`.  `fields` are added before the statistics."""
+    rec = {"workload": w.name, "n": n, "impl": impl, **fields,
+           "bytes": w.bytes_per_element() * n}
+    if error:
+        rec["error"] = error
+    elif check is not None and not check["ok"]:
+        rec["check"] = check
+        rec["error"] = "wrong result: " + check["why"]
+    else:
+        if check is not None:
+            rec["check"] = check
+        rec.update(stats(times))
+        rec["gbps"] = (rec["bytes"] / (rec["median_ms"] * 1e6)
+                       if rec["median_ms"] > 0 else None)
+        rec["times_ms"] = [round(t, 6) for t in times]
+    if extra:
+        rec.update(extra)
+    return rec
+
+
 def stats(times_ms):
     """Median and spread of a list of times (ms)."""
     t = np.sort(np.asarray(times_ms, dtype=np.float64))

@@ -429,22 +429,7 @@ class GpuBench:
     # ---- run times ----
 
     def record(self, w, n, impl, kind, times=None, check=None, error=None, extra=None):
-        rec = {"workload": w.name, "n": n, "impl": impl, "kind": kind,
-               "bytes": w.bytes_per_element() * n}
-        if error:
-            rec["error"] = error
-        elif check is not None and not check["ok"]:
-            rec["check"] = check
-            rec["error"] = "wrong result: " + check["why"]
-        else:
-            if check is not None:
-                rec["check"] = check
-            rec.update(common.stats(times))
-            rec["gbps"] = (rec["bytes"] / (rec["median_ms"] * 1e6)
-                           if rec["median_ms"] > 0 else None)
-            rec["times_ms"] = [round(t, 6) for t in times]
-        if extra:
-            rec.update(extra)
+        rec = common.timing_record(w, n, impl, times, check, error, extra, kind=kind)
         self.results.append(rec)
         return rec
 

@@ -239,24 +239,11 @@ class Bench:
     # ---- run times ----
 
     def record(self, w, n, impl, check, first_ms, times, extra=None, error=None):
-        rec = {"workload": w.name, "n": n, "impl": impl,
-               "bytes": w.bytes_per_element() * n}
-        if error:
-            rec["error"] = error
-        elif check is None:
-            rec["error"] = "no result"
-        elif not check["ok"]:
-            rec["check"] = check
-            rec["error"] = "wrong result: " + check["why"]
-        else:
-            rec["check"] = check
-            rec["first_ms"] = first_ms
-            rec.update(common.stats(times))
-            rec["gbps"] = (rec["bytes"] / (rec["median_ms"] * 1e6)
-                           if rec["median_ms"] > 0 else None)
-            rec["times_ms"] = [round(t, 6) for t in times]
-        if extra:
-            rec.update(extra)
+        if not error and check is None:
+            error = "no result"
+        if not error and check["ok"]:
+            extra = {"first_ms": first_ms, **(extra or {})}
+        rec = common.timing_record(w, n, impl, times, check, error, extra)
         self.results.append(rec)
         return rec
 

@@ -1212,8 +1212,8 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   if (!st || !ck) return ctx_error(ctx, JITC_E_USAGE, "cpu target: kernel not compiled");
   double t0 = now_ms();
   int threads = k->opt.threads > 0 ? k->opt.threads : 0;
-  /* Kernels of one context may run from several threads at once (jitc.h):
-  ** the pool is made and read under a lock. */
+  /* The pool is made on first use; the lock keeps that safe even for callers
+  ** that run one context's kernels from several threads. */
   static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&pool_lock);
   if (n >= 2 * CHUNK_ALIGN && threads != 1 && !st->pool) {

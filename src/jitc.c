@@ -209,13 +209,18 @@ static jitc_status check_signature(jitc_context *ctx, const char *source,
 
 /* Runs the front end.  With `stage` set to a front-end stage, writes its text
 ** to `text` and stops there.  Otherwise returns a kernel holding the checked
-** program, not yet compiled by its target. */
+** program, not yet compiled by its target.  opt NULL means the defaults. */
 static jitc_status frontend(jitc_context *ctx, const char *source,
                             const jitc_array_decl *arrays, int narrays,
                             const jitc_scalar_decl *scalars, int nscalars,
                             const jitc_options *opt, const char *stage, Buf *text,
                             jitc_kernel **out) {
   *out = NULL;
+  jitc_options defaults;
+  if (!opt) {
+    jitc_options_init(&defaults);
+    opt = &defaults;
+  }
   jitc_status st = check_signature(ctx, source, arrays, narrays, scalars, nscalars, opt);
   if (st)
     return st;
@@ -304,11 +309,6 @@ jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array
   if (!ctx)
     return JITC_E_USAGE;
   diags_clear(&ctx->diags);
-  jitc_options defaults;
-  if (!opt) {
-    jitc_options_init(&defaults);
-    opt = &defaults;
-  }
   double t0 = now_ms();
   jitc_kernel *k;
   jitc_status st = frontend(ctx, source, arrays, narrays, scalars, nscalars, opt, NULL, NULL, &k);
@@ -336,11 +336,6 @@ jitc_status jitc_emit(jitc_context *ctx, const char *source, const jitc_array_de
   if (!ctx || !stage)
     return JITC_E_USAGE;
   diags_clear(&ctx->diags);
-  jitc_options defaults;
-  if (!opt) {
-    jitc_options_init(&defaults);
-    opt = &defaults;
-  }
   Buf b = {0};
   jitc_kernel *k = NULL;
   jitc_status st = frontend(ctx, source, arrays, narrays, scalars, nscalars, opt, stage, &b, &k);
@@ -548,8 +543,8 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
                      const jitc_value *scalars, jitc_run_info *info) {
   if (!ctx || !k)
     return JITC_E_USAGE;
-  /* Kernels of one context may run from several threads at once: a run
-  ** writes the context only to report an error. */
+  /* A run writes the context only to report an error, so that runs of one
+  ** context's kernels from several threads do not race here. */
   if (ctx->diags.n || ctx->diags.text.s)
     diags_clear(&ctx->diags);
   return run_common(ctx, k, n, arrays, NULL, scalars, info);

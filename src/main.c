@@ -444,12 +444,19 @@ typedef struct Result {
   Arr *arrs;
 } Result;
 
+/* Bytes a run moves: each array read or written once, in-place ones both. */
+static double moved_bytes(const Arr *arrs, int narrs, int64_t n) {
+  double bytes = 0;
+  for (int a = 0; a < narrs; a++)
+    bytes += (double)n * (double)jitc_dtype_size(arrs[a].dtype) *
+             (arrs[a].role == JITC_INOUT ? 2 : 1);
+  return bytes;
+}
+
 static int fail_status(jitc_context *ctx, jitc_status st) {
   fprintf(stderr, "%s", jitc_errmsg(ctx));
   return jitc_exit_code(st);
 }
-
-/* Finds the error "target not available" for -t all: skip such targets quietly. */
 
 int main(int argc, char **argv) {
   static Cli cli;
@@ -481,7 +488,8 @@ int main(int argc, char **argv) {
       continue;
     if (npy_read(cli.ins[k].value, &files[k], err, sizeof err)) {
       fprintf(stderr, "jitc: %s\n", err);
-      { exit_status = EX_NOINPUT; goto finish; }
+      exit_status = EX_NOINPUT;
+      goto finish;
     }
     if (!shape_from) {
       shape_from = &files[k];
@@ -496,7 +504,8 @@ int main(int argc, char **argv) {
         shape_text(s2, sizeof s2, &files[k]);
         fprintf(stderr, "jitc: arrays must have the same shape: '%s' is %s but '%s' is %s\n",
                 shape_name, s1, cli.ins[k].name, s2);
-        { exit_status = EX_NOINPUT; goto finish; }
+        exit_status = EX_NOINPUT;
+        goto finish;
       }
     }
   }
@@ -515,7 +524,8 @@ int main(int argc, char **argv) {
       shape_text(s1, sizeof s1, shape_from);
       fprintf(stderr, "jitc: --size %lld disagrees with input '%s' of shape %s\n",
               (long long)cli.n, shape_name, s1);
-      { exit_status = EX_NOINPUT; goto finish; }
+      exit_status = EX_NOINPUT;
+      goto finish;
     }
     n = shape_from->n;
   }
@@ -575,14 +585,15 @@ int main(int argc, char **argv) {
   }
 
   if (cli.emit) {
-    int status = EX_OK;
     for (int j = 0; j < ntargets; j++) {
       cli.opt.target = tlist[j];
       char *text = NULL;
       jitc_status st = jitc_emit(ctx, source, decls, ndecls, sdecls, cli.ndefs, &cli.opt,
                                  cli.emit, &text);
-      if (st)
-        { exit_status = fail_status(ctx, st); goto finish; }
+      if (st) {
+        exit_status = fail_status(ctx, st);
+        goto finish;
+      }
       fputs(text, stdout);
       jitc_free(text);
       bool frontend = !strcmp(cli.emit, "tokens") || !strcmp(cli.emit, "ast") ||
@@ -590,7 +601,7 @@ int main(int argc, char **argv) {
       if (frontend)
         break;
     }
-    { exit_status = status; goto finish; }
+    goto finish;
   }
 
   /* Every target runs on copies of the same inputs, made for the first. */
@@ -803,10 +814,7 @@ int main(int argc, char **argv) {
     Result *r = &results[j];
     if (!r->ran)
       continue;
-    double bytes = 0;
-    for (int a = 0; a < narrs; a++)
-      bytes += (double)n * (double)jitc_dtype_size(r->arrs[a].dtype) *
-               (r->arrs[a].role == JITC_INOUT ? 2 : 1);
+    double bytes = moved_bytes(r->arrs, narrs, n);
     double gbps = r->run_ms > 0 ? bytes / (r->run_ms * 1e6) : 0;
     const char *device = jitc_target_device(ctx, r->target);
     if (cli.json) {
@@ -845,9 +853,8 @@ int main(int argc, char **argv) {
       Arr *A = &r->arrs[a];
       char shape[256];
       shape_text(shape, sizeof shape, &A->data);
-      printf("%-8s %-7s %-8s %-12s %s%s\n", a == 0 ? "arrays" : "", A->name, role_name(A->role),
-             jitc_dtype_name(A->dtype), shape,
-             A->role == JITC_OUTPUT ? "" : "");
+      printf("%-8s %-7s %-8s %-12s %s\n", a == 0 ? "arrays" : "", A->name, role_name(A->role),
+             jitc_dtype_name(A->dtype), shape);
       if (A->role != JITC_OUTPUT)
         printf("%-8s %-7s from %s%s\n", "", "", A->source,
                A->defaulted ? " (not given with --in: default)" : "");
@@ -862,7 +869,7 @@ int main(int argc, char **argv) {
       if (A->role == JITC_INPUT)
         continue;
       char *text = format_array(A->data.data, A->dtype, n);
-      printf("%-8s %s = %s\n", a == 0 || 1 ? "" : "", A->name, text ? text : "(out of memory)");
+      printf("%-8s %s = %s\n", "", A->name, text ? text : "(out of memory)");
       free(text);
     }
   }
@@ -870,10 +877,7 @@ int main(int argc, char **argv) {
     printf("\n%-8s %12s %12s %10s\n", "target", "compile ms", "run ms", "GB/s");
     for (int j = 0; j < nres; j++) {
       Result *r = &results[j];
-      double bytes = 0;
-      for (int a = 0; a < narrs; a++)
-        bytes += (double)n * (double)jitc_dtype_size(r->arrs[a].dtype) *
-                 (r->arrs[a].role == JITC_INOUT ? 2 : 1);
+      double bytes = moved_bytes(r->arrs, narrs, n);
       printf("%-8s %12.3f %12.3f %10.2f\n", jitc_target_name(r->target), r->compile_ms, r->run_ms,
              r->run_ms > 0 ? bytes / (r->run_ms * 1e6) : 0);
     }
@@ -969,6 +973,5 @@ finish:
   if (cli.program_file)
     free(source);
   jitc_context_free(ctx);
-  (void)signal;
   return exit_status;
 }
