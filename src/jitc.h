@@ -125,6 +125,11 @@ typedef struct jitc_options {
                             input of dtype implicit_dtype (the CLI's mode); when 0
                             it is an error ("unknown name") */
   jitc_dtype implicit_dtype;
+  const char *cpu;         /* cpu: the CPU to compile for: "native" (the host), an LLVM CPU
+                              name ("znver3", "skylake-avx512") or an x86-64 level ("x86-64",
+                              "x86-64-v2", "x86-64-v3", "x86-64-v4"); NULL: $JITC_CPU, else
+                              "native" */
+  const char *source_name; /* names the program in messages ("prog.jitc"); NULL: "<program>" */
 } jitc_options;
 
 /* Times of the last compile, in milliseconds, and whether the cache served it. */
