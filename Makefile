@@ -1,9 +1,10 @@
 # jitc -- build, test, install.
 #
-#   make                 build/jitc, build/libjitc.a, build/libjitc.so, build/jitc.pc
+#   make                 build/jitc, build/libjitc.a, build/libjitc.so (a link to
+#                        libjitc.so.0, itself a link to libjitc.so.VERSION), build/jitc.pc
 #   make test            the whole test suite (ends with "N passed, N failed")
 #   make test SAN=1      the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (DESTDIR=dir stages it; LDCONFIG= skips ldconfig)
 #
 # The cpu target needs LLVM (llvm-config); without it the build still succeeds
 # and says so, and `-t cpu` reports that the target is not available.
@@ -38,6 +39,18 @@ LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard runtime/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 HDRS     := $(wildcard src/*.h runtime/*.h)
 
+# The library exports the functions of jitc.h (marked JITC_API) and nothing
+# else: every other name is hidden, whatever CFLAGS says, so that it never
+# meets a name of the program linked with it.
+VISIBILITY := -fvisibility=hidden
+
+# The shared library: the real file libjitc.so.VERSION; libjitc.so.MAJOR, the
+# SONAME that programs record and the loader looks for; libjitc.so, the name
+# the linker's -ljitc finds.  VERSION comes from jitc.h.
+VERSION := $(shell sed -n 's/^\#define JITC_VERSION "\(.*\)"/\1/p' src/jitc.h)
+SONAME  := libjitc.so.$(firstword $(subst ., ,$(VERSION)))
+SOREAL  := libjitc.so.$(VERSION)
+
 all: $(BUILD)/jitc $(BUILD)/libjitc.a $(BUILD)/libjitc.so $(BUILD)/jitc.pc
 	@echo "$(LLVM_MSG)"
 
@@ -48,40 +61,75 @@ deps:
 
 $(BUILD)/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LLVM_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(VISIBILITY) $(LLVM_CFLAGS) -c -o $@ $<
 
+# The static archive holds one object: the library's objects linked into one
+# (ld -r), then every hidden name made local, so that only the functions of
+# jitc.h stay global, as in the shared library.
 $(BUILD)/libjitc.a: $(LIB_OBJS)
+	$(LD) -r -o $(BUILD)/libjitc.o $^
+	objcopy --localize-hidden $(BUILD)/libjitc.o
+	rm -f $@ && ar rcs $@ $(BUILD)/libjitc.o
+
+# Every object with its names as they are, for the GPU tests and the
+# benchmarks, which call internal functions; never installed.
+$(BUILD)/libjitc_int.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libjitc.so: $(LIB_OBJS)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
+# The version script also keeps the linker's own names (_end, __bss_start)
+# and anything linked in statically from being exported.
+$(BUILD)/$(SOREAL): $(LIB_OBJS)
+	printf '{\n  global: jitc_*;\n  local: *;\n};\n' > $(BUILD)/libjitc.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script,$(BUILD)/libjitc.map \
+	  -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
+
+$(BUILD)/$(SONAME): $(BUILD)/$(SOREAL)
+	ln -sf $(SOREAL) $@
+
+$(BUILD)/libjitc.so: $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(BUILD)/jitc: $(BUILD)/src/main.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
 
 # The pkg-config file, for the PREFIX given (make install writes it anew).
 PC_TEXT = printf 'prefix=%s\nincludedir=$${prefix}/include\nlibdir=$${prefix}/lib\n\nName: jitc\nDescription: JIT compiler for element-wise array programs\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ljitc\nLibs.private: %s\n' \
-	  '$(PREFIX)' "$$(sed -n 's/^\#define JITC_VERSION "\(.*\)"/\1/p' src/jitc.h)" '$(LLVM_LIBS) $(LDLIBS)'
+	  '$(PREFIX)' '$(VERSION)' '$(LLVM_LIBS) $(LDLIBS)'
 
 $(BUILD)/jitc.pc: Makefile src/jitc.h
 	@mkdir -p $(BUILD)
 	$(PC_TEXT) > $@
 
+# The dynamic loader finds a new library in /usr/local/lib (or another
+# directory of ld.so.conf) only once ldconfig has cached it: install runs it
+# when installing as root into such a directory, as libtool --finish does.
+# Elsewhere programs need an rpath or LD_LIBRARY_PATH (README, "Embedding").
+LDCONFIG ?= ldconfig
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(BUILD)/jitc $(DESTDIR)$(PREFIX)/bin/jitc
 	install -m 644 $(BUILD)/libjitc.a $(DESTDIR)$(PREFIX)/lib/libjitc.a
-	install -m 755 $(BUILD)/libjitc.so $(DESTDIR)$(PREFIX)/lib/libjitc.so
+	install -m 755 $(BUILD)/$(SOREAL) $(DESTDIR)$(PREFIX)/lib/$(SOREAL)
+	ln -sf $(SOREAL) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libjitc.so
 	install -m 644 src/jitc.h $(DESTDIR)$(PREFIX)/include/jitc.h
 	$(PC_TEXT) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitc.pc
+	@ldc='$(LDCONFIG)'; lib='$(PREFIX)/lib'; \
+	if [ -n "$(DESTDIR)" ] || [ -z "$$ldc" ]; then :; \
+	elif ! $$ldc -N -v 2>/dev/null | grep -q "^$$lib:"; then \
+	  echo "note: $$lib is not in the loader's path: link programs with -Wl,-rpath,$$lib"; \
+	elif [ "$$(id -u)" = 0 ]; then echo "$$ldc"; $$ldc; \
+	else echo "note: run $$ldc as root so that programs find $(SONAME)"; fi
 
 test: all
 	@python3 -c 'import numpy' 2>/dev/null || sh scripts/install-deps.sh
-	BUILD=$(BUILD) CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" sh tests/run.sh
+	BUILD=$(BUILD) CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" SAN="$(SAN)" \
+	  LLVM_CONFIG="$(LLVM_CONFIG)" sh tests/run.sh
 
 # The cuda target on a machine with an NVIDIA GPU (H100/H200): differential
 # suite against interp, edge sizes, buffers, out of memory, timings.
-test-gpu: all
+test-gpu: all $(BUILD)/libjitc_int.a
 	BUILD=$(BUILD) CC="$(CC)" LDFLAGS="$(LDFLAGS)" sh tests/gpu/run.sh
 
 # Rewrites the golden files from the current output; review with git diff.
@@ -97,7 +145,7 @@ clean:
 # numba; results in bench/results/ and docs/PERFORMANCE.md.  FULL=1 adds 1e8
 # elements, QUICK=1 is a smoke test.  bench-gpu (bench/gpu.sh) is the same on
 # a machine with an NVIDIA GPU, against PyTorch, CuPy and numba-cuda.
-bench: $(BUILD)/libjitc.a
+bench: $(BUILD)/libjitc_int.a
 	BUILD=$(BUILD) FULL=$(FULL) QUICK=$(QUICK) LLVM_LIBS="$(LLVM_LIBS)" LDLIBS="$(LDLIBS)" sh bench/run.sh
 
 bench-gpu:

@@ -6,7 +6,8 @@
 #     reported absent in the results, never skipped silently;
 #  2. builds the hand-written C loops with gcc -O3 -march=native -fopenmp
 #     (libmvec for exp, sin, cos: checked with nm) and the jitc driver
-#     against $BUILD/libjitc.a;
+#     against $BUILD/libjitc_int.a (the library with its internal names: the
+#     drivers read inputs with its .npy reader);
 #  3. runs bench/run.py (results in bench/results/cpu.{json,md}, cpu_*.png)
 #     and regenerates docs/PERFORMANCE.md.
 # Make passes BUILD, LLVM_LIBS and LDLIBS.
@@ -39,9 +40,9 @@ done
 $BENCH_CC $OPT -fno-math-errno -fno-tree-loop-distribute-patterns -Wall -c bench/c_loops.c \
   -o "$BUILD/bench/c_loops.o"
 $BENCH_CC -fopenmp -o "$BUILD/bench/c_loops" "$BUILD/bench/c_loops.o" "$BUILD/bench/c_mvec.o" \
-  "$BUILD/libjitc.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
+  "$BUILD/libjitc_int.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
 ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-  -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c "$BUILD/libjitc.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
+  -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c "$BUILD/libjitc_int.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
 
 ARGS=""
 [ -n "$FULL" ] && [ "$FULL" != 0 ] && ARGS="$ARGS --full"

@@ -34,6 +34,18 @@
 extern "C" {
 #endif
 
+/* JITC_API marks the functions of this header: the only symbols the
+** library exports.  It is built with -fvisibility=hidden and its static
+** archive has every other name made local, so that a program's own `parse`
+** or `check` never meets one of jitc's internal functions. */
+#ifndef JITC_API
+#if defined(__GNUC__) || defined(__clang__)
+#define JITC_API __attribute__((visibility("default")))
+#else
+#define JITC_API
+#endif
+#endif
+
 #define JITC_VERSION_MAJOR 0
 #define JITC_VERSION_MINOR 1
 #define JITC_VERSION_PATCH 0
@@ -154,58 +166,58 @@ typedef struct jitc_run_info {
 /* ---- contexts ---- */
 
 /* Makes a context, or returns NULL when out of memory. */
-jitc_context *jitc_context_new(void);
+JITC_API jitc_context *jitc_context_new(void);
 
 /* Frees a context and everything it owns.  NULL does nothing. */
-void jitc_context_free(jitc_context *ctx);
+JITC_API void jitc_context_free(jitc_context *ctx);
 
 /* Fills *opt with the defaults: the cpu target when jitc was built with
 ** LLVM, else interp; all cores; precise math; disk cache on. */
-void jitc_options_init(jitc_options *opt);
+JITC_API void jitc_options_init(jitc_options *opt);
 
 /* ---- errors ---- */
 
 /* All diagnostics of the last failed call, formatted for people: each with
 ** its position, the source line and a caret under the spot.  Never NULL. */
-const char *jitc_errmsg(const jitc_context *ctx);
+JITC_API const char *jitc_errmsg(const jitc_context *ctx);
 
 /* How many diagnostics the last failed call left. */
-int jitc_error_count(const jitc_context *ctx);
+JITC_API int jitc_error_count(const jitc_context *ctx);
 
 /* Diagnostic k (0-based) of the last failed call; JITC_E_USAGE if k is out of range. */
-jitc_status jitc_error_get(const jitc_context *ctx, int k, jitc_error *out);
+JITC_API jitc_status jitc_error_get(const jitc_context *ctx, int k, jitc_error *out);
 
 /* The status's name, e.g. "program error". */
-const char *jitc_status_name(jitc_status s);
+JITC_API const char *jitc_status_name(jitc_status s);
 
 /* The process exit code (sysexits.h) that a command line tool should use. */
-int jitc_exit_code(jitc_status s);
+JITC_API int jitc_exit_code(jitc_status s);
 
 /* ---- targets ---- */
 
 /* The target's name ("interp", "cpu", "cuda"). */
-const char *jitc_target_name(jitc_target t);
+JITC_API const char *jitc_target_name(jitc_target t);
 
 /* Parses a target name; returns JITC_E_USAGE for an unknown name. */
-jitc_status jitc_target_parse(const char *name, jitc_target *out);
+JITC_API jitc_status jitc_target_parse(const char *name, jitc_target *out);
 
 /* JITC_OK when the target can run here; otherwise JITC_E_UNAVAILABLE with
 ** the reason in jitc_errmsg(ctx).  May load libraries (LLVM, CUDA). */
-jitc_status jitc_target_available(jitc_context *ctx, jitc_target t);
+JITC_API jitc_status jitc_target_available(jitc_context *ctx, jitc_target t);
 
 /* A short description of the device the target runs on (CPU or GPU model). */
-const char *jitc_target_device(jitc_context *ctx, jitc_target t);
+JITC_API const char *jitc_target_device(jitc_context *ctx, jitc_target t);
 
 /* ---- dtypes ---- */
 
 /* "bool", "int32", "int64", "float32", "float64". */
-const char *jitc_dtype_name(jitc_dtype t);
+JITC_API const char *jitc_dtype_name(jitc_dtype t);
 
 /* Bytes per element. */
-size_t jitc_dtype_size(jitc_dtype t);
+JITC_API size_t jitc_dtype_size(jitc_dtype t);
 
 /* Parses "float32", "f32", "float", "int", "i64", "bool", ...; JITC_E_USAGE if unknown. */
-jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
+JITC_API jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
 
 /* ---- compiling ---- */
 
@@ -214,44 +226,44 @@ jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
 ** optionally outputs whose dtype it wants to fix); `scalars` declares the
 ** scalars the program may use.  On success *out is the kernel; on failure
 ** *out is NULL and the context holds the diagnostics. */
-jitc_status jitc_compile(jitc_context *ctx, const char *source,
-                         const jitc_array_decl *arrays, int narrays,
-                         const jitc_scalar_decl *scalars, int nscalars,
-                         const jitc_options *opt, jitc_kernel **out);
+JITC_API jitc_status jitc_compile(jitc_context *ctx, const char *source,
+                                  const jitc_array_decl *arrays, int narrays,
+                                  const jitc_scalar_decl *scalars, int nscalars,
+                                  const jitc_options *opt, jitc_kernel **out);
 
 /* Frees a kernel.  NULL does nothing. */
-void jitc_kernel_free(jitc_kernel *k);
+JITC_API void jitc_kernel_free(jitc_kernel *k);
 
 /* Times and cache result of the compile that made k. */
-const jitc_compile_info *jitc_kernel_compile_info(const jitc_kernel *k);
+JITC_API const jitc_compile_info *jitc_kernel_compile_info(const jitc_kernel *k);
 
 /* The number of arrays the kernel uses, and array k's name, role and dtype
 ** (k in the order of first appearance in the program, which is the order
 ** jitc_run() takes). */
-int jitc_kernel_array_count(const jitc_kernel *k);
-jitc_status jitc_kernel_array(const jitc_kernel *k, int index, const char **name,
-                              jitc_role *role, jitc_dtype *dtype);
+JITC_API int jitc_kernel_array_count(const jitc_kernel *k);
+JITC_API jitc_status jitc_kernel_array(const jitc_kernel *k, int index, const char **name,
+                                       jitc_role *role, jitc_dtype *dtype);
 
 /* The number of scalars the program uses, and scalar k's name and the type
 ** its value takes inside the kernel. */
-int jitc_kernel_scalar_count(const jitc_kernel *k);
-jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const char **name,
-                               jitc_dtype *dtype);
+JITC_API int jitc_kernel_scalar_count(const jitc_kernel *k);
+JITC_API jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const char **name,
+                                        jitc_dtype *dtype);
 
 /* The index of the array or scalar called `name`, or -1. */
-int jitc_kernel_find_array(const jitc_kernel *k, const char *name);
-int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name);
+JITC_API int jitc_kernel_find_array(const jitc_kernel *k, const char *name);
+JITC_API int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name);
 
 /* Writes a stage of the compilation as text: "tokens", "ast", "types",
 ** and per back end "llvm", "llvm-opt", "asm" (cpu) or "cuda", "ptx" (cuda).
 ** *text is malloc'ed; free it with jitc_free(). */
-jitc_status jitc_emit(jitc_context *ctx, const char *source,
-                      const jitc_array_decl *arrays, int narrays,
-                      const jitc_scalar_decl *scalars, int nscalars,
-                      const jitc_options *opt, const char *stage, char **text);
+JITC_API jitc_status jitc_emit(jitc_context *ctx, const char *source,
+                               const jitc_array_decl *arrays, int narrays,
+                               const jitc_scalar_decl *scalars, int nscalars,
+                               const jitc_options *opt, const char *stage, char **text);
 
 /* Frees memory the library handed out (jitc_emit text). */
-void jitc_free(void *p);
+JITC_API void jitc_free(void *p);
 
 /* ---- running ---- */
 
@@ -260,9 +272,9 @@ void jitc_free(void *p);
 ** dtype; arrays must not overlap).  `scalars` gives a value per kernel
 ** scalar, in the kernel's order; values are converted to the scalar's type
 ** (an integer that does not fit is an error).  `info` may be NULL. */
-jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
-                     void *const *arrays, const jitc_value *scalars,
-                     jitc_run_info *info);
+JITC_API jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                              void *const *arrays, const jitc_value *scalars,
+                              jitc_run_info *info);
 
 /* ---- device-resident arrays ----
 ** A buffer holds n elements of one dtype in the target's memory (GPU memory
@@ -274,23 +286,25 @@ typedef struct jitc_buffer jitc_buffer;
 
 /* Allocates n elements of dtype on target t; JITC_E_NOMEM with the sizes
 ** in the message when the device is full. */
-jitc_status jitc_buffer_new(jitc_context *ctx, jitc_target t, jitc_dtype dtype, int64_t n,
-                            jitc_buffer **out);
+JITC_API jitc_status jitc_buffer_new(jitc_context *ctx, jitc_target t, jitc_dtype dtype, int64_t n,
+                                     jitc_buffer **out);
 
 /* Copies n elements from host memory into the buffer's first n elements,
 ** or the buffer's first n elements to host memory. */
-jitc_status jitc_buffer_upload(jitc_context *ctx, jitc_buffer *b, const void *host, int64_t n);
-jitc_status jitc_buffer_download(jitc_context *ctx, const jitc_buffer *b, void *host, int64_t n);
+JITC_API jitc_status jitc_buffer_upload(jitc_context *ctx, jitc_buffer *b, const void *host,
+                                        int64_t n);
+JITC_API jitc_status jitc_buffer_download(jitc_context *ctx, const jitc_buffer *b, void *host,
+                                          int64_t n);
 
 /* Frees a buffer.  NULL does nothing.  Buffers must be freed before their context. */
-void jitc_buffer_free(jitc_buffer *b);
+JITC_API void jitc_buffer_free(jitc_buffer *b);
 
 /* jitc_run() over buffers of the kernel's target instead of host pointers:
 ** bufs[k] holds array k (its dtype, at least n elements).  Outputs and
 ** in-place arrays are written in the buffers. */
-jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
-                             jitc_buffer *const *bufs, const jitc_value *scalars,
-                             jitc_run_info *info);
+JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                                      jitc_buffer *const *bufs, const jitc_value *scalars,
+                                      jitc_run_info *info);
 
 #ifdef __cplusplus
 }
