@@ -43,6 +43,7 @@ HDRS     := $(wildcard src/*.h runtime/*.h)
 # else: every other name is hidden, whatever CFLAGS says, so that it never
 # meets a name of the program linked with it.
 VISIBILITY := -fvisibility=hidden
+OBJCOPY    ?= objcopy
 
 # The shared library: the real file libjitc.so.VERSION; libjitc.so.MAJOR, the
 # SONAME that programs record and the loader looks for; libjitc.so, the name
@@ -68,7 +69,7 @@ $(BUILD)/%.o: %.c $(HDRS) Makefile
 # jitc.h stay global, as in the shared library.
 $(BUILD)/libjitc.a: $(LIB_OBJS)
 	$(LD) -r -o $(BUILD)/libjitc.o $^
-	objcopy --localize-hidden $(BUILD)/libjitc.o
+	$(OBJCOPY) --localize-hidden $(BUILD)/libjitc.o
 	rm -f $@ && ar rcs $@ $(BUILD)/libjitc.o
 
 # Every object with its names as they are, for the GPU tests and the
@@ -118,7 +119,7 @@ install: all
 	@ldc='$(LDCONFIG)'; lib='$(PREFIX)/lib'; \
 	if [ -n "$(DESTDIR)" ] || [ -z "$$ldc" ]; then :; \
 	elif ! $$ldc -N -v 2>/dev/null | grep -q "^$$lib:"; then \
-	  echo "note: $$lib is not in the loader's path: link programs with -Wl,-rpath,$$lib"; \
+	  echo "note: $$lib is not in the loader's path: link with -Wl,-rpath,$$lib (README)"; \
 	elif [ "$$(id -u)" = 0 ]; then echo "$$ldc"; $$ldc; \
 	else echo "note: run $$ldc as root so that programs find $(SONAME)"; fi
 
