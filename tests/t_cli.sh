@@ -88,3 +88,74 @@ expect unwritable_out 73 'cannot write' -- $JITC -t interp -n 3 --out out=$tmp/n
 # -t all: every available target, agreement checked.
 expect all_targets 0 'largest difference' -- $JITC -t all -n 1000 --dtype f32 --in a=randn:2 'exp(a) + a * 2'
 grep -q '^interp ' "$tmp/out" && echo "ok cli.all_table" || { echo "FAIL cli.all_table"; cat "$tmp/out"; }
+
+# Strict names: a name the program does not use is a usage error with a
+# suggestion, found before any work (no output file, no temporary file left).
+expect strict_in 64 "did you mean 'a'" -- $JITC -t interp -q --in A=$tmp/g.npy 'c = a * 2'
+expect strict_define 64 "did you mean 'alpha'" -- $JITC -t interp -q -n 3 -D alpah=2 'c = alpha * a'
+expect strict_dtype 64 "uses no array 'q'" -- $JITC -t interp -q -n 3 --dtype q=f32 'c = a * 2'
+$PYTHON - "$tmp" <<'PY'
+import numpy as np, sys
+np.save(sys.argv[1] + "/big.npy", np.arange(3_000_000, dtype=np.float64))
+PY
+start=$(date +%s%N)
+expect strict_out 64 "uses no array 'd'" -- $JITC -t interp -q --in a=$tmp/big.npy --repeat 20 --out d=$tmp/d.npy 'c = sin(a) * 2'
+[ ! -e "$tmp/d.npy" ] && ! ls "$tmp"/*.tmp >/dev/null 2>&1 && echo "ok cli.strict_out_nothing_left" || echo "FAIL cli.strict_out_nothing_left"
+# A missing folder fails before the (long) run: well under the run's time.
+expect out_missing_dir 73 "cannot write '$tmp/nodir/c.npy'" -- $JITC -t interp -q --in a=$tmp/big.npy --repeat 20 --out c=$tmp/nodir/c.npy 'c = sin(a) * 2'
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$ms" -lt 1500 ] && echo "ok cli.checked_before_work" || echo "FAIL cli.checked_before_work: ${ms} ms for two refused runs"
+expect out_is_dir 73 "is a directory" -- $JITC -t interp -q -n 3 --out c=$tmp 'c = a * 2'
+expect default_ones_help 0 'reads that no --in gives is an input of ones' -- $JITC --help
+for name in i pi inf True nan exp f32 sum let; do
+  expect "reserved_define_$name" 64 "'$name' is" -- $JITC -t interp -q -n 3 -D $name=1 "c = a * 2 + $name"
+done
+
+# -D values: Python literals, exact in the stated type.
+expect define_f32_overflow 64 'beyond the range of float32' -- $JITC -t interp -q -n 3 -D s=1e40:f32 'c = a * s'
+expect define_f64_overflow 64 'beyond the range of float64' -- $JITC -t interp -q -n 3 -D s=1e400 'c = a * s'
+expect define_big_int 64 'does not fit in int64' -- $JITC -t interp -q -n 3 -D s=9223372036854775808 'c = a * s'
+expect define_int_f32_inexact 64 'float32 cannot hold it exactly' -- $JITC -t interp -q -n 3 -D s=16777217:f32 'c = a * s'
+expect define_int_f64_inexact 64 'float64 cannot hold it exactly' -- $JITC -t interp -q -n 3 -D s=9007199254740993:f64 'c = a * s'
+expect define_i32_range 64 'out of range' -- $JITC -t interp -q -n 3 -D s=2147483648:i32 'c = a * s'
+expect define_int_fraction 64 'integral value' -- $JITC -t interp -q -n 3 -D s=2.5:i64 'c = a * s'
+expect define_bool 64 'needs 0 or 1' -- $JITC -t interp -q -n 3 -D s=2:bool 'c = a * s'
+expect define_hex_float 64 'not a number' -- $JITC -t interp -q -n 3 -D s=0x1p3 'c = a * s'
+expect define_leading_zero 64 'not a number' -- $JITC -t interp -q -n 3 -D s=010 'c = a * s'
+expect define_hex_int 0 'array c: int64 out' -- $JITC -t interp -n 3 -D s=0x10 --dtype i64 --emit types 'c = a * s'
+expect define_hex_value 0 'c = \[16 16 16\]' -- $JITC -t interp -n 3 -D s=0x10 --dtype i64 'c = a * s'
+expect define_underscore 0 'c = \[1000000 1000000 1000000\]' -- $JITC -t interp -n 3 -D s=1_000_000 --dtype i64 'c = a * s'
+expect define_f32_rounds 0 'c = \[0.1 0.1 0.1\]' -- $JITC -t interp -n 3 -D s=0.1:f32 --dtype f32 'c = a * s'
+expect define_inf 0 'c = \[-inf -inf -inf\]' -- $JITC -t interp -n 3 -D s=-inf 'c = a * s'
+expect define_int64_min 0 'c = \[-9223372036854775808' -- $JITC -t interp -n 3 -D s=-9223372036854775808 --dtype i64 'c = a * s'
+
+# Command-line conventions (getopt_long).
+expect bundled_n3 0 'b = \[2\. 2\. 2\.\]' -- $JITC -tinterp -n3 'b = a * 2'
+expect bundled_qn3 0 '' -- $JITC -tinterp -qn3 'b = a * 2'
+expect long_prefix 0 'median of 2' -- $JITC -t interp -n 3 --rep 2 'b = a * 2'
+expect long_ambiguous 64 'ambiguous' -- $JITC -t interp -n 3 --c x 'b = a * 2'
+expect size_1e7_syntax 0 '(7,)' -- $JITC -t interp -n 7e0 'b = a * 2'
+expect size_underscore 0 '(1000,)' -- $JITC -t interp -n 1_000 'b = a * 2'
+expect size_fraction 64 'non-negative integer' -- $JITC -t interp -n 1.5 'b = a * 2'
+expect size_1e7 0 '' -- $JITC -t interp -q -n 1e7 'b = i'
+expect stdin_program 0 'b = \[3\. 3\.\]' -- sh -c "printf 'b = a * 3\n' | $JITC -t interp -n 2 -f -"
+expect dash_program_hint 64 "goes after '--'" -- $JITC -t interp -n 3 '-a'
+expect dash_program_after_dashes 0 'out = \[-1\. -1\. -1\.\]' -- $JITC -t interp -n 3 -- '-a'
+expect version_targets 0 'target cpu: ' -- $JITC --version
+expect info 0 'host cpu: ' -- $JITC --info
+for key in 'cpu features: ' 'nvrtc: ' 'cuda driver: ' 'cache: ' 'interp: available'; do
+  grep -q "$key" "$tmp/out" && echo "ok cli.info_$key" | tr -d ' :' || { echo "FAIL cli.info: lacks '$key'"; cat "$tmp/out"; }
+done
+grep -q -e '^no GPU: ' -e '^gpu 0: ' "$tmp/out" && echo "ok cli.info_gpu" || echo "FAIL cli.info_gpu"
+expect info_no_gpu 0 '^no GPU: ' -- env JITC_LIBCUDA=/nonexistent/libcuda.so.1 $JITC --info
+expect cpu_option_help 0 '--cpu NAME' -- $JITC --help
+expect help_exit_disagree 0 'targets disagree' -- $JITC --help
+
+# One message form: jitc: for the tool, FILE:LINE:COL: error: for the program.
+printf 'b = a +\n' >"$tmp/bad.jitc"
+expect message_file 65 "^$tmp/bad.jitc:1:8: error: " -- $JITC -t interp -n 3 -f "$tmp/bad.jitc"
+expect message_program 65 '^<program>:1:8: error: ' -- $JITC -t interp -n 3 'b = a +'
+expect message_stdin 65 '^<stdin>:1:8: error: ' -- sh -c "printf 'b = a +\n' | $JITC -t interp -n 3 -f -"
+expect message_usage 64 '^jitc: ' -- $JITC -t interp -n 3 -D s=1:f99 'b = a * s'
+expect message_unavailable 69 '^jitc: ' -- env JITC_LIBCUDA=/nonexistent/libcuda.so.1 $JITC -t cuda -n 3 'b = a * 2'
+grep -v -e '^jitc: ' -e '^Try ' "$tmp/out" | grep -q . && { echo "FAIL cli.message_unavailable_lines"; cat "$tmp/out"; } || echo "ok cli.message_unavailable_lines"
