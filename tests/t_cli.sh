@@ -159,3 +159,58 @@ expect message_stdin 65 '^<stdin>:1:8: error: ' -- sh -c "printf 'b = a +\n' | $
 expect message_usage 64 '^jitc: ' -- $JITC -t interp -n 3 -D s=1:f99 'b = a * s'
 expect message_unavailable 69 '^jitc: ' -- env JITC_LIBCUDA=/nonexistent/libcuda.so.1 $JITC -t cuda -n 3 'b = a * 2'
 grep -v -e '^jitc: ' -e '^Try ' "$tmp/out" | grep -q . && { echo "FAIL cli.message_unavailable_lines"; cat "$tmp/out"; } || echo "ok cli.message_unavailable_lines"
+
+# --json: every line of standard output is one JSON object in valid UTF-8,
+# agreement between targets included in the records.
+json_lines() { # NAME: every line of $tmp/stdout strict UTF-8 JSON objects; prints the count
+  $PYTHON - "$tmp/stdout" "$1" <<'PY'
+import json, sys
+data = open(sys.argv[1], "rb").read()
+try:
+    recs = [json.loads(l) for l in data.decode("utf-8").splitlines()]
+    assert recs and all(isinstance(r, dict) for r in recs), "not objects"
+    print("ok cli.%s" % sys.argv[2])
+except Exception as e:
+    print("FAIL cli.%s: %s: %r" % (sys.argv[2], e, data[:400]))
+PY
+}
+$JITC -t all --json -n 1000 --dtype f32 --in a=randn:2 'b = exp(a) + a * 2' >"$tmp/stdout" 2>/dev/null
+json_lines json_all_targets
+if [ "$(grep -c . "$tmp/stdout")" -gt 1 ]; then
+  grep -q '"agreement": {"with": "interp", "arrays": \[{"name": "b", "largest_ulp": [0-9.e+-]*, "ulp_of": "float32", "identical": [a-z]*, "agree": true}\]}' "$tmp/stdout" &&
+    echo "ok cli.json_agreement" || { echo "FAIL cli.json_agreement"; cat "$tmp/stdout"; }
+else
+  echo "skip cli.json_agreement: one target here"
+fi
+printf 'b = a * 2 # caf\351 \355\240\200 \360\237\230\200 "q" \\ \001\n' >"$tmp/latin1.jitc"
+$JITC -t interp --json -n 3 -f "$tmp/latin1.jitc" >"$tmp/stdout" 2>/dev/null
+json_lines json_invalid_utf8
+grep -q 'caf\\ufffd' "$tmp/stdout" && grep -q "$(printf '\360\237\230\200')" "$tmp/stdout" &&
+  echo "ok cli.json_utf8_kept_and_replaced" || { echo "FAIL cli.json_utf8_kept_and_replaced"; cat "$tmp/stdout"; }
+
+# -t all: a difference within the stated accuracy is agreement (here 1 ulp of
+# float32, widened to float64); one beyond it is a disagreement, exit 1.
+$PYTHON -c "
+import numpy as np
+np.save('$tmp/x32.npy', (np.random.RandomState(3).randn(100000) * 10).astype(np.float32))
+"
+if $JITC -t cpu -q -n 1 'b = a' >/dev/null 2>&1; then
+  expect all_widened_f32 0 'ulp of float32' -- $JITC -t all --in x=$tmp/x32.npy 'r = f64(sin(x))'
+  # -D scalars differing per target cannot happen; a real disagreement is
+  # made by a cache entry of other code: instead compare int results of a
+  # float computation whose rounding differs (1 ulp flips the truncation).
+  $PYTHON -c "
+import numpy as np
+np.save('$tmp/xs.npy', np.linspace(0, 50, 100001).astype(np.float32))
+"
+  $JITC -t all -q --in x=$tmp/xs.npy --out r=$tmp/r.npy 'r = i64(sin(x) * 1e7)' >"$tmp/out" 2>&1
+  rc=$?
+  if grep -q 'disagree' "$tmp/out"; then
+    [ $rc -eq 1 ] && [ ! -e "$tmp/r.npy" ] && echo "ok cli.all_disagree_exit_1" ||
+      { echo "FAIL cli.all_disagree_exit_1: exit $rc"; cat "$tmp/out"; }
+  else
+    echo "skip cli.all_disagree_exit_1: targets happen to agree exactly here"
+  fi
+else
+  echo "skip cli.all_widened_f32: no cpu target"
+fi
