@@ -308,7 +308,7 @@ static void bad_option(const char *arg, int optopt_char) {
   die_usage("unknown option '%s'", arg);
 }
 
-static void print_version(bool info);
+static void print_version(bool info, const char *cache_dir);
 
 static void parse_args(Cli *cli, int argc, char **argv) {
   jitc_options_init(&cli->opt);
@@ -317,7 +317,7 @@ static void parse_args(Cli *cli, int argc, char **argv) {
   cli->dtype = JITC_FLOAT64;
   cli->repeat = 1;
   opterr = 0;
-  int c, idx;
+  int c, idx, version = 0;
   while ((c = getopt_long(argc, argv, ":ht:f:n:D:q", long_options, &idx)) != -1) {
     const char *v = optarg;
     switch (c) {
@@ -325,9 +325,9 @@ static void parse_args(Cli *cli, int argc, char **argv) {
       usage();
       exit(EX_OK);
     case OPT_VERSION:
-    case OPT_INFO:
-      print_version(c == OPT_INFO);
-      exit(EX_OK);
+    case OPT_INFO: /* after the other options: --cache-dir applies */
+      version = c == OPT_INFO ? 2 : version ? version : 1;
+      break;
     case 't':
       cli->target = v;
       break;
@@ -405,6 +405,10 @@ static void parse_args(Cli *cli, int argc, char **argv) {
     default: /* '?' */
       bad_option(argv[optind - 1], optopt);
     }
+  }
+  if (version) {
+    print_version(version == 2, cli->opt.cache_dir);
+    exit(EX_OK);
   }
   for (int k = optind; k < argc; k++) {
     if (!cli->program)
@@ -536,6 +540,17 @@ static void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
     die_usage("-D %s: %s cannot be %s: %s", d->name, v, jitc_dtype_name(decl->dtype), why);
 }
 
+/* The text of the context's last error without the "jitc: STATUS: " the
+** library puts before an error that has no position. */
+static const char *errmsg_text(jitc_context *ctx, jitc_status st) {
+  const char *m = jitc_errmsg(ctx);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "jitc: %s: ", jitc_status_name(st));
+  if (!strncmp(m, prefix, strlen(prefix)))
+    return m + strlen(prefix);
+  return !strncmp(m, "jitc: ", 6) ? m + 6 : m;
+}
+
 /* ---- --version and --info ---- */
 
 /* Bytes and files under `dir` (one level of subdirectories, as the cache has). */
@@ -637,7 +652,7 @@ static void print_cuda(void) {
 
 /* --version: the version and this build's targets.  --info adds what this
 ** machine has, as a bug report wants it; it needs no GPU. */
-static void print_version(bool info) {
+static void print_version(bool info, const char *cache_dir) {
   printf("jitc %s\n", JITC_VERSION);
   for (int t = 0; t < JITC_NTARGETS; t++)
     printf("target %s: %s\n", jitc_target_name((jitc_target)t),
@@ -652,14 +667,14 @@ static void print_version(bool info) {
       printf("%s: available on %s\n", jitc_target_name((jitc_target)t),
              jitc_target_device(ctx, (jitc_target)t));
     } else {
-      const char *why = jitc_errmsg(ctx);
+      const char *why = errmsg_text(ctx, JITC_E_UNAVAILABLE);
       printf("%s: unavailable: %.*s\n", jitc_target_name((jitc_target)t),
              (int)strcspn(why, "\n"), why);
     }
   }
   jitc_context_free(ctx);
   char dir[4096], err[512];
-  if (cache_dir_resolve(NULL, dir, sizeof dir, err, sizeof err)) {
+  if (cache_dir_resolve(cache_dir, dir, sizeof dir, err, sizeof err)) {
     printf("cache: unusable: %s\n", err);
   } else {
     double bytes = 0;
@@ -842,17 +857,6 @@ static double moved_bytes(const Arr *arrs, int narrs, int64_t n) {
 static int fail_status(jitc_context *ctx, jitc_status st) {
   fprintf(stderr, "%s", jitc_errmsg(ctx));
   return jitc_exit_code(st);
-}
-
-/* The text of the context's last error without the "jitc: STATUS: " the
-** library puts before an error that has no position. */
-static const char *errmsg_text(jitc_context *ctx, jitc_status st) {
-  const char *m = jitc_errmsg(ctx);
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "jitc: %s: ", jitc_status_name(st));
-  if (!strncmp(m, prefix, strlen(prefix)))
-    return m + strlen(prefix);
-  return !strncmp(m, "jitc: ", 6) ? m + 6 : m;
 }
 
 /* "--in A: the program has no array 'A'; did you mean 'a'?", exit 64. */
