@@ -789,7 +789,7 @@ def scalar_cases():
     for k, (defs, forms) in enumerate(cases):
         stmts = [("s%d" % j, e, np.asarray(v), EXACT) for j, (e, v) in enumerate(forms)]
         # Only the arrays these forms read: jitc refuses an --in the program does not use.
-        used = {n for _, e in forms for n in re.findall(r"[a-z]\w*", e)}
+        used = {n for e, _ in forms for n in re.findall(r"[a-z]\w*", e)}
         run_case(Case("scalars %s" % " ".join(defs), {n: v for n, v in ins.items() if n in used},
                       stmts, defines=defs))
     # A weak int that does not fit the int32 it meets: refused at run time.
