@@ -116,7 +116,8 @@ static void usage(void) {
       "      --cache-dir D    disk cache directory (default $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc\n"
       "                       or ~/.cache/jitc)\n"
       "      --arch sm_XY     cuda: GPU architecture for --emit without a GPU\n"
-      "      --json           print one JSON object per line, one per target\n"
+      "      --json           print one JSON object per line, one per target (with\n"
+      "                       --emit: {\"target\", \"emit\", \"text\"})\n"
       "  -q, --quiet          print no report (errors still go to stderr)\n"
       "      --version        print the version and the targets of this build\n"
       "      --info           also what this machine has: CPU, libraries, GPUs, cache\n"
@@ -726,6 +727,9 @@ static void json_string(FILE *f, const char *s) {
       p++;
     } else if (*p == '"' || *p == '\\') {
       fprintf(f, "\\%c", *p++);
+    } else if (*p == '\n' || *p == '\t' || *p == '\r') {
+      fprintf(f, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+      p++;
     } else if (*p < 0x20 || *p == 0x7f) {
       fprintf(f, "\\u%04x", *p++);
     } else {
@@ -1109,7 +1113,17 @@ int main(int argc, char **argv) {
         exit_status = fail_status(ctx, st);
         goto finish;
       }
-      fputs(text, stdout);
+      if (cli.json) { /* one JSON object per line, as the run's records */
+        printf("{\"target\": ");
+        json_string(stdout, jitc_target_name(tlist[j]));
+        printf(", \"emit\": ");
+        json_string(stdout, cli.emit);
+        printf(", \"text\": ");
+        json_string(stdout, text);
+        printf("}\n");
+      } else {
+        fputs(text, stdout);
+      }
       jitc_free(text);
       bool frontend = !strcmp(cli.emit, "tokens") || !strcmp(cli.emit, "ast") ||
                       !strcmp(cli.emit, "types");

@@ -179,6 +179,8 @@ if [ "$(grep -c . "$tmp/stdout")" -gt 1 ]; then
 else
   echo "skip cli.json_agreement: one target here"
 fi
+$JITC --json --emit types -t interp 'b = a * 2' >"$tmp/stdout" 2>/dev/null
+json_lines json_emit
 printf 'b = a * 2 # caf\351 \355\240\200 \360\237\230\200 "q" \\ \001\n' >"$tmp/latin1.jitc"
 $JITC -t interp --json -n 3 -f "$tmp/latin1.jitc" >"$tmp/stdout" 2>/dev/null
 json_lines json_invalid_utf8
