@@ -107,6 +107,8 @@ expect default_ones_help 0 'reads that no --in gives is an input of ones' -- $JI
 for name in i pi inf True nan exp f32 sum let; do
   expect "reserved_define_$name" 64 "'$name' is" -- $JITC -t interp -q -n 3 -D $name=1 "c = a * 2 + $name"
 done
+expect reserved_in 64 "'exp' is a function" -- $JITC -t interp -q -n 3 --in exp=ones 'c = a * 2'
+expect reserved_dtype 64 "'i' is the element index" -- $JITC -t interp -q -n 3 --dtype i=f32 'c = a * 2'
 
 # -D values: Python literals, exact in the stated type.
 expect define_f32_overflow 64 'beyond the range of float32' -- $JITC -t interp -q -n 3 -D s=1e40:f32 'c = a * s'
