@@ -1,13 +1,15 @@
 /*
 ** error.c -- diagnostics.  Every user error is recorded as a value (code,
-** line, column, message) and also formatted for people, gcc-style, with the
-** source line and a caret under the spot:
+** line, column, message) and also formatted for people, gcc-style, so that
+** editors can jump to the spot, with the source line and a caret under it:
 **
-**   error at line 1, column 5: unknown name 'exq'; did you mean 'exp'?
+**   prog.jitc:1:5: error: unknown name 'exq'; did you mean 'exp'?
 **     c = exq(a) * b
 **         ^
 **
-** Nothing here prints: the CLI decides what to do with the text.
+** The file name is jitc_options.source_name ("<program>" by default).  An
+** error without a position reads "jitc: STATUS: message".  Nothing here
+** prints: the CLI decides what to do with the text.
 */
 #include "jitc_int.h"
 
@@ -20,7 +22,13 @@ void diags_clear(Diags *d) {
     free(d->v[k].msg);
   free(d->v);
   buf_free(&d->text);
+  free(d->name);
   *d = (Diags){0};
+}
+
+void diags_set_name(Diags *d, const char *name) {
+  free(d->name);
+  d->name = strdup(name ? name : "<program>"); /* NULL (out of memory): the default */
 }
 
 void src_position(const char *src, int offset, int *line, int *col) {
@@ -63,14 +71,15 @@ static void show_line(Buf *b, const char *src, int offset) {
 }
 
 /* Appends diagnostic d's text. */
-static void format_diag(Buf *b, const Diag *d, const char *src) {
-  const char *what = d->code == JITC_E_PROGRAM ? "error" : jitc_status_name(d->code);
+static void format_diag(Buf *b, const Diag *d, const char *name, const char *src) {
+  const char *msg = d->msg ? d->msg : "out of memory";
   if (d->line > 0) {
-    buf_printf(b, "%s at line %d, column %d: %s\n", what, d->line, d->col,
-               d->msg ? d->msg : "out of memory");
+    buf_printf(b, "%s:%d:%d: error: %s\n", name ? name : "<program>", d->line, d->col, msg);
     show_line(b, src, d->off);
+  } else if (d->code == JITC_E_PROGRAM) {
+    buf_printf(b, "jitc: %s\n", msg);
   } else {
-    buf_printf(b, "%s: %s\n", what, d->msg ? d->msg : "out of memory");
+    buf_printf(b, "jitc: %s: %s\n", jitc_status_name(d->code), msg);
   }
 }
 
@@ -86,7 +95,7 @@ void diags_sort(Diags *d, const char *src) {
     }
   buf_free(&d->text);
   for (int i = 0; i < d->n; i++)
-    format_diag(&d->text, &d->v[i], src);
+    format_diag(&d->text, &d->v[i], d->name, src);
 }
 
 void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
@@ -112,7 +121,7 @@ void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
     d->cap = cap;
   }
   d->v[d->n] = (Diag){code, line, col, line > 0 ? offset : -1, text};
-  format_diag(&d->text, &d->v[d->n], src);
+  format_diag(&d->text, &d->v[d->n], d->name, src);
   d->n++;
 }
 
@@ -170,4 +179,8 @@ const char *nearest_name(const char *name, const char *const *names, int n) {
     }
   }
   return bestd <= limit ? best : NULL;
+}
+
+const char *jitc_nearest_name(const char *name, const char *const *names, int n) {
+  return name && (names || n == 0) && n >= 0 ? nearest_name(name, names, n) : NULL;
 }

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef JITC_HAVE_LLVM
+#include <llvm/Config/llvm-config.h> /* a C header: the version macros */
+#endif
 
 static const Target *const targets[JITC_NTARGETS] = {&target_interp, &target_cpu, &target_cuda};
 
@@ -114,6 +117,24 @@ jitc_status jitc_target_available(jitc_context *ctx, jitc_target t) {
   return targets[t]->available(ctx);
 }
 
+const char *jitc_target_version(jitc_target t) {
+  switch (t) {
+  case JITC_TARGET_INTERP:
+    return "built in";
+  case JITC_TARGET_CPU: {
+#ifdef JITC_HAVE_LLVM
+    return "LLVM " LLVM_VERSION_STRING;
+#else
+    return "not built: no LLVM";
+#endif
+  }
+  case JITC_TARGET_CUDA:
+    return "NVRTC and CUDA driver, loaded at run time";
+  default:
+    return "unknown";
+  }
+}
+
 const char *jitc_target_device(jitc_context *ctx, jitc_target t) {
   if (!ctx || (unsigned)t >= JITC_NTARGETS)
     return "unknown";
@@ -163,11 +184,37 @@ static bool valid_name(const char *s) {
   return true;
 }
 
+/* Why `name` cannot be bound from outside (an array or a scalar), or NULL:
+** the program could never refer to it, as the language gives it a meaning. */
+static const char *reserved_why(const char *name) {
+  static const char *const consts[] = {"pi", "inf", "nan", "True", "False", "true", "false"};
+  static const char *const reductions[] = {"sum", "prod", "min", "max"};
+  static const char *const keywords[] = {"let", "and", "or", "not"};
+  if (!strcmp(name, "i"))
+    return "is the element index";
+  for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
+    if (!strcmp(name, consts[k]))
+      return "is a constant of the language";
+  if (op_lookup_function(name, strlen(name), NULL) >= 0)
+    return "is a function of the language";
+  for (size_t k = 0; k < sizeof reductions / sizeof reductions[0]; k++)
+    if (!strcmp(name, reductions[k]))
+      return "is reserved for reductions";
+  for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+    if (!strcmp(name, keywords[k]))
+      return "is a keyword";
+  return NULL;
+}
+
 /* One declared array or scalar: a name of the language and a known dtype. */
 static jitc_status check_decl(jitc_context *ctx, const char *what, int k, const char *name,
                               jitc_dtype dtype) {
   if (!valid_name(name))
     return ctx_error(ctx, JITC_E_USAGE, "%s %d has no valid name", what, k);
+  const char *why = reserved_why(name);
+  if (why)
+    return ctx_error(ctx, JITC_E_USAGE, "%s '%s' cannot be bound: '%s' %s", what, name, name,
+                     why);
   if ((unsigned)dtype >= JITC_NDTYPES)
     return ctx_error(ctx, JITC_E_USAGE, "%s '%s' has an unknown dtype", what, name);
   return JITC_OK;
@@ -224,6 +271,7 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
   jitc_status st = check_signature(ctx, source, arrays, narrays, scalars, nscalars, opt);
   if (st)
     return st;
+  diags_set_name(&ctx->diags, opt->source_name);
   jitc_kernel *k = calloc(1, sizeof *k);
   Arena *arena = arena_new();
   if (!k || !arena) {
@@ -237,6 +285,7 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
   k->target = targets[opt->target];
   k->cinfo.cache = "none";
   k->source = arena_strdup(arena, source);
+  k->opt.source_name = NULL; /* the caller's string; the name lives in ctx->diags */
   Compiler C = {arena, &ctx->diags, k->source, 0, arrays, narrays, scalars, nscalars, &k->opt};
   /* The library keeps no pointers to the caller's signature past this call. */
   st = JITC_OK;

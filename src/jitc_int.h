@@ -123,9 +123,12 @@ typedef struct Diags {
   Diag *v;
   int n, cap;
   Buf text;
+  char *name; /* heap: the source's name in messages; NULL: "<program>" */
 } Diags;
 
 void diags_clear(Diags *d);
+/* Names the source in the messages that follow (NULL: "<program>"). */
+void diags_set_name(Diags *d, const char *name);
 /* A diagnostic at byte `offset` of `src` (src NULL or offset < 0: no
 ** position).  `name` labels the source in the text ("<program>"). */
 void diag_add(Diags *d, jitc_status code, const char *src, int offset,

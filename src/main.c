@@ -10,9 +10,15 @@
 ** that are renamed into place only once everything has succeeded.
 */
 #include "jitc.h"
+#include "../runtime/cuda_api.h"
 #include "../runtime/runtime.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 66, EX_UNAVAILABLE = 69,
+enum { EX_OK = 0, EX_DISAGREE = 1, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 66, EX_UNAVAILABLE = 69,
        EX_SOFTWARE = 70, EX_CANTCREAT = 73 };
 
 #define MAX_NAMED 1024
@@ -60,7 +66,7 @@ typedef struct Arr {
 
 static double process_start_ms;
 
-static void die_usage(const char *fmt, ...) {
+static _Noreturn void die_usage(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "jitc: ");
@@ -77,46 +83,172 @@ static void usage(void) {
       "\n"
       "Compiles an element-wise array program and runs it, e.g.\n"
       "  jitc 'a[i] += 1'      jitc -t cuda 'c = exp(a) * b'\n"
+      "An array the program reads that no --in gives is an input of ones. A program\n"
+      "that starts with '-' goes after '--': jitc -- '-a * 2'.\n"
       "\n"
-      "options:\n"
-      "  -t, --target T     interp, cpu, cuda or all (default: cpu when built with LLVM)\n"
-      "  -f FILE            read the program from FILE\n"
-      "  -n, --size N       element count when no input file fixes it (default 10000000)\n"
-      "      --dtype T      type of generated inputs: bool, int32, int64, float32, float64\n"
-      "                     (short: b1, i32, i64, f32, f64; default float64)\n"
-      "      --dtype NAME=T type of one generated input\n"
-      "      --in NAME=SPEC input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
-      "                     full:VALUE, rand[:SEED] or randn[:SEED] (inputs not named: ones)\n"
-      "      --out NAME=FILE.npy  write array NAME after the run\n"
-      "  -D NAME=VALUE[:TYPE]  bind a scalar (weak like a literal unless TYPE is given)\n"
-      "      --emit STAGE   print a stage and stop: tokens, ast, types; cpu: llvm, llvm-opt,\n"
-      "                     asm; cuda: cuda, ptx\n"
-      "      --repeat R     run R times, report the median\n"
-      "      --threads N    cpu worker threads (default: all cores)\n"
-      "      --fast-math    allow less accurate math functions\n"
-      "      --no-cache     do not use the disk cache\n"
-      "      --cache-dir D  disk cache directory (default $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc\n"
-      "                     or ~/.cache/jitc)\n"
-      "      --arch sm_XY   cuda: GPU architecture for --emit without a GPU\n"
-      "      --json         print one JSON object per target\n"
-      "  -q, --quiet        print no report (errors still go to stderr)\n"
-      "      --version      print the version\n"
-      "  -h, --help         print this help\n"
+      "options (short options bundle, -n3 and -qn3 work; a long option may be\n"
+      "shortened to any unique prefix, --rep 3; --opt=VALUE also works):\n"
+      "  -t, --target T       interp, cpu, cuda or all (default: cpu when built with LLVM);\n"
+      "                       all: every target here, checked to agree (see exit 1)\n"
+      "  -f, --file FILE      read the program from FILE ('-': standard input)\n"
+      "  -n, --size N         element count when no input file fixes it (default 10000000);\n"
+      "                       an integer, also 10_000_000 or 1e7\n"
+      "      --dtype T        type of generated inputs: bool, int32, int64, float32, float64\n"
+      "                       (short: b1, i32, i64, f32, f64; default float64)\n"
+      "      --dtype NAME=T   type of one generated input\n"
+      "      --in NAME=SPEC   input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
+      "                       full:VALUE, rand[:SEED] or randn[:SEED]\n"
+      "      --out NAME=FILE.npy  write array NAME after the run (all outputs or none)\n"
+      "  -D NAME=VALUE[:TYPE] bind a scalar, weak like a literal unless TYPE is given.\n"
+      "                       VALUE: a Python literal: an integer (1_000, 0x1f, 0o17, 0b101;\n"
+      "                       untyped it must fit int64), a float (2.5, 1e-3, inf, nan), True\n"
+      "                       or False.  With TYPE an integer must be exact in it, a float\n"
+      "                       must be finite in it (rounded to nearest) and an integer type\n"
+      "                       needs an integral value; bool needs 0 or 1\n"
+      "      --emit STAGE     print a stage and stop: tokens, ast, types; cpu: llvm, llvm-opt,\n"
+      "                       asm; cuda: cuda, ptx\n"
+      "      --repeat R       run R times, report the median\n"
+      "      --threads N      cpu worker threads (default: all cores)\n"
+      "      --cpu NAME       cpu: the CPU to compile for: native, an LLVM CPU name (znver3)\n"
+      "                       or x86-64, x86-64-v2, -v3, -v4 (default $JITC_CPU, else native)\n"
+      "      --fast-math      allow less accurate math functions\n"
+      "      --no-cache       do not use the disk cache\n"
+      "      --cache-dir D    disk cache directory (default $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc\n"
+      "                       or ~/.cache/jitc)\n"
+      "      --arch sm_XY     cuda: GPU architecture for --emit without a GPU\n"
+      "      --json           print one JSON object per line, one per target (with\n"
+      "                       --emit: {\"target\", \"emit\", \"text\"})\n"
+      "  -q, --quiet          print no report (errors still go to stderr)\n"
+      "      --version        print the version and the targets of this build\n"
+      "      --info           also what this machine has: CPU, libraries, GPUs, cache\n"
+      "  -h, --help           print this help\n"
       "\n"
-      "exit status: 0 ok, 64 usage, 65 program error, 66 bad input, 69 target not\n"
-      "available, 70 internal error, 73 output cannot be written\n");
+      "Every name given with --in, --out, --dtype NAME= or -D must be one the program\n"
+      "uses; -D cannot bind i, a constant or a function.  Messages read 'jitc: ...', or\n"
+      "'FILE:LINE:COL: error: ...' for the program (FILE is <program>, or the -f path).\n"
+      "\n"
+      "-t all: targets agree when every element differs by at most 4 ulp (1e6 with\n"
+      "--fast-math) or by at most 8 epsilons of the array's largest magnitude; ulps\n"
+      "are those of float32 when the program computes anything in float32, else of\n"
+      "the array's type.  Integers and bools must be equal.\n"
+      "\n"
+      "exit status:\n"
+      "   0  ok\n"
+      "   1  targets disagree (-t all) beyond the accuracy above; nothing is written\n"
+      "  64  usage error (bad option, unknown name, bad -D value)\n"
+      "  65  program error\n"
+      "  66  input missing or bad\n"
+      "  69  target not available\n"
+      "  70  internal error\n"
+      "  73  output cannot be written\n");
 }
 
 /* ---- argument parsing ---- */
 
-static bool parse_i64(const char *s, int64_t *out) {
-  char *end;
+/* Python's number literals, with a sign: decimal integers (no leading zeros),
+** 0x / 0o / 0b integers, floats (digits with '.' or an exponent), inf and
+** nan; '_' may separate digits.  What strtod() also takes (hex floats,
+** "infinity", spaces) is refused. */
+typedef enum { NUM_BAD, NUM_INT, NUM_FLOAT, NUM_INT_RANGE, NUM_FLOAT_RANGE } NumKind;
+
+static NumKind parse_number(const char *s, int64_t *iv, double *fv) {
+  char buf[128];
+  size_t len = 0;
+  bool neg = *s == '-';
+  if (*s == '+' || *s == '-')
+    s++;
+  if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
+    *fv = s[0] == 'i' ? (neg ? -INFINITY : INFINITY) : NAN;
+    return NUM_FLOAT;
+  }
+  int base = 10;
+  if (s[0] == '0' && s[1] && strchr("xXoObB", s[1])) {
+    base = strchr("xX", s[1]) ? 16 : strchr("oO", s[1]) ? 8 : 2;
+    s += 2;
+    if (*s == '_')
+      s++;
+  }
+  bool is_float = false, digit_before = false;
+  for (const char *p = s; *p; p++) {
+    char c = *p;
+    bool digit = base == 16 ? isxdigit((unsigned char)c) : c >= '0' && c < '0' + (base < 10 ? base : 10);
+    if (c == '_') {
+      /* between two digits only */
+      bool next = base == 16 ? isxdigit((unsigned char)p[1]) : p[1] >= '0' && p[1] <= '9';
+      if (!digit_before || !next)
+        return NUM_BAD;
+      continue;
+    }
+    if (!digit) {
+      if (base != 10 || !(c == '.' || c == 'e' || c == 'E' ||
+                          ((c == '+' || c == '-') && (p[-1] == 'e' || p[-1] == 'E'))))
+        return NUM_BAD;
+      is_float = true;
+    }
+    digit_before = digit;
+    if (len + 2 > sizeof buf)
+      return NUM_BAD;
+    buf[len++] = c;
+  }
+  buf[len] = '\0';
+  if (!len)
+    return NUM_BAD;
+  if (!is_float) {
+    if (base == 10 && buf[0] == '0' && strspn(buf, "0") != len)
+      return NUM_BAD; /* Python: leading zeros in a decimal integer */
+    errno = 0;
+    char *end;
+    unsigned long long u = strtoull(buf, &end, base);
+    if (*end)
+      return NUM_BAD;
+    if (errno == ERANGE || u > (neg ? 9223372036854775808ull : 9223372036854775807ull))
+      return NUM_INT_RANGE;
+    *iv = neg ? (int64_t)(0 - u) : (int64_t)u;
+    return NUM_INT;
+  }
+  /* A float: digits around at most one '.', then at most one exponent with digits. */
+  const char *e = strpbrk(buf, "eE");
+  size_t mant = e ? (size_t)(e - buf) : len;
+  if (strspn(buf, "0123456789.") < mant ||
+      strchr(buf, '.') != strrchr(buf, '.') || (e && strchr(e, '.')))
+    return NUM_BAD;
+  bool mant_digit = false;
+  for (size_t k = 0; k < mant; k++)
+    mant_digit |= buf[k] >= '0' && buf[k] <= '9';
+  if (!mant_digit)
+    return NUM_BAD;
+  if (e) {
+    const char *x = e + 1 + (e[1] == '+' || e[1] == '-');
+    if (!*x || strspn(x, "0123456789") != strlen(x))
+      return NUM_BAD;
+  }
   errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || end == s || *end)
+  char *end;
+  double f = strtod(buf, &end);
+  if (*end)
+    return NUM_BAD;
+  if (isinf(f))
+    return NUM_FLOAT_RANGE;
+  *fv = neg ? -f : f;
+  return NUM_FLOAT;
+}
+
+/* -n: a non-negative integer, also written 10_000_000 or 1e7 when exact. */
+static bool parse_count(const char *s, int64_t *out) {
+  int64_t i;
+  double f;
+  switch (parse_number(s, &i, &f)) {
+  case NUM_INT:
+    *out = i;
+    return i >= 0;
+  case NUM_FLOAT:
+    if (!(f >= 0 && f < 0x1p63 && f == floor(f)))
+      return false;
+    *out = (int64_t)f;
+    return true;
+  default:
     return false;
-  *out = v;
-  return true;
+  }
 }
 
 static void add_named(Named *v, int *n, const char *opt, const char *arg) {
@@ -138,17 +270,46 @@ static void add_named(Named *v, int *n, const char *opt, const char *arg) {
   (*n)++;
 }
 
-/* Whether option `a` is longname (also as "longname=VALUE", setting *val) or shortname. */
-static bool takes(const char *a, const char *longname, const char *shortname, const char **val) {
-  size_t n = strlen(longname);
-  if ((shortname && !strcmp(a, shortname)) || !strcmp(a, longname))
-    return true;
-  if (!strncmp(a, longname, n) && a[n] == '=') {
-    *val = a + n + 1;
-    return true;
+enum { OPT_DTYPE = 256, OPT_IN, OPT_OUT, OPT_EMIT, OPT_REPEAT, OPT_THREADS, OPT_FAST_MATH,
+       OPT_NO_CACHE, OPT_CACHE_DIR, OPT_ARCH, OPT_CPU, OPT_JSON, OPT_VERSION, OPT_INFO };
+
+static const struct option long_options[] = {
+    {"target", required_argument, NULL, 't'},     {"file", required_argument, NULL, 'f'},
+    {"size", required_argument, NULL, 'n'},       {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"in", required_argument, NULL, OPT_IN},      {"out", required_argument, NULL, OPT_OUT},
+    {"emit", required_argument, NULL, OPT_EMIT},  {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"fast-math", no_argument, NULL, OPT_FAST_MATH},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+    {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+    {"arch", required_argument, NULL, OPT_ARCH},  {"cpu", required_argument, NULL, OPT_CPU},
+    {"json", no_argument, NULL, OPT_JSON},        {"quiet", no_argument, NULL, 'q'},
+    {"version", no_argument, NULL, OPT_VERSION},  {"info", no_argument, NULL, OPT_INFO},
+    {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+};
+
+/* getopt_long's '?': an unknown or ambiguous option, said plainly. */
+static void bad_option(const char *arg, int optopt_char) {
+  if (!strncmp(arg, "--", 2)) {
+    size_t len = strcspn(arg + 2, "=");
+    char cands[512] = "";
+    int n = 0;
+    for (const struct option *o = long_options; o->name; o++)
+      if (len && !strncmp(o->name, arg + 2, len) && strlen(cands) + strlen(o->name) + 8 < sizeof cands)
+        n++, strcat(strcat(cands, n > 1 ? ", --" : "--"), o->name);
+    if (n > 1)
+      die_usage("option '%.*s' is ambiguous: %s", (int)len + 2, arg, cands);
+    if (n == 1)
+      die_usage("option '%.*s' takes no value", (int)len + 2, arg);
+    die_usage("unknown option '%.*s'", (int)len + 2, arg);
   }
-  return false;
+  if (optopt_char)
+    die_usage("unknown option '-%c' in '%s'; a program that starts with '-' goes after "
+              "'--': jitc [options] -- '%s'", optopt_char, arg, arg);
+  die_usage("unknown option '%s'", arg);
 }
+
+static void print_version(bool info, const char *cache_dir);
 
 static void parse_args(Cli *cli, int argc, char **argv) {
   jitc_options_init(&cli->opt);
@@ -156,29 +317,31 @@ static void parse_args(Cli *cli, int argc, char **argv) {
   cli->n = 10000000;
   cli->dtype = JITC_FLOAT64;
   cli->repeat = 1;
-  for (int k = 1; k < argc; k++) {
-    const char *a = argv[k];
-    const char *val = NULL;
-    /* Options that take a value accept "--opt VALUE" and "--opt=VALUE". */
-#define TAKES(longname, shortname) takes(a, longname, shortname, &val)
-#define VALUE() (val ? val : (k + 1 < argc ? argv[++k] : (die_usage("%s needs a value", a), "")))
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+  opterr = 0;
+  int c, idx, version = 0;
+  while ((c = getopt_long(argc, argv, ":ht:f:n:D:q", long_options, &idx)) != -1) {
+    const char *v = optarg;
+    switch (c) {
+    case 'h':
       usage();
       exit(EX_OK);
-    } else if (!strcmp(a, "--version")) {
-      printf("jitc %s\n", JITC_VERSION);
-      exit(EX_OK);
-    } else if (TAKES("--target", "-t")) {
-      cli->target = VALUE();
-    } else if (TAKES("--file", "-f")) {
-      cli->program_file = VALUE();
-    } else if (TAKES("--size", "-n")) {
-      const char *v = VALUE();
-      if (!parse_i64(v, &cli->n) || cli->n < 0)
-        die_usage("--size needs a non-negative integer, got '%s'", v);
+    case OPT_VERSION:
+    case OPT_INFO: /* after the other options: --cache-dir applies */
+      version = c == OPT_INFO ? 2 : version ? version : 1;
+      break;
+    case 't':
+      cli->target = v;
+      break;
+    case 'f':
+      cli->program_file = v;
+      break;
+    case 'n':
+      if (!parse_count(v, &cli->n))
+        die_usage("--size needs a non-negative integer (such as 1000, 10_000_000 or 1e7), "
+                  "got '%s'", v);
       cli->n_given = true;
-    } else if (TAKES("--dtype", NULL)) {
-      const char *v = VALUE();
+      break;
+    case OPT_DTYPE: {
       jitc_dtype t;
       if (strchr(v, '=')) { /* --dtype NAME=T: one generated array */
         add_named(cli->dtypes, &cli->ndtypes, "--dtype", v);
@@ -188,54 +351,72 @@ static void parse_args(Cli *cli, int argc, char **argv) {
       } else if (jitc_dtype_parse(v, &cli->dtype)) {
         die_usage("unknown dtype '%s' (use bool, int32, int64, float32 or float64)", v);
       }
-    } else if (TAKES("--in", NULL)) {
-      add_named(cli->ins, &cli->nins, "--in", VALUE());
-    } else if (TAKES("--out", NULL)) {
-      add_named(cli->outs, &cli->nouts, "--out", VALUE());
-    } else if (!strncmp(a, "-D", 2)) {
-      add_named(cli->defs, &cli->ndefs, "-D", a[2] ? a + 2 : VALUE());
-    } else if (TAKES("--emit", NULL)) {
-      cli->emit = VALUE();
-    } else if (TAKES("--repeat", NULL)) {
-      const char *v = VALUE();
+      break;
+    }
+    case OPT_IN:
+      add_named(cli->ins, &cli->nins, "--in", v);
+      break;
+    case OPT_OUT:
+      add_named(cli->outs, &cli->nouts, "--out", v);
+      break;
+    case 'D':
+      add_named(cli->defs, &cli->ndefs, "-D", v);
+      break;
+    case OPT_EMIT:
+      cli->emit = v;
+      break;
+    case OPT_REPEAT: {
       int64_t r;
-      if (!parse_i64(v, &r) || r < 1 || r > 1000000)
+      if (!parse_count(v, &r) || r < 1 || r > 1000000)
         die_usage("--repeat needs a count from 1 to 1000000, got '%s'", v);
       cli->repeat = (int)r;
-    } else if (TAKES("--threads", NULL)) {
-      const char *v = VALUE();
+      break;
+    }
+    case OPT_THREADS: {
       int64_t t;
-      if (!parse_i64(v, &t) || t < 0 || t > 4096)
+      if (!parse_count(v, &t) || t > 4096)
         die_usage("--threads needs a count from 0 to 4096, got '%s'", v);
       cli->opt.threads = (int)t;
-    } else if (!strcmp(a, "--fast-math")) {
-      cli->opt.fast_math = 1;
-    } else if (!strcmp(a, "--no-cache")) {
-      cli->opt.no_cache = 1;
-    } else if (TAKES("--cache-dir", NULL)) {
-      cli->opt.cache_dir = VALUE();
-    } else if (TAKES("--arch", NULL)) {
-      cli->opt.cuda_arch = VALUE();
-    } else if (!strcmp(a, "--json")) {
-      cli->json = true;
-    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-      cli->quiet = true;
-    } else if (!strcmp(a, "--")) {
-      if (k + 1 < argc && !cli->program)
-        cli->program = argv[++k];
-      if (k + 1 < argc)
-        die_usage("unexpected argument '%s'", argv[k + 1]);
       break;
-    } else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
-      die_usage("unknown option '%s'", a);
-    } else if (!cli->program) {
-      cli->program = a;
-    } else {
-      die_usage("more than one program given ('%s' and '%s'); quote the program", cli->program,
-                a);
     }
-#undef TAKES
-#undef VALUE
+    case OPT_FAST_MATH:
+      cli->opt.fast_math = 1;
+      break;
+    case OPT_NO_CACHE:
+      cli->opt.no_cache = 1;
+      break;
+    case OPT_CACHE_DIR:
+      cli->opt.cache_dir = v;
+      break;
+    case OPT_ARCH:
+      cli->opt.cuda_arch = v;
+      break;
+    case OPT_CPU:
+      cli->opt.cpu = v;
+      break;
+    case OPT_JSON:
+      cli->json = true;
+      break;
+    case 'q':
+      cli->quiet = true;
+      break;
+    case ':':
+      die_usage("option '%s' needs a value", argv[optind - 1]);
+      break;
+    default: /* '?' */
+      bad_option(argv[optind - 1], optopt);
+    }
+  }
+  if (version) {
+    print_version(version == 2, cli->opt.cache_dir);
+    exit(EX_OK);
+  }
+  for (int k = optind; k < argc; k++) {
+    if (!cli->program)
+      cli->program = argv[k];
+    else
+      die_usage("more than one program given ('%s' and '%s'); quote the program", cli->program,
+                argv[k]);
   }
   if (cli->program && cli->program_file)
     die_usage("give the program either as an argument or with -f, not both");
@@ -243,9 +424,10 @@ static void parse_args(Cli *cli, int argc, char **argv) {
     die_usage("no program given");
 }
 
-/* Reads the whole program file; exits 66 on failure. */
+/* Reads the whole program file ("-": standard input); exits 66 on failure. */
 static char *read_program_file(const char *path) {
-  FILE *f = fopen(path, "rb");
+  bool std_in = !strcmp(path, "-");
+  FILE *f = std_in ? stdin : fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "jitc: cannot read program file '%s': %s\n", path, strerror(errno));
     exit(EX_NOINPUT);
@@ -271,7 +453,8 @@ static char *read_program_file(const char *path) {
     cap *= 2;
     s = realloc(s, cap);
   }
-  fclose(f);
+  if (!std_in)
+    fclose(f);
   s[len] = '\0';
   if (strlen(s) != len) {
     fprintf(stderr, "jitc: program file '%s' contains a NUL byte\n", path);
@@ -280,7 +463,9 @@ static char *read_program_file(const char *path) {
   return s;
 }
 
-/* -D NAME=VALUE[:TYPE]: a weak literal, or a typed scalar. */
+/* -D NAME=VALUE[:TYPE]: a weak literal, or a typed scalar whose value must
+** be representable in TYPE (the library would otherwise round or refuse it
+** only when the kernel runs). */
 static void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", d->value);
@@ -295,25 +480,209 @@ static void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
     decl->weak = 0;
   }
   const char *v = buf;
-  int64_t i;
-  char *end;
+  int64_t i = 0;
+  double f = 0;
   if (!strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "False") || !strcmp(v, "false")) {
     val->dtype = JITC_BOOL;
-    val->u.i = v[0] == 'T' || v[0] == 't';
-  } else if (parse_i64(v, &i)) {
-    val->dtype = JITC_INT64;
-    val->u.i = i;
+    val->u.i = i = v[0] == 'T' || v[0] == 't';
   } else {
-    errno = 0;
-    double f = strtod(v, &end);
-    if (end == v || *end || !*v)
-      die_usage("-D %s: '%s' is not a number (use an integer, a float, True or False)",
-                d->name, v);
-    val->dtype = JITC_FLOAT64;
-    val->u.f = f;
+    switch (parse_number(v, &i, &f)) {
+    case NUM_INT:
+      val->dtype = JITC_INT64;
+      val->u.i = i;
+      break;
+    case NUM_FLOAT:
+      val->dtype = JITC_FLOAT64;
+      val->u.f = f;
+      break;
+    case NUM_INT_RANGE:
+      if (!decl->weak && (decl->dtype == JITC_INT32 || decl->dtype == JITC_INT64))
+        die_usage("-D %s: %s is out of range for %s", d->name, v, jitc_dtype_name(decl->dtype));
+      die_usage("-D %s: %s does not fit in int64 (NumPy raises OverflowError for such a "
+                "Python int); write it as a float, such as %s.0", d->name, v, v);
+    case NUM_FLOAT_RANGE:
+      die_usage("-D %s: %s is beyond the range of float64", d->name, v);
+    default:
+      die_usage("-D %s: '%s' is not a number (use a Python literal: an integer, a float, inf, "
+                "nan, True or False)", d->name, v);
+    }
   }
-  if (decl->weak)
+  if (decl->weak) {
     decl->dtype = val->dtype;
+    return;
+  }
+  bool is_float = val->dtype == JITC_FLOAT64;
+  const char *why = NULL;
+  switch (decl->dtype) {
+  case JITC_BOOL:
+    if (is_float ? !(f == 0 || f == 1) : !(i == 0 || i == 1))
+      why = "a bool needs 0 or 1, True or False";
+    break;
+  case JITC_INT32:
+  case JITC_INT64: {
+    double lim = decl->dtype == JITC_INT32 ? 0x1p31 : 0x1p63;
+    if (is_float ? !(f == floor(f) && f >= -lim && f < lim)
+                 : decl->dtype == JITC_INT32 && (i < INT32_MIN || i > INT32_MAX))
+      why = is_float && f != floor(f) ? "an integer type needs an integral value"
+                                      : "it is out of range";
+    break;
+  }
+  case JITC_FLOAT32:
+    if (is_float ? isfinite(f) && fabs(f) >= 0x1.ffffffp+127 /* rounds to inf */
+                 : (double)(float)i != (double)i || (double)i >= 0x1p63 ||
+                       (int64_t)(double)i != i)
+      why = is_float ? "it is beyond the range of float32" : "float32 cannot hold it exactly";
+    break;
+  default: /* float64 */
+    if (!is_float && ((double)i >= 0x1p63 || (int64_t)(double)i != i))
+      why = "float64 cannot hold it exactly";
+  }
+  if (why)
+    die_usage("-D %s: %s cannot be %s: %s", d->name, v, jitc_dtype_name(decl->dtype), why);
+}
+
+/* The text of the context's last error without the "jitc: STATUS: " the
+** library puts before an error that has no position. */
+static const char *errmsg_text(jitc_context *ctx, jitc_status st) {
+  const char *m = jitc_errmsg(ctx);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "jitc: %s: ", jitc_status_name(st));
+  if (!strncmp(m, prefix, strlen(prefix)))
+    return m + strlen(prefix);
+  return !strncmp(m, "jitc: ", 6) ? m + 6 : m;
+}
+
+/* ---- --version and --info ---- */
+
+/* Bytes and files under `dir` (one level of subdirectories, as the cache has). */
+static void dir_usage(const char *dir, int depth, double *bytes, long *files) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (lstat(path, &st))
+      continue;
+    if (S_ISDIR(st.st_mode) && depth < 2) {
+      dir_usage(path, depth + 1, bytes, files);
+    } else if (S_ISREG(st.st_mode)) {
+      *bytes += (double)st.st_size;
+      (*files)++;
+    }
+  }
+  closedir(d);
+}
+
+/* The host CPU's model and the SIMD features that matter to the cpu target. */
+static void print_host_cpu(void) {
+  static const char *const interesting[] = {
+      "sse2", "sse4_1", "sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512dq",
+      "avx512bw", "avx512vl", "avx512_fp16", "asimd", "sve", "sve2"};
+  char model[256] = "unknown", features[512] = "";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[8192];
+  while (f && fgets(line, sizeof line, f)) {
+    char *c = strchr(line, ':');
+    if (!c)
+      continue;
+    c++;
+    c += strspn(c, " \t");
+    c[strcspn(c, "\n")] = '\0';
+    if (!strncmp(line, "model name", 10) && !strcmp(model, "unknown"))
+      snprintf(model, sizeof model, "%s", c);
+    if ((!strncmp(line, "flags", 5) || !strncmp(line, "Features", 8)) && !features[0]) {
+      for (size_t k = 0; k < sizeof interesting / sizeof interesting[0]; k++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, " %s ", interesting[k]);
+        char padded[8200];
+        snprintf(padded, sizeof padded, " %s ", c);
+        if (strstr(padded, pat) && strlen(features) + strlen(interesting[k]) + 2 < sizeof features)
+          strcat(strcat(features, features[0] ? " " : ""), interesting[k]);
+      }
+      if (!features[0])
+        snprintf(features, sizeof features, "(none of the SIMD features jitc uses)");
+    }
+  }
+  if (f)
+    fclose(f);
+  printf("host cpu: %s, %ld cores\n", model, sysconf(_SC_NPROCESSORS_ONLN));
+  printf("cpu features: %s\n", features[0] ? features : "unknown (no /proc/cpuinfo)");
+}
+
+/* NVRTC, the driver and every GPU, loaded here as the cuda target loads them. */
+static void print_cuda(void) {
+  CudaApi api;
+  memset(&api, 0, sizeof api);
+  char err[512];
+  if (cuda_load_nvrtc(&api, err, sizeof err))
+    printf("nvrtc: not found: %s\n", err);
+  else
+    printf("nvrtc: %d.%d (%s)\n", api.nvrtc_major, api.nvrtc_minor, api.nvrtc_path);
+  if (cuda_load_driver(&api, err, sizeof err)) {
+    printf("cuda driver: none\n");
+    printf("no GPU: %s\n", err);
+  } else {
+    printf("cuda driver: %d.%d\n", api.driver_version / 1000, api.driver_version % 1000 / 10);
+    int count = 0;
+    CUresult r = api.cuDeviceGetCount(&count);
+    if (r != CUDA_SUCCESS || count < 1)
+      printf("no GPU: %s\n", r != CUDA_SUCCESS ? cuda_result_name(&api, r) : "the driver sees none");
+    for (int g = 0; g < count; g++) {
+      CUdevice dev;
+      char name[256] = "?";
+      int major = 0, minor = 0, sms = 0;
+      size_t mem = 0;
+      if (api.cuDeviceGet(&dev, g) != CUDA_SUCCESS)
+        continue;
+      api.cuDeviceGetName(name, (int)sizeof name, dev);
+      api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+      api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+      api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+      api.cuDeviceTotalMem(&mem, dev);
+      printf("gpu %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", g, name, major, minor, sms,
+             (double)mem / 1073741824.0);
+    }
+  }
+  cuda_unload(&api);
+}
+
+/* --version: the version and this build's targets.  --info adds what this
+** machine has, as a bug report wants it; it needs no GPU. */
+static void print_version(bool info, const char *cache_dir) {
+  printf("jitc %s\n", JITC_VERSION);
+  for (int t = 0; t < JITC_NTARGETS; t++)
+    printf("target %s: %s\n", jitc_target_name((jitc_target)t),
+           jitc_target_version((jitc_target)t));
+  if (!info)
+    return;
+  print_host_cpu();
+  print_cuda();
+  jitc_context *ctx = jitc_context_new();
+  for (int t = 0; ctx && t < JITC_NTARGETS; t++) {
+    if (jitc_target_available(ctx, (jitc_target)t) == JITC_OK) {
+      printf("%s: available on %s\n", jitc_target_name((jitc_target)t),
+             jitc_target_device(ctx, (jitc_target)t));
+    } else {
+      const char *why = errmsg_text(ctx, JITC_E_UNAVAILABLE);
+      printf("%s: unavailable: %.*s\n", jitc_target_name((jitc_target)t),
+             (int)strcspn(why, "\n"), why);
+    }
+  }
+  jitc_context_free(ctx);
+  char dir[4096], err[512];
+  if (cache_dir_resolve(cache_dir, dir, sizeof dir, err, sizeof err)) {
+    printf("cache: unusable: %s\n", err);
+  } else {
+    double bytes = 0;
+    long files = 0;
+    dir_usage(dir, 0, &bytes, &files);
+    printf("cache: %s (%ld files, %.1f MiB)\n", dir, files, bytes / 1048576.0);
+  }
 }
 
 /* ---- reporting ---- */
@@ -330,16 +699,43 @@ static void shape_text(char *buf, size_t size, const HostArray *a) {
     snprintf(buf + len, size - len, a->ndim == 1 ? ",)" : ")");
 }
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 if the bytes
+** there are not one (a stray continuation byte, a truncated or overlong
+** sequence, a surrogate, or beyond U+10FFFF). */
+static int utf8_length(const unsigned char *s) {
+  int len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+          : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+  for (int k = 1; k < len; k++)
+    if ((s[k] & 0xc0) != 0x80)
+      return 0;
+  if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+      (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+    return 0;
+  return len;
+}
+
+/* A JSON string: valid UTF-8 copied, control characters escaped, and each
+** byte that is not part of valid UTF-8 (a program's comment may hold any)
+** replaced by U+FFFD, as decoders with errors="replace" do. */
 static void json_string(FILE *f, const char *s) {
   fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    int len = utf8_length(p);
+    if (len == 0) {
+      fputs("\\ufffd", f);
+      p++;
+    } else if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p++);
+    } else if (*p == '\n' || *p == '\t' || *p == '\r') {
+      fprintf(f, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+      p++;
+    } else if (*p < 0x20 || *p == 0x7f) {
+      fprintf(f, "\\u%04x", *p++);
+    } else {
+      fwrite(p, 1, (size_t)len, f);
+      p += len;
+    }
   }
   fputc('"', f);
 }
@@ -434,6 +830,14 @@ static bool enough_memory(const jitc_kernel *k, int64_t n, int ntargets) {
 
 /* ---- one target's run ---- */
 
+/* How a target's array compares with the first target's (-t all). */
+typedef struct Agree {
+  double ulps;       /* the largest difference */
+  bool ulps_of_f32;  /* in ulps of float32 though the array is float64 */
+  bool ok;           /* within the tolerance */
+  bool identical;
+} Agree;
+
 typedef struct Result {
   jitc_target target;
   bool ran;
@@ -442,6 +846,7 @@ typedef struct Result {
   jitc_compile_info cinfo;
   jitc_run_info rinfo;
   Arr *arrs;
+  Agree *agree; /* per array, for targets after the first */
 } Result;
 
 /* Bytes a run moves: each array read or written once, in-place ones both. */
@@ -458,6 +863,110 @@ static int fail_status(jitc_context *ctx, jitc_status st) {
   return jitc_exit_code(st);
 }
 
+/* "--in A: the program has no array 'A'; did you mean 'a'?", exit 64. */
+static int unknown_name(const char *opt, const char *name, const char *what,
+                        const char *const *names, int n) {
+  const char *near = jitc_nearest_name(name, names, n);
+  fprintf(stderr, "jitc: %s %s: the program uses no %s '%s'", opt, name, what, name);
+  if (near)
+    fprintf(stderr, "; did you mean '%s'?\n", near);
+  else {
+    for (int k = 0; k < n && k < 8; k++)
+      fprintf(stderr, "%s%s", k ? ", " : " (it uses ", names[k]);
+    fprintf(stderr, "%s\n", n > 8 ? ", ...)" : n ? ")" : "");
+  }
+  return EX_USAGE;
+}
+
+/* Every name given with --in, --out, --dtype NAME= and -D must be one the
+** program uses: a typo would otherwise become an input of ones, or a value
+** silently ignored.  The names come from a front-end compile (interp). */
+static int check_names(jitc_context *ctx, const Cli *cli, const char *source,
+                       const jitc_array_decl *decls, int ndecls,
+                       const jitc_scalar_decl *sdecls) {
+  jitc_options o = cli->opt;
+  o.target = JITC_TARGET_INTERP;
+  jitc_kernel *k;
+  jitc_status st = jitc_compile(ctx, source, decls, ndecls, sdecls, cli->ndefs, &o, &k);
+  if (st)
+    return fail_status(ctx, st);
+  static const char *names[2 * MAX_NAMED];
+  int n = 0;
+  for (int a = 0; a < jitc_kernel_array_count(k) && n < 2 * MAX_NAMED; a++)
+    jitc_kernel_array(k, a, &names[n++], NULL, NULL);
+  for (int s = 0; s < jitc_kernel_scalar_count(k) && n < 2 * MAX_NAMED; s++)
+    jitc_kernel_scalar(k, s, &names[n++], NULL);
+  int status = EX_OK;
+  for (int q = 0; q < cli->nins && !status; q++)
+    if (jitc_kernel_find_array(k, cli->ins[q].name) < 0)
+      status = unknown_name("--in", cli->ins[q].name, "array", names, n);
+  for (int q = 0; q < cli->nouts && !status; q++)
+    if (jitc_kernel_find_array(k, cli->outs[q].name) < 0)
+      status = unknown_name("--out", cli->outs[q].name, "array", names, n);
+  for (int q = 0; q < cli->ndtypes && !status; q++)
+    if (jitc_kernel_find_array(k, cli->dtypes[q].name) < 0)
+      status = unknown_name("--dtype", cli->dtypes[q].name, "array", names, n);
+  for (int q = 0; q < cli->ndefs && !status; q++)
+    if (jitc_kernel_find_scalar(k, cli->defs[q].name) < 0)
+      status = unknown_name("-D", cli->defs[q].name, "name", names, n);
+  jitc_kernel_free(k);
+  return status;
+}
+
+/* ---- outputs ---- */
+
+/* The temporary files the outputs are written to, made before any work so
+** that an output that cannot be written fails first.  They are removed at
+** exit and on SIGINT/SIGTERM unless renamed into place. */
+static char *tmpnames[MAX_NAMED];
+static int ntmpnames;
+
+static void remove_temps(void) {
+  for (int o = 0; o < ntmpnames; o++)
+    if (tmpnames[o])
+      unlink(tmpnames[o]); /* after a successful rename this fails harmlessly */
+}
+
+static void on_signal(int sig) {
+  remove_temps(); /* unlink() is async-signal-safe */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static bool is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int make_temps(const Cli *cli) {
+  atexit(remove_temps);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  for (int o = 0; o < cli->nouts; o++) {
+    const char *path = cli->outs[o].value;
+    if (is_dir(path)) {
+      fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", path);
+      return EX_CANTCREAT;
+    }
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (!tmp) {
+      fprintf(stderr, "jitc: out of memory\n");
+      return EX_SOFTWARE;
+    }
+    snprintf(tmp, len, "%s.jitc-%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0) {
+      fprintf(stderr, "jitc: cannot write '%s': %s\n", path, strerror(errno));
+      free(tmp);
+      return EX_CANTCREAT;
+    }
+    close(fd);
+    tmpnames[ntmpnames++] = tmp;
+  }
+  return EX_OK;
+}
+
 int main(int argc, char **argv) {
   static Cli cli;
   process_start_ms = rt_now_ms();
@@ -465,6 +974,8 @@ int main(int argc, char **argv) {
   /* Static, so that what a usage error's exit() leaves is still reachable. */
   static char *source;
   source = cli.program_file ? read_program_file(cli.program_file) : (char *)cli.program;
+  if (cli.program_file)
+    cli.opt.source_name = strcmp(cli.program_file, "-") ? cli.program_file : "<stdin>";
   static jitc_context *ctx;
   ctx = jitc_context_new();
   if (!ctx) {
@@ -571,7 +1082,7 @@ int main(int argc, char **argv) {
         tlist[ntargets++] = (jitc_target)t;
       else if (!cli.quiet && !cli.emit)
         fprintf(stderr, "jitc: skipping target %s: %s", jitc_target_name((jitc_target)t),
-                jitc_errmsg(ctx));
+                errmsg_text(ctx, JITC_E_UNAVAILABLE));
   } else {
     jitc_target t = cli.opt.target;
     /* --emit of a back end's stage picks that back end unless -t says otherwise. */
@@ -582,6 +1093,14 @@ int main(int argc, char **argv) {
     if (cli.target && jitc_target_parse(cli.target, &t))
       die_usage("unknown target '%s' (use interp, cpu, cuda or all)", cli.target);
     tlist[ntargets++] = t;
+  }
+  bool frontend_only = cli.emit && (!strcmp(cli.emit, "tokens") || !strcmp(cli.emit, "ast"));
+  if (!frontend_only) {
+    exit_status = check_names(ctx, &cli, source, decls, ndecls, sdecls);
+    if (exit_status == EX_OK && !cli.emit)
+      exit_status = make_temps(&cli);
+    if (exit_status != EX_OK)
+      goto finish;
   }
 
   if (cli.emit) {
@@ -594,7 +1113,17 @@ int main(int argc, char **argv) {
         exit_status = fail_status(ctx, st);
         goto finish;
       }
-      fputs(text, stdout);
+      if (cli.json) { /* one JSON object per line, as the run's records */
+        printf("{\"target\": ");
+        json_string(stdout, jitc_target_name(tlist[j]));
+        printf(", \"emit\": ");
+        json_string(stdout, cli.emit);
+        printf(", \"text\": ");
+        json_string(stdout, text);
+        printf("}\n");
+      } else {
+        fputs(text, stdout);
+      }
       jitc_free(text);
       bool frontend = !strcmp(cli.emit, "tokens") || !strcmp(cli.emit, "ast") ||
                       !strcmp(cli.emit, "types");
@@ -745,24 +1274,41 @@ int main(int argc, char **argv) {
   }
 
   /* Check that every target agrees with the first: the largest difference in
-  ** ulps, and a failure when an element differs by more than 4 ulps and by
-  ** more than 8 machine epsilons of the output's largest magnitude (the
-  ** second allowance absorbs cancellation in sums of rounded terms). */
+  ** ulps, and a disagreement when an element differs by more than 4 ulps and
+  ** by more than 8 machine epsilons of the output's largest magnitude (the
+  ** second allowance absorbs cancellation in sums of rounded terms).  A value
+  ** that passed through float32 carries float32's error even when widened
+  ** (f64(sin(x)) for float32 x): when the program computes anything in
+  ** float32, ulps and epsilons are float32's. */
   if (nres > 1) {
-    for (int j = 1; j < nres; j++)
+    bool via_f32 = false;
+    char *types = NULL;
+    cli.opt.target = JITC_TARGET_INTERP;
+    if (jitc_emit(ctx, source, decls, ndecls, sdecls, cli.ndefs, &cli.opt, "types", &types) ==
+        JITC_OK)
+      via_f32 = strstr(types, ":f32") || strstr(types, "(f32 ") || strstr(types, ": float32");
+    jitc_free(types);
+    for (int j = 1; j < nres; j++) {
+      results[j].agree = calloc((size_t)narrs + 1, sizeof *results[j].agree);
+      if (!results[j].agree) {
+        fprintf(stderr, "jitc: out of memory\n");
+        exit_status = EX_SOFTWARE;
+        goto finish;
+      }
       for (int a = 0; a < narrs; a++) {
         Arr *A = &results[0].arrs[a], *B = &results[j].arrs[a];
         if (A->role == JITC_INPUT)
           continue;
         size_t esize = jitc_dtype_size(A->dtype);
         bool f32 = A->dtype == JITC_FLOAT32, fp = f32 || A->dtype == JITC_FLOAT64;
+        bool narrow = f32 || via_f32;
         double scale = 0;
         for (int64_t e = 0; fp && e < n; e++) {
           double x = f32 ? ((float *)A->data.data)[e] : ((double *)A->data.data)[e];
           if (isfinite(x) && fabs(x) > scale)
             scale = fabs(x);
         }
-        double abs_tol = 8 * (f32 ? 0x1p-23 : 0x1p-52) * scale;
+        double abs_tol = 8 * (narrow ? 0x1p-23 : 0x1p-52) * scale;
         double ulps = 0;
         int64_t where = -1, bad = -1;
         for (int64_t e = 0; e < n; e++) {
@@ -776,7 +1322,8 @@ int main(int argc, char **argv) {
               d = INFINITY;
             } else {
               double ax = fabs(x);
-              double u = f32 ? (double)(nextafterf((float)ax, INFINITY) - (float)ax)
+              double u = narrow && ax <= FLT_MAX
+                             ? (double)(nextafterf((float)ax, INFINITY) - (float)ax)
                              : nextafter(ax, INFINITY) - ax;
               d = fabs(x - y) / u;
             }
@@ -792,10 +1339,11 @@ int main(int argc, char **argv) {
           if (bad < 0 && d > tol && !(fp && isfinite(d) && fabs(x - y) <= abs_tol))
             bad = e;
         }
-        if (!cli.quiet)
-          printf("%s: %s vs %s: largest difference %.3g ulp%s\n", A->name,
+        results[j].agree[a] = (Agree){ulps, narrow && !f32, bad < 0, where < 0};
+        if (!cli.quiet && !cli.json)
+          printf("%s: %s vs %s: largest difference %.3g ulp%s%s\n", A->name,
                  jitc_target_name(results[0].target), jitc_target_name(results[j].target), ulps,
-                 where >= 0 ? "" : " (identical)");
+                 narrow && !f32 ? " of float32" : "", where >= 0 ? "" : " (identical)");
         if (bad >= 0) {
           char *x = format_value((char *)A->data.data + bad * (int64_t)esize, A->dtype);
           char *y = format_value((char *)B->data.data + bad * (int64_t)esize, A->dtype);
@@ -804,9 +1352,10 @@ int main(int argc, char **argv) {
                   x ? x : "?", jitc_target_name(results[j].target), y ? y : "?");
           free(x);
           free(y);
-          exit_status = EX_SOFTWARE;
+          exit_status = EX_DISAGREE;
         }
       }
+    }
   }
 
   /* Report. */
@@ -845,7 +1394,29 @@ int main(int argc, char **argv) {
         printf(", \"nvrtc_ms\": %.4f, \"h2d_ms\": %.4f, \"kernel_ms\": %.4f, \"d2h_ms\": %.4f",
                r->cinfo.codegen_ms, r->rinfo.h2d_ms, r->rinfo.kernel_ms, r->rinfo.d2h_ms);
       printf(", \"run_ms\": %.4f, \"runs\": %d, \"bytes\": %.0f, \"gbps\": %.3f, \"total_ms\": "
-             "%.4f}\n", r->run_ms, cli.repeat, bytes, gbps, r->total_ms);
+             "%.4f", r->run_ms, cli.repeat, bytes, gbps, r->total_ms);
+      if (r->agree) {
+        printf(", \"agreement\": {\"with\": ");
+        json_string(stdout, jitc_target_name(results[0].target));
+        printf(", \"arrays\": [");
+        int shown = 0;
+        for (int a = 0; a < narrs; a++) {
+          const Agree *g = &r->agree[a];
+          if (r->arrs[a].role == JITC_INPUT)
+            continue;
+          printf("%s{\"name\": ", shown++ ? ", " : "");
+          json_string(stdout, r->arrs[a].name);
+          if (isfinite(g->ulps))
+            printf(", \"largest_ulp\": %.6g", g->ulps);
+          else
+            printf(", \"largest_ulp\": null"); /* JSON has no infinity */
+          printf(", \"ulp_of\": \"%s\", \"identical\": %s, \"agree\": %s}",
+                 g->ulps_of_f32 ? "float32" : jitc_dtype_name(r->arrs[a].dtype),
+                 g->identical ? "true" : "false", g->ok ? "true" : "false");
+        }
+        printf("]}");
+      }
+      printf("}\n");
       continue;
     }
     printf("target   %s (%s)\n", jitc_target_name(r->target), device);
@@ -883,37 +1454,24 @@ int main(int argc, char **argv) {
     }
   }
 
-  /* Outputs: all written to temporary files first, then renamed. */
+  /* Outputs: written into their temporary files (made by make_temps), then
+  ** renamed into place. */
   if (exit_status == EX_OK && cli.nouts) {
     Arr *arrs = results[nres - 1].arrs;
-    char *tmpnames[MAX_NAMED] = {0};
     int written = 0;
-    /* SIGINT or SIGTERM from here on would leave temporary files, or some
-    ** outputs renamed and others not: they are held until every output is in
-    ** place or every temporary file is gone, then take effect as usual. */
+    /* SIGINT or SIGTERM from here on would leave some outputs renamed and
+    ** others not: they are held until every output is in place or every
+    ** temporary file is gone, then take effect as usual. */
     sigset_t hold, old_mask, pending;
     sigemptyset(&hold);
     sigaddset(&hold, SIGINT);
     sigaddset(&hold, SIGTERM);
     sigprocmask(SIG_BLOCK, &hold, &old_mask);
     for (int o = 0; o < cli.nouts && exit_status == EX_OK; o++) {
-      int a = -1;
+      int a = 0; /* check_names() made sure the array exists */
       for (int q = 0; q < narrs; q++)
         if (!strcmp(arrs[q].name, cli.outs[o].name))
           a = q;
-      if (a < 0) {
-        fprintf(stderr, "jitc: --out %s: the program has no array '%s'\n", cli.outs[o].name,
-                cli.outs[o].name);
-        exit_status = EX_USAGE;
-        break;
-      }
-      size_t len = strlen(cli.outs[o].value) + 32;
-      tmpnames[o] = malloc(len);
-      if (!tmpnames[o]) {
-        exit_status = EX_SOFTWARE;
-        break;
-      }
-      snprintf(tmpnames[o], len, "%s.jitc-%ld.tmp", cli.outs[o].value, (long)getpid());
       if (npy_write(tmpnames[o], &arrs[a].data, err, sizeof err)) {
         fprintf(stderr, "jitc: cannot write '%s': %s\n", cli.outs[o].value, err);
         exit_status = EX_CANTCREAT;
@@ -924,14 +1482,12 @@ int main(int argc, char **argv) {
     sigpending(&pending);
     if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))
       exit_status = 128 + (sigismember(&pending, SIGINT) ? SIGINT : SIGTERM);
-    /* A rename can still fail over a directory: find that before renaming any. */
-    for (int o = 0; o < written && exit_status == EX_OK; o++) {
-      struct stat st_dir;
-      if (stat(cli.outs[o].value, &st_dir) == 0 && S_ISDIR(st_dir.st_mode)) {
+    /* A rename can still fail over a directory made since: find that before renaming any. */
+    for (int o = 0; o < written && exit_status == EX_OK; o++)
+      if (is_dir(cli.outs[o].value)) {
         fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", cli.outs[o].value);
         exit_status = EX_CANTCREAT;
       }
-    }
     for (int o = 0; o < written; o++) {
       struct stat st_old; /* an existing output keeps its permissions */
       if (exit_status == EX_OK && stat(cli.outs[o].value, &st_old) == 0)
@@ -941,11 +1497,7 @@ int main(int argc, char **argv) {
         exit_status = EX_CANTCREAT;
       }
     }
-    for (int o = 0; o < cli.nouts; o++) {
-      if (tmpnames[o])
-        unlink(tmpnames[o]); /* after a successful rename this fails harmlessly */
-      free(tmpnames[o]);
-    }
+    remove_temps();
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
   }
 
@@ -958,10 +1510,16 @@ finish:
       }
       free(results[j].arrs);
     }
+    free(results[j].agree);
     jitc_kernel_free(kernels[j]);
   }
   for (int k = 0; k < cli.nins; k++)
     host_array_free(&files[k]);
+  remove_temps();
+  for (int o = 0; o < ntmpnames; o++) {
+    free(tmpnames[o]);
+    tmpnames[o] = NULL;
+  }
   for (int k = 0; k < cli.nins; k++)
     free((char *)cli.ins[k].name);
   for (int k = 0; k < cli.nouts; k++)

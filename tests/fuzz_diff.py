@@ -35,6 +35,7 @@ its inputs kept under --keep, default build-fuzz-diff/), and a summary line.
 """
 import argparse
 import os
+import re
 import random
 import shutil
 import subprocess
@@ -486,13 +487,17 @@ def self_test():
 def run_jitc(target, prog, gen, d, tag):
     """Runs the program; returns (exit status, stderr, {array: ndarray})."""
     args = [JITC, "-t", target, "-q", "--no-cache"]
+    # jitc refuses a name the program does not use; the generator's records
+    # also hold names of expressions it made and then dropped.
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", prog))
     for name in sorted(gen.inputs):
-        args += ["--in", "%s=%s/%s.npy" % (name, d, name)]
+        if name in words:
+            args += ["--in", "%s=%s/%s.npy" % (name, d, name)]
     outs = {}
     for name in sorted(gen.outputs) + sorted(gen.inputs):
         outs[name] = "%s/%s.%s.npy" % (d, name, tag)
     for name in sorted(gen.scalars):
-        if name in gen.uses:
+        if name in gen.uses and name in words:
             args.append("-D%s=%s" % (name, gen.scalars[name][0]))
     with open(os.path.join(d, "prog.jitc"), "w") as f:
         f.write(prog)

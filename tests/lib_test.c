@@ -51,6 +51,22 @@ static void test_errors(jitc_target t) {
   CHECK("errors.text", strstr(jitc_errmsg(ctx), "  c = exq(a) * b\n      ^\n") != NULL, "%s",
         jitc_errmsg(ctx));
   CHECK("errors.get_range", jitc_error_get(ctx, 2, &e0) == JITC_E_USAGE, "no usage error");
+  CHECK("errors.default_name", !strncmp(jitc_errmsg(ctx), "<program>:1:5: error: ", 22), "%s",
+        jitc_errmsg(ctx));
+  o.source_name = "prog.jitc";
+  st = jitc_compile(ctx, "c = a +", arrays, 2, NULL, 0, &o, &k);
+  CHECK("errors.source_name", st == JITC_E_PROGRAM &&
+        !strncmp(jitc_errmsg(ctx), "prog.jitc:1:8: error: ", 22), "%s", jitc_errmsg(ctx));
+  o.source_name = NULL;
+  jitc_scalar_decl pi = {"pi", JITC_FLOAT64, 1};
+  st = jitc_compile(ctx, "c = a * pi", arrays, 2, &pi, 1, &o, &k);
+  CHECK("errors.reserved_scalar", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "constant"),
+        "status %d %s", (int)st, jitc_errmsg(ctx));
+  const char *names[] = {"alpha", "beta"};
+  CHECK("errors.nearest_name", jitc_nearest_name("alpah", names, 2) == names[0] &&
+        jitc_nearest_name("zzz", names, 2) == NULL, "wrong suggestion");
+  CHECK("version.targets", strstr(jitc_target_version(JITC_TARGET_INTERP), "built in") &&
+        jitc_target_version(JITC_TARGET_CPU)[0], "no target versions");
   CHECK("errors.exit_code", jitc_exit_code(JITC_E_PROGRAM) == 65 &&
         jitc_exit_code(JITC_E_INPUT) == 66 && jitc_exit_code(JITC_E_UNAVAILABLE) == 69,
         "wrong exit codes");

@@ -88,3 +88,130 @@ expect unwritable_out 73 'cannot write' -- $JITC -t interp -n 3 --out out=$tmp/n
 # -t all: every available target, agreement checked.
 expect all_targets 0 'largest difference' -- $JITC -t all -n 1000 --dtype f32 --in a=randn:2 'exp(a) + a * 2'
 grep -q '^interp ' "$tmp/out" && echo "ok cli.all_table" || { echo "FAIL cli.all_table"; cat "$tmp/out"; }
+
+# Strict names: a name the program does not use is a usage error with a
+# suggestion, found before any work (no output file, no temporary file left).
+expect strict_in 64 "did you mean 'a'" -- $JITC -t interp -q --in A=$tmp/g.npy 'c = a * 2'
+expect strict_define 64 "did you mean 'alpha'" -- $JITC -t interp -q -n 3 -D alpah=2 'c = alpha * a'
+expect strict_dtype 64 "uses no array 'q'" -- $JITC -t interp -q -n 3 --dtype q=f32 'c = a * 2'
+$PYTHON - "$tmp" <<'PY'
+import numpy as np, sys
+np.save(sys.argv[1] + "/big.npy", np.arange(3_000_000, dtype=np.float64))
+PY
+# Both are refused before the run, which would take hours (--repeat 1000000).
+expect strict_out 64 "uses no array 'd'" -- timeout 60 $JITC -t interp -q --in a=$tmp/big.npy --repeat 1000000 --out d=$tmp/d.npy 'c = sin(a) * 2'
+[ ! -e "$tmp/d.npy" ] && ! ls "$tmp"/*.tmp >/dev/null 2>&1 && echo "ok cli.strict_out_nothing_left" || echo "FAIL cli.strict_out_nothing_left"
+expect out_missing_dir 73 "cannot write '$tmp/nodir/c.npy'" -- timeout 60 $JITC -t interp -q --in a=$tmp/big.npy --repeat 1000000 --out c=$tmp/nodir/c.npy 'c = sin(a) * 2'
+expect out_is_dir 73 "is a directory" -- $JITC -t interp -q -n 3 --out c=$tmp 'c = a * 2'
+expect default_ones_help 0 'reads that no --in gives is an input of ones' -- $JITC --help
+for name in i pi inf True nan exp f32 sum let; do
+  expect "reserved_define_$name" 64 "'$name' is" -- $JITC -t interp -q -n 3 -D $name=1 "c = a * 2 + $name"
+done
+expect reserved_in 64 "'exp' is a function" -- $JITC -t interp -q -n 3 --in exp=ones 'c = a * 2'
+expect reserved_dtype 64 "'i' is the element index" -- $JITC -t interp -q -n 3 --dtype i=f32 'c = a * 2'
+
+# -D values: Python literals, exact in the stated type.
+expect define_f32_overflow 64 'beyond the range of float32' -- $JITC -t interp -q -n 3 -D s=1e40:f32 'c = a * s'
+expect define_f64_overflow 64 'beyond the range of float64' -- $JITC -t interp -q -n 3 -D s=1e400 'c = a * s'
+expect define_big_int 64 'does not fit in int64' -- $JITC -t interp -q -n 3 -D s=9223372036854775808 'c = a * s'
+expect define_int_f32_inexact 64 'float32 cannot hold it exactly' -- $JITC -t interp -q -n 3 -D s=16777217:f32 'c = a * s'
+expect define_int_f64_inexact 64 'float64 cannot hold it exactly' -- $JITC -t interp -q -n 3 -D s=9007199254740993:f64 'c = a * s'
+expect define_i32_range 64 'out of range' -- $JITC -t interp -q -n 3 -D s=2147483648:i32 'c = a * s'
+expect define_int_fraction 64 'integral value' -- $JITC -t interp -q -n 3 -D s=2.5:i64 'c = a * s'
+expect define_bool 64 'needs 0 or 1' -- $JITC -t interp -q -n 3 -D s=2:bool 'c = a * s'
+expect define_hex_float 64 'not a number' -- $JITC -t interp -q -n 3 -D s=0x1p3 'c = a * s'
+expect define_leading_zero 64 'not a number' -- $JITC -t interp -q -n 3 -D s=010 'c = a * s'
+expect define_hex_int 0 'array c: int64 out' -- $JITC -t interp -n 3 -D s=0x10 --dtype i64 --emit types 'c = a * s'
+expect define_hex_value 0 'c = \[16 16 16\]' -- $JITC -t interp -n 3 -D s=0x10 --dtype i64 'c = a * s'
+expect define_underscore 0 'c = \[1000000 1000000 1000000\]' -- $JITC -t interp -n 3 -D s=1_000_000 --dtype i64 'c = a * s'
+expect define_f32_rounds 0 'c = \[0.1 0.1 0.1\]' -- $JITC -t interp -n 3 -D s=0.1:f32 --dtype f32 'c = a * s'
+expect define_inf 0 'c = \[-inf -inf -inf\]' -- $JITC -t interp -n 3 -D s=-inf 'c = a * s'
+expect define_int64_min 0 'c = \[-9223372036854775808' -- $JITC -t interp -n 3 -D s=-9223372036854775808 --dtype i64 'c = a * s'
+
+# Command-line conventions (getopt_long).
+expect bundled_n3 0 'b = \[2\. 2\. 2\.\]' -- $JITC -tinterp -n3 'b = a * 2'
+expect bundled_qn3 0 '' -- $JITC -tinterp -qn3 'b = a * 2'
+expect long_prefix 0 'median of 2' -- $JITC -t interp -n 3 --rep 2 'b = a * 2'
+expect long_ambiguous 64 'ambiguous' -- $JITC -t interp -n 3 --c x 'b = a * 2'
+expect size_1e7_syntax 0 '(7,)' -- $JITC -t interp -n 7e0 'b = a * 2'
+expect size_underscore 0 '(1000,)' -- $JITC -t interp -n 1_000 'b = a * 2'
+expect size_fraction 64 'non-negative integer' -- $JITC -t interp -n 1.5 'b = a * 2'
+expect size_1e7 0 '' -- $JITC -t interp -q -n 1e7 'b = i'
+expect stdin_program 0 'b = \[3\. 3\.\]' -- sh -c "printf 'b = a * 3\n' | $JITC -t interp -n 2 -f -"
+expect dash_program_hint 64 "goes after '--'" -- $JITC -t interp -n 3 '-a'
+expect dash_program_after_dashes 0 'out = \[-1\. -1\. -1\.\]' -- $JITC -t interp -n 3 -- '-a'
+expect version_targets 0 'target cpu: ' -- $JITC --version
+expect info 0 'host cpu: ' -- $JITC --info
+for key in 'cpu features: ' 'nvrtc: ' 'cuda driver: ' 'cache: ' 'interp: available'; do
+  grep -q "$key" "$tmp/out" && echo "ok cli.info_$key" | tr -d ' :' || { echo "FAIL cli.info: lacks '$key'"; cat "$tmp/out"; }
+done
+grep -q -e '^no GPU: ' -e '^gpu 0: ' "$tmp/out" && echo "ok cli.info_gpu" || echo "FAIL cli.info_gpu"
+expect info_no_gpu 0 '^no GPU: ' -- env JITC_LIBCUDA=/nonexistent/libcuda.so.1 $JITC --info
+expect cpu_option_help 0 '--cpu NAME' -- $JITC --help
+expect help_exit_disagree 0 'targets disagree' -- $JITC --help
+
+# One message form: jitc: for the tool, FILE:LINE:COL: error: for the program.
+printf 'b = a +\n' >"$tmp/bad.jitc"
+expect message_file 65 "^$tmp/bad.jitc:1:8: error: " -- $JITC -t interp -n 3 -f "$tmp/bad.jitc"
+expect message_program 65 '^<program>:1:8: error: ' -- $JITC -t interp -n 3 'b = a +'
+expect message_stdin 65 '^<stdin>:1:8: error: ' -- sh -c "printf 'b = a +\n' | $JITC -t interp -n 3 -f -"
+expect message_usage 64 '^jitc: ' -- $JITC -t interp -n 3 -D s=1:f99 'b = a * s'
+expect message_unavailable 69 '^jitc: ' -- env JITC_LIBCUDA=/nonexistent/libcuda.so.1 $JITC -t cuda -n 3 'b = a * 2'
+grep -v -e '^jitc: ' -e '^Try ' "$tmp/out" | grep -q . && { echo "FAIL cli.message_unavailable_lines"; cat "$tmp/out"; } || echo "ok cli.message_unavailable_lines"
+
+# --json: every line of standard output is one JSON object in valid UTF-8,
+# agreement between targets included in the records.
+json_lines() { # NAME: every line of $tmp/stdout strict UTF-8 JSON objects; prints the count
+  $PYTHON - "$tmp/stdout" "$1" <<'PY'
+import json, sys
+data = open(sys.argv[1], "rb").read()
+try:
+    recs = [json.loads(l) for l in data.decode("utf-8").splitlines()]
+    assert recs and all(isinstance(r, dict) for r in recs), "not objects"
+    print("ok cli.%s" % sys.argv[2])
+except Exception as e:
+    print("FAIL cli.%s: %s: %r" % (sys.argv[2], e, data[:400]))
+PY
+}
+$JITC -t all --json -n 1000 --dtype f32 --in a=randn:2 'b = exp(a) + a * 2' >"$tmp/stdout" 2>/dev/null
+json_lines json_all_targets
+if [ "$(grep -c . "$tmp/stdout")" -gt 1 ]; then
+  grep -q '"agreement": {"with": "interp", "arrays": \[{"name": "b", "largest_ulp": [0-9.e+-]*, "ulp_of": "float32", "identical": [a-z]*, "agree": true}\]}' "$tmp/stdout" &&
+    echo "ok cli.json_agreement" || { echo "FAIL cli.json_agreement"; cat "$tmp/stdout"; }
+else
+  echo "skip cli.json_agreement: one target here"
+fi
+$JITC --json --emit types -t interp 'b = a * 2' >"$tmp/stdout" 2>/dev/null
+json_lines json_emit
+printf 'b = a * 2 # caf\351 \355\240\200 \360\237\230\200 "q" \\ \001\n' >"$tmp/latin1.jitc"
+$JITC -t interp --json -n 3 -f "$tmp/latin1.jitc" >"$tmp/stdout" 2>/dev/null
+json_lines json_invalid_utf8
+grep -q 'caf\\ufffd' "$tmp/stdout" && grep -q "$(printf '\360\237\230\200')" "$tmp/stdout" &&
+  echo "ok cli.json_utf8_kept_and_replaced" || { echo "FAIL cli.json_utf8_kept_and_replaced"; cat "$tmp/stdout"; }
+
+# -t all: a difference within the stated accuracy is agreement (here 1 ulp of
+# float32, widened to float64); one beyond it is a disagreement, exit 1.
+$PYTHON -c "
+import numpy as np
+np.save('$tmp/x32.npy', (np.random.RandomState(3).randn(100000) * 10).astype(np.float32))
+"
+if $JITC -t cpu -q -n 1 'b = a' >/dev/null 2>&1; then
+  expect all_widened_f32 0 'ulp of float32' -- $JITC -t all --in x=$tmp/x32.npy 'r = f64(sin(x))'
+  # -D scalars differing per target cannot happen; a real disagreement is
+  # made by a cache entry of other code: instead compare int results of a
+  # float computation whose rounding differs (1 ulp flips the truncation).
+  $PYTHON -c "
+import numpy as np
+np.save('$tmp/xs.npy', np.linspace(0, 50, 100001).astype(np.float32))
+"
+  $JITC -t all -q --in x=$tmp/xs.npy --out r=$tmp/r.npy 'r = i64(sin(x) * 1e7)' >"$tmp/out" 2>&1
+  rc=$?
+  if grep -q 'disagree' "$tmp/out"; then
+    [ $rc -eq 1 ] && [ ! -e "$tmp/r.npy" ] && echo "ok cli.all_disagree_exit_1" ||
+      { echo "FAIL cli.all_disagree_exit_1: exit $rc"; cat "$tmp/out"; }
+  else
+    echo "skip cli.all_disagree_exit_1: targets happen to agree exactly here"
+  fi
+else
+  echo "skip cli.all_widened_f32: no cpu target"
+fi

@@ -113,7 +113,7 @@ for t in $targets; do
   value arrays_1000 "$t" out 499500 $(cat "$tmp/arrays_1000.args")
   value ident_10k "$t" "$(printf 'y%.0s' $(seq 10000))" "np.arange(5) * 2" --in "$(printf 'x%.0s' $(seq 10000))=arange"
   value lets_10k "$t" c 10001 --in a=ones
-  run errors_10k "$t" '65:line 10000, column 8' && echo "ok limits.errors_10k.$t"
+  run errors_10k "$t" '65:errors_10k.jitc:10000:8: error:' && echo "ok limits.errors_10k.$t"
   fails number_100k "$t" 'number too long'
   value comment_1m "$t" c 2 --in a=ones
 done
