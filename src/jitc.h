@@ -211,11 +211,11 @@ JITC_API const char *jitc_target_device(jitc_context *ctx, jitc_target t);
 /* What the target is built on, for version reports: "built in" (interp),
 ** "LLVM 19.1.7" (cpu; "not built: no LLVM" without it), "NVRTC and CUDA
 ** driver, loaded at run time" (cuda).  Static text; loads nothing. */
-const char *jitc_target_version(jitc_target t);
+JITC_API const char *jitc_target_version(jitc_target t);
 
 /* The name in names[0..n) closest to `name` by edit distance, or NULL when
 ** none is close enough to be a likely typo (for "did you mean" messages). */
-const char *jitc_nearest_name(const char *name, const char *const *names, int n);
+JITC_API const char *jitc_nearest_name(const char *name, const char *const *names, int n);
 
 /* ---- dtypes ---- */
 
