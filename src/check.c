@@ -602,6 +602,19 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
 
 static Val check_power(Checker *K, int off, Val *v, bool call);
 
+/* Whether n has one value for all elements: scalars and constants only.
+** (Recursion is bounded by the parser's nesting limit.) */
+static bool is_uniform(const Node *n) {
+  if (n->kind == N_CONST || n->kind == N_PARAM)
+    return true;
+  if (n->kind != N_OP)
+    return false;
+  for (int k = 0; k < n->nargs; k++)
+    if (!is_uniform(n->args[k]))
+      return false;
+  return true;
+}
+
 static Val check_call(Checker *K, Ast *a) {
   const char *name = a->name;
   jitc_dtype cast_to = JITC_FLOAT64;
@@ -665,7 +678,21 @@ static Val check_power(Checker *K, int off, Val *v, bool call) {
       return apply(K, (OpId)fast, off, &base, 1, JITC_BOOL, call);
     }
   }
-  return apply(K, OP_POW, off, v, 2, JITC_BOOL, call);
+  Val r = apply(K, OP_POW, off, v, 2, JITC_BOOL, call);
+  /* A float array raised to a scalar known only at run time: NumPy's fast
+  ** path decides by the value, so the kernel does too.  (2 and -1 give the
+  ** same results by pow as by square and reciprocal; 0.5 does not.) */
+  if (!r.bad && !r.weak && r.n->kind == N_OP && r.n->op == OP_POW &&
+      dtype_is_float(v[0].n->type) && v[1].n->type != JITC_BOOL &&
+      r.n->args[1]->kind != N_CONST && is_uniform(r.n->args[1])) {
+    Node *x = r.n->args[0], *half = new_node(K, N_CONST, r.n->type, off);
+    half->k.f = 0.5;
+    Node *eq[2] = {r.n->args[1], half};
+    Node *w[3] = {new_op(K, OP_EQ, JITC_BOOL, off, 2, eq),
+                  new_op(K, OP_SQRT, r.n->type, off, 1, &x), r.n};
+    r.n = new_op(K, OP_WHERE, r.n->type, off, 3, w);
+  }
+  return r;
 }
 
 static Val check_expr(Checker *K, Ast *a) {

@@ -66,6 +66,8 @@ static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const S
   if (t == JITC_FLOAT64) {
     if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && b->f64 == 0)
       return FOLD_ZERODIV;
+    if (op == OP_POW && a->f64 == 0 && b->f64 < 0) /* 0.0 ** -1 */
+      return FOLD_ZERODIV;
     return FOLD_OK;
   }
   if (t != JITC_INT64)
@@ -86,7 +88,7 @@ static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const S
       return FOLD_NEGSHIFT;
     if (x == 0)
       return FOLD_OK;
-    if (y >= 63)
+    if (y >= 64)
       return FOLD_OVERFLOW;
     return (int64_t)((uint64_t)x << y) >> y != x ? FOLD_OVERFLOW : FOLD_OK;
   case OP_SHR: return y < 0 ? FOLD_NEGSHIFT : FOLD_OK;
