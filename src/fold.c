@@ -22,14 +22,9 @@
 
 #include "semantics.h"
 
-/* One value of any type, as sem_exec reads and writes it. */
-typedef union Scalar {
-  uint8_t b;
-  int32_t i32;
-  int64_t i64;
-  float f32;
-  double f64;
-} Scalar;
+/* One value of any type, as sem_exec reads and writes it: a parameter's
+** slot has that layout. */
+typedef ParamSlot Scalar;
 
 static Scalar load(const Node *c) {
   Scalar s;
@@ -149,16 +144,11 @@ static FoldStatus eval(const Program *p, const Node *n, const ParamSlot *params,
     *out = *n;
     return FOLD_OK;
   case N_PARAM: {
-    const ParamSlot *ps = &params[n->slot];
-    *out = (Node){.kind = N_CONST, .type = n->type, .off = n->off};
-    switch (n->type) {
-    case JITC_BOOL: out->k.i = ps->b != 0; break;
-    case JITC_INT32: out->k.i = ps->i32; break;
-    case JITC_INT64: out->k.i = ps->i64; break;
-    case JITC_FLOAT32: out->k.f = ps->f32; break;
-    case JITC_FLOAT64: out->k.f = ps->f64; break;
-    default: return FOLD_UNKNOWN;
-    }
+    Scalar v = params[n->slot];
+    if (n->type == JITC_BOOL)
+      v.b = v.b != 0;
+    *out = (Node){.off = n->off};
+    store(out, n->type, &v);
     return FOLD_OK;
   }
   case N_TEMP: {

@@ -1062,6 +1062,10 @@ def weak_value_cases():
     run_case(Case("comparisons with an out-of-range weak scalar", {"a": a}, [
         ("s0", "a < w", a < 3000000000, EXACT), ("s1", "a != w", a != 3000000000, EXACT),
         ("s2", "a >= w * 2", a >= 6000000000, EXACT)], defines=["w=3000000000"]))
+    run_case(Case("weak scalar expressions are Python's", {"a": a}, [
+        ("s0", "a + (b + b)", a + (True + True), EXACT),
+        ("s1", "a + (w - 2999999990) * 2", a + (3000000000 - 2999999990) * 2, EXACT)],
+        defines=["w=3000000000", "b=True"]))
 
     # A float array to a scalar 0.5 is sqrt, however the 0.5 is written.
     for t, x in ((F32, f), (F64, g)):
@@ -1091,7 +1095,8 @@ def weak_value_cases():
               "zz = a; zz = 3000000000", ins, 65, must_mention="array 'zz'")
     for w, prog in (("w=3000000000", "zz = a + w*1"), ("w=3000000000", "zz = a + (w + 0)"),
                     ("w=4611686018427387904", "zz = w * 2 + i"),
-                    ("w=-1", "zz = 2 ** w + a"), ("w=0", "zz = a + 7 // w")):
+                    ("w=-1", "zz = 2 ** w + a"), ("w=0", "zz = a + 7 // w"),
+                    ("w=3000000000", "let t = w * 1; zz = a + t")):
         run_error("refused at run time: %s with %s" % (prog, w), prog, ins, 64, defines=[w])
 
 
