@@ -489,6 +489,10 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
   bool is_fn = call || op >= OP_ABS;
   Node *args[3];
   if (op == OP_CAST) {
+    /* A Python scalar converted by a NumPy type must fit it: np.int32(2**31)
+    ** raises. */
+    if (v[0].weak)
+      return (Val){convert_weak_to(K, v[0], cast_to, "the cast"), false, false};
     Node *arg = v[0].n;
     if (arg->type == cast_to)
       return (Val){arg, false, false};
@@ -511,7 +515,7 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
   ** np.True_ + np.True_ would be True; a program's weak values are Python's). */
   if (weak && !is_fn && t == JITC_BOOL &&
       (info->rule == R_ARITH || info->rule == R_ARITH_NB || info->rule == R_SAME_NB ||
-       op == OP_INVERT))
+       info->rule == R_SHIFT || op == OP_INVERT))
     t = JITC_INT64;
   jitc_dtype result;
   switch (info->rule) {
@@ -655,13 +659,13 @@ static Val check_call(Checker *K, Ast *a) {
 
 /* x ** y and power(x, y).  NumPy 2 (its ** and np.power alike) evaluates an
 ** array raised to a scalar 2 as square(x), to 0.5 as sqrt(x) and to -1 as
-** reciprocal(x); jitc does the same for an exponent that is a weak
-** constant (after folding: a ** (0.25 + 0.25) is sqrt), so that results
+** reciprocal(x); jitc does the same for an exponent that is a constant
+** (after folding: a ** (0.25 + 0.25) and a ** f64(0.5) are sqrt), so that results
 ** match NumPy's (pow and sqrt differ at -inf and -0.0) and x ** 2 costs
 ** one multiplication on every target.  Squaring is exact, so integers and
 ** 2.0 take the same path. */
 static Val check_power(Checker *K, int off, Val *v, bool call) {
-  if (!v[0].bad && !v[1].bad && !v[0].weak && v[1].weak && v[1].n->kind == N_CONST &&
+  if (!v[0].bad && !v[1].bad && !v[0].weak && v[1].n->kind == N_CONST &&
       v[1].n->type != JITC_BOOL) {
     bool weak;
     jitc_dtype t = common_type(v, 2, &weak);

@@ -1046,7 +1046,9 @@ def weak_value_cases():
         ("b4", "a + +True", a + +True, EXACT),
         ("b5", "b & (True & True)", bb & (True & True), EXACT),
         ("b6", "b ^ (True ^ True)", bb ^ (True ^ True), EXACT),
-        ("b7", "b + True", bb + True, EXACT)]))
+        ("b7", "b + True", bb + True, EXACT),
+        ("b8", "a + (True << 3)", a + (True << 3), EXACT),
+        ("b9", "a + i32(True + True)", a + np.int32(True + True), EXACT)]))
 
     # Comparisons with ints outside the array's type: the true answer.
     stmts = []
@@ -1072,7 +1074,9 @@ def weak_value_cases():
         run_case(Case("power(x, 0.5) is sqrt %s" % SHORT[t], {"x": x}, [
             ("h0", "power(x, 0.5)", np.power(x, 0.5), EXACT),
             ("h1", "x ** (0.25 + 0.25)", x ** (0.25 + 0.25), EXACT),
-            ("h2", "pow(x, 0.5) + x ** 0.5", np.power(x, 0.5) + x ** 0.5, EXACT)]))
+            ("h2", "pow(x, 0.5) + x ** 0.5", np.power(x, 0.5) + x ** 0.5, EXACT),
+            ("h3", "x ** f64(0.5)", x ** np.float64(0.5), EXACT),
+            ("h4", "x ** f32(0.5)", x ** np.float32(0.5), EXACT)]))
         run_case(Case("x ** w, w = 0.5 at run time, is sqrt %s" % SHORT[t], {"x": x}, [
             ("h0", "x ** w", x ** 0.5, EXACT), ("h1", "power(x, w)", np.power(x, 0.5), EXACT)],
             defines=["w=0.5"]))
@@ -1089,7 +1093,9 @@ def weak_value_cases():
                       ("zz = 9223372036854775807 + 1 + i", "weak sum beyond int64"),
                       ("zz = a + 1 // 0", "weak integer division by zero"),
                       ("zz = f + 1 / 0", "weak division by zero"),
-                      ("zz = a << (1 << 64)", "weak shift beyond int64")):
+                      ("zz = a << (1 << 64)", "weak shift beyond int64"),
+                      ("zz = i32(3000000000) + a", "a cast of a weak int it does not fit"),
+                      ("zz = a ** i64(-1)", "an int array to a strong negative constant")):
         run_error("refused: %s (%s)" % (prog, why), prog, ins, 65)
     run_error("int32 array stored 3000000000: the message names the array",
               "zz = a; zz = 3000000000", ins, 65, must_mention="array 'zz'")
