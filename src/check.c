@@ -684,8 +684,9 @@ static Val check_power(Checker *K, int off, Val *v, bool call) {
   }
   Val r = apply(K, OP_POW, off, v, 2, JITC_BOOL, call);
   /* A float array raised to a scalar known only at run time: NumPy's fast
-  ** path decides by the value, so the kernel does too.  (2 and -1 give the
-  ** same results by pow as by square and reciprocal; 0.5 does not.) */
+  ** path decides by the value, so the kernel does too for 0.5, where pow
+  ** and sqrt differ at -inf and -0.0.  (For 2 and -1, pow has the special
+  ** values of square and reciprocal, and differs at most in rounding.) */
   if (!r.bad && !r.weak && r.n->kind == N_OP && r.n->op == OP_POW &&
       dtype_is_float(v[0].n->type) && v[1].n->type != JITC_BOOL &&
       r.n->args[1]->kind != N_CONST && is_uniform(r.n->args[1])) {
