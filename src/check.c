@@ -20,6 +20,7 @@
 #include "jitc_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A typed value during checking: a node, and whether it is weak. */
@@ -37,6 +38,7 @@ typedef struct Sym {
   SymKind kind;
   int slot;       /* array, param or temp index */
   bool weak;      /* temps: holds a weak value */
+  Node *konst;    /* temps: the weak constant it holds, or NULL */
   int current;    /* arrays: temp holding the value assigned so far, or -1 */
   bool read, assigned, read_first;
   jitc_dtype dtype;
@@ -63,6 +65,8 @@ typedef struct Checker {
   int tcap;
   IrParam *params; /* indexed by param slot */
   int pcap;
+  IrCheck *checks; /* weak expressions of scalars, checked before each run */
+  int nchecks, ccap;
   AstProgram *ast; /* for "read before it is assigned" */
   int stmt;        /* index of the statement after the one being checked */
 } Checker;
@@ -87,6 +91,8 @@ jitc_dtype promote(jitc_dtype a, jitc_dtype b) {
 }
 
 static const char *tname(jitc_dtype t) { return jitc_dtype_name(t); }
+
+static bool grow(Checker *K, void **v, int *cap, int need, size_t elem);
 
 /* ---- nodes ---- */
 
@@ -116,27 +122,14 @@ static Val bad_val(Checker *K, int off) {
   return (Val){new_node(K, N_CONST, JITC_INT64, off), true, true};
 }
 
-/* Converts a constant's value to type t (the constant is weak, or folded). */
+/* Converts a constant's value to type t by the cast rules, exactly as a
+** cast at run time would (2.5 stored into an int array is 2). */
 static Node *const_to(Checker *K, Node *c, jitc_dtype t) {
   Node *n = new_node(K, N_CONST, t, c->off);
-  bool from_float = dtype_is_float(c->type);
-  switch (t) {
-  case JITC_BOOL:
-    n->k.i = from_float ? c->k.f != 0 : c->k.i != 0;
-    break;
-  case JITC_INT32:
-  case JITC_INT64:
-    n->k.i = c->k.i; /* only ints and bools reach here (range checked by the caller) */
-    break;
-  case JITC_FLOAT32:
-    n->k.f = (double)(float)(from_float ? c->k.f : (double)c->k.i);
-    break;
-  case JITC_FLOAT64:
-    n->k.f = from_float ? c->k.f : (double)c->k.i;
-    break;
-  default:
+  Node cast = {.kind = N_OP, .op = OP_CAST, .type = t, .nargs = 1, .args = {c}, .off = c->off};
+  const Node *arg = c;
+  if (fold_op(&cast, &arg, false, n) != FOLD_OK)
     unreachable();
-  }
   return n;
 }
 
@@ -160,16 +153,25 @@ static jitc_dtype weak_with(jitc_dtype weak, jitc_dtype strong) {
   return dtype_is_float(strong) ? strong : JITC_FLOAT64;
 }
 
-/* Converts a weak value to t, checking that an integer literal fits. */
-static Node *convert_weak(Checker *K, Val v, jitc_dtype t) {
+/* Converts a weak value to the strong type t it meets, checking that an
+** integer fits: a constant now, a scalar or an expression of scalars
+** before each run.  `meets` says what has type t, for the message. */
+static Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets) {
   if (v.n->kind == N_CONST && v.n->type == JITC_INT64 && t == JITC_INT32 &&
       (v.n->k.i < INT32_MIN || v.n->k.i > INT32_MAX) && !v.bad) {
-    error_at(K->C, v.n->off, "the integer %lld does not fit in int32, the type of the other "
-             "operand", (long long)v.n->k.i);
+    error_at(K->C, v.n->off, "the integer %lld does not fit in int32, the type of %s",
+             (long long)v.n->k.i, meets);
   }
   if (v.n->kind == N_PARAM && v.n->type == JITC_INT64 && t == JITC_INT32)
     K->params[v.n->slot].fit_int32 = true;
+  if ((v.n->kind == N_OP || v.n->kind == N_TEMP) &&
+      grow(K, (void **)&K->checks, &K->ccap, K->nchecks + 1, sizeof(IrCheck)))
+    K->checks[K->nchecks++] = (IrCheck){v.n, t, v.n->off};
   return convert(K, v, t);
+}
+
+static Node *convert_weak(Checker *K, Val v, jitc_dtype t) {
+  return convert_weak_to(K, v, t, "the other operand");
 }
 
 /* Promotes operands: returns the common type and whether the result is weak. */
@@ -395,6 +397,11 @@ static Val check_name(Checker *K, Ast *a) {
       error_at(K->C, off, "'%s' is a let temporary, not an array; write %s", name, name);
       return bad_val(K, off);
     }
+    if (s->konst) { /* a weak constant: folds on, as Python's value would */
+      Node *n = new_node(K, N_CONST, s->konst->type, off);
+      n->k = s->konst->k;
+      return (Val){n, true, false};
+    }
     Node *n = new_node(K, N_TEMP, K->temps[s->slot], off);
     n->slot = s->slot;
     return (Val){n, s->weak, false};
@@ -437,17 +444,55 @@ static Val check_name(Checker *K, Ast *a) {
   return (Val){n, false, false};
 }
 
-/* Types op applied to already-checked operands; `off` is the operator. */
-static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to) {
+/* Whether a weak int meeting int32 in a comparison must widen it to int64:
+** NumPy compares an out-of-range Python int with an int32 array and gives
+** the true answer (a_int32 < 3000000000 is all true), where arithmetic
+** refuses it.  A scalar's value is known only at run time: always widen. */
+static bool compare_wide(Val *v, int n, jitc_dtype t) {
+  if (t != JITC_INT32)
+    return false;
+  for (int k = 0; k < n; k++)
+    if (v[k].weak && v[k].n->type == JITC_INT64 &&
+        (v[k].n->kind != N_CONST || v[k].n->k.i < INT32_MIN || v[k].n->k.i > INT32_MAX))
+      return true;
+  return false;
+}
+
+/* An operator of weak operands only is Python's: folded when its operands
+** are constants (refused where Python's answer would differ), so that range
+** checks and the sign of an exponent see the value. */
+static Val fold_weak(Checker *K, Node *n) {
+  for (int k = 0; k < n->nargs; k++)
+    if (n->args[k]->kind != N_CONST)
+      return (Val){n, true, false};
+  Node *c = new_node(K, N_CONST, n->type, n->off);
+  FoldStatus st = fold_op(n, (const Node *const *)n->args, true, c);
+  if (st == FOLD_UNKNOWN)
+    return (Val){n, true, false};
+  if (st != FOLD_OK) {
+    error_at(K->C, n->off, "%s", fold_message(st));
+    return bad_val(K, n->off);
+  }
+  return (Val){c, true, false};
+}
+
+/* Types op applied to already-checked operands; `off` is the operator.
+** `call`: written as a function call (power(x, y) rather than x ** y). */
+static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call) {
   for (int k = 0; k < n; k++)
     if (v[k].bad)
       return bad_val(K, off);
   const OpInfo *info = &op_info[op];
   /* Python scalars passed to a function are weak for promotion, but the
-  ** result is a NumPy scalar: strong (sqrt(2) is float64). */
-  bool is_fn = op >= OP_ABS;
+  ** result is a NumPy scalar: strong (sqrt(2) and power(2, 40) are int64
+  ** and float64 NumPy scalars). */
+  bool is_fn = call || op >= OP_ABS;
   Node *args[3];
   if (op == OP_CAST) {
+    /* A Python scalar converted by a NumPy type must fit it: np.int32(2**31)
+    ** raises. */
+    if (v[0].weak)
+      return (Val){convert_weak_to(K, v[0], cast_to, "the cast"), false, false};
     Node *arg = v[0].n;
     if (arg->type == cast_to)
       return (Val){arg, false, false};
@@ -455,7 +500,8 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
   }
   if (op == OP_WHERE) {
     Val c = v[0];
-    args[0] = c.n->type == JITC_BOOL ? c.n : convert(K, c, JITC_BOOL);
+    args[0] = c.weak ? convert_weak(K, c, JITC_BOOL)
+              : c.n->type == JITC_BOOL ? c.n : convert(K, c, JITC_BOOL);
     bool weak;
     jitc_dtype t = common_type(v + 1, 2, &weak);
     args[1] = convert_weak(K, v[1], t);
@@ -465,6 +511,12 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
   bool weak;
   jitc_dtype t = common_type(v, n, &weak);
   const char *sym = info->name;
+  /* Python's bools are ints: True + True is 2, ~True is -2 (NumPy's
+  ** np.True_ + np.True_ would be True; a program's weak values are Python's). */
+  if (weak && !is_fn && t == JITC_BOOL &&
+      (info->rule == R_ARITH || info->rule == R_ARITH_NB || info->rule == R_SAME_NB ||
+       info->rule == R_SHIFT || op == OP_INVERT))
+    t = JITC_INT64;
   jitc_dtype result;
   switch (info->rule) {
   case R_ARITH:
@@ -521,6 +573,8 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
     result = t;
     break;
   case R_COMPARE:
+    if (!weak && compare_wide(v, n, t))
+      t = JITC_INT64;
     result = JITC_BOOL;
     break;
   case R_PRED:
@@ -532,7 +586,7 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
   if (op == OP_POW && dtype_is_int(t)) {
     Node *e = v[1].n;
     if (e->kind == N_CONST && !dtype_is_float(e->type) && e->k.i < 0) {
-      if (weak) {
+      if (weak && !is_fn) {
         /* Python: 2 ** -1 is 0.5 */
         result = t = JITC_FLOAT64;
       } else {
@@ -543,8 +597,26 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
     }
   }
   for (int k = 0; k < n; k++)
-    args[k] = v[k].weak && !weak ? convert_weak(K, v[k], t) : convert(K, v[k], t);
-  return (Val){new_op(K, op, result, off, n, args), weak && !is_fn, false};
+    args[k] = v[k].weak && (!weak || is_fn) ? convert_weak(K, v[k], t) : convert(K, v[k], t);
+  Node *node = new_op(K, op, result, off, n, args);
+  if (weak && !is_fn)
+    return fold_weak(K, node);
+  return (Val){node, false, false};
+}
+
+static Val check_power(Checker *K, int off, Val *v, bool call);
+
+/* Whether n has one value for all elements: scalars and constants only.
+** (Recursion is bounded by the parser's nesting limit.) */
+static bool is_uniform(const Node *n) {
+  if (n->kind == N_CONST || n->kind == N_PARAM)
+    return true;
+  if (n->kind != N_OP)
+    return false;
+  for (int k = 0; k < n->nargs; k++)
+    if (!is_uniform(n->args[k]))
+      return false;
+  return true;
 }
 
 static Val check_call(Checker *K, Ast *a) {
@@ -580,16 +652,20 @@ static Val check_call(Checker *K, Ast *a) {
   Val v[3];
   for (int k = 0; k < arity; k++)
     v[k] = check_expr(K, a->args[k]);
-  return apply(K, (OpId)op, a->off, v, arity, cast_to);
+  if (op == OP_POW)
+    return check_power(K, a->off, v, true);
+  return apply(K, (OpId)op, a->off, v, arity, cast_to, true);
 }
 
-/* The ** operator.  NumPy's ndarray ** (not np.power) evaluates an array
-** raised to the literal 2 as square(x), to 0.5 as sqrt(x) and to -1 as
-** reciprocal(x); jitc does the same, so that results match NumPy's (pow and
-** sqrt differ at -inf) and x ** 2 costs one multiplication on every target.
-** Squaring is exact, so integers and 2.0 take the same path. */
-static Val check_power_operator(Checker *K, int off, Val *v) {
-  if (!v[0].bad && !v[1].bad && !v[0].weak && v[1].weak && v[1].n->kind == N_CONST &&
+/* x ** y and power(x, y).  NumPy 2 (its ** and np.power alike) evaluates an
+** array raised to a scalar 2 as square(x), to 0.5 as sqrt(x) and to -1 as
+** reciprocal(x); jitc does the same for an exponent that is a constant
+** (after folding: a ** (0.25 + 0.25) and a ** f64(0.5) are sqrt), so that results
+** match NumPy's (pow and sqrt differ at -inf and -0.0) and x ** 2 costs
+** one multiplication on every target.  Squaring is exact, so integers and
+** 2.0 take the same path. */
+static Val check_power(Checker *K, int off, Val *v, bool call) {
+  if (!v[0].bad && !v[1].bad && !v[0].weak && v[1].n->kind == N_CONST &&
       v[1].n->type != JITC_BOOL) {
     bool weak;
     jitc_dtype t = common_type(v, 2, &weak);
@@ -603,10 +679,25 @@ static Val check_power_operator(Checker *K, int off, Val *v) {
       fast = OP_RECIPROCAL;
     if (fast >= 0) {
       Val base = {convert(K, v[0], t), false, false};
-      return apply(K, (OpId)fast, off, &base, 1, JITC_BOOL);
+      return apply(K, (OpId)fast, off, &base, 1, JITC_BOOL, call);
     }
   }
-  return apply(K, OP_POW, off, v, 2, JITC_BOOL);
+  Val r = apply(K, OP_POW, off, v, 2, JITC_BOOL, call);
+  /* A float array raised to a scalar known only at run time: NumPy's fast
+  ** path decides by the value, so the kernel does too for 0.5, where pow
+  ** and sqrt differ at -inf and -0.0.  (For 2 and -1, pow has the special
+  ** values of square and reciprocal, and differs at most in rounding.) */
+  if (!r.bad && !r.weak && r.n->kind == N_OP && r.n->op == OP_POW &&
+      dtype_is_float(v[0].n->type) && v[1].n->type != JITC_BOOL &&
+      r.n->args[1]->kind != N_CONST && is_uniform(r.n->args[1])) {
+    Node *x = r.n->args[0], *half = new_node(K, N_CONST, r.n->type, off);
+    half->k.f = 0.5;
+    Node *eq[2] = {r.n->args[1], half};
+    Node *w[3] = {new_op(K, OP_EQ, JITC_BOOL, off, 2, eq),
+                  new_op(K, OP_SQRT, r.n->type, off, 1, &x), r.n};
+    r.n = new_op(K, OP_WHERE, r.n->type, off, 3, w);
+  }
+  return r;
 }
 
 static Val check_expr(Checker *K, Ast *a) {
@@ -633,30 +724,24 @@ static Val check_expr(Checker *K, Ast *a) {
     if (v.bad)
       return v;
     if (a->op < 0) { /* unary plus: NumPy's positive, an error on bool */
+      if (v.n->type == JITC_BOOL && v.weak) /* Python's: +True is 1 */
+        return (Val){convert(K, v, JITC_INT64), true, false};
       if (v.n->type == JITC_BOOL) {
         error_at(K->C, a->off, "unary '+' is not supported for bool");
         return bad_val(K, a->off);
       }
       return v;
     }
-    /* Fold the minus of a literal so that -2147483648 is one int32 literal. */
-    if (a->op == OP_NEG && v.weak && v.n->kind == N_CONST && v.n->type != JITC_BOOL) {
-      Node *n = new_node(K, N_CONST, v.n->type, a->off);
-      if (v.n->type == JITC_FLOAT64)
-        n->k.f = -v.n->k.f;
-      else
-        n->k.i = (int64_t)(0 - (uint64_t)v.n->k.i); /* no literal is INT64_MIN */
-      return (Val){n, true, false};
-    }
-    return apply(K, (OpId)a->op, a->off, &v, 1, JITC_BOOL);
+    /* The minus of a literal folds, so -2147483648 is one int32 literal. */
+    return apply(K, (OpId)a->op, a->off, &v, 1, JITC_BOOL, false);
   }
   case A_BINARY: {
     if (a->nargs < 2)
       return bad_val(K, a->off);
     Val v[2] = {check_expr(K, a->args[0]), check_expr(K, a->args[1])};
     if (a->op == OP_POW)
-      return check_power_operator(K, a->off, v);
-    return apply(K, (OpId)a->op, a->off, v, 2, JITC_BOOL);
+      return check_power(K, a->off, v, false);
+    return apply(K, (OpId)a->op, a->off, v, 2, JITC_BOOL, false);
   }
   }
   unreachable();
@@ -724,7 +809,9 @@ static void assign(Checker *K, AstStmt *s, const char *name, Val v, bool in_plac
              tname(v.n->type), name, op_info[s->op].name, tname(t), name, name, tname(t));
     return;
   }
-  Node *value = v.weak ? convert_weak(K, v, t) : convert(K, v, t);
+  char meets[160];
+  snprintf(meets, sizeof meets, "array '%s' it is stored in", name);
+  Node *value = v.weak ? convert_weak_to(K, v, t, meets) : convert(K, v, t);
   int tmp = new_temp(K, t);
   emit(K, IR_LET, tmp, value, s->off);
   Node *ref = new_node(K, N_TEMP, t, s->off);
@@ -761,6 +848,8 @@ static void check_stmt(Checker *K, AstStmt *s) {
       return;
     sym->slot = tmp;
     sym->weak = v.weak;
+    if (v.weak && v.n->kind == N_CONST)
+      sym->konst = v.n;
     return;
   }
   case S_EXPR:
@@ -780,8 +869,8 @@ static void check_stmt(Checker *K, AstStmt *s) {
     Val lhs = check_expr(K, &target);
     Val rhs = check_expr(K, s->value);
     Val v[2] = {lhs, rhs};
-    Val r = s->op == OP_POW ? check_power_operator(K, s->off, v)
-                            : apply(K, (OpId)s->op, s->off, v, 2, JITC_BOOL);
+    Val r = s->op == OP_POW ? check_power(K, s->off, v, false)
+                            : apply(K, (OpId)s->op, s->off, v, 2, JITC_BOOL, false);
     assign(K, s, s->name, r, true);
     return;
   }
@@ -824,5 +913,7 @@ Program *check(Compiler *C, AstProgram *ast) {
   p->temps = K.temps;
   p->nstmts = K.nstmts;
   p->stmts = K.stmts;
+  p->nchecks = K.nchecks;
+  p->checks = K.checks;
   return p;
 }

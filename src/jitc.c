@@ -535,6 +535,34 @@ static jitc_status to_slots(jitc_context *ctx, const Program *p, const jitc_valu
   return JITC_OK;
 }
 
+/* The weak expressions of scalars (Program.checks) with the values bound:
+** refused where Python's value would differ from jitc's int64 / float64
+** one, or where an integer does not fit the int32 it meets. */
+static jitc_status check_weak(jitc_context *ctx, const jitc_kernel *k, const ParamSlot *slots) {
+  const Program *p = k->prog;
+  for (int j = 0; j < p->nchecks; j++) {
+    const IrCheck *c = &p->checks[j];
+    Node v;
+    int where, line = 0, col = 0;
+    FoldStatus st = fold_eval(p, c->value, slots, &v, &where);
+    if (st == FOLD_UNKNOWN)
+      continue;
+    if (st == FOLD_OK) {
+      if (c->meets != JITC_INT32 || v.type != JITC_INT64 || (v.k.i >= INT32_MIN &&
+                                                              v.k.i <= INT32_MAX))
+        continue;
+      src_position(k->source, c->off, &line, &col);
+      return ctx_error(ctx, JITC_E_USAGE, "the scalar expression at line %d, column %d is "
+                       "%lld with these scalars, which does not fit in int32, the type it "
+                       "meets in the program", line, col, (long long)v.k.i);
+    }
+    src_position(k->source, where, &line, &col);
+    return ctx_error(ctx, JITC_E_USAGE, "the scalar expression at line %d, column %d: %s",
+                     line, col, fold_message(st));
+  }
+  return JITC_OK;
+}
+
 /* The common part of jitc_run and jitc_run_buffers: checks, scalar slots,
 ** timing; `launch` runs the target with host pointers or buffers. */
 static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n,
@@ -573,6 +601,8 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
   if (!slots)
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
   jitc_status st = to_slots(ctx, p, scalars, slots);
+  if (!st)
+    st = check_weak(ctx, k, slots);
   if (!st) {
     double t0 = now_ms();
     if (bufs)

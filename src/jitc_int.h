@@ -5,6 +5,7 @@
 **   tokenize.c  source text  -> tokens
 **   parse.c     tokens       -> AST (untyped, as written)
 **   check.c     AST          -> Program: typed IR with roles, casts explicit
+**   fold.c      constant folding (with semantics.h, the scalar semantics)
 **   dump.c      --emit tokens | ast | types (the typed IR's canonical text)
 **   interp.c    target interp: evaluates the IR (the reference semantics)
 **   cpu.c       target cpu:    IR -> LLVM IR -> ORC JIT, run on a thread pool
@@ -298,6 +299,15 @@ typedef struct IrParam {
   bool fit_int32;  /* weak int narrowed to int32 somewhere: the value must fit */
 } IrParam;
 
+/* A weak expression that involves weak scalars, to evaluate before each
+** run (fold_eval): Python's integers would not overflow or divide by zero,
+** and the value must fit `meets`, the strong type it is converted to. */
+typedef struct IrCheck {
+  const Node *value;
+  jitc_dtype meets;
+  int off; /* where it meets that type */
+} IrCheck;
+
 /* A checked program.  Arrays are in order of first appearance.  Within one
 ** element, statements run in order; a read of an array after it was
 ** assigned reads a temporary instead, so back ends load each array only
@@ -311,6 +321,8 @@ typedef struct Program {
   int ntemps;
   IrStmt *stmts;
   int nstmts;
+  IrCheck *checks;
+  int nchecks;
 } Program;
 
 Program *check(Compiler *C, AstProgram *ast);
@@ -334,6 +346,30 @@ typedef union ParamSlot {
 /* The JIT targets' kernel entry point: runs elements [begin, end). */
 typedef void (*KernelFn)(int64_t begin, int64_t end, void *const *arrays,
                          const ParamSlot *params);
+
+/* ===================================================================== */
+/* fold.c: constant folding, with the run-time semantics                 */
+/* ===================================================================== */
+
+typedef enum FoldStatus {
+  FOLD_OK,
+  FOLD_UNKNOWN,  /* not a foldable node */
+  FOLD_OVERFLOW, /* weak int result outside int64 */
+  FOLD_ZERODIV,  /* weak division by zero */
+  FOLD_NEGSHIFT, /* weak shift by a negative count */
+  FOLD_NEGPOW    /* weak int ** a negative weak int known only at run time */
+} FoldStatus;
+
+/* Applies n's op (an N_OP of the typed IR) to the constants args (of n's
+** operand types) into *out, an N_CONST of n's type with n's position.
+** `python`: n is an operator on weak values, refused where Python's answer
+** would differ (FoldStatus). */
+FoldStatus fold_op(const Node *n, const Node *const *args, bool python, Node *out);
+/* Evaluates a weak expression of p with the scalars' values; *where gets
+** the position of the operator that failed. */
+FoldStatus fold_eval(const Program *p, const Node *n, const ParamSlot *params, Node *out,
+                     int *where);
+const char *fold_message(FoldStatus st);
 
 /* ===================================================================== */
 /* dump.c: --emit tokens | ast | types                                    */

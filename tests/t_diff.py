@@ -988,6 +988,128 @@ def error_cases():
     run_error("chained comparison is refused", "zz = a < a < a", ins, 65)
 
 
+def weak_value_cases():
+    """Weak values are Python's scalars, as NumPy 2 sees them: expressions of
+    constants fold by the run-time rules before they meet an array, power()
+    of weak values is a NumPy scalar, out-of-range ints compare truly."""
+    n = 7
+    a = np.array([5, -1, 0, 2147483647, -2147483648, 7, 3], dtype=I32)
+    a64 = np.array([5, -1, 0, 2**63 - 1, -2**63, 7, 3], dtype=I64)
+    bb = np.array([True, False, True, False, True, True, False])
+    f = np.array([-np.inf, -0.0, 0.0, 4.0, 2.0, np.nan, np.inf], dtype=F32)
+    g = f.astype(F64)
+
+    def stored(dt, v):
+        o = np.zeros(n, dtype=dt)
+        o[...] = v
+        return o
+    # A float constant stored into an int array is converted, not its bits.
+    prog = "o = i; o = 2.5\nx = i32(i); x = 2.5E-3\ny = i32(i); y = pi\nz = i; z = -2.5"
+    run_case(Case("float constant stored into int arrays", {"a": a}, [
+        ("o", "2.5 into int64", stored(I64, 2.5), EXACT),
+        ("x", "2.5E-3 into int32", stored(I32, 2.5e-3), EXACT),
+        ("y", "pi into int32", stored(I32, np.pi), EXACT),
+        ("z", "-2.5 into int64", stored(I64, -2.5), EXACT)], prog=prog, n=n))
+    # inf and nan (NumPy refuses them): the cast rule, saturating, NaN -> 0.
+    prog = "o = i; o = inf\nx = i32(i); x = -inf\ny = i32(i); y = nan"
+    run_case(Case("inf and nan stored into int arrays (the cast rule)", {"a": a}, [
+        ("o", "inf into int64", cast(np.full(n, np.inf), I64), EXACT),
+        ("x", "-inf into int32", cast(np.full(n, -np.inf), I32), EXACT),
+        ("y", "nan into int32", cast(np.full(n, np.nan), I32), EXACT)], prog=prog, n=n))
+
+    # power() of weak values is a strong NumPy scalar.
+    run_case(Case("power of weak values is strong", {"a": a, "f": f}, [
+        ("p0", "power(2, 40) + a", a + np.power(2, 40), EXACT),
+        ("p1", "power(2.0, 3.0) + f", f + np.power(2.0, 3.0), EXACT),
+        ("p2", "pow(2, 3) * a", np.power(2, 3) * a, EXACT),
+        ("p3", "a + 2 ** 3", a + 2 ** 3, EXACT)]))
+
+    # Constant expressions fold before they meet an array.
+    stmts = [
+        ("c0", "a >= 2147483647 + 32", a >= 2147483647 + 32, EXACT),
+        ("c1", "a + (2 ** 30 - 1) * 2", a + (2 ** 30 - 1) * 2, EXACT),
+        ("c2", "2 ** (0 - 1) + i * 0", 2 ** (0 - 1) + np.arange(n) * 0, EXACT),
+        ("c3", "2 ** ~0 + i * 0", 2 ** ~0 + np.arange(n) * 0, EXACT),
+        ("c4", "a * (3 - 4)", a * (3 - 4), EXACT),
+        ("c5", "a64 + 2 ** 62 * -2", a64 + 2 ** 62 * -2, EXACT),
+        ("c6", "f * (1.5 + 1)", f * (1.5 + 1), EXACT),
+        ("c7", "f + (0.1 + 0.2)", f + (0.1 + 0.2), EXACT),
+        ("c8", "g * -(0.0)", g * -(0.0), EXACT),
+        ("c9", "g + (nan * 0)", g + (np.nan * 0), EXACT),
+        ("c10", "-1 << 63 ^ a64", (-1 << 63) ^ a64, EXACT),
+    ]
+    run_case(Case("constant expressions fold (%d forms)" % len(stmts),
+                  {"a": a, "a64": a64, "f": f, "g": g}, stmts))
+
+    # Python's bools are ints in weak arithmetic.
+    run_case(Case("weak bool arithmetic is Python's", {"a": a, "b": bb}, [
+        ("b0", "a + (True + True)", a + (True + True), EXACT),
+        ("b1", "a + ~True", a + ~int(True), EXACT),  # Python: ~True == -2
+        ("b2", "a * -True", a * -True, EXACT),
+        ("b3", "a + (True - False)", a + (True - False), EXACT),
+        ("b4", "a + +True", a + +True, EXACT),
+        ("b5", "b & (True & True)", bb & (True & True), EXACT),
+        ("b6", "b ^ (True ^ True)", bb ^ (True ^ True), EXACT),
+        ("b7", "b + True", bb + True, EXACT),
+        ("b8", "a + (True << 3)", a + (True << 3), EXACT),
+        ("b9", "a + i32(True + True)", a + np.int32(True + True), EXACT)]))
+
+    # Comparisons with ints outside the array's type: the true answer.
+    stmts = []
+    k = 0
+    for arr, name in ((a, "a"), (a64, "a64"), (bb, "b")):
+        for v in (3000000000, -3000000000, 2147483648):
+            for op in ("<", "<=", ">", ">=", "==", "!="):
+                e = "%s %s %d" % (name, op, v)
+                stmts.append(("q%d" % k, e, eval("arr %s v" % op), EXACT))
+                k += 1
+    run_case(Case("comparisons with out-of-range ints (%d forms)" % len(stmts),
+                  {"a": a, "a64": a64, "b": bb}, stmts))
+    run_case(Case("comparisons with an out-of-range weak scalar", {"a": a}, [
+        ("s0", "a < w", a < 3000000000, EXACT), ("s1", "a != w", a != 3000000000, EXACT),
+        ("s2", "a >= w * 2", a >= 6000000000, EXACT)], defines=["w=3000000000"]))
+    run_case(Case("weak scalar expressions are Python's", {"a": a}, [
+        ("s0", "a + (b + b)", a + (True + True), EXACT),
+        ("s1", "a + (w - 2999999990) * 2", a + (3000000000 - 2999999990) * 2, EXACT)],
+        defines=["w=3000000000", "b=True"]))
+
+    # A float array to a scalar 0.5 is sqrt, however the 0.5 is written.
+    for t, x in ((F32, f), (F64, g)):
+        run_case(Case("power(x, 0.5) is sqrt %s" % SHORT[t], {"x": x}, [
+            ("h0", "power(x, 0.5)", np.power(x, 0.5), EXACT),
+            ("h1", "x ** (0.25 + 0.25)", x ** (0.25 + 0.25), EXACT),
+            ("h2", "pow(x, 0.5) + x ** 0.5", np.power(x, 0.5) + x ** 0.5, EXACT),
+            ("h3", "x ** f64(0.5)", x ** np.float64(0.5), EXACT),
+            ("h4", "x ** f32(0.5)", x ** np.float32(0.5), EXACT)]))
+        run_case(Case("x ** w, w = 0.5 at run time, is sqrt %s" % SHORT[t], {"x": x}, [
+            ("h0", "x ** w", x ** 0.5, EXACT), ("h1", "power(x, w)", np.power(x, 0.5), EXACT)],
+            defines=["w=0.5"]))
+        run_case(Case("x ** w, w = 3 at run time, is pow %s" % SHORT[t], {"x": x}, [
+            ("h0", "x ** w", power(x, 3), ULP)], defines=["w=3"]))
+
+    # Refusals: where Python or NumPy raises.
+    ins = {"a": a, "f": f}
+    for prog, why in (("zz = power(True, -1)", "power of weak ints, negative exponent"),
+                      ("zz = a + 2**31", "folded int beyond int32"),
+                      ("zz = a + 1500000000*2", "folded product beyond int32"),
+                      ("zz = pow(i, 32 - 63)", "folded negative exponent of an int array"),
+                      ("zz = 2**63 + i", "weak int beyond int64"),
+                      ("zz = 9223372036854775807 + 1 + i", "weak sum beyond int64"),
+                      ("zz = a + 1 // 0", "weak integer division by zero"),
+                      ("zz = f + 1 / 0", "weak division by zero"),
+                      ("zz = a << (1 << 64)", "weak shift beyond int64"),
+                      ("zz = i32(3000000000) + a", "a cast of a weak int it does not fit"),
+                      ("zz = a ** i64(-1)", "an int array to a strong negative constant")):
+        run_error("refused: %s (%s)" % (prog, why), prog, ins, 65)
+    run_error("int32 array stored 3000000000: the message names the array",
+              "zz = a; zz = 3000000000", ins, 65, must_mention="array 'zz'")
+    for w, prog in (("w=3000000000", "zz = a + w*1"), ("w=3000000000", "zz = a + (w + 0)"),
+                    ("w=4611686018427387904", "zz = w * 2 + i"),
+                    ("w=-1", "zz = 2 ** w + a"), ("w=0", "zz = a + 7 // w"),
+                    ("w=3000000000", "let t = w * 1; zz = a + t")):
+        run_error("refused at run time: %s with %s" % (prog, w), prog, ins, 64, defines=[w])
+
+
 def probe_targets():
     """Drops (with a skip line) the targets this machine cannot run; interp
     always runs first, as the reference for the others."""
@@ -1020,6 +1142,7 @@ def main():
         shape_cases()
         exp_f32_cases()
         error_cases()
+        weak_value_cases()
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
     return 0

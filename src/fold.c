@@ -1,0 +1,198 @@
+/*
+** fold.c -- constant folding, and the evaluation of weak scalar expressions.
+**
+** In NumPy's model a weak value (a literal, a constant, a weak scalar) is a
+** Python scalar, and an expression of weak values only is computed by
+** Python, with unbounded ints, before NumPy sees its value: `a_int32 +
+** 2**31` is refused because 2147483648 does not fit int32, `2 ** -1` is 0.5.
+** jitc computes such an expression in int64, float64 or bool with the
+** run-time semantics of semantics.h (so a folded constant has exactly the
+** bits evaluation gives, NaN and -0.0 included) and refuses where Python's
+** answer would differ from that: an integer result outside int64, an
+** integer or float division by zero, a negative shift count, an integer
+** raised to a negative power that arrives at run time.
+**
+** The checker folds expressions of constants while it types them, so that
+** range checks and the negative-exponent rule see their values.  An
+** expression that involves weak scalars cannot be folded; the checker
+** records it (Program.checks) and jitc.c evaluates it here before each run,
+** with the scalars' values, for the same checks.
+*/
+#include "jitc_int.h"
+
+#include "semantics.h"
+
+/* One value of any type, as sem_exec reads and writes it: a parameter's
+** slot has that layout. */
+typedef ParamSlot Scalar;
+
+static Scalar load(const Node *c) {
+  Scalar s;
+  memset(&s, 0, sizeof s);
+  switch (c->type) {
+  case JITC_BOOL: s.b = c->k.i != 0; break;
+  case JITC_INT32: s.i32 = (int32_t)c->k.i; break;
+  case JITC_INT64: s.i64 = c->k.i; break;
+  case JITC_FLOAT32: s.f32 = (float)c->k.f; break;
+  case JITC_FLOAT64: s.f64 = c->k.f; break;
+  default: break;
+  }
+  return s;
+}
+
+static void store(Node *out, jitc_dtype t, const Scalar *s) {
+  out->kind = N_CONST;
+  out->type = t;
+  out->nargs = 0;
+  switch (t) {
+  case JITC_BOOL: out->k.i = s->b; break;
+  case JITC_INT32: out->k.i = s->i32; break;
+  case JITC_INT64: out->k.i = s->i64; break;
+  case JITC_FLOAT32: out->k.f = s->f32; break;
+  case JITC_FLOAT64: out->k.f = s->f64; break;
+  default: break;
+  }
+}
+
+/* Where Python's unbounded integers (or its exceptions) would give another
+** answer than the int64 / float64 semantics for op on weak a and b. */
+static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const Scalar *b) {
+  int64_t r;
+  if (t == JITC_FLOAT64) {
+    if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && b->f64 == 0)
+      return FOLD_ZERODIV;
+    if (op == OP_POW && a->f64 == 0 && b->f64 < 0) /* 0.0 ** -1 */
+      return FOLD_ZERODIV;
+    return FOLD_OK;
+  }
+  if (t != JITC_INT64)
+    return FOLD_OK;
+  int64_t x = a->i64, y = b ? b->i64 : 0;
+  switch (op) {
+  case OP_ADD: return __builtin_add_overflow(x, y, &r) ? FOLD_OVERFLOW : FOLD_OK;
+  case OP_SUB: return __builtin_sub_overflow(x, y, &r) ? FOLD_OVERFLOW : FOLD_OK;
+  case OP_MUL: return __builtin_mul_overflow(x, y, &r) ? FOLD_OVERFLOW : FOLD_OK;
+  case OP_NEG: return x == INT64_MIN ? FOLD_OVERFLOW : FOLD_OK;
+  case OP_FLOORDIV:
+  case OP_MOD:
+    if (y == 0)
+      return FOLD_ZERODIV;
+    return op == OP_FLOORDIV && x == INT64_MIN && y == -1 ? FOLD_OVERFLOW : FOLD_OK;
+  case OP_SHL:
+    if (y < 0)
+      return FOLD_NEGSHIFT;
+    if (x == 0)
+      return FOLD_OK;
+    if (y >= 64)
+      return FOLD_OVERFLOW;
+    return (int64_t)((uint64_t)x << y) >> y != x ? FOLD_OVERFLOW : FOLD_OK;
+  case OP_SHR: return y < 0 ? FOLD_NEGSHIFT : FOLD_OK;
+  case OP_POW: {
+    if (y < 0)
+      return FOLD_NEGPOW;
+    /* Overflow of repeated squaring, where the result is not 0, 1 or -1 */
+    if (x == 0 || x == 1 || x == -1)
+      return FOLD_OK;
+    int64_t acc = 1;
+    for (int64_t e = 0; e < y; e++) /* |x| >= 2: at most 63 steps before overflow */
+      if (__builtin_mul_overflow(acc, x, &acc))
+        return FOLD_OVERFLOW;
+    return FOLD_OK;
+  }
+  default:
+    return FOLD_OK;
+  }
+}
+
+FoldStatus fold_op(const Node *n, const Node *const *args, bool python, Node *out) {
+  if (n->kind != N_OP || n->nargs < 1 || n->nargs > 3)
+    return FOLD_UNKNOWN;
+  Scalar v[3], r;
+  memset(&r, 0, sizeof r);
+  for (int k = 0; k < n->nargs; k++) {
+    if (args[k]->kind != N_CONST)
+      return FOLD_UNKNOWN;
+    v[k] = load(args[k]);
+  }
+  jitc_dtype t = args[n->op == OP_WHERE ? 1 : 0]->type;
+  if (python && n->nargs <= 2) {
+    FoldStatus st = python_differs(n->op, t, &v[0], n->nargs == 2 ? &v[1] : NULL);
+    if (st != FOLD_OK)
+      return st;
+  }
+  if (!sem_exec(n->op, n->type, t, &r, &v[0], &v[1], &v[2], 1))
+    return FOLD_UNKNOWN;
+  store(out, n->type, &r);
+  out->off = n->off;
+  return FOLD_OK;
+}
+
+/* The value of a let temporary: the value of its IR_LET. */
+static const Node *let_value(const Program *p, int slot) {
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_LET && p->stmts[s].slot == slot)
+      return p->stmts[s].value;
+  return NULL;
+}
+
+static FoldStatus eval(const Program *p, const Node *n, const ParamSlot *params, Node *out,
+                       int *where, int depth) {
+  if (depth > 1000)
+    return FOLD_UNKNOWN;
+  switch (n->kind) {
+  case N_CONST:
+    *out = *n;
+    return FOLD_OK;
+  case N_PARAM: {
+    Scalar v = params[n->slot];
+    if (n->type == JITC_BOOL)
+      v.b = v.b != 0;
+    *out = (Node){.off = n->off};
+    store(out, n->type, &v);
+    return FOLD_OK;
+  }
+  case N_TEMP: {
+    const Node *v = let_value(p, n->slot);
+    return v ? eval(p, v, params, out, where, depth + 1) : FOLD_UNKNOWN;
+  }
+  case N_OP: {
+    Node vals[3];
+    const Node *args[3];
+    for (int k = 0; k < n->nargs && k < 3; k++) {
+      FoldStatus st = eval(p, n->args[k], params, &vals[k], where, depth + 1);
+      if (st != FOLD_OK)
+        return st;
+      args[k] = &vals[k];
+    }
+    /* Every operator below a weak root is itself weak (Python's). */
+    FoldStatus st = fold_op(n, args, n->op < OP_ABS && n->op != OP_CAST, out);
+    if (st != FOLD_OK && st != FOLD_UNKNOWN)
+      *where = n->off;
+    return st;
+  }
+  default:
+    return FOLD_UNKNOWN;
+  }
+}
+
+FoldStatus fold_eval(const Program *p, const Node *n, const ParamSlot *params, Node *out,
+                     int *where) {
+  *where = n->off;
+  return eval(p, n, params, out, where, 0);
+}
+
+const char *fold_message(FoldStatus st) {
+  switch (st) {
+  case FOLD_OVERFLOW:
+    return "the integer result does not fit in int64 (Python's integers would not overflow)";
+  case FOLD_ZERODIV:
+    return "division by zero of weak values (Python raises ZeroDivisionError)";
+  case FOLD_NEGSHIFT:
+    return "negative shift count of weak values (Python raises ValueError)";
+  case FOLD_NEGPOW:
+    return "a weak integer raised to a negative weak integer at run time (Python's result "
+           "would be a float); give the exponent as a float";
+  default:
+    return "the value cannot be computed";
+  }
+}

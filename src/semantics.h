@@ -1,0 +1,486 @@
+/*
+** semantics.h -- the scalar semantics of the language: the executable form
+** of docs/language.md.
+**
+** One static inline function per operation and element type (b_add, l_pow,
+** d_floordiv, the casts sat_i32, wrap_i32, ...), and sem_exec(), which
+** applies one operation of the typed IR to m elements.  The interpreter
+** (interp.c) runs programs with sem_exec over blocks of elements; the
+** constant folder (fold.c) calls the same sem_exec on one element.  So a
+** folded constant has exactly the bits that evaluating it at run time
+** gives (NaN payloads and -0.0 included), and the two cannot drift apart.
+**
+** Every operation is defined for every input, with NumPy's results where
+** NumPy defines them and no undefined behaviour in C: integer arithmetic is
+** done in unsigned types (so overflow wraps), division and shift edge cases
+** are tested before the C operator runs, and float-to-int casts saturate.
+*/
+#ifndef JITC_SEMANTICS_H
+#define JITC_SEMANTICS_H
+
+#include "jitc_int.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ===================================================================== */
+/* Scalar semantics, one function per op and element type                */
+/* ===================================================================== */
+
+/* Type prefixes: b bool (stored as one byte, 0 or 1), i int32, l int64,
+** f float32, d float64.  T_x is the C type of prefix x. */
+#define T_b uint8_t
+#define T_i int32_t
+#define T_l int64_t
+#define T_f float
+#define T_d double
+
+/* ---- bool: values are 0 or 1; + is or, * is and, as in NumPy ---- */
+
+static inline uint8_t b_add(uint8_t a, uint8_t b) { return a | b; }
+static inline uint8_t b_mul(uint8_t a, uint8_t b) { return a & b; }
+static inline uint8_t b_and(uint8_t a, uint8_t b) { return a & b; }
+static inline uint8_t b_or(uint8_t a, uint8_t b) { return a | b; }
+static inline uint8_t b_xor(uint8_t a, uint8_t b) { return a ^ b; }
+static inline uint8_t b_invert(uint8_t a) { return a ^ 1; }
+static inline uint8_t b_same(uint8_t a) { return a; }
+static inline uint8_t b_minimum(uint8_t a, uint8_t b) { return a & b; }
+static inline uint8_t b_maximum(uint8_t a, uint8_t b) { return a | b; }
+static inline uint8_t b_clip(uint8_t x, uint8_t lo, uint8_t hi) { return (x | lo) & hi; }
+
+/* ---- integers ----
+** S: prefix, T: type, U: its unsigned twin, BITS: width.  The conversion of
+** an unsigned result back to T is modulo 2^BITS (two's complement), which
+** every compiler jitc supports defines. */
+#define INT_OPS(S, T, U, BITS)                                                 \
+  static inline T S##_add(T a, T b) { return (T)((U)a + (U)b); }               \
+  static inline T S##_sub(T a, T b) { return (T)((U)a - (U)b); }               \
+  static inline T S##_mul(T a, T b) { return (T)((U)a * (U)b); }               \
+  static inline T S##_neg(T a) { return (T)((U)0 - (U)a); }                    \
+  static inline T S##_square(T a) { return (T)((U)a * (U)a); }                 \
+  /* NumPy: x // 0 == 0; MIN // -1 wraps to MIN. */                            \
+  static inline T S##_floordiv(T a, T b) {                                     \
+    if (b == 0) return 0;                                                      \
+    if (b == -1) return S##_neg(a);                                            \
+    T q = a / b;                                                               \
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;                               \
+    return q;                                                                  \
+  }                                                                            \
+  /* The sign of the divisor, as Python; x % 0 == 0; MIN % -1 == 0. */         \
+  static inline T S##_mod(T a, T b) {                                          \
+    if (b == 0 || b == -1) return 0;                                           \
+    T r = a % b;                                                               \
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;                                \
+    return r;                                                                  \
+  }                                                                            \
+  /* C's %: the sign of the dividend (np.fmod). */                             \
+  static inline T S##_fmod(T a, T b) {                                         \
+    if (b == 0 || b == -1) return 0;                                           \
+    return a % b;                                                              \
+  }                                                                            \
+  /* Repeated squaring, wrapping.  A negative exponent (an error in NumPy)    \
+  ** gives the integer part of 1/a^-b: 1 for a == 1, +-1 for a == -1, else 0. */ \
+  static inline T S##_pow(T a, T b) {                                          \
+    if (b < 0) {                                                               \
+      if (a == 1) return 1;                                                    \
+      if (a == -1) return ((U)b & 1) ? -1 : 1;                                 \
+      return 0;                                                                \
+    }                                                                          \
+    U r = 1, x = (U)a, e = (U)b;                                               \
+    while (e) {                                                                \
+      if (e & 1) r *= x;                                                       \
+      x *= x;                                                                  \
+      e >>= 1;                                                                 \
+    }                                                                          \
+    return (T)r;                                                               \
+  }                                                                            \
+  static inline T S##_and(T a, T b) { return a & b; }                          \
+  static inline T S##_or(T a, T b) { return a | b; }                           \
+  static inline T S##_xor(T a, T b) { return a ^ b; }                          \
+  static inline T S##_invert(T a) { return ~a; }                               \
+  /* npy_lshift / npy_rshift: a count outside [0, BITS) shifts everything     \
+  ** out (>> keeps the sign).  Negative operands are shifted as unsigned. */   \
+  static inline T S##_shl(T a, T b) {                                          \
+    return (U)b < BITS ? (T)((U)a << (U)b) : 0;                                \
+  }                                                                            \
+  static inline T S##_shr(T a, T b) {                                          \
+    if ((U)b < BITS) return a < 0 ? ~(~a >> (U)b) : a >> (U)b;                 \
+    return a < 0 ? -1 : 0;                                                     \
+  }                                                                            \
+  static inline T S##_abs(T a) { return a < 0 ? S##_neg(a) : a; }              \
+  static inline T S##_same(T a) { return a; }                                  \
+  static inline T S##_sign(T a) { return (T)((a > 0) - (a < 0)); }             \
+  /* 1/a truncated, as NumPy's loop computes it; 1/0 is 0 here (NumPy's is    \
+  ** undefined). */                                                            \
+  static inline T S##_reciprocal(T a) { return a == 1 || a == -1 ? a : 0; }    \
+  static inline T S##_minimum(T a, T b) { return a < b ? a : b; }              \
+  static inline T S##_maximum(T a, T b) { return a > b ? a : b; }              \
+  static inline T S##_clip(T x, T lo, T hi) {                                  \
+    return S##_minimum(S##_maximum(x, lo), hi);                                \
+  }
+
+INT_OPS(i, int32_t, uint32_t, 32)
+INT_OPS(l, int64_t, uint64_t, 64)
+
+/* ---- floats ----
+** S: prefix, T: type, F: the libm suffix ("f" for float, nothing for double). */
+#define FLT_LIBM1(S, T, F, name, cname) \
+  static inline T S##_##name(T x) { return cname##F(x); }
+#define FLT_LIBM2(S, T, F, name, cname) \
+  static inline T S##_##name(T x, T y) { return cname##F(x, y); }
+
+#define FLT_OPS(S, T, F)                                                       \
+  static inline T S##_add(T a, T b) { return a + b; }                          \
+  static inline T S##_sub(T a, T b) { return a - b; }                          \
+  static inline T S##_mul(T a, T b) { return a * b; }                          \
+  static inline T S##_div(T a, T b) { return a / b; }                          \
+  static inline T S##_neg(T a) { return -a; }                                  \
+  static inline T S##_square(T a) { return a * a; }                            \
+  static inline T S##_reciprocal(T a) { return (T)1 / a; }                     \
+  /* npy_divmod: the quotient and remainder of floor division, with the      \
+  ** remainder's sign that of the divisor and the quotient snapped to an      \
+  ** integer.  b == 0 gives a / b and fmod(a, 0) (NaN). */                     \
+  static inline T S##_divmod(T a, T b, T *modulus) {                           \
+    T mod = fmod##F(a, b);                                                     \
+    if (b == 0) {                                                              \
+      *modulus = mod;                                                          \
+      return a / b;                                                            \
+    }                                                                          \
+    T div = (a - mod) / b;                                                     \
+    if (mod != 0) {                                                            \
+      if (isless(b, 0) != isless(mod, 0)) {                                    \
+        mod += b;                                                              \
+        div -= 1;                                                              \
+      }                                                                        \
+    } else {                                                                   \
+      mod = copysign##F(0, b);                                                 \
+    }                                                                          \
+    T floordiv;                                                                \
+    if (div != 0) {                                                            \
+      floordiv = floor##F(div);                                                \
+      if (isgreater(div - floordiv, (T)0.5)) floordiv += 1;                    \
+    } else {                                                                   \
+      floordiv = copysign##F(0, a / b);                                        \
+    }                                                                          \
+    *modulus = mod;                                                            \
+    return floordiv;                                                           \
+  }                                                                            \
+  static inline T S##_floordiv(T a, T b) {                                     \
+    T mod;                                                                     \
+    return S##_divmod(a, b, &mod);                                             \
+  }                                                                            \
+  static inline T S##_mod(T a, T b) {                                          \
+    T mod;                                                                     \
+    S##_divmod(a, b, &mod);                                                    \
+    return mod;                                                                \
+  }                                                                            \
+  static inline T S##_abs(T a) { return fabs##F(a); }                          \
+  /* NumPy: NaN stays NaN, both zeros give +0. */                              \
+  static inline T S##_sign(T a) {                                              \
+    return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;                   \
+  }                                                                            \
+  /* minimum/maximum propagate a NaN of either side; fmin/fmax ignore one.    \
+  ** Equal operands (0.0 and -0.0) give the second, as NumPy does. */         \
+  static inline T S##_minimum(T a, T b) { return isnan(a) ? a : a < b ? a : b; } \
+  static inline T S##_maximum(T a, T b) { return isnan(a) ? a : a > b ? a : b; } \
+  static inline T S##_fmin(T a, T b) { return isnan(b) ? a : a < b ? a : b; }  \
+  static inline T S##_fmax(T a, T b) { return isnan(b) ? a : a > b ? a : b; }  \
+  static inline T S##_clip(T x, T lo, T hi) {                                  \
+    return S##_minimum(S##_maximum(x, lo), hi);                                \
+  }                                                                            \
+  static inline T S##_fma(T x, T y, T z) { return fma##F(x, y, z); }           \
+  FLT_LIBM1(S, T, F, sqrt, sqrt)                                               \
+  FLT_LIBM1(S, T, F, cbrt, cbrt)                                               \
+  FLT_LIBM1(S, T, F, exp2, exp2)                                               \
+  FLT_LIBM1(S, T, F, expm1, expm1)                                             \
+  FLT_LIBM1(S, T, F, log, log)                                                 \
+  FLT_LIBM1(S, T, F, log2, log2)                                               \
+  FLT_LIBM1(S, T, F, log10, log10)                                             \
+  FLT_LIBM1(S, T, F, log1p, log1p)                                             \
+  FLT_LIBM1(S, T, F, sin, sin)                                                 \
+  FLT_LIBM1(S, T, F, cos, cos)                                                 \
+  FLT_LIBM1(S, T, F, tan, tan)                                                 \
+  FLT_LIBM1(S, T, F, asin, asin)                                               \
+  FLT_LIBM1(S, T, F, acos, acos)                                               \
+  FLT_LIBM1(S, T, F, atan, atan)                                               \
+  FLT_LIBM1(S, T, F, sinh, sinh)                                               \
+  FLT_LIBM1(S, T, F, cosh, cosh)                                               \
+  FLT_LIBM1(S, T, F, tanh, tanh)                                               \
+  FLT_LIBM1(S, T, F, asinh, asinh)                                             \
+  FLT_LIBM1(S, T, F, acosh, acosh)                                             \
+  FLT_LIBM1(S, T, F, atanh, atanh)                                             \
+  FLT_LIBM1(S, T, F, floor, floor)                                             \
+  FLT_LIBM1(S, T, F, ceil, ceil)                                               \
+  FLT_LIBM1(S, T, F, trunc, trunc)                                             \
+  FLT_LIBM1(S, T, F, rint, rint) /* the default rounding: half to even */      \
+  FLT_LIBM2(S, T, F, pow, pow)                                                 \
+  FLT_LIBM2(S, T, F, atan2, atan2)                                             \
+  FLT_LIBM2(S, T, F, hypot, hypot)                                             \
+  FLT_LIBM2(S, T, F, fmod, fmod)                                               \
+  FLT_LIBM2(S, T, F, copysign, copysign)
+
+FLT_OPS(f, float, f)
+FLT_OPS(d, double, )
+
+/* float32 exp is NumPy's own evaluation (npymath.c), not expf: NumPy's
+** results differ from the C library's in the last bit for many inputs, and
+** printing what NumPy prints is part of the contract. */
+static inline float f_exp(float x) { return npy_expf(x); }
+static inline double d_exp(double x) { return exp(x); }
+
+/* ---- names whose meaning depends on the type ----
+** abs, floor, ceil and trunc are the identity on bool (and the last three
+** on ints); fmin/fmax are minimum/maximum where there is no NaN to ignore. */
+#define ALIAS1(S, name, to) \
+  static inline T_##S S##_##name(T_##S x) { return S##_##to(x); }
+#define ALIAS2(S, name, to) \
+  static inline T_##S S##_##name(T_##S x, T_##S y) { return S##_##to(x, y); }
+ALIAS1(b, abs_, same) ALIAS1(b, floor_, same) ALIAS1(b, ceil_, same) ALIAS1(b, trunc_, same)
+ALIAS1(i, abs_, abs) ALIAS1(i, floor_, same) ALIAS1(i, ceil_, same) ALIAS1(i, trunc_, same)
+ALIAS1(l, abs_, abs) ALIAS1(l, floor_, same) ALIAS1(l, ceil_, same) ALIAS1(l, trunc_, same)
+ALIAS1(f, abs_, abs) ALIAS1(f, floor_, floor) ALIAS1(f, ceil_, ceil) ALIAS1(f, trunc_, trunc)
+ALIAS1(d, abs_, abs) ALIAS1(d, floor_, floor) ALIAS1(d, ceil_, ceil) ALIAS1(d, trunc_, trunc)
+ALIAS2(b, fmin_, minimum) ALIAS2(b, fmax_, maximum)
+ALIAS2(i, fmin_, minimum) ALIAS2(i, fmax_, maximum)
+ALIAS2(l, fmin_, minimum) ALIAS2(l, fmax_, maximum)
+ALIAS2(f, fmin_, fmin) ALIAS2(f, fmax_, fmax)
+ALIAS2(d, fmin_, fmin) ALIAS2(d, fmax_, fmax)
+
+/* ---- comparisons, for every type (NaN compares false, != true) ---- */
+#define CMP_OPS(S)                                                            \
+  static inline uint8_t S##_lt(T_##S a, T_##S b) { return a < b; }            \
+  static inline uint8_t S##_le(T_##S a, T_##S b) { return a <= b; }           \
+  static inline uint8_t S##_gt(T_##S a, T_##S b) { return a > b; }            \
+  static inline uint8_t S##_ge(T_##S a, T_##S b) { return a >= b; }           \
+  static inline uint8_t S##_eq(T_##S a, T_##S b) { return a == b; }           \
+  static inline uint8_t S##_ne(T_##S a, T_##S b) { return a != b; }
+CMP_OPS(b)
+CMP_OPS(i)
+CMP_OPS(l)
+CMP_OPS(f)
+CMP_OPS(d)
+
+/* ---- casts ----
+** To bool: != 0 (NaN is true).  Float to int: truncation toward zero,
+** saturating at the type's limits, NaN -> 0 (C leaves these undefined;
+** NumPy's results depend on the machine).  int64 -> int32 wraps. */
+static inline int32_t sat_i32(double x) {
+  if (isnan(x)) return 0;
+  if (x >= 2147483648.0) return INT32_MAX;
+  if (x <= -2147483649.0) return INT32_MIN;
+  return (int32_t)x;
+}
+static inline int64_t sat_i64(double x) {
+  if (isnan(x)) return 0;
+  if (x >= 9223372036854775808.0) return INT64_MAX;
+  if (x < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)x;
+}
+static inline int32_t wrap_i32(int64_t x) { return (int32_t)(uint32_t)(uint64_t)x; }
+
+/* ===================================================================== */
+/* sem_exec: one op of the typed IR over m elements                       */
+/* ===================================================================== */
+
+#define UN(S, R, fn)                                                           \
+  do {                                                                         \
+    T_##R *r_ = dst;                                                           \
+    const T_##S *x_ = a0;                                                      \
+    for (int j = 0; j < m; j++) r_[j] = S##_##fn(x_[j]);                       \
+  } while (0)
+#define BIN(S, R, fn)                                                          \
+  do {                                                                         \
+    T_##R *r_ = dst;                                                           \
+    const T_##S *x_ = a0, *y_ = a1;                                            \
+    for (int j = 0; j < m; j++) r_[j] = S##_##fn(x_[j], y_[j]);                \
+  } while (0)
+#define TER(S, R, fn)                                                          \
+  do {                                                                         \
+    T_##R *r_ = dst;                                                           \
+    const T_##S *x_ = a0, *y_ = a1, *z_ = a2;                                  \
+    for (int j = 0; j < m; j++) r_[j] = S##_##fn(x_[j], y_[j], z_[j]);        \
+  } while (0)
+
+/* Dispatch on the operand type t to M(prefix, result prefix, fn). */
+#define ON_B(M, fn) case JITC_BOOL: M(b, b, fn); return true;
+#define ON_INT(M, fn) \
+  case JITC_INT32: M(i, i, fn); return true; \
+  case JITC_INT64: M(l, l, fn); return true;
+#define ON_FLT(M, fn) \
+  case JITC_FLOAT32: M(f, f, fn); return true; \
+  case JITC_FLOAT64: M(d, d, fn); return true;
+#define ON_CMP(fn)                                   \
+  case JITC_BOOL: BIN(b, b, fn); return true;        \
+  case JITC_INT32: BIN(i, b, fn); return true;       \
+  case JITC_INT64: BIN(l, b, fn); return true;       \
+  case JITC_FLOAT32: BIN(f, b, fn); return true;     \
+  case JITC_FLOAT64: BIN(d, b, fn); return true;
+
+#define OP_NUM(id, M, fn) case OP_##id: switch (t) { ON_INT(M, fn) ON_FLT(M, fn) default: return false; }
+#define OP_ALL(id, M, fn) case OP_##id: switch (t) { ON_B(M, fn) ON_INT(M, fn) ON_FLT(M, fn) default: return false; }
+#define OP_FLT(id, M, fn) case OP_##id: switch (t) { ON_FLT(M, fn) default: return false; }
+#define OP_INT(id, M, fn) case OP_##id: switch (t) { ON_INT(M, fn) default: return false; }
+#define OP_BI(id, M, fn) case OP_##id: switch (t) { ON_B(M, fn) ON_INT(M, fn) default: return false; }
+#define OP_CMP(id, fn) case OP_##id: switch (t) { ON_CMP(fn) default: return false; }
+
+static inline void fill_bool(uint8_t *r, uint8_t v, int m) { memset(r, v, (size_t)m); }
+
+/* dst = cast of m elements of src (type s) to type t. */
+#define CAST_LOOP(TS, TD, expr)                                                \
+  do {                                                                         \
+    TD *r_ = dst;                                                              \
+    const TS *x_ = src;                                                        \
+    for (int j = 0; j < m; j++) {                                              \
+      TS x = x_[j];                                                            \
+      r_[j] = (expr);                                                          \
+    }                                                                          \
+  } while (0)
+#define CAST_FROM(TS)                                                          \
+  switch (t) {                                                                 \
+  case JITC_BOOL: CAST_LOOP(TS, uint8_t, x != 0); return;                      \
+  case JITC_INT32: CAST_LOOP(TS, int32_t, TO_I32(x)); return;                  \
+  case JITC_INT64: CAST_LOOP(TS, int64_t, TO_I64(x)); return;                  \
+  case JITC_FLOAT32: CAST_LOOP(TS, float, (float)x); return;                   \
+  case JITC_FLOAT64: CAST_LOOP(TS, double, (double)x); return;                 \
+  default: return;                                                             \
+  }
+
+static inline void sem_cast(void *dst, jitc_dtype t, const void *src, jitc_dtype s, int m) {
+  switch (s) {
+  case JITC_BOOL:
+#define TO_I32(x) (int32_t)(x)
+#define TO_I64(x) (int64_t)(x)
+    CAST_FROM(uint8_t)
+  case JITC_INT32:
+    CAST_FROM(int32_t)
+  case JITC_INT64:
+#undef TO_I32
+#define TO_I32(x) wrap_i32(x)
+    CAST_FROM(int64_t)
+  case JITC_FLOAT32:
+#undef TO_I32
+#undef TO_I64
+#define TO_I32(x) sat_i32(x)
+#define TO_I64(x) sat_i64(x)
+    CAST_FROM(float)
+  case JITC_FLOAT64:
+    CAST_FROM(double)
+#undef TO_I32
+#undef TO_I64
+  default:
+    return;
+  }
+}
+
+/* isnan, isinf, isfinite. */
+static inline void sem_pred(uint8_t *r, OpId op, jitc_dtype t, const void *a0, int m) {
+  if (t != JITC_FLOAT32 && t != JITC_FLOAT64) {
+    fill_bool(r, op == OP_ISFINITE, m);
+    return;
+  }
+  if (t == JITC_FLOAT32) {
+    const float *x = a0;
+    for (int j = 0; j < m; j++)
+      r[j] = op == OP_ISNAN ? isnan(x[j]) != 0 : op == OP_ISINF ? isinf(x[j]) != 0 : isfinite(x[j]) != 0;
+  } else {
+    const double *x = a0;
+    for (int j = 0; j < m; j++)
+      r[j] = op == OP_ISNAN ? isnan(x[j]) != 0 : op == OP_ISINF ? isinf(x[j]) != 0 : isfinite(x[j]) != 0;
+  }
+}
+
+#define WHERE_LOOP(T)                                                          \
+  do {                                                                         \
+    T *r_ = dst;                                                               \
+    const uint8_t *c_ = a0;                                                    \
+    const T *x_ = a1, *y_ = a2;                                                \
+    for (int j = 0; j < m; j++) r_[j] = c_[j] ? x_[j] : y_[j];                 \
+  } while (0)
+
+/* Op `op` over m elements into dst: r is the result type, t the operand
+** type (of args[1] for where), as the typed IR has them.  Returns false for a
+** combination the checker never produces. */
+static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, const void *a0,
+                            const void *a1, const void *a2, int m) {
+  switch (op) {
+    OP_ALL(ADD, BIN, add)
+    OP_NUM(SUB, BIN, sub)
+    OP_ALL(MUL, BIN, mul)
+    OP_FLT(DIV, BIN, div)
+    OP_NUM(FLOORDIV, BIN, floordiv)
+    OP_NUM(MOD, BIN, mod)
+    OP_NUM(FMOD, BIN, fmod)
+    OP_NUM(POW, BIN, pow)
+    OP_BI(AND, BIN, and)
+    OP_BI(OR, BIN, or)
+    OP_BI(XOR, BIN, xor)
+    OP_INT(SHL, BIN, shl)
+    OP_INT(SHR, BIN, shr)
+    OP_CMP(LT, lt)
+    OP_CMP(LE, le)
+    OP_CMP(GT, gt)
+    OP_CMP(GE, ge)
+    OP_CMP(EQ, eq)
+    OP_CMP(NE, ne)
+    OP_NUM(NEG, UN, neg)
+    OP_BI(INVERT, UN, invert)
+    OP_ALL(ABS, UN, abs_)
+    OP_FLT(SQRT, UN, sqrt)
+    OP_FLT(CBRT, UN, cbrt)
+    OP_NUM(SQUARE, UN, square)
+    OP_NUM(RECIPROCAL, UN, reciprocal)
+    OP_FLT(EXP, UN, exp)
+    OP_FLT(EXP2, UN, exp2)
+    OP_FLT(EXPM1, UN, expm1)
+    OP_FLT(LOG, UN, log)
+    OP_FLT(LOG2, UN, log2)
+    OP_FLT(LOG10, UN, log10)
+    OP_FLT(LOG1P, UN, log1p)
+    OP_FLT(SIN, UN, sin)
+    OP_FLT(COS, UN, cos)
+    OP_FLT(TAN, UN, tan)
+    OP_FLT(ASIN, UN, asin)
+    OP_FLT(ACOS, UN, acos)
+    OP_FLT(ATAN, UN, atan)
+    OP_FLT(SINH, UN, sinh)
+    OP_FLT(COSH, UN, cosh)
+    OP_FLT(TANH, UN, tanh)
+    OP_FLT(ASINH, UN, asinh)
+    OP_FLT(ACOSH, UN, acosh)
+    OP_FLT(ATANH, UN, atanh)
+    OP_ALL(FLOOR, UN, floor_)
+    OP_ALL(CEIL, UN, ceil_)
+    OP_ALL(TRUNC, UN, trunc_)
+    OP_FLT(RINT, UN, rint)
+    OP_NUM(SIGN, UN, sign)
+    OP_FLT(ATAN2, BIN, atan2)
+    OP_FLT(HYPOT, BIN, hypot)
+    OP_FLT(COPYSIGN, BIN, copysign)
+    OP_ALL(MINIMUM, BIN, minimum)
+    OP_ALL(MAXIMUM, BIN, maximum)
+    OP_ALL(FMIN, BIN, fmin_)
+    OP_ALL(FMAX, BIN, fmax_)
+    OP_ALL(CLIP, TER, clip)
+    OP_FLT(FMA, TER, fma)
+  case OP_WHERE:
+    switch (jitc_dtype_size(t)) {
+    case 1: WHERE_LOOP(uint8_t); return true;
+    case 4: if (t == JITC_INT32) WHERE_LOOP(int32_t); else WHERE_LOOP(float); return true;
+    case 8: if (t == JITC_INT64) WHERE_LOOP(int64_t); else WHERE_LOOP(double); return true;
+    default: return false;
+    }
+  case OP_ISNAN:
+  case OP_ISINF:
+  case OP_ISFINITE:
+    sem_pred(dst, op, t, a0, m);
+    return true;
+  case OP_CAST:
+    sem_cast(dst, r, a0, t, m);
+    return true;
+  default:
+    return false;
+  }
+}
+
+#endif /* JITC_SEMANTICS_H */
