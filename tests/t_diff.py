@@ -1005,14 +1005,14 @@ def weak_value_cases():
         return o
     # A float constant stored into an int array is converted, not its bits.
     prog = "o = i; o = 2.5\nx = i32(i); x = 2.5E-3\ny = i32(i); y = pi\nz = i; z = -2.5"
-    run_case(Case("float constant stored into int arrays", {"a": a}, [
+    run_case(Case("float constant stored into int arrays", {}, [
         ("o", "2.5 into int64", stored(I64, 2.5), EXACT),
         ("x", "2.5E-3 into int32", stored(I32, 2.5e-3), EXACT),
         ("y", "pi into int32", stored(I32, np.pi), EXACT),
         ("z", "-2.5 into int64", stored(I64, -2.5), EXACT)], prog=prog, n=n))
     # inf and nan (NumPy refuses them): the cast rule, saturating, NaN -> 0.
     prog = "o = i; o = inf\nx = i32(i); x = -inf\ny = i32(i); y = nan"
-    run_case(Case("inf and nan stored into int arrays (the cast rule)", {"a": a}, [
+    run_case(Case("inf and nan stored into int arrays (the cast rule)", {}, [
         ("o", "inf into int64", cast(np.full(n, np.inf), I64), EXACT),
         ("x", "-inf into int32", cast(np.full(n, -np.inf), I32), EXACT),
         ("y", "nan into int32", cast(np.full(n, np.nan), I32), EXACT)], prog=prog, n=n))
