@@ -1,5 +1,84 @@
 #!/usr/bin/env python3
-"""DOCSTRING"""
+"""fuzz_diff.py -- differential fuzzing of the targets against NumPy.
+
+A seeded generator writes random programs over every operator, function,
+cast and dtype of src/ops.h: several statements per program, with `let`
+temporaries, in-place updates, reads after writes, weak literals (ints,
+floats, True, nan, -nan, inf, pi), weak and typed scalars (-D), the index
+`i`, and shapes aimed at constant folding and at the edges of each type:
+
+- bare literals and named constants (2.5, -pi, nan, -nan, inf, 1e300, 3e9,
+  int extremes, subnormals, True) stored into arrays of every dtype;
+- functions (power above all) and `**` of weak operands only;
+- twins: one expression of integer literals (folded by jitc, e.g.
+  `2 ** (3 - 31)`, `5 ^ 2147483648`) and the same expression over int64
+  arrays filled with those values (not folded), each next to an array;
+- exp, exp2, expm1, sinh, cosh, power at their overflow thresholds, and
+  functions of the smallest subnormals of both signs (inputs made only of
+  edge values: largest finite values, thresholds, subnormals, NaN of both
+  signs, int extremes);
+- copysign of values whose NaNs carry a sign the reference promises.
+
+The oracle (class Oracle) evaluates the same program with NumPy 2 on the
+same inputs: arrays are ndarrays of their dtype, weak values Python scalars
+(so NEP 50 applies as NumPy applies it), typed scalars arrays of their
+dtype, functions NumPy's ufuncs, `let` Python variables, statements whole
+arrays in order (the same as per element for element-wise programs);
+`a op= e` is NumPy's in-place ufunc with same-kind casting; assignment
+converts like `o[...] = value`.  Expressions of weak values only are
+Python's (ints unbounded, `2 ** -1 == 0.5`, floats in float64).
+
+Where docs/language.md ("Differences from NumPy") documents a deliberate
+difference, the oracle applies jitc's rule: float->int saturates and NaN
+gives 0 (casts and assignments); an integer ** a negative exponent that
+arrives at run time gives 0 or +-1; reciprocal of an int is 0 except for
++-1; `x ** 2`, `x ** 0.5`, `x ** -1` take the fast paths for a weak
+exponent of that value; floor/ceil/trunc of ints keep the type; fabs of an
+int stays int; fmod of ints by 0 or -1 is 0; clip is minimum(maximum()).
+Operations whose NumPy result would be int8 or float16, and the bool
+operands jitc refuses, are expected refusals.  fma is computed exactly
+(rationals), as NumPy has none.  The generator avoids (and the oracle skips,
+counted as "skipped as undefined") what neither defines: a weak integer
+expression beyond int64, weak division by zero and other cases where
+Python raises, bool + bool of weak operands (Python: int).
+
+Where NumPy raises (OverflowError for a weak int out of range, an integer to
+a negative literal power, same-kind violations, bitwise operations on a
+float), the expected result is a refusal: exit 65 (64 is accepted where a
+weak -D scalar is involved, which the CLI checks at run time).
+
+Each program runs through the CLI on interp, cpu and, where a GPU is
+present, cuda.  Every target is compared with the oracle, and cpu and cuda
+also with interp.  Tolerances (docs/language.md, "Accuracy"): an output
+computed only with exactly rounded operations must agree bit for bit (-0.0
+differs from 0.0; any NaN equals any NaN, except in the copysign shape,
+where the sign of NaN is compared: NaNs from leaves, `-`, abs, copysign and
+the unary functions that return their NaN argument in NumPy here).  IEEE 754
+and LLVM leave the sign of a NaN made by arithmetic unspecified: the oracle
+tracks such NaNs, and the elements whose value depends on their sign
+(through copysign) are not compared.  An output that is one function that
+is not exactly rounded applied to exactly computed operands must agree
+within ULP (default 4) of interp, and within ULP + NUMPY_ULP (default 4 + 4:
+the documented error of the target plus that of NumPy's own functions,
+whose float32 versions are not the C library's) of NumPy; infinity counts
+as one ulp beyond the largest finite value (so an exp that overflows early
+fails); where every operand is a special value (0, subnormal, inf, NaN) and
+the result is 0, subnormal, inf or NaN, the result must be bit-exact (the C
+library's special values, which cpu and cuda promise: a lost subnormal
+fails).
+
+Usage:
+  fuzz_diff.py [--seed S] [-n N] [-j JOBS] [--targets "interp cpu cuda"]
+               [--ulp U] [--numpy-ulp U] [--keep DIR] [--self-test]
+               [--no-regress | --regress-only]
+Environment: JITC (the binary; default $BUILD/jitc or build/jitc).
+The regression cases (REGRESSIONS: programs this fuzzer found, reduced) run
+first, every time.  Program k of seed S is reproducible alone: --seed S
+--only k.  Prints "ok fuzz_diff.regress.NAME", "FAIL fuzz_diff.S.K: why"
+(with the program, its inputs kept under --keep, default build-fuzz-diff/),
+and a summary line.  Programs run in a pool of JOBS processes (default: one
+per core).
+"""
 import argparse
 import ast
 import math
@@ -19,6 +98,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JITC = os.environ.get("JITC") or os.path.join(ROOT, os.environ.get("BUILD", "build"), "jitc")
 
 np.seterr(all="ignore")
+LN_MAX = 709.782712893384  # log(DBL_MAX), rounded down
 
 B, I32, I64, F32, F64 = "bool", "int32", "int64", "float32", "float64"
 WB, WI, WF = "wbool", "wint", "wfloat"  # weak (Python-scalar) kinds
@@ -267,8 +347,9 @@ class Oracle:
         self.arrays = set(arrays)
         self.written = []
         self.special = {}  # output -> elements whose operands are all special values
-        self.fresh = {}    # id(result) -> its NaNs of non-NaN arguments (sign unspecified)
-        self.signfree = {}  # output -> elements whose sign comes from such a NaN
+        self.unspec = {}   # id(array) -> (array, value unspecified, NaN sign unspecified)
+        self.kid_values = {}
+        self.signfree = {}  # output -> (value unspecified, NaN sign unspecified)
 
     def run(self, prog):
         src = []
@@ -293,23 +374,24 @@ class Oracle:
         if isinstance(st, ast.AugAssign):
             name = self.target(st.target)
             a = self.env[name]
-            r = self.binop(type(st.op), a, self.ev(st.value), True)
+            b = self.ev(st.value)
+            r = self.binop(type(st.op), a, b, True)
+            val = self.masks(a)[0] | self.masks(b)[0]
+            self.mark(r, val, np.isnan(r) if r.dtype.kind == "f" else np.zeros(self.n, bool))
             if not np.can_cast(r.dtype, a.dtype, "same_kind"):
                 raise Refusal("same-kind: %s into %s" % (r.dtype, a.dtype))
-            self.store(name, jitc_cast(r, a.dtype))
+            self.store(name, jitc_cast(r, a.dtype), r)
             self.special.pop(name, None)
             return
         name = self.target(st.targets[0])
         self.last_args = None
-        self.last_signfree = None
         v = self.ev(st.value)
         self.special[name] = None
-        self.signfree[name] = self.last_signfree
         if isinstance(st.value, (ast.Call, ast.BinOp)) and self.last_args:
             self.special[name] = np.logical_and.reduce(
                 [special_values(self.strong(a)) for a in self.last_args])
         if name in self.lets:
-            self.env[name] = v  # a let: weak stays weak
+            self.env[name] = v  # a let: weak stays weak (and keeps its masks)
             return
         old = self.env.get(name)
         if isinstance(old, np.ndarray):
@@ -318,11 +400,15 @@ class Oracle:
                         and not INT_MIN[old.dtype] <= v <= INT_MAX[old.dtype]:
                     raise Refusal("Python integer %d out of bounds for %s" % (v, old.dtype))
                 v = self.strong(v)
-            self.store(name, jitc_cast(v, old.dtype))
+            self.store(name, jitc_cast(v, old.dtype), v)
         else:
-            self.store(name, self.strong(v).copy())
+            self.store(name, self.strong(v).copy(), v)
 
-    def store(self, name, v):
+    def store(self, name, v, src=None):
+        if src is not None and not is_weak(src):
+            val, nan = self.masks(src)
+            self.mark(v, val, nan if v.dtype.kind == "f" else np.zeros(self.n, bool))
+        self.signfree[name] = self.masks(v)
         self.env[name] = v
         if name not in self.written:
             self.written.append(name)
@@ -332,7 +418,71 @@ class Oracle:
             t = t.value
         return t.id
 
+    def masks(self, v):
+        """(value unspecified, NaN sign unspecified) element masks of v."""
+        if is_weak(v) or id(v) not in self.unspec:
+            z = np.zeros(self.n, bool)
+            return z, z
+        return self.unspec[id(v)][1:]
+
+    def mark(self, r, val, nan):
+        if not is_weak(r):
+            self.unspec[id(r)] = (r, val, nan)
+        return r
+
     def ev(self, e):
+        """The value of e, with masks of the elements whose value or NaN sign
+        the reference leaves unspecified: IEEE 754 and LLVM do not fix the
+        sign of a NaN made by arithmetic, so that a NaN reaching copysign's
+        sign argument makes the result's sign unspecified, and everything
+        computed from it."""
+        r = self.ev1(e)
+        if is_weak(r):
+            return r
+        isnan = np.isnan(r) if r.dtype.kind == "f" else np.zeros(self.n, bool)
+        kids = [e.operand] if isinstance(e, ast.UnaryOp) else \
+            [e.left, e.right] if isinstance(e, ast.BinOp) else \
+            [e.left, e.comparators[0]] if isinstance(e, ast.Compare) else \
+            e.args if isinstance(e, ast.Call) else []
+        if not kids:
+            return r
+        ms = [self.masks(self.kid_values[id(k)]) if id(k) in self.kid_values else
+              self.masks(None) for k in kids]
+        val = np.logical_or.reduce([m[0] for m in ms])
+        name = e.func.id if isinstance(e, ast.Call) else None
+        if isinstance(e, ast.UnaryOp) or name in CASTS and r.dtype.kind == "f" or \
+                name in NAN_KEEP.get(str(r.dtype), ()):
+            nan = ms[0][1] | (isnan & ~self.was_nan(kids[0], r))
+        elif name in ("abs", "absolute", "fabs") or isinstance(e, ast.Compare) or \
+                name in CASTS or name in ("isnan", "isinf", "isfinite"):
+            nan = np.zeros(self.n, bool)
+        elif name == "copysign":
+            val = val | ms[1][1]
+            nan = isnan & ms[1][1]
+        elif name == "where":
+            c = self.kid_values[id(kids[0])]
+            c = bool(c) if is_weak(c) else c.astype(bool)
+            val = ms[0][0] | np.where(c, ms[1][0], ms[2][0])
+            nan = np.where(c, ms[1][1], ms[2][1]) | (isnan & ~self.was_nan(kids[1], r) &
+                                                    ~self.was_nan(kids[2], r))
+        else:
+            nan = isnan
+        return self.mark(r, val, nan)
+
+    def was_nan(self, k, r):
+        v = self.kid_values.get(id(k))
+        if v is None:
+            return np.zeros(self.n, bool)
+        if is_weak(v):
+            return np.full(self.n, isinstance(v, float) and math.isnan(v))
+        return np.isnan(v) if v.dtype.kind == "f" else np.zeros(self.n, bool)
+
+    def ev_kid(self, k):
+        v = self.ev(k)
+        self.kid_values[id(k)] = v
+        return v
+
+    def ev1(self, e):
         if isinstance(e, ast.Constant):
             return e.value
         if isinstance(e, ast.Name):
@@ -340,29 +490,24 @@ class Oracle:
         if isinstance(e, ast.Subscript):
             return self.env[e.value.id]
         if isinstance(e, ast.UnaryOp):
-            return self.unary(type(e.op), self.ev(e.operand))
+            return self.unary(type(e.op), self.ev_kid(e.operand))
         if isinstance(e, ast.BinOp):
-            a, b = self.ev(e.left), self.ev(e.right)
+            a, b = self.ev_kid(e.left), self.ev_kid(e.right)
             r = self.power(a, b, True) if isinstance(e.op, ast.Pow) else \
                 self.binop(type(e.op), a, b)
             self.last_args = [a, b]
             return r
         if isinstance(e, ast.Compare):
-            a, b = self.ev(e.left), self.ev(e.comparators[0])
+            a, b = self.ev_kid(e.left), self.ev_kid(e.comparators[0])
             op = type(e.ops[0])
             if is_weak(a) and is_weak(b):
                 return bool(CMP_UFUNC[op](np.float64(a) if isinstance(a, float) else a,
                                           np.float64(b) if isinstance(b, float) else b))
             return CMP_UFUNC[op](a, b)
         if isinstance(e, ast.Call):
-            args = [self.ev(a) for a in e.args]
+            args = [self.ev_kid(a) for a in e.args]
             r = self.call(e.func.id, args)
             self.last_args = args
-            name = e.func.id
-            if len(args) == 1 and not is_weak(args[0]) and r.dtype.kind == "f":
-                self.fresh[id(r)] = (r, np.isnan(r) & ~np.isnan(args[0].astype(r.dtype)))
-            if name == "copysign" and id(args[1]) in self.fresh:
-                self.last_signfree = self.fresh[id(args[1])][1]
             return r
         raise AssertionError(ast.dump(e))
 
@@ -933,7 +1078,42 @@ class Gen:
 # (name, program, {output: check}, {array: (dtype, values)}, {scalar: -D text})
 # ---------------------------------------------------------------------------
 
+NAN = float("nan")
 REGRESSIONS = [
+    # 1. A float constant stored into an int array keeps its bit pattern
+    #    (fuzz_diff.1.37 `x0 = (-pi)`, fuzz_diff.2.144 `x0 = (-nan)`).
+    ("const_into_int64", "x0 = (-pi)\n", {"x0": "exact"}, {"x0": (I64, [7, 7])}, {}),
+    ("nan_into_int64", "o0 = x0 + 1\nx0 = (-nan)\n", {"x0": "exact", "o0": "exact"},
+     {"x0": (I64, [7, 7])}, {}),
+    # 2. power of weak operands stays weak (fuzz_diff.2.301), and int32 with it.
+    ("weak_pow_negative", "o0 = pow((-2147483648), (-3))\n", {"o0": "exact"},
+     {"x0": (F64, [1.0])}, {}),
+    ("weak_pow_strong", "o0 = power(2, 40) + x0\n", {"o0": "exact"}, {"x0": (I32, [1, -1])},
+     {}),
+    # 3. Constant integer expressions skip the int32 range check (fuzz_diff.2.116).
+    ("const_range", "o1 = x0 & (5 ^ 2147483648)\n", {"o1": "exact"},
+     {"x0": (I32, [1, -1])}, {}),
+    ("const_range_compare", "o0 = x0 >= 2147483647 + 32\n", {"o0": "exact"},
+     {"x0": (I32, [2147483647, 0])}, {}),
+    # 4. A negative exponent made by a constant expression (fuzz_diff.2.293).
+    ("const_negative_exponent", "o0 = (2 ** (3 - 31))\n", {"o0": "exact"},
+     {"x0": (F64, [1.0])}, {}),
+    # 5. cpu float64 exp and pow overflow early (fuzz_diff.2.189, fuzz_diff.2.135).
+    ("exp_overflow", "o1 = exp(x2)\n", {"o1": "ulp"},
+     {"x2": (F64, [LN_MAX - 2**-21, LN_MAX - 2**-24, LN_MAX - 2**-30, LN_MAX])}, {}),
+    ("pow_overflow", "o3 = (2 ** x4)\n", {"o3": "ulp"},
+     {"x4": (F64, [1024 - 2**-22, 1024 - 2**-30, 1023.5])}, {}),
+    # 6. cpu loses the smallest subnormals (fuzz_diff.2.239, 2.50, 2.299).
+    ("log1p_subnormal", "o1 = log1p(x2)\n", {"o1": "ulp"}, {"x2": (F64, [5e-324, -5e-324])},
+     {}),
+    ("arcsinh_subnormal", "o1 = arcsinh(x1)\n", {"o1": "ulp"},
+     {"x1": (F32, [1.401298464324817e-45, -1.401298464324817e-45])}, {}),
+    ("tan_subnormal", "o2 = tan(x1)\n", {"o2": "ulp"}, {"x1": (F64, [1e-310, -5e-324])}, {}),
+    # 7. cpu does not keep the sign of NaN (fuzz_diff.2.312, fuzz_diff.2.104).
+    ("nan_sign_arctanh", "o1 = copysign(x3, arctanh(x3))\n", {"o1": "sign"},
+     {"x3": (F64, [-NAN, NAN, -NAN])}, {}),
+    ("nan_sign_cbrt", "o3 = copysign(1.0, cbrt(x2))\n", {"o3": "sign"},
+     {"x2": (F32, [-NAN, NAN])}, {}),
 ]
 
 # ---------------------------------------------------------------------------
@@ -942,7 +1122,6 @@ REGRESSIONS = [
 
 D_MAX = float(np.finfo(np.float64).max)
 F_MAX = float(np.finfo(np.float32).max)
-LN_MAX = 709.782712893384          # log(DBL_MAX), rounded down
 F_EDGE = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 3.0, -7.0, 0.1, 1e-310, -1e-310,
           2.2250738585072014e-308, 1e300, -1e300, D_MAX, -D_MAX, float("nan"), -float("nan"),
           float("inf"), float("-inf"), 709.78, -745.1, 88.72, -103.9, 2147483648.0,
@@ -1064,9 +1243,10 @@ def compare(ref, got, how, ulp, special=None, signfree=None):
     ok = same_bits.copy()
     if how != "sign":
         ok |= rn & gn
-    elif signfree is not None and signfree.shape == r.shape:
-        # NaNs a function made of a non-NaN argument: their sign is unspecified
-        ok |= signfree & ((np.abs(r) == np.abs(g)) | (rn & gn))
+    elif signfree is not None:
+        ok |= signfree[1] & rn & gn
+    if signfree is not None:
+        ok |= signfree[0]  # a value the reference leaves unspecified
     if how == "ulp":
         with np.errstate(all="ignore"):
             fin = np.isfinite(r) & np.isfinite(g)
