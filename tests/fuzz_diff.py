@@ -306,7 +306,10 @@ def exact_fma(x, y, z):
     out = (x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)).astype(x.dtype)
     for k in range(x.size):
         a, b, c = float(x[k]), float(y[k]), float(z[k])
-        if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            continue  # x * y is inf or NaN exactly as the plain expression has it
+        if not math.isfinite(c):
+            out[k] = z[k]  # the exact product is finite, even where x * y overflows
             continue
         q = Fraction(a) * Fraction(b) + Fraction(c)
         if q == 0:
@@ -1338,6 +1341,7 @@ def self_test():
         pass
     assert exact_fma(np.array([0.1]), np.array([10.0]), np.array([-1.0]))[0] == \
         5.551115123125783e-17
+    assert exact_fma(np.array([1e300]), np.array([-1e300]), np.array([np.inf]))[0] == np.inf
 
 
 # ---------------------------------------------------------------------------
