@@ -647,10 +647,12 @@ class Oracle:
             except OverflowError as ex:
                 raise Refusal(str(ex))
             return int_power(np.broadcast_to(x, (self.n,)), np.broadcast_to(y, (self.n,)))
-        try:
-            return check_dtype(np.asarray(np.power(ta, tb)))
-        except (OverflowError, TypeError, ValueError) as ex:
-            raise Refusal(str(ex))
+        # Both operands as arrays of the result type: NumPy 2.4's np.power
+        # takes sqrt for a scalar exponent 0.5 (power(-inf, 0.5) is NaN), where
+        # jitc documents C's pow, as np.power was.
+        x = np.full(self.n, ta, t) if is_weak(ta) else ta.astype(t)
+        y = np.full(self.n, tb, t) if is_weak(tb) else tb.astype(t)
+        return check_dtype(np.power(x, y))
 
     def call(self, name, args):
         if name in CASTS:
@@ -940,9 +942,10 @@ class Gen:
             text = "%s %s %s" % (text, r.choice(["+", "*", "-", "==", "<", "//"]), leaf)
         return text, "ulp" if inexact else "exact"
 
-    def const_expr(self, depth):
+    def const_expr(self, depth, ints_only=False):
         """A weak expression of literals (folded by jitc), and its twin that
-        reads arrays filled with the same values (not folded)."""
+        reads arrays filled with the same values (not folded).  Powers take
+        integer operands only: a float power is not exactly rounded."""
         r = self.rng
 
         def leaf(v, dt):
@@ -952,28 +955,33 @@ class Gen:
             return repr(v) if dt == F64 else str(v), name
 
         if depth <= 0 or r.random() < 0.25:
-            if r.random() < 0.15:
+            if r.random() < 0.15 and not ints_only:
                 return leaf(r.choice(CONST_FLOATS), F64)
             return leaf(r.choice(CONST_INTS), I64)
         op = r.choice(["+", "-", "*", "//", "%", "**", "<<", ">>", "&", "|", "^", "/", "-u",
                        "f1", "f2"])
+        if ints_only and op in ("**", "/"):
+            op = "+"
         if op == "-u":
-            a = self.const_expr(depth - 1)
+            a = self.const_expr(depth - 1, ints_only)
             return "(-%s)" % a[0], "(-%s)" % a[1]
         if op == "**":
             b = leaf(r.choice(POW_BASES), I64)
-            e1, e2 = self.const_expr(0), self.const_expr(0)
+            e1, e2 = self.const_expr(0, True), self.const_expr(0, True)
             return ("(%s ** (%s - %s))" % (b[0], e1[0], e2[0]),
                     "(%s ** (%s - %s))" % (b[1], e1[1], e2[1]))
         if op == "f1":
             f = r.choice(["abs", "square", "sign", "floor", "sqrt", "int32", "float32", "bool"])
-            a = self.const_expr(depth - 1)
+            if ints_only and f in ("sqrt", "float32"):
+                f = "abs"
+            a = self.const_expr(depth - 1, ints_only)
             return "%s(%s)" % (f, a[0]), "%s(%s)" % (f, a[1])
         if op == "f2":
             f = r.choice(["power", "pow", "minimum", "maximum", "fmod", "copysign", "fmax"])
-            a, b = self.const_expr(depth - 1), self.const_expr(depth - 1)
+            ints = ints_only or f in ("power", "pow")
+            a, b = self.const_expr(depth - 1, ints), self.const_expr(depth - 1, ints)
             return "%s(%s, %s)" % (f, a[0], b[0]), "%s(%s, %s)" % (f, a[1], b[1])
-        a, b = self.const_expr(depth - 1), self.const_expr(depth - 1)
+        a, b = self.const_expr(depth - 1, ints_only), self.const_expr(depth - 1, ints_only)
         return "(%s %s %s)" % (a[0], op, b[0]), "(%s %s %s)" % (a[1], op, b[1])
 
     def const_pair(self):
