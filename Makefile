@@ -157,14 +157,16 @@ bench-gpu:
 # Reliability (docs/RELIABILITY.md).  `make fuzz` builds the libFuzzer target
 # tests/fuzz/fuzz_jitc.c with clang in build-fuzz/ and fuzzes the front end and
 # both code generators for FUZZ_SECONDS; `make fuzz-diff` runs N random
-# programs of seed SEED on every available target and compares the results.
+# programs of seed SEED on every available target in JOBS processes and compares
+# the results with a NumPy oracle and with interp.
 FUZZ_SECONDS ?= 60
 SEED ?= 1
 N ?= 200
+JOBS ?= 2
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
 fuzz-diff: $(BUILD)/jitc
-	JITC=$(BUILD)/jitc python3 tests/fuzz_diff.py --seed $(SEED) -n $(N)
+	JITC=$(BUILD)/jitc python3 tests/fuzz_diff.py --seed $(SEED) -n $(N) -j $(JOBS)
 
 .PHONY: fuzz fuzz-diff

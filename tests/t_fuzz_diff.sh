@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/t_fuzz_diff.sh -- a short differential fuzzing run (tests/fuzz_diff.py):
-# 40 random well-typed programs of a fixed seed on interp, cpu and (with a
-# GPU) cuda, results compared bit for bit or within the stated ulp.  Longer
-# runs: make fuzz-diff SEED=... N=...
+# the regression cases, then 60 random programs of a fixed seed on interp,
+# cpu and (with a GPU) cuda, each target compared with a NumPy oracle (and
+# with interp) bit for bit or within the stated ulp.  Longer runs:
+# make fuzz-diff SEED=... N=...
 set -u
 PYTHON=${PYTHON:-python3}
 JITC=${JITC:-${BUILD:-build}/jitc}
@@ -10,4 +11,4 @@ if [ ! -x "$JITC" ]; then
   echo "skip fuzz_diff: $JITC is not built"
   exit 0
 fi
-JITC=$JITC exec $PYTHON tests/fuzz_diff.py --seed "${JITC_FUZZ_DIFF_SEED:-20250101}" -n 40 --self-test
+JITC=$JITC exec $PYTHON tests/fuzz_diff.py --seed "${JITC_FUZZ_DIFF_SEED:-20250101}" -n 60 --self-test
