@@ -899,69 +899,18 @@ static void gen_body(Gen *G, int from, int to) {
 ** quadratic in the size of a basic block, so one loop body holding a
 ** whole large program (a thousand outputs, a long chain of lets) took
 ** seconds to compile and ten thousand statements minutes.  A program
-** larger than GROUP_COST is cut into groups of consecutive statements of
-** about that size, each its own loop, and the thread's range is walked in
-** blocks of `blk` elements: every group runs over the block before the
-** next group starts, so each element still sees the statements in program
-** order (arrays do not overlap, and element i only touches element i).
+** larger than GROUP_COST is cut into groups (split.c), each its own
+** function and loop, and the thread's range is walked in blocks of `blk`
+** elements: every group runs over the block before the next group starts.
 ** A temporary read by a later group than the one computing it is kept for
 ** the block in scratch memory on the stack.  Programs of one group get
 ** exactly the single loop they always had. */
 
-/* Rough instructions per group: the cost of a statement is its node count,
-** integer power (a loop unrolled over the bits) counting for 64. */
+/* Rough instructions per group (split.c's cost of a statement). */
 #define GROUP_COST 256
 /* Scratch on the kernel's stack, at most; and the largest block. */
 #define SCRATCH_BYTES (64 * 1024)
 #define MAX_BLOCK 1024
-
-static int node_cost(const Node *n) {
-  int c = n->kind == N_OP && n->op == OP_POW && !is_f(n->type) ? 64 : 1;
-  if (n->kind == N_OP)
-    for (int k = 0; k < n->nargs; k++) c += node_cost(n->args[k]);
-  return c;
-}
-
-/* Splits the statements into groups: gstart[g] is the first statement of
-** group g, gstart[ngroups] == nstmts.  A store stays with the let before it
-** (the checker emits each assignment as the pair).  Returns the count. */
-static int make_groups(const Program *p, int *gstart) {
-  int ng = 0, cost = 0;
-  gstart[0] = 0;
-  for (int s = 0; s < p->nstmts; s++) {
-    int c = node_cost(p->stmts[s].value);
-    if (cost > 0 && cost + c > GROUP_COST && p->stmts[s].kind == IR_LET) {
-      gstart[++ng] = s;
-      cost = 0;
-    }
-    cost += c;
-  }
-  gstart[++ng] = p->nstmts;
-  return ng;
-}
-
-static void mark_reads(const Node *n, int g, const int *def_group, bool *cross) {
-  if (n->kind == N_TEMP && def_group[n->slot] != g) cross[n->slot] = true;
-  if (n->kind == N_OP)
-    for (int k = 0; k < n->nargs; k++) mark_reads(n->args[k], g, def_group, cross);
-}
-
-/* cross[t]: temporary t is read by a group other than the one that last
-** computed it.  Returns the scratch bytes one element needs. */
-static size_t find_crossing(const Program *p, const int *gstart, int ng, bool *cross) {
-  int *def_group = malloc(sizeof(int) * (size_t)(p->ntemps + 1));
-  if (!def_group) return SIZE_MAX;
-  for (int g = 0; g < ng; g++)
-    for (int s = gstart[g]; s < gstart[g + 1]; s++) {
-      mark_reads(p->stmts[s].value, g, def_group, cross);
-      if (p->stmts[s].kind == IR_LET) def_group[p->stmts[s].slot] = g;
-    }
-  free(def_group);
-  size_t bytes = 0;
-  for (int t = 0; t < p->ntemps; t++)
-    if (cross[t]) bytes += jitc_dtype_size(p->temps[t]);
-  return bytes;
-}
 
 /* Emits from the current block the loop over [lo, hi) for statements
 ** [from, to), then appends the block `done` and leaves the builder there:
@@ -1169,8 +1118,9 @@ static int gen_module(Gen *G, const char *fname) {
   bool *cross = calloc((size_t)p->ntemps + 1, sizeof(bool));
   int rc = -1;
   if (!gstart || !cross) goto out;
-  int ng = make_groups(p, gstart);
-  size_t per_elem = ng > 1 ? find_crossing(p, gstart, ng, cross) : 0;
+  size_t per_elem;
+  int ng = split_program(p, GROUP_COST, gstart, cross, &per_elem);
+  if (ng < 0) goto out;
   /* Groups that share too much for the scratch (hundreds of temporaries
   ** live at once) stay one loop: slower to compile, still right. */
   if (ng > 1 && per_elem <= SCRATCH_BYTES / W) {
