@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/PERFORMANCE.md from the latest results in bench/results/
 (cpu.json and cpu.md from `make bench`, gpu.json and gpu.md from
-bench/gpu.sh).  Run by both after they finish; the document is never edited
+bench/gpu.sh, compile_time.md from `make bench-compile`).  Run by both after they finish; the document is never edited
 by hand, so that its figures are always ones a run produced.  The goals come
 from the cpu and cuda targets' speed tables; each is read off the results."""
 
@@ -266,6 +266,13 @@ def main():
               "CuPy and numba-cuda, a device-to-device copy of the same bytes and pinned "
               "host-device copies, for every workload above at 1e3 to 1e8 elements (over "
               "1e9 bytes moved at the largest size).", ""]
+    L += ["## Compile time against program size", ""]
+    ct = load("compile_time.md")
+    if ct:
+        L += [ct.strip(), ""]
+    else:
+        L += ["> **Not run yet.** `make bench-compile` (bench/compile_time.py) writes the "
+              "table here.", ""]
     os.makedirs(os.path.dirname(DOC), exist_ok=True)
     with open(DOC + ".tmp", "w") as f:
         f.write("\n".join(L))

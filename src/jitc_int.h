@@ -9,6 +9,7 @@
 **   interp.c    target interp: evaluates the IR (the reference semantics)
 **   cpu.c       target cpu:    IR -> LLVM IR -> ORC JIT, run on a thread pool
 **   cuda.c      target cuda:   IR -> CUDA C -> NVRTC -> CUDA Driver API
+**   split.c     cutting a large program into groups (cpu, cuda)
 **   jitc.c      the public library API (jitc.h) tying the stages together
 **   main.c      the command line tool, a client of jitc.h only
 ** Support: util.c (arena, string buffer, clock, hash), error.c (diagnostics).
