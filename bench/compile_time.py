@@ -168,11 +168,16 @@ def main():
                     except RuntimeError as e:
                         cells.append("n/a")
                         print(f"# {t} {shape} {n}: {e}", file=sys.stderr)
-                        notes.append(f"{t}, {shape} {n}: {e}")
+                        notes.append((t, f"{shape} {n}", str(e)))
                 emit(f"| {shape} | {n} | " + " | ".join(cells) + " |")
     emit("")
-    for note in notes:
-        emit(f"- n/a: {note}")
+    # One line per target and reason.
+    seen = {}
+    for t, what, why in notes:
+        seen.setdefault((t, why), []).append(what)
+    for (t, why), whats in seen.items():
+        emit(f"- {t} n/a ({', '.join(whats)}): {why}")
+    emit("")
     emit(f"Load average at the end {os.getloadavg()[0]:.1f}.")
     if a.out:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
