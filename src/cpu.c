@@ -64,6 +64,7 @@ static void cpu_shutdown(jitc_context *ctx) {}
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,7 @@ typedef struct CpuState {
 
 typedef struct CpuKernel {
   KernelFn fn;
+  size_t scratch; /* bytes of scratch a call needs (split kernels), or 0 */
 } CpuKernel;
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
@@ -903,14 +905,50 @@ static void gen_body(Gen *G, int from, int to) {
 ** function and loop, and the thread's range is walked in blocks of `blk`
 ** elements: every group runs over the block before the next group starts.
 ** A temporary read by a later group than the one computing it is kept for
-** the block in scratch memory on the stack.  Programs of one group get
-** exactly the single loop they always had. */
+** the block in scratch memory, which cpu_run allocates per call and passes
+** after the parameters (run_range).  Programs of one group get exactly the
+** single loop they always had. */
 
 /* Rough instructions per group (split.c's cost of a statement). */
 #define GROUP_COST 256
-/* Scratch on the kernel's stack, at most; and the largest block. */
+/* Scratch per call: the block is made no larger than fits this (but at
+** least W elements); and the largest block. */
 #define SCRATCH_BYTES (64 * 1024)
 #define MAX_BLOCK 1024
+
+/* The groups of p (gstart, as split_program gives) and, for several, the
+** block size and each crossing temporary's offset in the scratch (scr_off,
+** -1 for the others).  Returns the number of groups (-1: out of memory) and
+** the scratch bytes a call needs in *bytes. */
+static int plan_groups(const Program *p, int *gstart, int *blk, int64_t *scr_off, size_t *bytes) {
+  bool *cross = calloc((size_t)p->ntemps + 1, sizeof(bool));
+  size_t per_elem = 0;
+  int ng = cross ? split_program(p, GROUP_COST, gstart, cross, &per_elem) : -1;
+  *bytes = 0;
+  *blk = per_elem ? (int)(SCRATCH_BYTES / per_elem) / W * W : MAX_BLOCK;
+  *blk = *blk > MAX_BLOCK ? MAX_BLOCK : *blk < W ? W : *blk;
+  for (int t = 0; ng > 1 && t < p->ntemps; t++)
+    if (cross[t]) {
+      scr_off[t] = (int64_t)*bytes;
+      *bytes += jitc_dtype_size(p->temps[t]) * (size_t)*blk;
+      *bytes = (*bytes + 63) / 64 * 64;
+    }
+  free(cross);
+  return ng;
+}
+
+/* The scratch bytes a call of p's kernel needs (0: none), SIZE_MAX when out
+** of memory. */
+static size_t kernel_scratch(const Program *p) {
+  int *gstart = malloc(sizeof(int) * ((size_t)p->nstmts + 2));
+  int64_t *off = malloc(sizeof(int64_t) * ((size_t)p->ntemps + 1));
+  int blk;
+  size_t bytes = SIZE_MAX;
+  if (gstart && off && plan_groups(p, gstart, &blk, off, &bytes) < 0) bytes = SIZE_MAX;
+  free(gstart);
+  free(off);
+  return bytes;
+}
 
 /* Emits from the current block the loop over [lo, hi) for statements
 ** [from, to), then appends the block `done` and leaves the builder there:
@@ -1052,9 +1090,13 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
   LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(G->C, kfn, "block.run");
   LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(G->C, kfn, "exit");
   LLVMPositionBuilderAtEnd(B, entry);
-  LLVMValueRef scratch = LLVMBuildArrayAlloca(
-      B, G->ti8, LLVMConstInt(G->ti64, scratch_bytes ? scratch_bytes : 1, 0), "scratch");
-  LLVMSetAlignment(scratch, 64);
+  /* The scratch's address follows the parameters (run_range). */
+  LLVMValueRef scratch = LLVMConstNull(G->tptr);
+  if (scratch_bytes) {
+    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)p->nparams * sizeof(ParamSlot), 0);
+    LLVMValueRef pp = LLVMBuildGEP2(B, G->ti8, LLVMGetParam(kfn, 3), &idx, 1, "");
+    scratch = LLVMBuildLoad2(B, G->tptr, pp, "scratch");
+  }
   LLVMBuildBr(B, outer);
   LLVMPositionBuilderAtEnd(B, outer);
   LLVMValueRef b = LLVMBuildPhi(B, G->ti64, "b");
@@ -1115,25 +1157,13 @@ out:
 static int gen_module(Gen *G, const char *fname) {
   const Program *p = G->prog;
   int *gstart = malloc(sizeof(int) * (size_t)(p->nstmts + 2));
-  bool *cross = calloc((size_t)p->ntemps + 1, sizeof(bool));
-  int rc = -1;
-  if (!gstart || !cross) goto out;
-  size_t per_elem;
-  int ng = split_program(p, GROUP_COST, gstart, cross, &per_elem);
+  int rc = -1, blk;
+  size_t bytes;
+  if (!gstart) goto out;
+  int ng = plan_groups(p, gstart, &blk, G->scr_off, &bytes);
   if (ng < 0) goto out;
-  /* Groups that share too much for the scratch (hundreds of temporaries
-  ** live at once) stay one loop: slower to compile, still right. */
-  if (ng > 1 && per_elem <= SCRATCH_BYTES / W) {
-    int blk = per_elem ? (int)(SCRATCH_BYTES / per_elem) / W * W : MAX_BLOCK;
-    if (blk > MAX_BLOCK) blk = MAX_BLOCK;
-    size_t off = 0;
-    for (int t = 0; t < p->ntemps; t++)
-      if (cross[t]) {
-        G->scr_off[t] = (int64_t)off;
-        off += jitc_dtype_size(p->temps[t]) * (size_t)blk;
-        off = (off + 63) / 64 * 64;
-      }
-    rc = gen_split(G, fname, gstart, ng, blk, off);
+  if (ng > 1) {
+    rc = gen_split(G, fname, gstart, ng, blk, bytes);
     goto out;
   }
   LLVMValueRef fn = new_fn(G, fname, -1);
@@ -1146,7 +1176,6 @@ static int gen_module(Gen *G, const char *fname) {
   rc = 0;
 out:
   free(gstart);
-  free(cross);
   return rc;
 }
 
@@ -1314,6 +1343,12 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
     free(key);
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
   }
+  ck->scratch = kernel_scratch(k->prog);
+  if (ck->scratch == SIZE_MAX) {
+    free(ck);
+    free(key);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
   jitc_compile_info *ci = &k->cinfo;
   ci->ir_ms = ci->optimize_ms = ci->codegen_ms = ci->load_ms = 0;
   uint64_t h = hash64(key, strlen(key), 0);
@@ -1408,11 +1443,31 @@ typedef struct Job {
   KernelFn fn;
   void *const *arrays;
   const ParamSlot *params;
+  int nparams;
+  size_t scratch;   /* see CpuKernel */
+  atomic_bool oom;  /* a call could not allocate its scratch */
 } Job;
 
 static void run_range(void *arg, int64_t begin, int64_t end) {
-  const Job *j = arg;
-  j->fn(begin, end, j->arrays, j->params);
+  Job *j = arg;
+  if (!j->scratch) {
+    j->fn(begin, end, j->arrays, j->params);
+    return;
+  }
+  /* A split kernel: a copy of the parameters, then a slot with the address
+  ** of this call's scratch, then the scratch (64-byte aligned). */
+  size_t head = ((size_t)j->nparams + 1) * sizeof(ParamSlot);
+  head = (head + 63) / 64 * 64;
+  unsigned char *mem = aligned_alloc(64, head + (j->scratch + 63) / 64 * 64);
+  if (!mem) {
+    atomic_store(&j->oom, true);
+    return;
+  }
+  ParamSlot *ps = (ParamSlot *)mem;
+  if (j->nparams) memcpy(ps, j->params, (size_t)j->nparams * sizeof *ps);
+  ps[j->nparams].bits = (uint64_t)(uintptr_t)(mem + head);
+  j->fn(begin, end, j->arrays, ps);
+  free(mem);
 }
 
 static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
@@ -1434,9 +1489,11 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   }
   Pool *pool = st->pool;
   pthread_mutex_unlock(&pool_lock);
-  Job job = {ck->fn, arrays, params};
+  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, false};
   if (n > 0) pool_run(pool, threads, n, CHUNK_ALIGN, run_range, &job);
   if (info) info->run_ms = now_ms() - t0;
+  if (atomic_load(&job.oom))
+    return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the kernel's scratch");
   return JITC_OK;
 }
 

@@ -8,8 +8,9 @@ programs use exactly rounded operations only).  The sizes sit below, at and
 across the group threshold, and the programs exercise what splitting could
 break: lets read by later groups (float, int and bool), in-place updates
 repeated across groups, reads after writes, an output written by several
-statements, the element index, scalars, and element counts that leave a
-partial block and a partial vector.
+statements, the element index, scalars, more live temporaries than the
+scratch budget, and element counts that leave a partial block and a partial
+vector, on one thread and on several.
 Prints "ok NAME" or "FAIL NAME: why" per case.
 """
 import os
@@ -41,6 +42,13 @@ def crossing(k):
     lines += [f"c{j} = a * {j} - f" for j in range(k)]
     lines += ["d = where(m, f, -f) + n", "e = n ** 3 + n // 7 + q", "g = m & (n > 0)"]
     return lines
+
+
+def early(k):
+    # k lets live at once, each read by a statement after all of them: more
+    # scratch than the per-call budget at any block size.
+    lines = [f"let t{j} = a * {j} - b" for j in range(k)]
+    return lines + [f"c{j} = t{j} + t{k - 1 - j}" for j in range(k)]
 
 
 def inplace(k):
@@ -78,6 +86,7 @@ CASES = []
 for name, fn, sizes in [("indep", indep, [30, 42, 43, 50, 130]),
                         ("let_chain", let_chain, [40, 60, 300]),
                         ("crossing", crossing, [10, 60, 200]),
+                        ("early", early, [600]),
                         ("inplace", inplace, [20, 30, 120]),
                         ("rewrite", rewrite, [40, 60, 200]),
                         ("mixed", mixed, [60, 90, 300])]:
@@ -114,7 +123,12 @@ def main():
         return
     with tempfile.TemporaryDirectory() as d:
         for name, prog in CASES:
-            for n in ([1, 17, 2085] if name.endswith(("_43", "_60")) else [2085]):
+            # 300001: several threads, each with its own scratch, and a
+            # partial block and vector at the end.
+            sizes = [1, 17, 2085] if name.endswith(("_43", "_60")) else [2085]
+            if name in ("crossing_60", "early_600"):
+                sizes.append(300001)
+            for n in sizes:
                 ref, err = run("interp", prog, n, d)
                 if ref is None:
                     print(f"FAIL split_{name}_n{n}: interp: {err}")
