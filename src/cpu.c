@@ -1067,9 +1067,10 @@ static void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stam
   }
 }
 
-/* Builds the split kernel `fname` of ng groups (gstart as make_groups
+/* Builds the split kernel `fname` of ng groups (gstart as split_program
 ** gives) over blocks of blk elements:
-**   fname:     for (b = begin; b < end; b += blk)
+**   fname:     scratch = the address in the slot after the parameters
+**              for (b = begin; b < end; b += blk)
 **                for each group g: fname.gG(b, min(b + blk, end), params, scratch,
 **                                          the group's arrays...)
 **   fname.gG:  the group's parameters, then gen_loop. */
