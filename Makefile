@@ -152,7 +152,13 @@ bench: $(BUILD)/libjitc_int.a
 bench-gpu:
 	sh bench/gpu.sh
 
-.PHONY: bench bench-gpu
+# Compile time against the size of the program (bench/compile_time.py): cpu,
+# NVRTC to PTX and to a CUBIN for sm_90 (no GPU needed), cuda where a GPU is.
+bench-compile: $(BUILD)/jitc
+	python3 bench/compile_time.py --jitc $(BUILD)/jitc --out bench/results/compile_time.md
+	python3 bench/docs.py
+
+.PHONY: bench bench-gpu bench-compile
 
 # Reliability (docs/RELIABILITY.md).  `make fuzz` builds the libFuzzer target
 # tests/fuzz/fuzz_jitc.c with clang in build-fuzz/ and fuzzes the front end and

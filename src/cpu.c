@@ -64,6 +64,7 @@ static void cpu_shutdown(jitc_context *ctx) {}
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,7 @@ typedef struct CpuState {
 
 typedef struct CpuKernel {
   KernelFn fn;
+  size_t scratch; /* bytes of scratch a call needs (split kernels), or 0 */
 } CpuKernel;
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
@@ -246,6 +248,9 @@ typedef struct Gen {
   LLVMValueRef *par;   /* parameters as splat vectors */
   LLVMValueRef *tmp;   /* temporaries of the current body */
   LLVMValueRef *load;  /* loads of the current body, by array */
+  int64_t *scr_off;    /* per temporary: its offset in the scratch when several
+                          groups read it, else -1 */
+  LLVMValueRef scratch, blk; /* split kernels: the scratch, the block's first element */
   LLVMValueRef i;      /* index of the first element of the iteration */
   LLVMValueRef mask;   /* lanes in range, or NULL for a full iteration */
 } Gen;
@@ -802,6 +807,47 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
   }
 }
 
+/* W elements of type t at base[idx], a vector of the array's memory type
+** made a value (bool: 0 or 1 bytes to i1); under G->mask only the lanes in
+** range are read and the others are zero. */
+static LLVMValueRef load_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx) {
+  LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
+  LLVMValueRef p = LLVMBuildGEP2(G->B, mt, base, &idx, 1, "");
+  LLVMValueRef v;
+  unsigned align = (unsigned)jitc_dtype_size(t);
+  if (G->mask) {
+    LLVMTypeRef types[2] = {vt, G->tptr};
+    LLVMValueRef args[4] = {p, LLVMConstInt(G->ti32, align, 0), G->mask, LLVMConstNull(vt)};
+    v = intrinsic(G, "llvm.masked.load", types, 2, args, 4);
+  } else {
+    v = LLVMBuildLoad2(G->B, vt, p, "");
+    LLVMSetAlignment(v, align);
+  }
+  if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstNull(vt));
+  return v;
+}
+
+/* The block's scratch of temporary t. */
+static LLVMValueRef scratch_of(Gen *G, int t) {
+  LLVMValueRef off = LLVMConstInt(G->ti64, (unsigned long long)G->scr_off[t], 0);
+  return LLVMBuildGEP2(G->B, G->ti8, G->scratch, &off, 1, "");
+}
+
+/* Stores value v of type t to the W elements at base[idx] (under G->mask). */
+static void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v) {
+  LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
+  if (t == JITC_BOOL) v = LLVMBuildZExt(G->B, v, vt, "");
+  LLVMValueRef ptr = LLVMBuildGEP2(G->B, mt, base, &idx, 1, "");
+  unsigned align = (unsigned)jitc_dtype_size(t);
+  if (G->mask) {
+    LLVMTypeRef types[2] = {vt, G->tptr};
+    LLVMValueRef args[4] = {v, ptr, LLVMConstInt(G->ti32, align, 0), G->mask};
+    intrinsic(G, "llvm.masked.store", types, 2, args, 4);
+  } else {
+    LLVMSetAlignment(LLVMBuildStore(G->B, v, ptr), align);
+  }
+}
+
 static LLVMValueRef gen_node(Gen *G, const Node *n) {
   switch (n->kind) {
   case N_CONST:
@@ -809,22 +855,8 @@ static LLVMValueRef gen_node(Gen *G, const Node *n) {
     return vconst_i(G, n->type, n->k.i);
   case N_LOAD: {
     int s = n->slot;
-    if (G->load[s]) return G->load[s];
-    jitc_dtype t = G->prog->arrays[s].dtype;
-    LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
-    LLVMValueRef p = LLVMBuildGEP2(G->B, mt, G->arr[s], &G->i, 1, "");
-    LLVMValueRef v;
-    unsigned align = (unsigned)jitc_dtype_size(t);
-    if (G->mask) {
-      LLVMTypeRef types[2] = {vt, G->tptr};
-      LLVMValueRef args[4] = {p, LLVMConstInt(G->ti32, align, 0), G->mask, LLVMConstNull(vt)};
-      v = intrinsic(G, "llvm.masked.load", types, 2, args, 4);
-    } else {
-      v = LLVMBuildLoad2(G->B, vt, p, "");
-      LLVMSetAlignment(v, align);
-    }
-    if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstNull(vt));
-    return G->load[s] = v;
+    if (!G->load[s]) G->load[s] = load_vec(G, G->prog->arrays[s].dtype, G->arr[s], G->i);
+    return G->load[s];
   }
   case N_PARAM: return G->par[n->slot];
   case N_INDEX: {
@@ -832,91 +864,107 @@ static LLVMValueRef gen_node(Gen *G, const Node *n) {
     for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
     return LLVMBuildAdd(G->B, splat(G, G->i), LLVMConstVector(iota, W), "");
   }
-  case N_TEMP: return G->tmp[n->slot];
+  case N_TEMP:
+    /* Not computed in this group: an earlier group left it in scratch. */
+    if (!G->tmp[n->slot])
+      G->tmp[n->slot] = load_vec(G, G->prog->temps[n->slot], scratch_of(G, n->slot),
+                                 LLVMBuildSub(G->B, G->i, G->blk, ""));
+    return G->tmp[n->slot];
   case N_OP: return gen_op(G, n);
   }
   unreachable();
 }
 
-static void gen_body(Gen *G) {
+/* Statements [from, to) for the W elements at G->i (under G->mask when
+** set).  Temporaries that later groups read also go to their scratch. */
+static void gen_body(Gen *G, int from, int to) {
   const Program *p = G->prog;
   memset(G->load, 0, sizeof(LLVMValueRef) * (size_t)(p->narrays ? p->narrays : 1));
-  for (int s = 0; s < p->nstmts; s++) {
+  memset(G->tmp, 0, sizeof(LLVMValueRef) * (size_t)(p->ntemps ? p->ntemps : 1));
+  for (int s = from; s < to; s++) {
     const IrStmt *st = &p->stmts[s];
     LLVMValueRef v = gen_node(G, st->value);
     if (st->kind == IR_LET) {
       G->tmp[st->slot] = v;
+      if (G->scr_off[st->slot] >= 0)
+        store_vec(G, p->temps[st->slot], scratch_of(G, st->slot),
+                  LLVMBuildSub(G->B, G->i, G->blk, ""), v);
       continue;
     }
-    jitc_dtype t = p->arrays[st->slot].dtype;
-    LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
-    if (t == JITC_BOOL) v = LLVMBuildZExt(G->B, v, vt, "");
-    LLVMValueRef ptr = LLVMBuildGEP2(G->B, mt, G->arr[st->slot], &G->i, 1, "");
-    unsigned align = (unsigned)jitc_dtype_size(t);
-    if (G->mask) {
-      LLVMTypeRef types[2] = {vt, G->tptr};
-      LLVMValueRef args[4] = {v, ptr, LLVMConstInt(G->ti32, align, 0), G->mask};
-      intrinsic(G, "llvm.masked.store", types, 2, args, 4);
-    } else {
-      LLVMSetAlignment(LLVMBuildStore(G->B, v, ptr), align);
-    }
+    store_vec(G, p->arrays[st->slot].dtype, G->arr[st->slot], G->i, v);
   }
 }
 
-/* Builds module M with the kernel `fname`:
-**   entry:  load the array pointers and the parameters
-**   loop:   for (i = begin; i + W <= end; i += W) body(full vectors)
-**   tail:   if (i < end) body(masked to end - i lanes) */
-static int gen_module(Gen *G, const char *fname) {
-  const Program *p = G->prog;
-  LLVMBuilderRef B = G->B;
-  LLVMTypeRef params[4] = {G->ti64, G->ti64, G->tptr, G->tptr};
-  LLVMTypeRef fty = LLVMFunctionType(G->tvoid, params, 4, 0);
-  LLVMValueRef fn = LLVMAddFunction(G->M, fname, fty);
-  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
-  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-  LLVMAddAttributeAtIndex(fn, 3, LLVMCreateEnumAttribute(G->C, noalias, 0));
-  LLVMAddAttributeAtIndex(fn, 4, LLVMCreateEnumAttribute(G->C, noalias, 0));
-  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(G->C, nounwind, 0));
-  /* A 64-byte aligned frame: the vector math functions spill whole vectors,
-  ** and with the caller's 16-byte alignment the speed of exp(a) depended on
-  ** where the process's stack happened to start (8 or 13 ms, per process). */
-  unsigned alignstack = LLVMGetEnumAttributeKindForName("alignstack", 10);
-  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(G->C, alignstack, 64));
-  LLVMValueRef begin = LLVMGetParam(fn, 0), end = LLVMGetParam(fn, 1);
-  LLVMValueRef arrays = LLVMGetParam(fn, 2), pars = LLVMGetParam(fn, 3);
-  LLVMSetValueName2(begin, "begin", 5);
-  LLVMSetValueName2(end, "end", 3);
-  LLVMSetValueName2(arrays, "arrays", 6);
-  LLVMSetValueName2(pars, "params", 6);
+/* ---- the shape of the kernel ----
+**
+** LLVM's instruction schedulers and a few other passes take time
+** quadratic in the size of a basic block, so one loop body holding a
+** whole large program (a thousand outputs, a long chain of lets) took
+** seconds to compile and ten thousand statements minutes.  A program
+** larger than GROUP_COST is cut into groups (split.c), each its own
+** function and loop, and the thread's range is walked in blocks of `blk`
+** elements: every group runs over the block before the next group starts.
+** A temporary read by a later group than the one computing it is kept for
+** the block in scratch memory, which cpu_run allocates per call and passes
+** after the parameters (run_range).  Programs of one group get exactly the
+** single loop they always had. */
 
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(G->C, fn, "entry");
+/* Rough instructions per group (split.c's cost of a statement). */
+#define GROUP_COST 256
+/* Scratch per call: the block is made no larger than fits this (but at
+** least W elements); and the largest block. */
+#define SCRATCH_BYTES (64 * 1024)
+#define MAX_BLOCK 1024
+
+/* The groups of p (gstart, as split_program gives) and, for several, the
+** block size and each crossing temporary's offset in the scratch (scr_off,
+** -1 for the others).  Returns the number of groups (-1: out of memory) and
+** the scratch bytes a call needs in *bytes. */
+static int plan_groups(const Program *p, int *gstart, int *blk, int64_t *scr_off, size_t *bytes) {
+  bool *cross = calloc((size_t)p->ntemps + 1, sizeof(bool));
+  size_t per_elem = 0;
+  int ng = cross ? split_program(p, GROUP_COST, gstart, cross, &per_elem) : -1;
+  *bytes = 0;
+  *blk = per_elem ? (int)(SCRATCH_BYTES / per_elem) / W * W : MAX_BLOCK;
+  *blk = *blk > MAX_BLOCK ? MAX_BLOCK : *blk < W ? W : *blk;
+  for (int t = 0; ng > 1 && t < p->ntemps; t++)
+    if (cross[t]) {
+      scr_off[t] = (int64_t)*bytes;
+      *bytes += jitc_dtype_size(p->temps[t]) * (size_t)*blk;
+      *bytes = (*bytes + 63) / 64 * 64;
+    }
+  free(cross);
+  return ng;
+}
+
+/* The scratch bytes a call of p's kernel needs (0: none), SIZE_MAX when out
+** of memory. */
+static size_t kernel_scratch(const Program *p) {
+  int *gstart = malloc(sizeof(int) * ((size_t)p->nstmts + 2));
+  int64_t *off = malloc(sizeof(int64_t) * ((size_t)p->ntemps + 1));
+  int blk;
+  size_t bytes = SIZE_MAX;
+  if (gstart && off && plan_groups(p, gstart, &blk, off, &bytes) < 0) bytes = SIZE_MAX;
+  free(gstart);
+  free(off);
+  return bytes;
+}
+
+/* Emits from the current block the loop over [lo, hi) for statements
+** [from, to), then appends the block `done` and leaves the builder there:
+**   loop:   for (i = lo; i + W <= hi; i += W) body(full vectors)
+**   tail:   if (i < hi) body(masked to hi - i lanes) */
+static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo, LLVMValueRef hi) {
+  LLVMBuilderRef B = G->B;
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
   LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(G->C, fn, "loop");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(G->C, fn, "body");
   LLVMBasicBlockRef tailc = LLVMAppendBasicBlockInContext(G->C, fn, "tail.check");
   LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(G->C, fn, "tail");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(G->C, fn, "done");
-
-  LLVMPositionBuilderAtEnd(B, entry);
-  for (int s = 0; s < p->narrays; s++) {
-    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s, 0);
-    LLVMValueRef pp = LLVMBuildGEP2(B, G->tptr, arrays, &idx, 1, "");
-    char name[80];
-    snprintf(name, sizeof name, "%s", p->arrays[s].name);
-    G->arr[s] = LLVMBuildLoad2(B, G->tptr, pp, name);
-  }
-  for (int s = 0; s < p->nparams; s++) {
-    jitc_dtype t = p->params[s].type;
-    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s * sizeof(ParamSlot), 0);
-    LLVMValueRef pp = LLVMBuildGEP2(B, G->ti8, pars, &idx, 1, "");
-    LLVMValueRef v = LLVMBuildLoad2(B, mem_type(G, t), pp, p->params[s].name);
-    if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstInt(G->ti8, 0, 0));
-    G->par[s] = splat(G, v);
-  }
-  /* last = end - W: the loop runs while i <= last, without overflow since
-  ** end >= 0. */
-  LLVMValueRef last = LLVMBuildSub(B, end, LLVMConstInt(G->ti64, W, 0), "last");
+  /* last = hi - W: the loop runs while i <= last, without overflow since
+  ** hi >= 0. */
+  LLVMValueRef last = LLVMBuildSub(B, hi, LLVMConstInt(G->ti64, W, 0), "last");
   LLVMBuildBr(B, head);
 
   LLVMPositionBuilderAtEnd(B, head);
@@ -926,29 +974,210 @@ static int gen_module(Gen *G, const char *fname) {
   LLVMPositionBuilderAtEnd(B, body);
   G->i = i;
   G->mask = NULL;
-  gen_body(G);
+  gen_body(G, from, to);
   LLVMValueRef next = LLVMBuildAdd(B, i, LLVMConstInt(G->ti64, W, 0), "i.next");
   LLVMBasicBlockRef body_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, head);
-  LLVMValueRef inc[2] = {begin, next};
-  LLVMBasicBlockRef incb[2] = {entry, body_end};
+  LLVMValueRef inc[2] = {lo, next};
+  LLVMBasicBlockRef incb[2] = {pre, body_end};
   LLVMAddIncoming(i, inc, incb, 2);
 
   LLVMPositionBuilderAtEnd(B, tailc);
-  LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, i, end), tail, done);
+  LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, i, hi), tail, done);
 
   LLVMPositionBuilderAtEnd(B, tail);
   G->i = i;
   LLVMValueRef iota[W];
   for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
-  LLVMValueRef rem = LLVMBuildSub(B, end, i, "rem");
+  LLVMValueRef rem = LLVMBuildSub(B, hi, i, "rem");
   G->mask = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, rem));
-  gen_body(G);
+  gen_body(G, from, to);
   LLVMBuildBr(B, done);
 
   LLVMPositionBuilderAtEnd(B, done);
+}
+
+/* A function named `name` of the kernel's parameters (begin, end, arrays,
+** params), nounwind, with a 64-byte aligned frame: the vector math
+** functions spill whole vectors, and with the caller's 16-byte alignment the
+** speed of exp(a) depended on where the process's stack happened to start
+** (8 or 13 ms, per process).  A group (nptrs >= 0) takes instead (begin,
+** end, params, scratch) and its nptrs arrays, each noalias: the arrays do
+** not overlap, and saying so spares LLVM's schedulers a dependence between
+** every two stores. */
+static LLVMValueRef new_fn(Gen *G, const char *name, int nptrs) {
+  bool group = nptrs >= 0;
+  int np = group ? 4 + nptrs : 4;
+  LLVMTypeRef *params = malloc(sizeof(LLVMTypeRef) * (size_t)np);
+  if (!params) return NULL;
+  for (int k = 0; k < np; k++) params[k] = k < 2 ? G->ti64 : G->tptr;
+  LLVMTypeRef fty = LLVMFunctionType(G->tvoid, params, (unsigned)np, 0);
+  free(params);
+  LLVMValueRef fn = LLVMAddFunction(G->M, name, fty);
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+  for (int k = 3; k <= np; k++)
+    LLVMAddAttributeAtIndex(fn, (unsigned)k, LLVMCreateEnumAttribute(G->C, noalias, 0));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(G->C, nounwind, 0));
+  unsigned alignstack = LLVMGetEnumAttributeKindForName("alignstack", 10);
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(G->C, alignstack, 64));
+  if (group) {
+    /* Each group is compiled on its own: that is the point of groups. */
+    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(G->C, noinline, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+  }
+  static const char *const names[2][4] = {{"begin", "end", "arrays", "params"},
+                                          {"begin", "end", "params", "scratch"}};
+  for (unsigned k = 0; k < 4; k++)
+    LLVMSetValueName2(LLVMGetParam(fn, k), names[group][k], strlen(names[group][k]));
+  return fn;
+}
+
+static void mark_used(const Node *n, int stamp, int *arr_used, int *par_used) {
+  if (n->kind == N_LOAD) arr_used[n->slot] = stamp;
+  if (n->kind == N_PARAM) par_used[n->slot] = stamp;
+  if (n->kind == N_OP)
+    for (int k = 0; k < n->nargs; k++) mark_used(n->args[k], stamp, arr_used, par_used);
+}
+
+/* Loads in the current block array pointer s from the table `arrays`. */
+static LLVMValueRef load_array_ptr(Gen *G, LLVMValueRef arrays, int s) {
+  LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s, 0);
+  LLVMValueRef pp = LLVMBuildGEP2(G->B, G->tptr, arrays, &idx, 1, "");
+  char name[80];
+  snprintf(name, sizeof name, "%s", G->prog->arrays[s].name);
+  return LLVMBuildLoad2(G->B, G->tptr, pp, name);
+}
+
+/* Loads in the current block the parameters that par_used marks with
+** `stamp` (all when par_used is NULL) as splat vectors. */
+static void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stamp) {
+  const Program *p = G->prog;
+  for (int s = 0; s < p->nparams; s++) {
+    if (par_used && par_used[s] != stamp) continue;
+    jitc_dtype t = p->params[s].type;
+    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s * sizeof(ParamSlot), 0);
+    LLVMValueRef pp = LLVMBuildGEP2(G->B, G->ti8, pars, &idx, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(G->B, mem_type(G, t), pp, p->params[s].name);
+    if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstInt(G->ti8, 0, 0));
+    G->par[s] = splat(G, v);
+  }
+}
+
+/* Builds the split kernel `fname` of ng groups (gstart as split_program
+** gives) over blocks of blk elements:
+**   fname:     scratch = the address in the slot after the parameters
+**              for (b = begin; b < end; b += blk)
+**                for each group g: fname.gG(b, min(b + blk, end), params, scratch,
+**                                          the group's arrays...)
+**   fname.gG:  the group's parameters, then gen_loop. */
+static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int blk,
+                     size_t scratch_bytes) {
+  const Program *p = G->prog;
+  LLVMBuilderRef B = G->B;
+  int *arr_used = calloc((size_t)p->narrays + 1, sizeof(int));
+  int *par_used = calloc((size_t)p->nparams + 1, sizeof(int));
+  int *slots = malloc(sizeof(int) * ((size_t)p->narrays + 1));
+  LLVMValueRef *args = malloc(sizeof(LLVMValueRef) * ((size_t)p->narrays + 4));
+  LLVMValueRef kfn = new_fn(G, fname, -1);
+  int rc = -1;
+  if (!arr_used || !par_used || !slots || !args || !kfn) goto out;
+  LLVMValueRef begin = LLVMGetParam(kfn, 0), end = LLVMGetParam(kfn, 1);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(G->C, kfn, "entry");
+  LLVMBasicBlockRef outer = LLVMAppendBasicBlockInContext(G->C, kfn, "block");
+  LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(G->C, kfn, "block.run");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(G->C, kfn, "exit");
+  LLVMPositionBuilderAtEnd(B, entry);
+  /* The scratch's address follows the parameters (run_range). */
+  LLVMValueRef scratch = LLVMConstNull(G->tptr);
+  if (scratch_bytes) {
+    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)p->nparams * sizeof(ParamSlot), 0);
+    LLVMValueRef pp = LLVMBuildGEP2(B, G->ti8, LLVMGetParam(kfn, 3), &idx, 1, "");
+    scratch = LLVMBuildLoad2(B, G->tptr, pp, "scratch");
+  }
+  LLVMBuildBr(B, outer);
+  LLVMPositionBuilderAtEnd(B, outer);
+  LLVMValueRef b = LLVMBuildPhi(B, G->ti64, "b");
+  LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, b, end), run, exit);
+  LLVMPositionBuilderAtEnd(B, run);
+  /* bend = end - b > blk ? b + blk : end, without overflow. */
+  LLVMValueRef kblk = LLVMConstInt(G->ti64, (unsigned)blk, 0);
+  LLVMValueRef bend = sel(G, icmp(G, LLVMIntSGT, LLVMBuildSub(B, end, b, ""), kblk),
+                          LLVMBuildAdd(B, b, kblk, ""), end);
+  for (int g = 0; g < ng; g++) {
+    int stamp = g + 1, n = 0;
+    for (int s = gstart[g]; s < gstart[g + 1]; s++) {
+      mark_used(p->stmts[s].value, stamp, arr_used, par_used);
+      if (p->stmts[s].kind == IR_STORE) arr_used[p->stmts[s].slot] = stamp;
+    }
+    for (int s = 0; s < p->narrays; s++)
+      if (arr_used[s] == stamp) slots[n++] = s;
+    /* The call, in the kernel's loop. */
+    args[0] = b;
+    args[1] = bend;
+    args[2] = LLVMGetParam(kfn, 3);
+    args[3] = scratch;
+    for (int k = 0; k < n; k++) args[4 + k] = load_array_ptr(G, LLVMGetParam(kfn, 2), slots[k]);
+    char name[80];
+    snprintf(name, sizeof name, "%s.g%d", fname, g);
+    LLVMValueRef fn = new_fn(G, name, n);
+    if (!fn) goto out;
+    LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, args, (unsigned)(4 + n), "");
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(B);
+    /* The group's function. */
+    LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(G->C, fn, "entry"));
+    for (int k = 0; k < n; k++) G->arr[slots[k]] = LLVMGetParam(fn, (unsigned)(4 + k));
+    load_params(G, LLVMGetParam(fn, 2), par_used, stamp);
+    G->blk = LLVMGetParam(fn, 0);
+    G->scratch = LLVMGetParam(fn, 3);
+    gen_loop(G, fn, gstart[g], gstart[g + 1], G->blk, LLVMGetParam(fn, 1));
+    LLVMBuildRetVoid(B);
+    LLVMPositionBuilderAtEnd(B, at);
+  }
+  LLVMBuildBr(B, outer);
+  LLVMValueRef inc[2] = {begin, bend};
+  LLVMBasicBlockRef incb[2] = {entry, run};
+  LLVMAddIncoming(b, inc, incb, 2);
+  LLVMPositionBuilderAtEnd(B, exit);
   LLVMBuildRetVoid(B);
-  return 0;
+  rc = 0;
+out:
+  free(arr_used);
+  free(par_used);
+  free(slots);
+  free(args);
+  return rc;
+}
+
+/* Builds module M with the kernel `fname`: one function whose entry block
+** loads the array pointers and the parameters, then one loop (gen_loop)
+** over [begin, end); or, for a program of several groups, gen_split. */
+static int gen_module(Gen *G, const char *fname) {
+  const Program *p = G->prog;
+  int *gstart = malloc(sizeof(int) * (size_t)(p->nstmts + 2));
+  int rc = -1, blk;
+  size_t bytes;
+  if (!gstart) goto out;
+  int ng = plan_groups(p, gstart, &blk, G->scr_off, &bytes);
+  if (ng < 0) goto out;
+  if (ng > 1) {
+    rc = gen_split(G, fname, gstart, ng, blk, bytes);
+    goto out;
+  }
+  LLVMValueRef fn = new_fn(G, fname, -1);
+  if (!fn) goto out;
+  LLVMPositionBuilderAtEnd(G->B, LLVMAppendBasicBlockInContext(G->C, fn, "entry"));
+  for (int s = 0; s < p->narrays; s++) G->arr[s] = load_array_ptr(G, LLVMGetParam(fn, 2), s);
+  load_params(G, LLVMGetParam(fn, 3), NULL, 0);
+  gen_loop(G, fn, 0, p->nstmts, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1));
+  LLVMBuildRetVoid(G->B);
+  rc = 0;
+out:
+  free(gstart);
+  return rc;
 }
 
 /* Builds the kernel's module in a new LLVM context (*C, owned by the
@@ -981,38 +1210,49 @@ static LLVMModuleRef build_module(CpuState *st, const jitc_kernel *k, const char
   G.load = calloc(na, sizeof *G.load);
   G.par = calloc(np, sizeof *G.par);
   G.tmp = calloc(nt, sizeof *G.tmp);
+  G.scr_off = malloc(nt * sizeof *G.scr_off);
+  for (size_t t = 0; G.scr_off && t < nt; t++) G.scr_off[t] = -1;
   LLVMModuleRef M = G.M;
-  if (!G.arr || !G.load || !G.par || !G.tmp) {
+  if (!G.arr || !G.load || !G.par || !G.tmp || !G.scr_off || gen_module(&G, fname) != 0) {
     LLVMDisposeModule(M);
     M = NULL;
   } else {
-    gen_module(&G, fname);
-    /* Host attributes on the kernel, so that what the optimiser sees and
-    ** what --emit llvm shows is what runs. */
-    LLVMValueRef fn = LLVMGetNamedFunction(M, fname);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(G.C, "target-cpu", 10, st->cpu,
-                                                      (unsigned)strlen(st->cpu)));
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(G.C, "target-features", 15, st->features,
-                                                      (unsigned)strlen(st->features)));
+    /* Host attributes on the kernel (and its groups), so that what the
+    ** optimiser sees and what --emit llvm shows is what runs. */
+    for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn)) {
+      if (LLVMIsDeclaration(fn)) continue;
+      LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                              LLVMCreateStringAttribute(G.C, "target-cpu", 10, st->cpu,
+                                                        (unsigned)strlen(st->cpu)));
+      LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                              LLVMCreateStringAttribute(G.C, "target-features", 15, st->features,
+                                                        (unsigned)strlen(st->features)));
+    }
   }
   LLVMDisposeBuilder(G.B);
   free(G.arr);
   free(G.load);
   free(G.par);
   free(G.tmp);
+  free(G.scr_off);
   return M;
 }
 
 /* The pipeline: the vectors are built by hand, so the optimiser's job is
 ** folding, CSE and instruction selection, which O2 does as well as O3 in
-** less time. */
+** less time.  A split kernel (gen_split) is a large program, where O2's
+** loop and memory passes cost a third of the compile and find nothing: its
+** groups get folding and CSE only. */
 static const char *PIPELINE = "default<O2>";
+static const char *PIPELINE_SPLIT =
+    "function(early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg)";
 
 static LLVMErrorRef optimize(CpuState *st, LLVMModuleRef M) {
+  int defined = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
+    defined += !LLVMIsDeclaration(f);
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(M, PIPELINE, st->tm, o);
+  LLVMErrorRef err = LLVMRunPasses(M, defined > 1 ? PIPELINE_SPLIT : PIPELINE, st->tm, o);
   LLVMDisposePassBuilderOptions(o);
   return err;
 }
@@ -1031,9 +1271,9 @@ static char *full_key(CpuState *st, const jitc_kernel *k) {
              maj, min, pat, st->triple, st->cpu, st->features);
   /* The build of this file: code generation may change between builds of
   ** one version, and a stale object must never be loaded. */
-  buf_printf(&b, "sleef %d\nmvec %d\nfast_math %d\nwidth %d\npipeline %s\nbuild %s %s\n",
-             st->sleef != NULL, st->mvec != NULL, k->opt.fast_math != 0, W, PIPELINE, __DATE__,
-             __TIME__);
+  buf_printf(&b, "sleef %d\nmvec %d\nfast_math %d\nwidth %d\npipeline %s | %s %d\nbuild %s %s\n",
+             st->sleef != NULL, st->mvec != NULL, k->opt.fast_math != 0, W, PIPELINE,
+             PIPELINE_SPLIT, GROUP_COST, __DATE__, __TIME__);
   buf_puts(&b, k->key ? k->key : "");
   return buf_steal(&b);
 }
@@ -1100,6 +1340,12 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   CpuKernel *ck = calloc(1, sizeof *ck);
   char *key = full_key(st, k);
   if (!ck || !key) {
+    free(ck);
+    free(key);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
+  ck->scratch = kernel_scratch(k->prog);
+  if (ck->scratch == SIZE_MAX) {
     free(ck);
     free(key);
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
@@ -1198,11 +1444,31 @@ typedef struct Job {
   KernelFn fn;
   void *const *arrays;
   const ParamSlot *params;
+  int nparams;
+  size_t scratch;   /* see CpuKernel */
+  atomic_bool oom;  /* a call could not allocate its scratch */
 } Job;
 
 static void run_range(void *arg, int64_t begin, int64_t end) {
-  const Job *j = arg;
-  j->fn(begin, end, j->arrays, j->params);
+  Job *j = arg;
+  if (!j->scratch) {
+    j->fn(begin, end, j->arrays, j->params);
+    return;
+  }
+  /* A split kernel: a copy of the parameters, then a slot with the address
+  ** of this call's scratch, then the scratch (64-byte aligned). */
+  size_t head = ((size_t)j->nparams + 1) * sizeof(ParamSlot);
+  head = (head + 63) / 64 * 64;
+  unsigned char *mem = aligned_alloc(64, head + (j->scratch + 63) / 64 * 64);
+  if (!mem) {
+    atomic_store(&j->oom, true);
+    return;
+  }
+  ParamSlot *ps = (ParamSlot *)mem;
+  if (j->nparams) memcpy(ps, j->params, (size_t)j->nparams * sizeof *ps);
+  ps[j->nparams].bits = (uint64_t)(uintptr_t)(mem + head);
+  j->fn(begin, end, j->arrays, ps);
+  free(mem);
 }
 
 static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
@@ -1224,9 +1490,11 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   }
   Pool *pool = st->pool;
   pthread_mutex_unlock(&pool_lock);
-  Job job = {ck->fn, arrays, params};
+  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, false};
   if (n > 0) pool_run(pool, threads, n, CHUNK_ALIGN, run_range, &job);
   if (info) info->run_ms = now_ms() - t0;
+  if (atomic_load(&job.oom))
+    return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the kernel's scratch");
   return JITC_OK;
 }
 

@@ -10,6 +10,7 @@
 **   interp.c    target interp: evaluates the IR (the reference semantics)
 **   cpu.c       target cpu:    IR -> LLVM IR -> ORC JIT, run on a thread pool
 **   cuda.c      target cuda:   IR -> CUDA C -> NVRTC -> CUDA Driver API
+**   split.c     cutting a large program into groups (cpu, cuda)
 **   jitc.c      the public library API (jitc.h) tying the stages together
 **   main.c      the command line tool, a client of jitc.h only
 ** Support: util.c (arena, string buffer, clock, hash), error.c (diagnostics).
@@ -342,6 +343,13 @@ typedef union ParamSlot {
   uint8_t b;
   uint64_t bits;
 } ParamSlot;
+
+/* split.c: cuts the statements into groups of about `budget` nodes each:
+** group g is statements [start[g], start[g + 1]) (start has nstmts + 2
+** entries).  cross[t] (ntemps entries) tells whether temporary t is read by a
+** group other than the one computing it; *per_elem gets the bytes those take
+** per element.  Returns the number of groups, -1 when out of memory. */
+int split_program(const Program *p, int budget, int *start, bool *cross, size_t *per_elem);
 
 /* The JIT targets' kernel entry point: runs elements [begin, end). */
 typedef void (*KernelFn)(int64_t begin, int64_t end, void *const *arrays,

@@ -2,7 +2,8 @@
 # tests/gpu/run.sh -- `make test-gpu`: the cuda target on a machine with a GPU.
 #
 # Runs the differential suite against interp (tests/t_diff.py with
-# JITC_TARGETS="interp cuda"), the cuda group of the normal suite (which
+# JITC_TARGETS="interp cuda"), the large programs that become several
+# kernels against interp (tests/t_split.py), the cuda group of the normal suite (which
 # executes where a GPU is present), and tests/gpu/cuda_gpu.c: sizes 0 to
 # above 2^32 elements, misaligned arrays, the scalar, 64-bit and chunked
 # paths, device buffers, device out of memory, then timings.  Ends with
@@ -25,6 +26,10 @@ ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/cuda_gpu" tests/gpu/cuda_gpu.c "$B
 if [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
   JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py 2>&1 | tee -a "$log"
+fi
+if [ -f tests/t_split.py ]; then
+  echo "== tests/t_split.py (JITC_TARGETS=\"interp cuda\"): programs split into several kernels"
+  JITC_TARGETS="interp cuda" $PYTHON tests/t_split.py 2>&1 | tee -a "$log"
 fi
 echo "== tests/t_cuda.py"
 $PYTHON tests/t_cuda.py 2>&1 | tee -a "$log"
