@@ -1366,9 +1366,10 @@ def self_test():
 # Running
 # ---------------------------------------------------------------------------
 
-def run_jitc(target, prog, inputs, written, scalars, d, tag):
-    """Runs the program; returns (exit status, stderr, {array: ndarray}, args)."""
-    args = [JITC, "-t", target, "-q", "--no-cache"]
+def run_jitc(target, prog, inputs, written, scalars, d, tag, n):
+    """Runs the program over n elements; returns (exit status, stderr,
+    {array: ndarray}, args)."""
+    args = [JITC, "-t", target, "-q", "--no-cache", "-n", str(n)]
     # jitc refuses a name the program does not use; the generator's records
     # may hold names of expressions it made and then dropped.
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", prog))
@@ -1422,7 +1423,7 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
     weak_scalar = any(":" not in v for v in scalars.values())
     results = {}
     for t in targets:
-        rc, err, res, args = run_jitc(t, prog, arrays, written, scalars, d, t)
+        rc, err, res, args = run_jitc(t, prog, arrays, written, scalars, d, t, n)
         if refused is not None:
             if rc == 65 or (rc == 64 and weak_scalar):
                 continue

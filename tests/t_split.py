@@ -14,6 +14,7 @@ vector, on one thread and on several.
 Prints "ok NAME" or "FAIL NAME: why" per case.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -107,8 +108,12 @@ def run(target, prog, n, d):
                 names.append(tok[0])
     outdir = os.path.join(d, target)
     os.makedirs(outdir, exist_ok=True)
-    cmd = [JITC, "-t", target, "-q", "-n", str(n), "--no-cache", "-f", path,
-           "--in", "a=rand:1", "--in", "b=rand:2", "-D", "s=2.5"]
+    cmd = [JITC, "-t", target, "-q", "-n", str(n), "--no-cache", "-f", path]
+    # Only the names the program uses: jitc refuses the others.
+    words = set(re.findall(r"[A-Za-z_]\w*", prog))
+    for name, arg in (("a", "--in=a=rand:1"), ("b", "--in=b=rand:2"), ("s", "-Ds=2.5")):
+        if name in words:
+            cmd.append(arg)
     for o in names:
         cmd += ["--out", f"{o}={os.path.join(outdir, o + '.npy')}"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
