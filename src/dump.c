@@ -6,6 +6,8 @@
 */
 #include "jitc_int.h"
 
+#include <math.h>
+
 #include <string.h>
 
 static const char *short_type(jitc_dtype t) {
@@ -91,6 +93,10 @@ void dump_ast(Buf *b, const AstProgram *p) {
 
 static void dump_const(Buf *b, const Node *n) {
   char num[32];
+  /* The text is also the compile caches' key: a NaN's sign must show, or
+  ** `a + nan` and `a + -nan` would share one compiled kernel. */
+  if (dtype_is_float(n->type) && isnan(n->k.f) && signbit(n->k.f))
+    buf_putc(b, '-');
   switch (n->type) {
   case JITC_BOOL:
     buf_puts(b, n->k.i ? "True" : "False");

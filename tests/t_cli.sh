@@ -215,3 +215,12 @@ np.save('$tmp/xs.npy', np.linspace(0, 50, 100001).astype(np.float32))
 else
   echo "skip cli.all_widened_f32: no cpu target"
 fi
+
+# The sign of a NaN constant is part of the compile cache's key: with one
+# cache, `a + -nan` and then `a + nan` must not share a kernel.
+for t in interp cpu; do
+  $JITC -t $t -q -n 1 >/dev/null 2>&1 'b = a + 1' || continue
+  mkdir -p "$tmp/nancache"
+  expect nan_sign_key_neg_$t 0 'o = \[-1\.\]' -- $JITC -t $t --cache-dir "$tmp/nancache" -n 1 'o = copysign(1.0, a + -nan)'
+  expect nan_sign_key_pos_$t 0 'o = \[1\.\]' -- $JITC -t $t --cache-dir "$tmp/nancache" -n 1 'o = copysign(1.0, a + nan)'
+done
