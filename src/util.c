@@ -217,7 +217,9 @@ static void fmt_finish(char *buf) {
 ** float precision. */
 static void fmt_shortest(char *buf, double v, bool single) {
   if (isnan(v)) {
-    strcpy(buf, "nan");
+    /* The sign is kept: the text is also the compile cache key, where
+    ** nan and -nan (copysign(1.0, -nan)) are different programs. */
+    strcpy(buf, signbit(v) ? "-nan" : "nan");
     return;
   }
   if (isinf(v)) {
