@@ -61,6 +61,7 @@ static void cpu_shutdown(jitc_context *ctx) {}
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include <dlfcn.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -273,12 +274,18 @@ static CpuState *cpu_state(jitc_context *ctx) {
   /* RTLD_GLOBAL: the JIT resolves the kernels' calls by searching the
   ** process's symbols. */
   st->sleef = dlopen("libsleef.so.3", RTLD_LAZY | RTLD_GLOBAL);
-  st->mvec = dlopen("libmvec.so.1", RTLD_LAZY | RTLD_GLOBAL);
+  /* JITC_VECMATH=sleef leaves libmvec out: the choice of systems without
+  ** glibc, which the tests check on any host. */
+  const char *vm = getenv("JITC_VECMATH");
+  if (!vm || strcmp(vm, "sleef") != 0) st->mvec = dlopen("libmvec.so.1", RTLD_LAZY | RTLD_GLOBAL);
   char model[200];
   cpu_model(model, sizeof model);
-  snprintf(st->device, sizeof st->device, "%s (%d threads, %s%s%s)",
+  /* The host and what code is compiled for by default, so that a
+  ** benchmark's record says which level it measured. */
+  snprintf(st->device, sizeof st->device, "%s (%d threads, %s%s%s; code for %s)",
            model[0] ? model : "unknown CPU", ncores(), st->host_cpu,
-           st->host_level ? ", " : "", level_names[st->host_level]);
+           st->host_level ? ", " : "", level_names[st->host_level],
+           st->env_cpu ? st->env_cpu : "native");
   return st;
 }
 
@@ -689,83 +696,79 @@ static LLVMValueRef range_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a) {
   return sel(G, big, alt, r);
 }
 
-/* The lanes of r where `bad` holds, replaced by what edge_alt computes;
-** edge_alt runs only when some lane needs it (a branch around it): the
-** inputs it is for are rare, and the common case pays a compare and a
-** branch, not a second call. */
-static LLVMValueRef edge_alt(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a, LLVMValueRef b,
-                             LLVMValueRef r);
+/* Whether some lane of v is above c (NaN lanes are not): lanes at most c
+** become c (a max instruction), then one horizontal maximum, which may
+** assume no NaN. */
+static LLVMValueRef any_above(Gen *G, jitc_dtype t, LLVMValueRef v, double c) {
+  LLVMValueRef vc = vconst_f(G, t, c);
+  LLVMValueRef m = intr1(G, "llvm.vector.reduce.fmax", sel(G, fcmp(G, LLVMRealOGT, v, vc), v, vc));
+  LLVMSetFastMathFlags(m, LLVMFastMathNoNaNs);
+  return LLVMBuildFCmp(G->B, LLVMRealOGT, m, LLVMConstReal(scalar_type(G, t), c), "");
+}
 
-static LLVMValueRef fix_rare(Gen *G, LLVMValueRef bad, OpId op, jitc_dtype t, LLVMValueRef a,
-                             LLVMValueRef b, LLVMValueRef r) {
+/* Results the vector libraries get wrong at the top of the range, where
+** the true result is still finite: exp(709.78) is 1.797e308, not inf, and
+** pow(5.64e102, 3) is 1.798e308; SLEEF's cut-offs (and, on AVX-512, some
+** of libmvec's) are a few ulp early.  The lanes that became inf from
+** finite arguments below the true threshold are recomputed from identities
+** that hold to the precision of the type (about 2 ulp):
+**   exp:   e^x = e^(x-1) * e         (x - 1 is exact there)
+**   exp2:  2^x = 2^(x-1) * 2         (exact)
+**   power: x^y = (|x|^(y/2))^2 with the sign of the library's inf; where
+**          the result really overflows this gives inf again.
+** Those inputs are rare: a branch skips the fix unless one lane needs it,
+** tested with one horizontal maximum (of the argument for exp and exp2,
+** of |result| for power), so the common case pays a few instructions. */
+static LLVMValueRef edge_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a, LLVMValueRef b) {
   LLVMBuilderRef B = G->B;
+  bool f32 = t == JITC_FLOAT32, pow = op == OP_POW;
+  LLVMValueRef args[2] = {a, b};
+  /* The largest argument with a finite result, rounded up in the type,
+  ** and a bound below which no library overflows.  (Tested before the
+  ** call, while the argument is still in registers.) */
+  double top = op == OP_EXP ? (f32 ? 88.72283935546875 : 709.78271289338397)
+                            : (f32 ? 128.0 : 1024.0);
+  LLVMValueRef maybe = pow ? NULL : any_above(G, t, a, top - 1);
+  int lib;
+  LLVMValueRef r = math_call_lib(G, math_fn(op), t, args, pow ? 2 : 1, &lib);
+  if (lib < 0) return r; /* libm: right everywhere */
+  LLVMValueRef inf = vconst_f(G, t, INFINITY), ar = intr1(G, "llvm.fabs", r);
+  if (pow) maybe = any_above(G, t, ar, f32 ? FLT_MAX : DBL_MAX);
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(B));
   LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
   LLVMBasicBlockRef fix = LLVMAppendBasicBlockInContext(G->C, fn, "edge.fix");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(G->C, fn, "edge.join");
-  LLVMValueRef bits = LLVMBuildBitCast(B, bad, LLVMIntTypeInContext(G->C, W), "");
-  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, bits, LLVMConstInt(LLVMTypeOf(bits), 0, 0), ""),
-                  fix, join);
+  LLVMBuildCondBr(B, maybe, fix, join);
+
   LLVMPositionBuilderAtEnd(B, fix);
-  LLVMValueRef fixed = sel(G, bad, edge_alt(G, op, t, a, b, r), r);
+  LLVMValueRef bad = fcmp(G, LLVMRealOEQ, ar, inf), alt;
+  if (pow) {
+    /* y / 2 must be exact: |y| above the subnormals (a tinier y
+    ** overflows only for x == 0, where inf is right). */
+    LLVMValueRef ab = intr1(G, "llvm.fabs", b);
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), inf), "");
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOLT, ab, inf), "");
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOGT, ab, vconst_f(G, t, f32 ? 0x1p-100 : 0x1p-1000)), "");
+    LLVMValueRef h_args[2] = {intr1(G, "llvm.fabs", a),
+                              LLVMBuildFMul(B, b, vconst_f(G, t, 0.5), "")};
+    LLVMValueRef h = math_call(G, math_fn(OP_POW), t, h_args, 2);
+    alt = intr2(G, "llvm.copysign", LLVMBuildFMul(B, h, h, ""), r);
+  } else {
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOLT, a, vconst_f(G, t, top)), "");
+    LLVMValueRef m1 = LLVMBuildFSub(B, a, vconst_f(G, t, 1.0), "");
+    alt = LLVMBuildFMul(B, math_call(G, math_fn(op), t, &m1, 1),
+                        vconst_f(G, t, op == OP_EXP ? 2.718281828459045 : 2.0), "");
+  }
+  LLVMValueRef fixed = sel(G, bad, alt, r);
   LLVMBasicBlockRef fix_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);
+
   LLVMPositionBuilderAtEnd(B, join);
   LLVMValueRef phi = LLVMBuildPhi(B, LLVMTypeOf(r), "");
   LLVMValueRef vals[2] = {r, fixed};
   LLVMBasicBlockRef blocks[2] = {from, fix_end};
   LLVMAddIncoming(phi, vals, blocks, 2);
   return phi;
-}
-
-/* Results the vector libraries get wrong at the ends of the range, where
-** the true result is still finite (exp(709.78) is 1.797e308, not inf;
-** SLEEF's and some of libmvec's cut-offs are a few ulp early), computed
-** from identities that hold to the precision of the type:
-**   exp:   e^x = e^(x-1) * e         (x - 1 is exact there)
-**   exp2:  2^x = 2^(x-1) * 2         (exact)
-**   power: x^y = (|x|^(y/2))^2 with the sign of the library's inf */
-static LLVMValueRef edge_alt(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a, LLVMValueRef b,
-                             LLVMValueRef r) {
-  LLVMBuilderRef B = G->B;
-  if (op == OP_POW) {
-    LLVMValueRef args[2] = {intr1(G, "llvm.fabs", a),
-                            LLVMBuildFMul(B, b, vconst_f(G, t, 0.5), "")};
-    LLVMValueRef h = math_call(G, math_fn(OP_POW), t, args, 2);
-    return intr2(G, "llvm.copysign", LLVMBuildFMul(B, h, h, ""), r);
-  }
-  LLVMValueRef m1 = LLVMBuildFSub(B, a, vconst_f(G, t, 1.0), "");
-  return LLVMBuildFMul(B, math_call(G, math_fn(op), t, &m1, 1),
-                       vconst_f(G, t, op == OP_EXP ? 2.718281828459045 : 2.0), "");
-}
-
-/* exp, exp2 and power from the vector library, with the overflow edge
-** fixed: lanes that became inf from finite arguments below the true
-** overflow threshold (power: any finite arguments; the identity gives inf
-** again where the result really overflows). */
-static LLVMValueRef edge_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a, LLVMValueRef b) {
-  bool f32 = t == JITC_FLOAT32;
-  LLVMValueRef args[2] = {a, b};
-  int lib;
-  LLVMValueRef r = math_call_lib(G, math_fn(op), t, args, op == OP_POW ? 2 : 1, &lib);
-  if (lib < 0) return r; /* libm: right everywhere */
-  LLVMValueRef inf = vconst_f(G, t, INFINITY);
-  LLVMValueRef bad = fcmp(G, LLVMRealOEQ, intr1(G, "llvm.fabs", r), inf);
-  if (op == OP_POW) {
-    /* y / 2 must be exact: |y| above the subnormals (a tinier y
-    ** overflows only for x == 0, where inf is right). */
-    LLVMValueRef ab = intr1(G, "llvm.fabs", b);
-    LLVMValueRef fin = LLVMBuildAnd(G->B, fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), inf),
-                                    fcmp(G, LLVMRealOLT, ab, inf), "");
-    fin = LLVMBuildAnd(G->B, fin, fcmp(G, LLVMRealOGT, ab, vconst_f(G, t, f32 ? 0x1p-100 : 0x1p-1000)), "");
-    bad = LLVMBuildAnd(G->B, bad, fin, "");
-  } else {
-    /* ln and log2 of the largest finite value, rounded up in the type. */
-    double top = op == OP_EXP ? (f32 ? 88.72283935546875 : 709.78271289338397)
-                              : (f32 ? 128.0 : 1024.0);
-    bad = LLVMBuildAnd(G->B, bad, fcmp(G, LLVMRealOLT, a, vconst_f(G, t, top)), "");
-  }
-  return fix_rare(G, bad, op, t, a, b, r);
 }
 
 /* Tiny arguments of the functions that are x + O(x^2) there: x itself,
