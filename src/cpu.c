@@ -293,10 +293,10 @@ static int vec_bits_of_level(int level) {
   return level >= 4 ? 512 : level == 3 ? 256 : 128;
 }
 
-/* The machine named `name` (NULL: $JITC_CPU, else "native"), made on first
+/* The machine named `name` (NULL or "": $JITC_CPU, else "native"), made on first
 ** use; NULL with a JITC_E_USAGE error for a name that is not one. */
 static Machine *get_machine(jitc_context *ctx, CpuState *st, const char *name) {
-  if (!name) name = st->env_cpu ? st->env_cpu : "native";
+  if (!name || !*name) name = st->env_cpu ? st->env_cpu : "native";
   for (int m = 0; m < st->nmachines; m++)
     if (!strcmp(st->machines[m].name, name)) return &st->machines[m];
   bool native = !strcmp(name, "native") || !strcmp(name, st->host_cpu);
