@@ -12,11 +12,15 @@
 ** the loop to LLVM's vectoriser would give a scalar tail whose math calls
 ** can differ from the vector ones in the last bit.)
 **
-** Math functions call vector functions on the host's native vector width:
-** per function and float type the fastest of SLEEF's (Sleef_expf16_u10,
-** Sleef_sind8_u35, ...) and glibc's libmvec (_ZGVeN8v_exp, ...) that stays
-** within 4 ulp with the C library's special values (see math_fns).  Both
-** libraries are loaded with dlopen; without libmvec SLEEF's functions
+** Code is compiled for a machine: the host ("native"), an x86-64 level
+** (x86-64, -v2, -v3, -v4) or a named CPU, from jitc_options.cpu or
+** $JITC_CPU.  Math functions call vector functions of the machine's level
+** and width (128 bits up to v2, 256 on v3, 512 on v4): per level, function
+** and float type the fastest of SLEEF's (Sleef_expf8_u10avx2, ...) and
+** glibc's libmvec (_ZGVdN4v_exp, ...) that stays within 4 ulp with the C
+** library's special values (see math_fns), with fixes where a library is
+** wrong at the ends of the range (edge_fixed, tiny_fixed, range_fixed).
+** Both libraries are loaded with dlopen; without libmvec SLEEF's functions
 ** are used, and without SLEEF libm per lane.  Everything else is exact
 ** LLVM IR with no fast-math flags,
 ** written so that no input is undefined behaviour: integer division and
