@@ -237,6 +237,7 @@ def main():
         m = cpu["machine"]
         L += [f"Latest run: {m['date']} on {m['cpu']} "
               f"({cpu['targets'].get('cpu', {}).get('device', '')}), {m['cores']} cores, "
+              f"code for x86-64 level {cpu['targets'].get('cpu', {}).get('level', '?')}, "
               f"LLC {m['llc']}, {m['memory']}; command `{cpu['command']}`.  Load average "
               f"before/after: {' '.join(m['loadavg_start'])} / {' '.join(m.get('loadavg_end', []))}"
               + (f", run at nice {m['nice']}" if m.get("nice") else "")

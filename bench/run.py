@@ -24,6 +24,7 @@ cache directory the cold compile filled), three processes each.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,6 +149,15 @@ class Bench:
                                    "why": (r.get("unavailable") or r.get("error")).strip()}
             else:
                 self.targets[t] = {"available": True, "device": r.get("device", "")}
+                if t == "cpu":
+                    # The x86-64 level the code was compiled for: $JITC_CPU, or
+                    # the host's own level ("native"), as the device names it.
+                    dev = r.get("device", "")
+                    host = re.search(r"(x86-64(?:-v\d)?); code for", dev)
+                    code = os.environ.get("JITC_CPU") or "native"
+                    self.targets[t]["cpu"] = code
+                    self.targets[t]["level"] = (host.group(1) if host and code == "native"
+                                                else code)
             print(f"jitc -t {t}: " + ("available, " + self.targets[t]["device"]
                                       if self.targets[t]["available"]
                                       else "NOT available: " + self.targets[t]["why"]), flush=True)
@@ -427,6 +437,9 @@ class Bench:
              f"{' '.join(machine['loadavg_start'])}, at end: {' '.join(machine['loadavg_end'])}.",
              "",
              f"Command: `{cmd}`",
+             "",
+             f"Code compiled for: {self.targets.get('cpu', {}).get('cpu', '?')} "
+             f"(x86-64 level {self.targets.get('cpu', {}).get('level', '?')}; JITC_CPU chooses).",
              "",
              "Peers: " + "; ".join(
                  f"{p} {i['version']}" if i["present"] else f"{p} ABSENT ({i['why']})"

@@ -12,11 +12,15 @@
 ** the loop to LLVM's vectoriser would give a scalar tail whose math calls
 ** can differ from the vector ones in the last bit.)
 **
-** Math functions call vector functions on the host's native vector width:
-** per function and float type the fastest of SLEEF's (Sleef_expf16_u10,
-** Sleef_sind8_u35, ...) and glibc's libmvec (_ZGVeN8v_exp, ...) that stays
-** within 4 ulp with the C library's special values (see math_fns).  Both
-** libraries are loaded with dlopen; without libmvec SLEEF's functions
+** Code is compiled for a machine: the host ("native"), an x86-64 level
+** (x86-64, -v2, -v3, -v4) or a named CPU, from jitc_options.cpu or
+** $JITC_CPU.  Math functions call vector functions of the machine's level
+** and width (128 bits up to v2, 256 on v3, 512 on v4): per level, function
+** and float type the fastest of SLEEF's (Sleef_expf8_u10avx2, ...) and
+** glibc's libmvec (_ZGVdN4v_exp, ...) that stays within 4 ulp with the C
+** library's special values (see math_fns), with fixes where a library is
+** wrong at the ends of the range (edge_fixed, tiny_fixed, range_fixed).
+** Both libraries are loaded with dlopen; without libmvec SLEEF's functions
 ** are used, and without SLEEF libm per lane.  Everything else is exact
 ** LLVM IR with no fast-math flags,
 ** written so that no input is undefined behaviour: integer division and
@@ -61,6 +65,7 @@ static void cpu_shutdown(jitc_context *ctx) {}
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include <dlfcn.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -88,10 +93,26 @@ typedef struct MemEntry {
 
 #define MEM_BUCKETS 64
 
+/* A machine code is compiled for: the host ("native"), an x86-64 level
+** or a named CPU.  Its level picks the vector width and the vector math
+** (math_fns). */
+typedef struct Machine {
+  char *name;                    /* as asked: "native", "x86-64-v3", "znver3" */
+  char *cpu, *features;          /* what LLVM is given */
+  int level;                     /* x86-64 level 1..4 (0: not x86-64) */
+  int vec_bits;                  /* 128, 256 or 512 */
+  bool runnable;                 /* this host executes its code */
+  LLVMTargetMachineRef tm;       /* made on first need */
+} Machine;
+
+#define MAX_MACHINES 8
+
 typedef struct CpuState {
-  LLVMTargetMachineRef tm;
-  char *triple, *cpu, *features; /* LLVM-allocated */
-  int vec_bits;                  /* native vector width: 512, 256 or 128 */
+  char *triple, *host_cpu, *host_features; /* LLVM-allocated */
+  int host_level;                /* the x86-64 level this host executes, 0 if not x86-64 */
+  char *env_cpu;                 /* $JITC_CPU when the context started, or NULL */
+  Machine machines[MAX_MACHINES];
+  int nmachines;
   void *sleef;                   /* dlopen handle or NULL */
   void *mvec;                    /* glibc's libmvec: dlopen handle or NULL */
   LLVMOrcLLJITRef jit;           /* created by the first compile */
@@ -125,10 +146,17 @@ static void cpu_shutdown(jitc_context *ctx) {
   if (!st) return;
   pool_free(st->pool);
   if (st->jit) LLVMOrcDisposeLLJIT(st->jit);
-  if (st->tm) LLVMDisposeTargetMachine(st->tm);
+  for (int m = 0; m < st->nmachines; m++) {
+    Machine *mc = &st->machines[m];
+    if (mc->tm) LLVMDisposeTargetMachine(mc->tm);
+    free(mc->name);
+    free(mc->cpu);
+    free(mc->features);
+  }
   LLVMDisposeMessage(st->triple);
-  LLVMDisposeMessage(st->cpu);
-  LLVMDisposeMessage(st->features);
+  LLVMDisposeMessage(st->host_cpu);
+  LLVMDisposeMessage(st->host_features);
+  free(st->env_cpu);
   for (int b = 0; b < MEM_BUCKETS; b++)
     for (MemEntry *e = st->mem[b], *nx; e; e = nx) {
       nx = e->next;
@@ -172,7 +200,66 @@ static int ncores(void) {
   return n < 1 ? 1 : (int)n;
 }
 
-/* The state of ctx, made on first use: the host target machine, SLEEF. */
+/* ---- the machine compiled for ---- */
+
+/* The x86-64 micro-architecture levels (the psABI's), by number. */
+static const char *const level_names[5] = {"", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+
+/* What each level adds, as LLVM names the host's features. */
+static const char *const level_features[5] = {
+  "",
+  "sse2",
+  "cx16 sahf popcnt sse3 sse4.1 sse4.2 ssse3",
+  "avx avx2 bmi bmi2 f16c fma lzcnt movbe xsave",
+  "avx512f avx512bw avx512cd avx512dq avx512vl",
+};
+
+/* LLVM's x86-64 CPU names and the level each one reaches: a named CPU
+** gets that level's vector math. */
+static const struct { const char *name; int level; } named_cpus[] = {
+  {"generic", 1}, {"k8", 1}, {"opteron", 1}, {"athlon64", 1}, {"athlon-fx", 1}, {"k8-sse3", 1},
+  {"opteron-sse3", 1}, {"athlon64-sse3", 1}, {"amdfam10", 1}, {"barcelona", 1}, {"nocona", 1},
+  {"core2", 1}, {"penryn", 1}, {"bonnell", 1}, {"atom", 1}, {"btver1", 1},
+  {"nehalem", 2}, {"corei7", 2}, {"westmere", 2}, {"sandybridge", 2}, {"corei7-avx", 2},
+  {"ivybridge", 2}, {"core-avx-i", 2}, {"silvermont", 2}, {"slm", 2}, {"goldmont", 2},
+  {"goldmont-plus", 2}, {"tremont", 2}, {"btver2", 2}, {"bdver1", 2}, {"bdver2", 2},
+  {"bdver3", 2},
+  {"haswell", 3}, {"core-avx2", 3}, {"broadwell", 3}, {"skylake", 3}, {"alderlake", 3},
+  {"raptorlake", 3}, {"meteorlake", 3}, {"arrowlake", 3}, {"arrowlake-s", 3}, {"lunarlake", 3},
+  {"gracemont", 3}, {"sierraforest", 3}, {"grandridge", 3}, {"clearwaterforest", 3},
+  {"pantherlake", 3}, {"bdver4", 3}, {"znver1", 3}, {"znver2", 3}, {"znver3", 3},
+  {"skylake-avx512", 4}, {"skx", 4}, {"cascadelake", 4}, {"cooperlake", 4}, {"cannonlake", 4},
+  {"icelake-client", 4}, {"icelake-server", 4}, {"tigerlake", 4}, {"rocketlake", 4},
+  {"sapphirerapids", 4}, {"emeraldrapids", 4}, {"graniterapids", 4}, {"graniterapids-d", 4},
+  {"znver4", 4}, {"znver5", 4},
+};
+
+/* The highest level whose features the host has (LLVM's host features
+** count only what the CPU and the operating system both enable). */
+static int host_level(const char *triple, const char *features) {
+  if (strncmp(triple, "x86_64", 6) != 0) return 0;
+  int level = 1;
+  for (int l = 2; l <= 4; l++) {
+    char f[32];
+    for (const char *p = level_features[l]; *p; p += strspn(p, " ")) {
+      size_t n = strcspn(p, " ");
+      snprintf(f, sizeof f, "%.*s", (int)n, p);
+      if (!has_feature(features, f)) return level;
+      p += n;
+    }
+    level = l;
+  }
+  return level;
+}
+
+static char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* The state of ctx, made on first use: the host, $JITC_CPU, SLEEF. */
 static CpuState *cpu_state(jitc_context *ctx) {
   CpuState *st = ctx->target_state[JITC_TARGET_CPU];
   if (st) return st;
@@ -184,26 +271,94 @@ static CpuState *cpu_state(jitc_context *ctx) {
   }
   ctx->target_state[JITC_TARGET_CPU] = st;
   st->triple = LLVMGetDefaultTargetTriple();
-  st->cpu = LLVMGetHostCPUName();
-  st->features = LLVMGetHostCPUFeatures();
-  st->vec_bits = has_feature(st->features, "avx512f") ? 512
-                 : has_feature(st->features, "avx2") ? 256 : 128;
+  st->host_cpu = LLVMGetHostCPUName();
+  st->host_features = LLVMGetHostCPUFeatures();
+  st->host_level = host_level(st->triple, st->host_features);
+  /* Read once: a context compiles for one default CPU all its life. */
+  const char *env = getenv("JITC_CPU");
+  if (env && *env) st->env_cpu = xstrdup(env);
   /* RTLD_GLOBAL: the JIT resolves the kernels' calls by searching the
   ** process's symbols. */
   st->sleef = dlopen("libsleef.so.3", RTLD_LAZY | RTLD_GLOBAL);
-  st->mvec = dlopen("libmvec.so.1", RTLD_LAZY | RTLD_GLOBAL);
+  /* JITC_VECMATH=sleef leaves libmvec out: the choice of systems without
+  ** glibc, which the tests check on any host. */
+  const char *vm = getenv("JITC_VECMATH");
+  if (!vm || strcmp(vm, "sleef") != 0) st->mvec = dlopen("libmvec.so.1", RTLD_LAZY | RTLD_GLOBAL);
   char model[200];
   cpu_model(model, sizeof model);
-  snprintf(st->device, sizeof st->device, "%s (%d threads, %s%s)",
-           model[0] ? model : "unknown CPU", ncores(), st->cpu,
-           st->vec_bits == 512 ? ", avx512" : st->vec_bits == 256 ? ", avx2" : "");
+  /* The host and what code is compiled for by default, so that a
+  ** benchmark's record says which level it measured. */
+  snprintf(st->device, sizeof st->device, "%s (%d threads, %s%s%s; code for %s)",
+           model[0] ? model : "unknown CPU", ncores(), st->host_cpu,
+           st->host_level ? ", " : "", level_names[st->host_level],
+           st->env_cpu ? st->env_cpu : "native");
   return st;
 }
 
-/* The host target machine, made on first need: loading cached object code
-** does not need one, and making one is a large part of a warm compile. */
-static LLVMTargetMachineRef get_tm(jitc_context *ctx, CpuState *st) {
-  if (st->tm) return st->tm;
+static int vec_bits_of_level(int level) {
+  return level >= 4 ? 512 : level == 3 ? 256 : 128;
+}
+
+/* The machine named `name` (NULL or "": $JITC_CPU, else "native"), made on first
+** use; NULL with a JITC_E_USAGE error for a name that is not one. */
+static Machine *get_machine(jitc_context *ctx, CpuState *st, const char *name) {
+  if (!name || !*name) name = st->env_cpu ? st->env_cpu : "native";
+  for (int m = 0; m < st->nmachines; m++)
+    if (!strcmp(st->machines[m].name, name)) return &st->machines[m];
+  bool native = !strcmp(name, "native") || !strcmp(name, st->host_cpu);
+  int level = -1;
+  if (native) level = st->host_level;
+  else if (st->host_level) {
+    for (int l = 1; l <= 4; l++)
+      if (!strcmp(name, level_names[l])) level = l;
+    for (size_t c = 0; level < 0 && c < sizeof named_cpus / sizeof named_cpus[0]; c++)
+      if (!strcmp(name, named_cpus[c].name)) level = named_cpus[c].level;
+  }
+  if (level < 0) {
+    if (!st->host_level)
+      ctx_error(ctx, JITC_E_USAGE, "cpu target: unknown CPU '%s': this host (%s) takes only 'native'",
+                name, st->triple);
+    else
+      ctx_error(ctx, JITC_E_USAGE,
+                "cpu target: unknown CPU '%s': use native, x86-64, x86-64-v2, x86-64-v3, "
+                "x86-64-v4 or an LLVM x86-64 CPU name (znver3, skylake-avx512, ...); "
+                "this host is %s, level %s", name, st->host_cpu, level_names[st->host_level]);
+    return NULL;
+  }
+  if (st->nmachines == MAX_MACHINES) {
+    ctx_error(ctx, JITC_E_USAGE, "cpu target: at most %d CPUs per context", MAX_MACHINES);
+    return NULL;
+  }
+  Machine *mc = &st->machines[st->nmachines];
+  memset(mc, 0, sizeof *mc);
+  mc->name = xstrdup(name);
+  /* The host's own CPU with its exact features; a level or another CPU
+  ** with the features LLVM knows it by. */
+  mc->cpu = xstrdup(native ? st->host_cpu : name);
+  mc->features = xstrdup(native ? st->host_features : "");
+  if (!mc->name || !mc->cpu || !mc->features) {
+    free(mc->name);
+    free(mc->cpu);
+    free(mc->features);
+    ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  mc->level = level;
+  mc->vec_bits = vec_bits_of_level(level);
+  /* A named CPU other than the host's may have features beyond its level:
+  ** only the host's own and the levels it reaches are run. */
+  bool is_level = false;
+  for (int l = 1; l <= 4; l++) is_level |= !strcmp(name, level_names[l]);
+  mc->runnable = native || (is_level && level <= st->host_level);
+  st->nmachines++;
+  return mc;
+}
+
+/* The machine's LLVM target machine, made on first need: loading cached
+** object code does not need one, and making one is a large part of a warm
+** compile. */
+static LLVMTargetMachineRef get_tm(jitc_context *ctx, CpuState *st, Machine *mc) {
+  if (mc->tm) return mc->tm;
   LLVMTargetRef t;
   char *msg = NULL;
   if (LLVMGetTargetFromTriple(st->triple, &t, &msg)) {
@@ -214,13 +369,13 @@ static LLVMTargetMachineRef get_tm(jitc_context *ctx, CpuState *st) {
   }
   /* PIC and the small code model: the object goes into the JIT's memory,
   ** which JITLink reaches with GOT and PLT entries where needed. */
-  st->tm = LLVMCreateTargetMachine(t, st->triple, st->cpu, st->features,
+  mc->tm = LLVMCreateTargetMachine(t, st->triple, mc->cpu, mc->features,
                                    LLVMCodeGenLevelAggressive, LLVMRelocPIC,
                                    LLVMCodeModelSmall);
-  if (!st->tm)
+  if (!mc->tm)
     ctx_error(ctx, JITC_E_UNAVAILABLE, "cpu target: cannot make a target machine for %s",
-              st->cpu);
-  return st->tm;
+              mc->cpu);
+  return mc->tm;
 }
 
 static jitc_status cpu_available(jitc_context *ctx) {
@@ -238,6 +393,7 @@ static const char *cpu_device(jitc_context *ctx) {
 
 typedef struct Gen {
   CpuState *st;
+  const Machine *m;    /* the machine compiled for */
   const Program *prog;
   bool fast;
   LLVMContextRef C;
@@ -343,16 +499,20 @@ static LLVMValueRef isnan_v(Gen *G, LLVMValueRef a) { return fcmp(G, LLVMRealUNO
 /* ---- math functions ---- */
 
 /* Each function comes from the fastest vector library that is accurate
-** enough, chosen per function and float type by measurement
-** (bench/vecmath_speed.c, bench/README.md): the speed of 10M elements, the
-** largest error against a long double reference, and the special values
-** (NaN, inf, -0.0, subnormals) compared with the C library's.
-**   MVEC  glibc's libmvec (_ZGVeN8v_exp, ...): documented to 4 ulp,
-**         measured at most 3.3 ulp here, special values as libm's.
-**   U10   SLEEF's 1.0-ulp functions (hypot: 0.5 ulp, "u05").
-**   U35   SLEEF's 3.5-ulp functions, where they are faster than both.
-** Without libmvec (or on hosts without AVX-512, where it was not
-** measured) SLEEF is used: u35 where chosen, else u10 with the range fixes
+** enough, chosen per x86-64 level, function and float type by measurement
+** (bench/vecmath_speed.c and bench/vecmath_levels.c, bench/README.md): the
+** speed of the level's own variants, and the accuracy and special values
+** of each choice checked at each level (tests/t_cpu.sh runs its accuracy
+** group once per level the host executes).
+**   'm'  glibc's libmvec, the level's variant (_ZGVbN2v_exp for x86-64 and
+**        v2, _ZGVdN4v_exp for v3, _ZGVeN8v_exp for v4): documented to
+**        4 ulp, special values as libm's.
+**   '1'  SLEEF's 1.0-ulp functions (hypot: 0.5 ulp, "u05"), the level's
+**        variant (Sleef_expd2_u10sse2, _u10sse4, Sleef_expd4_u10avx2,
+**        Sleef_expd8_u10avx512f).
+**   '3'  SLEEF's 3.5-ulp functions, where they are faster.
+** pick holds one pair (float32, float64) per level, x86-64 to v4.  Without
+** libmvec SLEEF is used: u35 where chosen, else u10, with the range fixes
 ** of range_fixed; without SLEEF, libm one lane at a time. */
 enum { U10, U35, MVEC };
 
@@ -361,33 +521,34 @@ typedef struct MathFn {
   const char *name;    /* libm's double function (float: + "f"); also SLEEF's and libmvec's */
   const char *ulp;     /* SLEEF's suffix of the fallback, "" for exact */
   const char *fastulp; /* SLEEF's faster variant, for --fast-math where SLEEF is used */
-  unsigned char pick[2]; /* the library for float32, float64 */
+  const char *pick;    /* per level "f32f64 f32f64 f32f64 f32f64" from 'm', '1', '3' */
 } MathFn;
 
 static const MathFn math_fns[] = {
-  {OP_CBRT, "cbrt", "u10", "u35", {MVEC, MVEC}},
-  {OP_EXP, "exp", "u10", NULL, {U10, MVEC}},
-  {OP_EXP2, "exp2", "u10", "u35", {U10, MVEC}},
-  {OP_EXPM1, "expm1", "u10", NULL, {MVEC, MVEC}},
-  {OP_LOG, "log", "u10", "u35", {U35, U35}},
-  {OP_LOG2, "log2", "u10", "u35", {U35, U35}},
-  {OP_LOG10, "log10", "u10", NULL, {MVEC, MVEC}},
-  {OP_LOG1P, "log1p", "u10", NULL, {MVEC, MVEC}},
-  {OP_SIN, "sin", "u10", "u35", {U35, U35}},
-  {OP_COS, "cos", "u10", "u35", {U35, U35}},
-  {OP_TAN, "tan", "u10", "u35", {U35, MVEC}},
-  {OP_ASIN, "asin", "u10", "u35", {U35, U35}},
-  {OP_ACOS, "acos", "u10", "u35", {U35, U35}},
-  {OP_ATAN, "atan", "u10", "u35", {U35, MVEC}},
-  {OP_SINH, "sinh", "u10", "u35", {MVEC, MVEC}},
-  {OP_COSH, "cosh", "u10", "u35", {MVEC, MVEC}},
-  {OP_TANH, "tanh", "u10", "u35", {MVEC, U35}},
-  {OP_ASINH, "asinh", "u10", NULL, {MVEC, MVEC}},
-  {OP_ACOSH, "acosh", "u10", NULL, {MVEC, MVEC}},
-  {OP_ATANH, "atanh", "u10", NULL, {MVEC, MVEC}},
-  {OP_ATAN2, "atan2", "u10", "u35", {U35, U35}},
-  {OP_HYPOT, "hypot", "u05", "u35", {MVEC, MVEC}},
-  {OP_POW, "pow", "u10", NULL, {MVEC, MVEC}},
+  /*                                 x86-64  v2  v3  v4 */
+  {OP_CBRT, "cbrt", "u10", "u35",     "mm mm mm mm"},
+  {OP_EXP, "exp", "u10", NULL,        "1m 1m 1m 1m"},
+  {OP_EXP2, "exp2", "u10", "u35",     "mm mm mm 1m"},
+  {OP_EXPM1, "expm1", "u10", NULL,    "mm mm mm mm"},
+  {OP_LOG, "log", "u10", "u35",       "mm mm mm 33"},
+  {OP_LOG2, "log2", "u10", "u35",     "mm mm mm 33"},
+  {OP_LOG10, "log10", "u10", NULL,    "mm mm mm mm"},
+  {OP_LOG1P, "log1p", "u10", NULL,    "mm mm mm mm"},
+  {OP_SIN, "sin", "u10", "u35",       "33 33 mm 33"},
+  {OP_COS, "cos", "u10", "u35",       "33 33 mm 33"},
+  {OP_TAN, "tan", "u10", "u35",       "mm mm mm 3m"},
+  {OP_ASIN, "asin", "u10", "u35",     "33 33 33 33"},
+  {OP_ACOS, "acos", "u10", "u35",     "33 33 m3 33"},
+  {OP_ATAN, "atan", "u10", "u35",     "mm mm mm 3m"},
+  {OP_SINH, "sinh", "u10", "u35",     "mm mm mm mm"},
+  {OP_COSH, "cosh", "u10", "u35",     "mm mm mm mm"},
+  {OP_TANH, "tanh", "u10", "u35",     "m3 m3 m3 m3"},
+  {OP_ASINH, "asinh", "u10", NULL,    "mm mm mm mm"},
+  {OP_ACOSH, "acosh", "u10", NULL,    "mm mm mm mm"},
+  {OP_ATANH, "atanh", "u10", NULL,    "mm mm mm mm"},
+  {OP_ATAN2, "atan2", "u10", "u35",   "m3 m3 mm 33"},
+  {OP_HYPOT, "hypot", "u05", "u35",   "mm mm mm mm"},
+  {OP_POW, "pow", "u10", NULL,        "mm mm mm mm"},
 };
 
 static const MathFn *math_fn(OpId op) {
@@ -462,28 +623,31 @@ static LLVMValueRef call_split(Gen *G, const char *name, LLVMTypeRef et, int lan
 ** U35 for SLEEF, -1 for libm. */
 static LLVMValueRef math_call_lib(Gen *G, const MathFn *mf, jitc_dtype t, LLVMValueRef *args,
                                   int nargs, int *lib) {
+  static const char mvec_isa[5] = {0, 'b', 'b', 'd', 'e'};
+  static const char *const sleef_isa[5] = {"", "sse2", "sse4", "avx2", "avx512f"};
+  const Machine *mc = G->m;
   LLVMTypeRef et = scalar_type(G, t);
   bool f32 = t == JITC_FLOAT32;
-  int pick = mf->pick[f32 ? 0 : 1], dummy;
+  int lanes = mc->vec_bits / (f32 ? 32 : 64), dummy;
+  char pick = mc->level ? mf->pick[(mc->level - 1) * 3 + (f32 ? 0 : 1)] : '1';
   char name[64];
   if (!lib) lib = &dummy;
-  /* libmvec's 512-bit functions (ISA letter 'e'), measured on AVX-512
-  ** hosts only; elsewhere SLEEF. */
-  if (pick == MVEC && G->st->mvec && G->st->vec_bits == 512) {
-    int lanes = f32 ? 16 : 8;
-    snprintf(name, sizeof name, "_ZGVeN%d%s_%s%s", lanes, nargs == 2 ? "vv" : "v", mf->name,
-             f32 ? "f" : "");
+  if (pick == 'm' && G->st->mvec && mc->level) {
+    snprintf(name, sizeof name, "_ZGV%cN%d%s_%s%s", mvec_isa[mc->level], lanes,
+             nargs == 2 ? "vv" : "v", mf->name, f32 ? "f" : "");
     if (dlsym(G->st->mvec, name)) {
       *lib = MVEC;
       return call_split(G, name, et, lanes, args, nargs);
     }
   }
   if (G->st->sleef) {
-    int lanes = G->st->vec_bits / (f32 ? 32 : 64);
-    const char *ulp = (pick == U35 || G->fast) && mf->fastulp ? mf->fastulp : mf->ulp;
-    for (int tries = 0; tries < 2; tries++, ulp = mf->ulp) {
-      snprintf(name, sizeof name, "Sleef_%s%c%d%s%s", mf->name, f32 ? 'f' : 'd', lanes,
-               *ulp ? "_" : "", ulp);
+    /* The level's own variant, else SLEEF's dispatcher (which picks by
+    ** the host running it). */
+    const char *ulp = (pick == '3' || G->fast) && mf->fastulp ? mf->fastulp : mf->ulp;
+    for (int tries = 0; tries < 4; tries++) {
+      if (tries == 2) ulp = mf->ulp;
+      snprintf(name, sizeof name, "Sleef_%s%c%d%s%s%s", mf->name, f32 ? 'f' : 'd', lanes,
+               *ulp ? "_" : "", ulp, tries % 2 ? "" : sleef_isa[mc->level]);
       if (dlsym(G->st->sleef, name)) {
         *lib = ulp == mf->ulp ? U10 : U35;
         return call_split(G, name, et, lanes, args, nargs);
@@ -539,6 +703,91 @@ static LLVMValueRef range_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a) {
   /* inf stays with SLEEF, which gets it right. */
   big = LLVMBuildAnd(G->B, big, fcmp(G, LLVMRealONE, ax, vconst_f(G, t, INFINITY)), "");
   return sel(G, big, alt, r);
+}
+
+/* Whether some lane of v is above c (NaN lanes are not): lanes at most c
+** become c (a max instruction), then one horizontal maximum, which may
+** assume no NaN. */
+static LLVMValueRef any_above(Gen *G, jitc_dtype t, LLVMValueRef v, double c) {
+  LLVMValueRef vc = vconst_f(G, t, c);
+  LLVMValueRef m = intr1(G, "llvm.vector.reduce.fmax", sel(G, fcmp(G, LLVMRealOGT, v, vc), v, vc));
+  LLVMSetFastMathFlags(m, LLVMFastMathNoNaNs);
+  return LLVMBuildFCmp(G->B, LLVMRealOGT, m, LLVMConstReal(scalar_type(G, t), c), "");
+}
+
+/* Results the vector libraries get wrong at the top of the range, where
+** the true result is still finite: exp(709.78) is 1.797e308, not inf, and
+** pow(5.64e102, 3) is 1.798e308; SLEEF's cut-offs (and, on AVX-512, some
+** of libmvec's) are a few ulp early.  The lanes that became inf from
+** finite arguments below the true threshold are recomputed from identities
+** that hold to the precision of the type (about 2 ulp):
+**   exp:   e^x = e^(x-1) * e         (x - 1 is exact there)
+**   exp2:  2^x = 2^(x-1) * 2         (exact)
+**   power: x^y = (|x|^(y/2))^2 with the sign of the library's inf; where
+**          the result really overflows this gives inf again.
+** Those inputs are rare: a branch skips the fix unless one lane needs it,
+** tested with one horizontal maximum (of the argument for exp and exp2,
+** of |result| for power), so the common case pays a few instructions. */
+static LLVMValueRef edge_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a, LLVMValueRef b) {
+  LLVMBuilderRef B = G->B;
+  bool f32 = t == JITC_FLOAT32, pow = op == OP_POW;
+  LLVMValueRef args[2] = {a, b};
+  /* The largest argument with a finite result, rounded up in the type,
+  ** and a bound below which no library overflows.  (Tested before the
+  ** call, while the argument is still in registers.) */
+  double top = op == OP_EXP ? (f32 ? 88.72283935546875 : 709.78271289338397)
+                            : (f32 ? 128.0 : 1024.0);
+  LLVMValueRef maybe = pow ? NULL : any_above(G, t, a, top - 1);
+  int lib;
+  LLVMValueRef r = math_call_lib(G, math_fn(op), t, args, pow ? 2 : 1, &lib);
+  if (lib < 0) return r; /* libm: right everywhere */
+  LLVMValueRef inf = vconst_f(G, t, INFINITY), ar = intr1(G, "llvm.fabs", r);
+  if (pow) maybe = any_above(G, t, ar, f32 ? FLT_MAX : DBL_MAX);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(B));
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+  LLVMBasicBlockRef fix = LLVMAppendBasicBlockInContext(G->C, fn, "edge.fix");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(G->C, fn, "edge.join");
+  LLVMBuildCondBr(B, maybe, fix, join);
+
+  LLVMPositionBuilderAtEnd(B, fix);
+  LLVMValueRef bad = fcmp(G, LLVMRealOEQ, ar, inf), alt;
+  if (pow) {
+    /* y / 2 must be exact: |y| above the subnormals (a tinier y
+    ** overflows only for x == 0, where inf is right). */
+    LLVMValueRef ab = intr1(G, "llvm.fabs", b);
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), inf), "");
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOLT, ab, inf), "");
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOGT, ab, vconst_f(G, t, f32 ? 0x1p-100 : 0x1p-1000)), "");
+    LLVMValueRef h_args[2] = {intr1(G, "llvm.fabs", a),
+                              LLVMBuildFMul(B, b, vconst_f(G, t, 0.5), "")};
+    LLVMValueRef h = math_call(G, math_fn(OP_POW), t, h_args, 2);
+    alt = intr2(G, "llvm.copysign", LLVMBuildFMul(B, h, h, ""), r);
+  } else {
+    bad = LLVMBuildAnd(B, bad, fcmp(G, LLVMRealOLT, a, vconst_f(G, t, top)), "");
+    LLVMValueRef m1 = LLVMBuildFSub(B, a, vconst_f(G, t, 1.0), "");
+    alt = LLVMBuildFMul(B, math_call(G, math_fn(op), t, &m1, 1),
+                        vconst_f(G, t, op == OP_EXP ? 2.718281828459045 : 2.0), "");
+  }
+  LLVMValueRef fixed = sel(G, bad, alt, r);
+  LLVMBasicBlockRef fix_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef phi = LLVMBuildPhi(B, LLVMTypeOf(r), "");
+  LLVMValueRef vals[2] = {r, fixed};
+  LLVMBasicBlockRef blocks[2] = {from, fix_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
+/* Tiny arguments of the functions that are x + O(x^2) there: x itself,
+** as every correctly rounded function gives it (below 2^-30 in float32,
+** 2^-60 in float64, the next terms are far below half an ulp).  Some of
+** the vector libraries flush the smallest subnormals to 0 (log1p, asinh,
+** tan of 5e-324), which turns x / log1p(x) into inf. */
+static LLVMValueRef tiny_fixed(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef r) {
+  double tiny = t == JITC_FLOAT32 ? 0x1p-30 : 0x1p-60;
+  return sel(G, fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), vconst_f(G, t, tiny)), a, r);
 }
 
 /* ---- operators ---- */
@@ -684,11 +933,9 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
     }
   case OP_POW:
     if (f) {
-      /* SLEEF's pow overflows early near the top of the range
-      ** (pow(DBL_MAX, 1) is inf): the common exact exponents 1 and 2
-      ** are computed directly. */
-      LLVMValueRef args[2] = {a, b};
-      LLVMValueRef r = math_call(G, math_fn(OP_POW), t, args, 2);
+      /* The common exponents 1 and 2 are exact (x, x*x), as NumPy's
+      ** fast paths are. */
+      LLVMValueRef r = edge_fixed(G, OP_POW, t, a, b);
       r = sel(G, fcmp(G, LLVMRealOEQ, b, vconst_f(G, t, 2.0)), fm(G, LLVMBuildFMul(B, a, a, "")), r);
       return sel(G, fcmp(G, LLVMRealOEQ, b, vconst_f(G, t, 1.0)), a, r);
     }
@@ -797,8 +1044,14 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
     LLVMValueRef args[2] = {a, b};
     return math_call(G, math_fn(n->op), t, args, 2);
   }
-  case OP_SINH: case OP_COSH: case OP_ASINH: case OP_ACOSH: case OP_LOG1P:
+  case OP_EXP: case OP_EXP2:
+    return edge_fixed(G, n->op, t, a, NULL);
+  case OP_SINH: case OP_COSH: case OP_ACOSH:
     return range_fixed(G, n->op, t, a);
+  case OP_ASINH: case OP_LOG1P:
+    return tiny_fixed(G, t, a, range_fixed(G, n->op, t, a));
+  case OP_TAN:
+    return tiny_fixed(G, t, a, math_call(G, math_fn(OP_TAN), t, &a, 1));
   default: {
     const MathFn *mf = math_fn(n->op);
     if (!mf) unreachable();
@@ -1182,18 +1435,19 @@ out:
 
 /* Builds the kernel's module in a new LLVM context (*C, owned by the
 ** caller).  Returns NULL when out of memory. */
-static LLVMModuleRef build_module(CpuState *st, const jitc_kernel *k, const char *fname,
-                                  LLVMContextRef *Cp) {
+static LLVMModuleRef build_module(CpuState *st, const Machine *mc, const jitc_kernel *k,
+                                  const char *fname, LLVMContextRef *Cp) {
   const Program *p = k->prog;
   Gen G = {0};
   G.st = st;
+  G.m = mc;
   G.prog = p;
   G.fast = k->opt.fast_math != 0;
   G.C = LLVMContextCreate();
   *Cp = G.C;
   G.M = LLVMModuleCreateWithNameInContext("jitc", G.C);
   LLVMSetTarget(G.M, st->triple);
-  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(st->tm);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(mc->tm);
   LLVMSetModuleDataLayout(G.M, dl);
   LLVMDisposeTargetData(dl);
   G.B = LLVMCreateBuilderInContext(G.C);
@@ -1217,16 +1471,21 @@ static LLVMModuleRef build_module(CpuState *st, const jitc_kernel *k, const char
     LLVMDisposeModule(M);
     M = NULL;
   } else {
-    /* Host attributes on the kernel (and its groups), so that what the
-    ** optimiser sees and what --emit llvm shows is what runs. */
+    /* The machine's attributes on the kernel and its groups, so that what
+    ** the optimiser sees and what --emit llvm shows is what runs.
+    ** min-legal-vector-width keeps the vector math's arguments in registers
+    ** of the level's width (their ABI) on CPUs that prefer narrower vectors. */
+    char width[8];
+    snprintf(width, sizeof width, "%d", mc->vec_bits);
+    const char *attrs[3][2] = {{"target-cpu", mc->cpu}, {"target-features", mc->features},
+                               {"min-legal-vector-width", width}};
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn)) {
       if (LLVMIsDeclaration(fn)) continue;
-      LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                              LLVMCreateStringAttribute(G.C, "target-cpu", 10, st->cpu,
-                                                        (unsigned)strlen(st->cpu)));
-      LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                              LLVMCreateStringAttribute(G.C, "target-features", 15, st->features,
-                                                        (unsigned)strlen(st->features)));
+      for (int a = 0; a < 3; a++)
+        if (*attrs[a][1])
+          LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                  LLVMCreateStringAttribute(G.C, attrs[a][0], (unsigned)strlen(attrs[a][0]),
+                                                            attrs[a][1], (unsigned)strlen(attrs[a][1])));
     }
   }
   LLVMDisposeBuilder(G.B);
@@ -1247,12 +1506,12 @@ static const char *PIPELINE = "default<O2>";
 static const char *PIPELINE_SPLIT =
     "function(early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg)";
 
-static LLVMErrorRef optimize(CpuState *st, LLVMModuleRef M) {
+static LLVMErrorRef optimize(const Machine *mc, LLVMModuleRef M) {
   int defined = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
     defined += !LLVMIsDeclaration(f);
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(M, defined > 1 ? PIPELINE_SPLIT : PIPELINE, st->tm, o);
+  LLVMErrorRef err = LLVMRunPasses(M, defined > 1 ? PIPELINE_SPLIT : PIPELINE, mc->tm, o);
   LLVMDisposePassBuilderOptions(o);
   return err;
 }
@@ -1263,12 +1522,12 @@ static LLVMErrorRef optimize(CpuState *st, LLVMModuleRef M) {
 
 /* Everything that changes the machine code, in one string: the program's
 ** canonical typed form, the options that matter, the compiler and host. */
-static char *full_key(CpuState *st, const jitc_kernel *k) {
+static char *full_key(CpuState *st, const Machine *mc, const jitc_kernel *k) {
   unsigned maj, min, pat;
   LLVMGetVersion(&maj, &min, &pat);
   Buf b = {0};
-  buf_printf(&b, "jitc %s cpu\nllvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\n", JITC_VERSION,
-             maj, min, pat, st->triple, st->cpu, st->features);
+  buf_printf(&b, "jitc %s cpu\nllvm %u.%u.%u\ntriple %s\ncpu %s\nfeatures %s\nlevel %d\n",
+             JITC_VERSION, maj, min, pat, st->triple, mc->cpu, mc->features, mc->level);
   /* The build of this file: code generation may change between builds of
   ** one version, and a stale object must never be loaded. */
   buf_printf(&b, "sleef %d\nmvec %d\nfast_math %d\nwidth %d\npipeline %s | %s %d\nbuild %s %s\n",
@@ -1337,8 +1596,16 @@ static void mem_add(CpuState *st, const char *key, uint64_t h, KernelFn fn) {
 static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   CpuState *st = cpu_state(ctx);
   if (!st) return JITC_E_UNAVAILABLE;
+  Machine *mc = get_machine(ctx, st, k->opt.cpu);
+  if (!mc) return JITC_E_USAGE;
+  if (!mc->runnable)
+    return ctx_error(ctx, JITC_E_UNAVAILABLE,
+                     "cpu target: this host (%s, %s) cannot run code compiled for '%s': "
+                     "use --emit to see it, or native or a level up to %s to run",
+                     st->host_cpu, level_names[st->host_level], mc->name,
+                     level_names[st->host_level]);
   CpuKernel *ck = calloc(1, sizeof *ck);
-  char *key = full_key(st, k);
+  char *key = full_key(st, mc, k);
   if (!ck || !key) {
     free(ck);
     free(key);
@@ -1385,12 +1652,12 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   /* 3. Compile: IR, optimise, machine code. */
   ci->cache = use_disk ? "miss" : "none";
   double t0 = now_ms();
-  if (!get_tm(ctx, st)) {
+  if (!get_tm(ctx, st, mc)) {
     s = JITC_E_UNAVAILABLE;
     goto fail;
   }
   LLVMContextRef C;
-  LLVMModuleRef M = build_module(st, k, fname, &C);
+  LLVMModuleRef M = build_module(st, mc, k, fname, &C);
   if (!M) {
     LLVMContextDispose(C);
     s = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
@@ -1398,7 +1665,7 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   }
   double t1 = now_ms();
   ci->ir_ms = t1 - t0;
-  LLVMErrorRef err = optimize(st, M);
+  LLVMErrorRef err = optimize(mc, M);
   double t2 = now_ms();
   ci->optimize_ms = t2 - t1;
   if (err) {
@@ -1409,7 +1676,7 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   }
   LLVMMemoryBufferRef obj = NULL;
   char *msg = NULL;
-  LLVMBool bad = LLVMTargetMachineEmitToMemoryBuffer(st->tm, M, LLVMObjectFile, &msg, &obj);
+  LLVMBool bad = LLVMTargetMachineEmitToMemoryBuffer(mc->tm, M, LLVMObjectFile, &msg, &obj);
   LLVMDisposeModule(M);
   LLVMContextDispose(C);
   double t3 = now_ms();
@@ -1511,22 +1778,25 @@ static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, const char *stage
        asm_ = strcmp(stage, "asm") == 0;
   if (!ir && !opt && !asm_) return JITC_E_USAGE;
   CpuState *st = cpu_state(ctx);
-  if (!st || !get_tm(ctx, st)) return JITC_E_UNAVAILABLE;
+  if (!st) return JITC_E_UNAVAILABLE;
+  Machine *mc = get_machine(ctx, st, k->opt.cpu);
+  if (!mc) return JITC_E_USAGE;
+  if (!get_tm(ctx, st, mc)) return JITC_E_UNAVAILABLE;
   LLVMContextRef C;
-  LLVMModuleRef M = build_module(st, k, "kernel", &C);
+  LLVMModuleRef M = build_module(st, mc, k, "kernel", &C);
   jitc_status s = JITC_OK;
   if (!M) {
     LLVMContextDispose(C);
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
   }
   if (!ir) {
-    LLVMErrorRef err = optimize(st, M);
+    LLVMErrorRef err = optimize(mc, M);
     if (err) s = llvm_error(ctx, "optimising", err);
   }
   if (!s && asm_) {
     LLVMMemoryBufferRef mb = NULL;
     char *msg = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(st->tm, M, LLVMAssemblyFile, &msg, &mb)) {
+    if (LLVMTargetMachineEmitToMemoryBuffer(mc->tm, M, LLVMAssemblyFile, &msg, &mb)) {
       s = ctx_error(ctx, JITC_E_INTERNAL, "cpu target: code generation: %s", msg ? msg : "?");
       LLVMDisposeMessage(msg);
     } else {

@@ -11,7 +11,14 @@
 **                         special values (NaN, inf, -0.0, subnormals) as
 **                         interp gives them, the sign of zero included
 **   cpu_check cache DIR   memory and disk cache, corrupt entries, bad dir
-**   cpu_check emit        --emit llvm, llvm-opt, asm (zmm, no scalar expf)
+**   cpu_check emit        --emit llvm, llvm-opt, asm: the registers and
+**                         vector math of each x86-64 level, no scalar expf
+**   cpu_check levels      prints the x86-64 levels this host runs, one a line
+**   cpu_check machine     the CPU option: unknown names, levels the host
+**                         cannot run (emit only), the cache key
+**   cpu_check nansign     the sign of NaN through copysign, -, abs, where
+**
+** $JITC_CPU (read by the library) chooses the CPU compiled for.
 */
 #include "jitc.h"
 
@@ -488,6 +495,10 @@ static const double specials[] = {
   -1.7976931348623157e308, 3.4028234663852886e38, 1e300, -1e300, 1e22, -1e22, 1.0, -1.0, 0.5,
   -0.5, 2.0, 3.0, -3.0, 0.9999999999999999, 1.0000000000000002, 88.72, 89.5, -103.97, -150.0,
   709.78, 710.5, -745.2, -746.0, 1024.0, -1075.0, 1.5707963267948966, 3.141592653589793,
+  /* Just below overflow: exp of the largest arguments with a finite
+  ** result, bases whose cube is next to the largest finite value. */
+  709.7827128933826, 88.72283, 127.99999, 1023.9999999999999, 5.6438030941222e102,
+  -5.6438030941222e102, 6.98146e12, 1.3407807929942596e154,
 };
 
 static void check_specials(void) {
@@ -674,14 +685,16 @@ static void check_cache(const char *dir) {
     printf("ok cache new dir mode 0700\n");
 }
 
-/* ---- emit ---- */
+/* ---- the CPU compiled for ---- */
 
-static char *emit(jitc_context *ctx, const char *src, jitc_dtype t, const char *stage, int fast) {
+static char *emit_on(jitc_context *ctx, const char *src, jitc_dtype t, const char *stage,
+                     int fast, const char *cpu) {
   jitc_array_decl ad[2] = {{"a", t}, {"b", t}};
   jitc_options o;
   jitc_options_init(&o);
   o.target = JITC_TARGET_CPU;
   o.fast_math = fast;
+  o.cpu = cpu;
   char *text = NULL;
   if (jitc_emit(ctx, src, ad, 2, NULL, 0, &o, stage, &text)) {
     printf("# %s\n", jitc_errmsg(ctx));
@@ -690,15 +703,176 @@ static char *emit(jitc_context *ctx, const char *src, jitc_dtype t, const char *
   return text;
 }
 
+static char *emit(jitc_context *ctx, const char *src, jitc_dtype t, const char *stage, int fast) {
+  return emit_on(ctx, src, t, stage, fast, NULL);
+}
+
+/* The vector registers level l implies: xmm alone up to v2, ymm on v3,
+** zmm on v4.  Returns why t does not fit, or NULL. */
+static const char *const regs[5] = {"", "xmm", "xmm", "ymm", "zmm"};
+static const char *const exp_fn[5] = {"", "Sleef_expf4_u10sse2", "Sleef_expf4_u10sse4",
+                                      "Sleef_expf8_u10avx2", "Sleef_expf16_u10avx512f"};
+static const char *register_check(const char *t, int l) {
+  if (!t) return "emit failed";
+  if (!strstr(t, regs[l])) return "no register of the level";
+  if (l < 4 && strstr(t, "zmm")) return "zmm register above the level";
+  if (l < 3 && strstr(t, "ymm")) return "ymm register above the level";
+  return NULL;
+}
+
+
+static const char *const levels[5] = {"", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+
+/* Compiles a small program for `cpu`; the status. */
+static jitc_status compile_for(jitc_context *ctx, const char *cpu, const char *src,
+                               const char **cache) {
+  jitc_array_decl ad[1] = {{"a", JITC_FLOAT64}};
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_CPU;
+  o.no_cache = 1;
+  o.cpu = cpu;
+  jitc_kernel *k;
+  jitc_status s = jitc_compile(ctx, src, ad, 1, NULL, 0, &o, &k);
+  if (!s && cache) *cache = jitc_kernel_compile_info(k)->cache;
+  if (!s) jitc_kernel_free(k);
+  return s;
+}
+
+/* The highest level whose code this host runs, as the library finds it
+** (0: none, not an x86-64 host). */
+static int host_level(void) {
+  jitc_context *ctx = jitc_context_new();
+  int best = 0;
+  for (int l = 1; l <= 4; l++)
+    if (compile_for(ctx, levels[l], "b = a + 1", NULL) == JITC_OK) best = l;
+  jitc_context_free(ctx);
+  return best;
+}
+
+static void check_machine(void) {
+  jitc_context *ctx = jitc_context_new();
+  int hl = host_level();
+  jitc_status s = compile_for(ctx, "pentium-ultra", "b = a + 1", NULL);
+  if (s != JITC_E_USAGE || !strstr(jitc_errmsg(ctx), "x86-64-v4") ||
+      !strstr(jitc_errmsg(ctx), "pentium-ultra"))
+    FAIL("cpu unknown name", "status %d: %s", s, jitc_errmsg(ctx));
+  else
+    printf("ok cpu unknown name: usage error listing the levels\n");
+  char *t = emit_on(ctx, "b = a + 1", JITC_FLOAT64, "asm", 0, "pentium-ultra");
+  if (t) FAIL("cpu unknown name, emit", "accepted");
+  else printf("ok cpu unknown name, emit: refused\n");
+  jitc_free(t);
+  for (int l = 1; l <= 4; l++) {
+    char name[80];
+    snprintf(name, sizeof name, "cpu %s run %s", levels[l], l <= hl ? "allowed" : "refused");
+    s = compile_for(ctx, levels[l], "b = a * 2", NULL);
+    if (l <= hl ? s != JITC_OK : s != JITC_E_UNAVAILABLE || !strstr(jitc_errmsg(ctx), levels[l]))
+      FAIL(name, "status %d: %s", s, jitc_errmsg(ctx));
+    else
+      printf("ok %s\n", name);
+    t = emit_on(ctx, "b = a * 2", JITC_FLOAT64, "asm", 0, levels[l]);
+    snprintf(name, sizeof name, "cpu %s emit", levels[l]);
+    if (!t) FAIL(name, "refused: %s", jitc_errmsg(ctx));
+    else printf("ok %s\n", name);
+    jitc_free(t);
+  }
+  /* The CPU is part of the cache key: the same program for two CPUs is
+  ** two compiles, and each is found again. */
+  const char *c1 = "", *c2 = "", *c3 = "";
+  const char *src = "b = a * 5 - 1";
+  compile_for(ctx, "x86-64", src, &c1);
+  compile_for(ctx, "x86-64-v2", src, &c2);
+  compile_for(ctx, "x86-64", src, &c3);
+  if (hl < 2) printf("skip cpu cache key: the host does not run x86-64-v2\n");
+  else if (strcmp(c1, "none") || strcmp(c2, "none") || strcmp(c3, "memory"))
+    FAIL("cpu cache key", "x86-64 '%s', x86-64-v2 '%s', x86-64 again '%s'", c1, c2, c3);
+  else
+    printf("ok cpu cache key: one entry per CPU\n");
+  jitc_context_free(ctx);
+}
+
+/* ---- the sign of NaN ---- */
+
+/* copysign, -, abs and choosing (where, minimum, fmax) move a NaN's sign
+** bit as they move any other: bit for bit what interp gives, also for a
+** NaN literal and a NaN input. */
+static void check_nansign(void) {
+  static const char *const srcs[] = {
+    "c = copysign(1.0, -nan)", "c = copysign(1.0, nan)", "c = copysign(1.0, a)",
+    "c = copysign(1.0, -a)", "c = copysign(a, -1.0)", "c = -a", "c = abs(a)",
+    "c = where(b > 0, a, -a)", "c = minimum(a, b)", "c = fmax(b, a)", "c = copysign(1.0, -(-a))",
+    "c = float32(a)", "c = copysign(a, b)",
+  };
+  jitc_context *ctx = jitc_context_new();
+  const int64_t n = 37;
+  for (int ti = 0; ti < 2; ti++) {
+    jitc_dtype t = ti ? JITC_FLOAT64 : JITC_FLOAT32;
+    jitc_dtype dt[3] = {t, t, t};
+    void *in[3] = {malloc(n * 8), malloc(n * 8), NULL};
+    in[2] = in[0];
+    for (int64_t k = 0; k < n; k++) {
+      double x = k % 3 == 0 ? NAN : k % 3 == 1 ? -NAN : (double)k - 20;
+      double y = k % 2 ? -NAN : (double)k - 18;
+      if (ti) ((double *)in[0])[k] = x, ((double *)in[1])[k] = y;
+      else ((float *)in[0])[k] = (float)x, ((float *)in[1])[k] = (float)y;
+    }
+    for (size_t si = 0; si < sizeof srcs / sizeof srcs[0]; si++) {
+      char name[128];
+      snprintf(name, sizeof name, "nan sign '%s' %s", srcs[si], jitc_dtype_name(t));
+      Result x, y;
+      if (run_on(ctx, JITC_TARGET_INTERP, 1, srcs[si], dt, in, n, &x, NULL, NULL) ||
+          run_on(ctx, JITC_TARGET_CPU, 0, srcs[si], dt, in, n, &y, NULL, NULL)) {
+        FAIL(name, "%s", jitc_errmsg(ctx));
+        continue;
+      }
+      size_t sz = jitc_dtype_size(x.dtypes[x.narrays - 1]);
+      const unsigned char *p = x.data[x.narrays - 1], *q = y.data[y.narrays - 1];
+      int64_t bad = -1;
+      for (int64_t k = 0; k < n && bad < 0; k++)
+        if ((p[k * sz + sz - 1] ^ q[k * sz + sz - 1]) & 0x80) bad = k;
+      if (bad >= 0)
+        FAIL(name, "sign bit of element %lld: interp %d (%g), cpu %d (%g)", (long long)bad,
+             p[bad * sz + sz - 1] >> 7, get_f(p, x.dtypes[x.narrays - 1], bad),
+             q[bad * sz + sz - 1] >> 7, get_f(q, y.dtypes[y.narrays - 1], bad));
+      else
+        printf("ok %s\n", name);
+      result_free(&x);
+      result_free(&y);
+    }
+    free(in[0]);
+    free(in[1]);
+  }
+  jitc_context_free(ctx);
+}
+
+/* ---- emit ---- */
+
 static void check_emit(void) {
   jitc_context *ctx = jitc_context_new();
-  char *t = emit(ctx, "c = exp(a)", JITC_FLOAT32, "asm", 0);
-  if (!t) FAIL("emit asm exp float32", "emit failed");
-  else if (!strstr(t, "zmm")) FAIL("emit asm exp float32", "no zmm register (host without AVX-512?)");
-  else if (strstr(t, "\texpf") || strstr(t, " expf") || strstr(t, "expf@")) FAIL("emit asm exp float32", "calls scalar expf");
-  else if (!strstr(t, "Sleef_expf16_u10")) FAIL("emit asm exp float32", "no call to Sleef_expf16_u10");
-  else printf("ok emit asm exp float32: zmm, Sleef_expf16_u10, no scalar expf\n");
-  jitc_free(t);
+  char *t;
+  /* Each level (emitted whatever the host runs): its registers, and its
+  ** own variant of the vector math; native: the host's level. */
+  for (int l = 0; l <= 4; l++) {
+    int lv = l ? l : host_level();
+    const char *cpu = l ? levels[l] : "native";
+    char name[128];
+    snprintf(name, sizeof name, "emit asm exp float32 %s", cpu);
+    t = emit_on(ctx, "c = exp(a)", JITC_FLOAT32, "asm", 0, cpu);
+    const char *why = register_check(t, lv);
+    if (!why && (strstr(t, "\texpf") || strstr(t, " expf") || strstr(t, "expf@"))) why = "calls scalar expf";
+    if (!why && !strstr(t, exp_fn[lv])) why = "not the level's vector exp";
+    if (why) FAIL(name, "%s (want %s, %s)", why, regs[lv], exp_fn[lv]);
+    else printf("ok %s: %s, %s, no scalar expf\n", name, regs[lv], exp_fn[lv]);
+    jitc_free(t);
+    snprintf(name, sizeof name, "emit asm a += 1 %s", cpu);
+    t = emit_on(ctx, "a[i] += 1", JITC_FLOAT64, "asm", 0, cpu);
+    why = register_check(t, lv);
+    if (!why && !strstr(t, "addpd")) why = "no addpd";
+    if (why) FAIL(name, "%s (want addpd on %s)", why, regs[lv]);
+    else printf("ok %s: addpd on %s\n", name, regs[lv]);
+    jitc_free(t);
+  }
   /* A math function is computed once per distinct argument: sin(a) *
   ** sin(a) makes as many calls as sin(a). */
   {
@@ -719,10 +893,6 @@ static void check_emit(void) {
     else
       printf("ok emit llvm-opt one call per sin(a) (%d)\n", calls[0]);
   }
-  t = emit(ctx, "a[i] += 1", JITC_FLOAT64, "asm", 0);
-  if (!t || !strstr(t, "vaddpd") || !strstr(t, "zmm")) FAIL("emit asm a += 1", "no vaddpd on zmm");
-  else printf("ok emit asm a += 1: vaddpd on zmm\n");
-  jitc_free(t);
   t = emit(ctx, "c = a + b", JITC_FLOAT64, "llvm", 0);
   if (!t || !strstr(t, "define void @kernel(i64 %begin, i64 %end, ptr noalias %arrays, ptr noalias %params)") ||
       !strstr(t, "fadd <16 x double>") || !strstr(t, "llvm.masked.store"))
@@ -759,7 +929,9 @@ int main(int argc, char **argv) {
     jitc_context_free(ctx);
     return 0;
   }
-  printf("# device: %s\n", jitc_target_device(ctx, JITC_TARGET_CPU));
+  if (argc < 2 || strcmp(argv[1], "levels"))
+    printf("# device: %s; JITC_CPU=%s\n", jitc_target_device(ctx, JITC_TARGET_CPU),
+           getenv("JITC_CPU") ? getenv("JITC_CPU") : "");
   jitc_context_free(ctx);
   const char *what = argc > 1 ? argv[1] : "diff";
   if (!strcmp(what, "diff")) check_diff();
@@ -770,8 +942,13 @@ int main(int argc, char **argv) {
   }
   else if (!strcmp(what, "cache") && argc > 2) check_cache(argv[2]);
   else if (!strcmp(what, "emit")) check_emit();
+  else if (!strcmp(what, "machine")) check_machine();
+  else if (!strcmp(what, "nansign")) check_nansign();
+  else if (!strcmp(what, "levels")) {
+    for (int l = 1, hl = host_level(); l <= hl; l++) printf("%s\n", levels[l]);
+  }
   else {
-    fprintf(stderr, "usage: cpu_check diff|sizes|accuracy|emit|cache DIR\n");
+    fprintf(stderr, "usage: cpu_check diff|sizes|accuracy|emit|machine|nansign|levels|cache DIR\n");
     return 2;
   }
   return failures ? 1 : 0;

@@ -23,6 +23,17 @@ export JITC_TARGETS
 echo "targets: $JITC_TARGETS"
 pass=0; fail=0; skip=0
 tmp=$(mktemp)
+# Shows a group's output ($tmp) and adds its counts; $1: its exit status,
+# $2: its name.
+tally() {
+  cat "$tmp"
+  p=$(grep -c '^ok ' "$tmp"); f=$(grep -c '^FAIL ' "$tmp"); s=$(grep -c '^skip ' "$tmp")
+  if [ "$1" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "FAIL $2: exited with status $1"
+    f=1
+  fi
+  pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
 for t in tests/t_*.sh tests/t_*.py; do
   [ -f "$t" ] || continue
   case "$t" in
@@ -31,15 +42,23 @@ for t in tests/t_*.sh tests/t_*.py; do
   esac
   echo "== $t"
   $cmd >"$tmp" 2>&1
-  rc=$?
-  cat "$tmp"
-  p=$(grep -c '^ok ' "$tmp"); f=$(grep -c '^FAIL ' "$tmp"); s=$(grep -c '^skip ' "$tmp")
-  if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-    echo "FAIL $t: exited with status $rc"
-    f=1
-  fi
-  pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+  tally $? "$t"
 done
+# The differential group again for the cpu target compiled for each x86-64
+# level the host runs (as the library finds them: JITC_CPU=LEVEL compiles
+# for it, and refuses to run what the host cannot execute); each level has
+# its own vector math.  tests/t_cpu.sh does the same for its groups.
+case " $JITC_TARGETS " in *" cpu "*)
+  for lv in x86-64 x86-64-v2 x86-64-v3 x86-64-v4; do
+    JITC_CPU=$lv "$JITC" -t cpu -q -n 1 'b = a + 1' >/dev/null 2>&1 || continue
+    echo "== tests/t_diff.py (cpu at $lv)"
+    JITC_CPU=$lv JITC_TARGETS="interp cpu" $PYTHON tests/t_diff.py 2>&1 |
+      sed "s/^\(ok\|FAIL\|skip\) /\1 [$lv] /" >"$tmp"
+    # The exit status is sed's: a crash shows as no result lines at all.
+    grep -q '^ok ' "$tmp"
+    tally $? "tests/t_diff.py at $lv"
+  done ;;
+esac
 rm -f "$tmp"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

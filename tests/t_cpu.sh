@@ -2,8 +2,15 @@
 # tests/t_cpu.sh -- the cpu target through the library: every operator and
 # function against interp, tails and thread splits, accuracy of the math
 # functions, the compile cache (memory, disk, corrupt entries, unsafe
-# directories) and --emit llvm | llvm-opt | asm.  The checks live in
-# tests/cpu_check.c, built here against the shared library.
+# directories), --emit llvm | llvm-opt | asm, the CPU compiled for and the
+# sign of NaN.  The checks live in tests/cpu_check.c, built here against the
+# shared library.
+#
+# The groups that depend on the vector math (diff, accuracy with the special
+# values, nansign) run once for the host (native) and once per x86-64 level
+# the host executes (JITC_CPU=x86-64, x86-64-v2, ...), as the library finds
+# them: each level has its own choice of vector math.  Their names carry the
+# level in brackets.  The accuracy group runs once more with SLEEF alone.
 set -u
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -19,11 +26,34 @@ if ! $CC ${CFLAGS:-} -Isrc -o "$tmp/cpu_check" tests/cpu_check.c -L"$BUILD" -lji
   exit 1
 fi
 mkdir -m 700 "$tmp/cache"
-for what in diff sizes accuracy emit "cache $tmp/cache"; do
-  # shellcheck disable=SC2086
-  "$tmp/cpu_check" $what
+# Runs cpu_check with JITC_CPU=$1 (empty: unset), JITC_VECMATH=$2 (empty:
+# unset) and the rest as arguments; the two are added to each result's name.
+check() {
+  cpu=$1 vm=$2
+  shift 2
+  tag="$cpu${vm:+, $vm}"
+  env -u JITC_CPU -u JITC_VECMATH ${cpu:+JITC_CPU=$cpu} ${vm:+JITC_VECMATH=$vm} \
+    "$tmp/cpu_check" "$@" >"$tmp/out" 2>&1
   rc=$?
+  if [ -n "$tag" ]; then
+    sed "s/^\(ok\|FAIL\|skip\) /\1 [$tag] /" "$tmp/out"
+  else
+    cat "$tmp/out"
+  fi
   # 1: failures, already printed; anything else is a crash.
-  [ $rc -le 1 ] || echo "FAIL cpu_check $what: exited with status $rc"
+  [ $rc -le 1 ] || echo "FAIL cpu_check $* [$tag]: exited with status $rc"
+}
+for what in sizes emit machine "cache $tmp/cache"; do
+  # shellcheck disable=SC2086
+  check "" "" $what
 done
+levels=$(env -u JITC_CPU "$tmp/cpu_check" levels)
+for cpu in native $levels; do
+  for what in diff accuracy nansign; do
+    check "$cpu" "" $what
+  done
+done
+# Without libmvec (systems without glibc): SLEEF everywhere, with the fixes
+# of its range edges.
+check native sleef accuracy
 exit 0
