@@ -705,6 +705,14 @@ static LLVMValueRef range_fixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef a) {
   return sel(G, big, alt, r);
 }
 
+/* C99 Annex F: a function of one NaN argument returns that NaN, sign and
+** all.  Some vector functions return another NaN (SLEEF's atan, tanh and
+** acos give the positive one), so NaN lanes take the argument itself: one
+** compare and one blend. */
+static LLVMValueRef nan_arg(Gen *G, LLVMValueRef a, LLVMValueRef r) {
+  return sel(G, isnan_v(G, a), a, r);
+}
+
 /* Whether some lane of v is above c (NaN lanes are not): lanes at most c
 ** become c (a max instruction), then one horizontal maximum, which may
 ** assume no NaN. */
@@ -1045,17 +1053,17 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
     return math_call(G, math_fn(n->op), t, args, 2);
   }
   case OP_EXP: case OP_EXP2:
-    return edge_fixed(G, n->op, t, a, NULL);
+    return nan_arg(G, a, edge_fixed(G, n->op, t, a, NULL));
   case OP_SINH: case OP_COSH: case OP_ACOSH:
-    return range_fixed(G, n->op, t, a);
+    return nan_arg(G, a, range_fixed(G, n->op, t, a));
   case OP_ASINH: case OP_LOG1P:
-    return tiny_fixed(G, t, a, range_fixed(G, n->op, t, a));
+    return nan_arg(G, a, tiny_fixed(G, t, a, range_fixed(G, n->op, t, a)));
   case OP_TAN:
-    return tiny_fixed(G, t, a, math_call(G, math_fn(OP_TAN), t, &a, 1));
+    return nan_arg(G, a, tiny_fixed(G, t, a, math_call(G, math_fn(OP_TAN), t, &a, 1)));
   default: {
     const MathFn *mf = math_fn(n->op);
     if (!mf) unreachable();
-    return math_call(G, mf, t, &a, 1);
+    return nan_arg(G, a, math_call(G, mf, t, &a, 1));
   }
   }
 }

@@ -53,7 +53,8 @@ static bool is_i(jitc_dtype t) { return t == JITC_INT32 || t == JITC_INT64; }
 /* Helpers are emitted once each, only if used: one bit per (helper, type). */
 typedef enum Helper {
   H_FLOORDIV, H_MOD, H_FMOD, H_POW, H_SHL, H_SHR, H_ISNAN, H_MINIMUM,
-  H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_SAT_I32, H_SAT_I64, H_HYPOT, H_NHELPERS
+  H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_SAT_I32, H_SAT_I64, H_HYPOT, H_SIGNBIT,
+  H_NANARG, H_NHELPERS
 } Helper;
 
 typedef struct Emit {
@@ -238,6 +239,48 @@ static void put_helper(Buf *b, Helper h, jitc_dtype t) {
                   "  f64 yy = y * y, yl = fma(y, y, -yy);\n"
                   "  f64 r = ((xx - hh) + yy) + ((xl + yl) - hl);\n"
                   "  return (h + r / (2 * h)) * 0x1p600;\n}\n");
+    return;
+  case H_SIGNBIT:
+    /* PTX's neg, abs and copysign may return another NaN than the one they
+    ** were given (the GPU's neg and abs of a NaN give the canonical, positive
+    ** NaN), and the compiler turns sign-bit arithmetic written in C back into
+    ** them.  So the sign bit is moved by integer instructions it cannot see
+    ** through: a NaN keeps its sign, as on every target. */
+    if (t == JITC_FLOAT32)
+      buf_puts(b, "// -x, |x| and copysign(x, y) on the sign bit alone (NaNs keep theirs).\n"
+                  DEV "f32 jitc_neg_f32(f32 x) {\n"
+                  "  u32 r; asm(\"xor.b32 %0, %1, 0x80000000;\" : \"=r\"(r) : \"r\"(__float_as_uint(x)));\n"
+                  "  return __uint_as_float(r);\n}\n"
+                  DEV "f32 jitc_abs_f32(f32 x) {\n"
+                  "  u32 r; asm(\"and.b32 %0, %1, 0x7fffffff;\" : \"=r\"(r) : \"r\"(__float_as_uint(x)));\n"
+                  "  return __uint_as_float(r);\n}\n"
+                  DEV "f32 jitc_copysign_f32(f32 x, f32 y) {\n"
+                  "  u32 r;\n"
+                  "  asm(\"{ .reg .b32 m, s; and.b32 m, %1, 0x7fffffff; and.b32 s, %2, 0x80000000; \"\n"
+                  "      \"or.b32 %0, m, s; }\" : \"=r\"(r) : \"r\"(__float_as_uint(x)), \"r\"(__float_as_uint(y)));\n"
+                  "  return __uint_as_float(r);\n}\n");
+    else
+      buf_puts(b, "// -x, |x| and copysign(x, y) on the sign bit alone (NaNs keep theirs).\n"
+                  DEV "f64 jitc_neg_f64(f64 x) {\n"
+                  "  u64 r;\n"
+                  "  asm(\"xor.b64 %0, %1, 0x8000000000000000;\" : \"=l\"(r) : \"l\"((u64)__double_as_longlong(x)));\n"
+                  "  return __longlong_as_double((i64)r);\n}\n"
+                  DEV "f64 jitc_abs_f64(f64 x) {\n"
+                  "  u64 r;\n"
+                  "  asm(\"and.b64 %0, %1, 0x7fffffffffffffff;\" : \"=l\"(r) : \"l\"((u64)__double_as_longlong(x)));\n"
+                  "  return __longlong_as_double((i64)r);\n}\n"
+                  DEV "f64 jitc_copysign_f64(f64 x, f64 y) {\n"
+                  "  u64 r;\n"
+                  "  asm(\"{ .reg .b64 m, s; and.b64 m, %1, 0x7fffffffffffffff; \"\n"
+                  "      \"and.b64 s, %2, 0x8000000000000000; or.b64 %0, m, s; }\"\n"
+                  "      : \"=l\"(r) : \"l\"((u64)__double_as_longlong(x)), \"l\"((u64)__double_as_longlong(y)));\n"
+                  "  return __longlong_as_double((i64)r);\n}\n");
+    return;
+  case H_NANARG:
+    /* C99 Annex F: a function of one NaN argument returns that NaN.  CUDA's
+    ** math library returns its canonical NaN instead. */
+    put_tpl(b, "// f(x) for a function of one argument: x itself when x is a NaN.\n"
+               DEV "$T jitc_nanarg_$S($T x, $T r) { return x != x ? x : r; }\n", t);
     return;
   case H_NHELPERS:
     break;
@@ -444,10 +487,12 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   case OP_NEG:
     if (b)
       return false;
-    if (in)
+    if (in) {
       buf_printf(o, "(%s)((%s)0 - (%s)%s)", T, U, U, x);
-    else
-      buf_printf(o, "-%s", x);
+    } else {
+      use(E, H_SIGNBIT, t);
+      buf_printf(o, "jitc_neg_%s(%s)", S, x);
+    }
     return true;
   case OP_INVERT:
     if (fl)
@@ -462,8 +507,10 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
       buf_puts(o, x);
     else if (in)
       buf_printf(o, "%s < 0 ? (%s)((%s)0 - (%s)%s) : %s", x, T, U, U, x, x);
-    else
-      buf_printf(o, "fabs%s(%s)", F, x);
+    else {
+      use(E, H_SIGNBIT, t);
+      buf_printf(o, "jitc_abs_%s(%s)", S, x);
+    }
     return true;
   case OP_SQUARE:
     if (b)
@@ -488,7 +535,8 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
       buf_puts(o, x); /* the identity on bool and ints */
       return true;
     }
-    buf_printf(o, "%s%s(%s)", libm_name(n->op), F, x);
+    use(E, H_NANARG, t);
+    buf_printf(o, "jitc_nanarg_%s(%s, %s%s(%s))", S, x, libm_name(n->op), F, x);
     return true;
   case OP_SIGN:
     if (b)
@@ -564,8 +612,14 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   default:
     break;
   }
+  if (fl && n->op == OP_COPYSIGN) {
+    use(E, H_SIGNBIT, t);
+    buf_printf(o, "jitc_copysign_%s(%s, %s)", S, x, y);
+    return true;
+  }
   if (fl && n->nargs == 1 && libm_name(n->op)) {
-    buf_printf(o, "%s%s(%s)", libm_name(n->op), F, x);
+    use(E, H_NANARG, t);
+    buf_printf(o, "jitc_nanarg_%s(%s, %s%s(%s))", S, x, libm_name(n->op), F, x);
     return true;
   }
   if (fl && n->nargs == 2 && libm_name(n->op)) {

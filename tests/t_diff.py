@@ -988,6 +988,31 @@ def error_cases():
     run_error("chained comparison is refused", "zz = a < a < a", ins, 65)
 
 
+def nan_sign_cases():
+    """The sign of a NaN, bit for bit on every target (docs/language.md,
+    "The sign of a NaN"): the sign operations move it, casts between float
+    types keep it, and a function of one NaN argument returns that NaN.
+    Each output is copysign(1.0, ...) so that the sign shows as +-1."""
+    for t in (F32, F64):
+        x = np.array([np.nan, -np.nan] * 9, t)  # odd tails in every vector width
+        sgn = lambda v: np.copysign(np.ones(v.shape, t), v)
+        other = F64 if t == F32 else F32
+        stmts = [
+            ("s0", "copysign(1.0, x)", sgn(x), EXACT),
+            ("s1", "copysign(1.0, -x)", sgn(-x), EXACT),
+            ("s2", "copysign(1.0, abs(x))", np.ones(x.shape, t), EXACT),
+            ("s3", "copysign(1.0, where(i < 0, 0.0, x))", sgn(x), EXACT),
+            ("s4", "copysign(1.0, %s(%s(x)))" % (SHORT[t], SHORT[other]), sgn(x), EXACT),
+            ("s5", "copysign(x, -nan)", -np.abs(x), EXACT),
+        ]
+        funcs = ["sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
+                 "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+                 "arccosh", "arctanh", "floor", "ceil", "trunc", "rint"]
+        stmts += [("f%d" % k, "copysign(1.0, %s(x))" % f, sgn(x), EXACT)
+                  for k, f in enumerate(funcs)]
+        run_case(Case("NaN signs %s" % SHORT[t], {"x": x}, stmts))
+
+
 def weak_value_cases():
     """Weak values are Python's scalars, as NumPy 2 sees them: expressions of
     constants fold by the run-time rules before they meet an array, power()
@@ -1143,6 +1168,7 @@ def main():
         exp_f32_cases()
         error_cases()
         weak_value_cases()
+        nan_sign_cases()
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
     return 0
