@@ -283,6 +283,14 @@ def main():
     else:
         L += ["> **Not run yet.** `make bench-compile` (bench/compile_time.py) writes the "
               "table here.", ""]
+    gt = load("compile_time_gpu.md")
+    if gt:
+        L += ["### On the GPU machine", "",
+              "The same benchmark on the GPU machine, where `cuda` is `jitc -t cuda` itself "
+              "(NVRTC, module load; wall time of the compile from `--json`).  That machine's "
+              "build has no LLVM, so its cpu column is the AVX-512 run above or absent.  "
+              "Written by `python3 bench/compile_time.py --arch sm_90 --targets ptx,cubin,cuda "
+              "--out bench/results/compile_time_gpu.md` there.", "", gt.strip(), ""]
     os.makedirs(os.path.dirname(DOC), exist_ok=True)
     with open(DOC + ".tmp", "w") as f:
         f.write("\n".join(L))
