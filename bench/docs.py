@@ -288,7 +288,9 @@ def main():
         L += ["### On the GPU machine", "",
               "The same benchmark on the GPU machine, where `cuda` is `jitc -t cuda` itself "
               "(NVRTC, module load; wall time of the compile from `--json`).  That machine's "
-              "build has no LLVM, so its cpu column is the AVX-512 run above or absent.  "
+              "build has no LLVM headers, so it has no cpu column; its load average was high "
+              "at the start because the fuzzer had just run there on 16 processes (CPU time "
+              "is the figure to read for ptx and cubin).  "
               "Written by `python3 bench/compile_time.py --arch sm_90 --targets ptx,cubin,cuda "
               "--out bench/results/compile_time_gpu.md` there.", "", gt.strip(), ""]
     os.makedirs(os.path.dirname(DOC), exist_ok=True)
