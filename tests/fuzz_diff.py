@@ -40,7 +40,9 @@ operands jitc refuses, are expected refusals.  fma is computed exactly
 (rationals), as NumPy has none.  The generator avoids (and the oracle skips,
 counted as "skipped as undefined") what neither defines: a weak integer
 expression beyond int64, weak division by zero and other cases where
-Python raises, bool + bool of weak operands (Python: int).
+Python raises.  Weak bools are Python's bools: arithmetic on them gives
+Python ints (`True + True == 2`, `~True == -2`, `-True == -1`,
+`True ** False == 1`), and `&`, `|`, `^` of two weak bools stay bool.
 
 Where NumPy raises (OverflowError for a weak int out of range, an integer to
 a negative literal power, same-kind violations, bitwise operations on a
@@ -527,9 +529,9 @@ class Oracle:
         raise AssertionError(ast.dump(e))
 
     def unary(self, op, v):
+        if isinstance(v, bool):
+            v = int(v)  # a weak bool is Python's: ~True == -2, -True == -1, +True == 1
         if op is ast.Invert:
-            if isinstance(v, bool):
-                return not v
             if is_weak(v):
                 if isinstance(v, float):
                     raise Refusal("~ of a float")
@@ -537,7 +539,7 @@ class Oracle:
             if v.dtype.kind == "f":
                 raise Refusal("~ of a float")
             return np.invert(v)
-        if isinstance(v, bool) or (not is_weak(v) and v.dtype == np.bool_):
+        if not is_weak(v) and v.dtype == np.bool_:
             raise Refusal("unary minus or plus of bool")
         if op is ast.USub:
             if is_weak(v):
@@ -551,11 +553,9 @@ class Oracle:
     def weak_binop(self, op, a, b):
         """Weak operands only: Python's arithmetic (docs/language.md), with
         floats computed in float64."""
-        if isinstance(a, bool) and isinstance(b, bool):
-            if op in NO_BOOL or op in (ast.LShift, ast.RShift):
-                raise Refusal("bool operands")
-            if op in (ast.Add, ast.Mult):
-                raise Undefined("bool + bool: Python gives int, jitc bool")
+        if isinstance(a, bool) and isinstance(b, bool) and \
+                op in (ast.BitAnd, ast.BitOr, ast.BitXor):
+            return bool(BIN_UFUNC[op](a, b))  # the one place Python's bools stay bool
         if isinstance(a, float) or isinstance(b, float):
             if op in (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift):
                 raise Refusal("bitwise operation on a float")
