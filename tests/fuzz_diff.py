@@ -34,7 +34,10 @@ gives 0 (casts and assignments); an integer ** a negative exponent that
 arrives at run time gives 0 or +-1; reciprocal of an int is 0 except for
 +-1; `x ** 2`, `x ** 0.5`, `x ** -1` take the fast paths for a weak
 exponent of that value; floor/ceil/trunc of ints keep the type; fabs of an
-int stays int; fmod of ints by 0 or -1 is 0; clip is minimum(maximum()).
+int stays int; fmod of ints by 0 or -1 is 0; clip is minimum(maximum());
+minimum, maximum, fmin, fmax (and so clip) of equal operands (0.0 and
+-0.0) give the second, computed by that rule and not taken from NumPy,
+whose choice of zero depends on its SIMD path.
 Operations whose NumPy result would be int8 or float16, and the bool
 operands jitc refuses, are expected refusals.  fma is computed exactly
 (rationals), as NumPy has none.  The generator avoids (and the oracle skips,
@@ -44,14 +47,19 @@ Python raises.  Weak bools are Python's bools: arithmetic on them gives
 Python ints (`True + True == 2`, `~True == -2`, `-True == -1`,
 `True ** False == 1`), and `&`, `|`, `^` of two weak bools stay bool.
 
-Where NumPy raises (OverflowError for a weak int out of range, an integer to
+Where NumPy raises (OverflowError for a weak int out of range, also as the
+operand of a cast to int32 as np.int32(2**40) raises, an integer to
 a negative literal power, same-kind violations, bitwise operations on a
 float), the expected result is a refusal: exit 65 (64 is accepted where a
 weak -D scalar is involved, which the CLI checks at run time).  A comparison
 of an int array with a Python int beyond its range is computed exactly by
 NumPy 2, and jitc documents an error for such a literal: either is accepted.
-np.power is given arrays only (NumPy 2.4 takes sqrt for a scalar exponent
-0.5, where jitc documents C's pow).
+np.power is given its operands as NumPy sees them: a weak operand as the
+Python scalar, a strong value that NumPy holds as a scalar (a typed scalar,
+a function or cast of weak values: f64(0.5), sqrt(0.25)) as a NumPy
+scalar, arrays as arrays; NumPy 2 takes sqrt for a scalar exponent 0.5
+(power(-inf, 0.5) is NaN, power(-0.0, 0.5) is -0.0) and pow for an array
+of exponents, as docs/language.md documents.
 
 Each program runs through the CLI on interp, cpu and, where a GPU is
 present, cuda.  Every target is compared with the oracle, and cpu and cuda
@@ -330,6 +338,19 @@ def exact_fma(x, y, z):
     return out
 
 
+MINMAX = {"minimum", "maximum", "fmin", "fmax"}
+
+
+def equal_gives_y(r, x, y):
+    """minimum, maximum, fmin, fmax and clip's steps, where x == y (0.0 and
+    -0.0): y, as docs/language.md defines it (NumPy's choice of zero depends
+    on its SIMD path, so the oracle does not take NumPy's)."""
+    if r.dtype.kind != "f":
+        return r
+    yv = np.full(r.shape, y, r.dtype) if is_weak(y) else y.astype(r.dtype)
+    return np.where(np.asarray(x == y), yv, r)
+
+
 def int_power(b, e):
     """Integer ** as jitc defines it: wraps; a negative exponent at run time
     gives the integer part of 1/b**|e| (NumPy raises there)."""
@@ -359,6 +380,10 @@ class Oracle:
         self.may_refuse = False
         self.unspec = {}   # id(array) -> (array, value unspecified, NaN sign unspecified)
         self.kid_values = {}
+        # id -> array of the strong values that are NumPy scalars in NumPy's
+        # evaluation (typed scalars, functions and casts of weak values):
+        # np.power takes sqrt for such an exponent 0.5, as for a weak one.
+        self.scalars = {id(v): v for v in scalars.values() if not is_weak(v)}
         self.signfree = {}  # output -> (value unspecified, NaN sign unspecified)
 
     def run(self, prog):
@@ -456,6 +481,9 @@ class Oracle:
             e.args if isinstance(e, ast.Call) else []
         if not kids:
             return r
+        if all(is_weak(v) or self.is_scalar(v) for v in
+               (self.kid_values.get(id(k)) for k in kids)):
+            self.scalars[id(r)] = r
         ms = [self.masks(self.kid_values[id(k)]) if id(k) in self.kid_values else
               self.masks(None) for k in kids]
         val = np.logical_or.reduce([m[0] for m in ms])
@@ -478,6 +506,14 @@ class Oracle:
         else:
             nan = isnan
         return self.mark(r, val, nan)
+
+    def is_scalar(self, v):
+        return v is not None and not is_weak(v) and self.scalars.get(id(v)) is v
+
+    def np_scalar(self, v):
+        """The operand as NumPy sees it: a weak value the Python scalar, a
+        NumPy scalar its (equal) first element, an array itself."""
+        return v if is_weak(v) else v[0] if self.is_scalar(v) and self.n else v
 
     def was_nan(self, k, r):
         v = self.kid_values.get(id(k))
@@ -651,17 +687,26 @@ class Oracle:
             except OverflowError as ex:
                 raise Refusal(str(ex))
             return int_power(np.broadcast_to(x, (self.n,)), np.broadcast_to(y, (self.n,)))
-        # Both operands as arrays of the result type: NumPy 2.4's np.power
-        # takes sqrt for a scalar exponent 0.5 (power(-inf, 0.5) is NaN), where
-        # jitc documents C's pow, as np.power was.
-        x = np.full(self.n, ta, t) if is_weak(ta) else ta.astype(t)
-        y = np.full(self.n, tb, t) if is_weak(tb) else tb.astype(t)
-        return check_dtype(np.power(x, y))
+        # NumPy 2 takes sqrt for a scalar exponent 0.5 (power(-inf, 0.5) is
+        # NaN, power(-0.0, 0.5) is -0.0), pow for an array of exponents, as
+        # jitc documents: a weak exponent goes in as the Python scalar it
+        # is, and power() of weak operands only as NumPy scalars.
+        x, y = self.np_scalar(a), self.np_scalar(b)
+        if np.ndim(x) == 0 and np.ndim(y) == 0:
+            r = np.power(x, y)
+            return check_dtype(np.full(self.n, r, np.asarray(r).dtype))
+        x = np.full(self.n, x, t) if np.ndim(x) == 0 else x.astype(t)
+        y = y if np.ndim(y) == 0 else y.astype(t)
+        return check_dtype(np.asarray(np.power(x, y)))
 
     def call(self, name, args):
         if name in CASTS:
             v = args[0]
-            return jitc_cast(self.strong(v), NP[CASTS[name]])
+            dt = np.dtype(NP[CASTS[name]])
+            if isinstance(v, int) and not isinstance(v, bool) and dt.kind == "i" and \
+                    -2**63 <= v < 2**63 and not INT_MIN[dt] <= v <= INT_MAX[dt]:
+                raise Refusal("Python integer %d out of bounds for %s" % (v, dt))
+            return jitc_cast(self.strong(v), dt)
         if name in ("power", "pow"):
             return self.power(args[0], args[1], False)
         if all(is_weak(a) for a in args):
@@ -707,7 +752,8 @@ class Oracle:
                 t = t if t.kind == "f" else np.dtype(np.float64)
             xs = [conv(a, t) for a in xs]
             if name == "clip":
-                return np.minimum(np.maximum(xs[0], xs[1]), xs[2])
+                r = equal_gives_y(np.maximum(xs[0], xs[1]), xs[0], xs[1])
+                return equal_gives_y(np.minimum(r, xs[2]), r, xs[2])
             if name == "where":
                 return np.where(c, xs[0], xs[1])
             return exact_fma(*xs)
@@ -716,10 +762,12 @@ class Oracle:
             safe = np.where((y == 0) | (y == -1), 1, y).astype(t)
             return np.where((y == 0) | (y == -1), np.zeros_like(x), np.fmod(x, safe))
         try:
-            r = UFUNC[name](*args)
+            r = check_dtype(np.asarray(UFUNC[name](*args)))
         except (OverflowError, TypeError, ValueError) as ex:
             raise Refusal(str(ex))
-        return check_dtype(np.asarray(r))
+        if name in MINMAX:
+            r = equal_gives_y(r, args[0], args[1])
+        return r
 
 # Weak values the new shapes use: literals, named constants and signs of them.
 CONST_VALUES = ["2.5", "-2.5", "0.5", "1e300", "(-1e300)", "3e9", "(-3e9)", "pi", "(-pi)", "inf",
