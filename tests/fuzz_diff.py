@@ -618,7 +618,7 @@ class Oracle:
             if b < 0:
                 if a == 0:
                     raise Undefined("Python raises ZeroDivisionError")
-                return float(np.power(np.float64(a), np.float64(b)))
+                return a ** b  # Python: float(a) ** float(b), C's pow
             if abs(a) > 1 and b > 64:
                 raise Undefined("weak integer beyond int64")
             r = a ** b
