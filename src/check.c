@@ -665,7 +665,9 @@ static Val check_call(Checker *K, Ast *a) {
 ** one multiplication on every target.  Squaring is exact, so integers and
 ** 2.0 take the same path. */
 static Val check_power(Checker *K, int off, Val *v, bool call) {
-  if (!v[0].bad && !v[1].bad && !v[0].weak && v[1].n->kind == N_CONST &&
+  /* np.power takes the fast paths for any scalar exponent, whatever the
+  ** base; Python's `**` of two weak values is C's pow. */
+  if (!v[0].bad && !v[1].bad && (!v[0].weak || call) && v[1].n->kind == N_CONST &&
       v[1].n->type != JITC_BOOL) {
     bool weak;
     jitc_dtype t = common_type(v, 2, &weak);
@@ -685,11 +687,13 @@ static Val check_power(Checker *K, int off, Val *v, bool call) {
   Val r = apply(K, OP_POW, off, v, 2, JITC_BOOL, call);
   /* A float array raised to a scalar known only at run time: NumPy's fast
   ** path decides by the value, so the kernel does too for 0.5, where pow
-  ** and sqrt differ at -inf and -0.0.  (For 2 and -1, pow has the special
+  ** and sqrt differ at -inf and -0.0.  (A scalar base with `**` is NumPy's
+  ** scalar power, C's pow; np.power takes the fast path for scalars too.)  (For 2 and -1, pow has the special
   ** values of square and reciprocal, and differs at most in rounding.) */
   if (!r.bad && !r.weak && r.n->kind == N_OP && r.n->op == OP_POW &&
       dtype_is_float(v[0].n->type) && v[1].n->type != JITC_BOOL &&
-      r.n->args[1]->kind != N_CONST && is_uniform(r.n->args[1])) {
+      r.n->args[1]->kind != N_CONST && is_uniform(r.n->args[1]) &&
+      (call || !is_uniform(r.n->args[0]))) {
     Node *x = r.n->args[0], *half = new_node(K, N_CONST, r.n->type, off);
     half->k.f = 0.5;
     Node *eq[2] = {r.n->args[1], half};

@@ -1112,6 +1112,19 @@ def weak_value_cases():
         run_case(Case("x ** w, w = 3 at run time, is pow %s" % SHORT[t], {"x": x}, [
             ("h0", "x ** w", power(x, 3), ULP)], defines=["w=3"]))
 
+    # A scalar base: np.power takes sqrt for a scalar 0.5 exponent too, while
+    # `**` of scalars is Python's or NumPy's scalar power, C's pow.
+    n1 = np.zeros(3)
+    v = np.float64(0.5)
+    with np.errstate(invalid="ignore"):
+        run_case(Case("power of a scalar base to 0.5", {}, [
+            ("q0", "pow(-inf, 0.5) + i * 0", np.power(-np.inf, 0.5) + n1, EXACT),
+            ("q1", "power(-0.0, 0.5)", np.full(3, np.power(-0.0, 0.5)), EXACT),
+            ("q2", "(-inf) ** 0.5 + i * 0", (-np.inf) ** 0.5 + n1, EXACT),
+            ("q3", "(-inf) ** v + i * 0", (-np.inf) ** v + n1, EXACT),
+            ("q4", "power(-inf, v) + i * 0", np.power(-np.inf, v) + n1, EXACT)],
+            defines=["v=0.5:f64"], n=3))
+
     # Refusals: where Python or NumPy raises.
     ins = {"a": a, "f": f}
     for prog, why in (("zz = power(True, -1)", "power of weak ints, negative exponent"),
