@@ -157,6 +157,8 @@ static jitc_dtype weak_with(jitc_dtype weak, jitc_dtype strong) {
 ** integer fits: a constant now, a scalar or an expression of scalars
 ** before each run.  `meets` says what has type t, for the message. */
 static Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets) {
+  if (!v.weak) /* where() converts both of its values through here */
+    return convert(K, v, t);
   if (v.n->kind == N_CONST && v.n->type == JITC_INT64 && t == JITC_INT32 &&
       (v.n->k.i < INT32_MIN || v.n->k.i > INT32_MAX) && !v.bad) {
     error_at(K->C, v.n->off, "the integer %lld does not fit in int32, the type of %s",

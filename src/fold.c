@@ -20,6 +20,8 @@
 */
 #include "jitc_int.h"
 
+#include <math.h>
+
 #include "semantics.h"
 
 /* One value of any type, as sem_exec reads and writes it: a parameter's
@@ -61,7 +63,8 @@ static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const S
   if (t == JITC_FLOAT64) {
     if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && b->f64 == 0)
       return FOLD_ZERODIV;
-    if (op == OP_POW && a->f64 == 0 && b->f64 < 0) /* 0.0 ** -1 */
+    /* 0.0 ** -1 raises; 0.0 ** -inf is inf in Python too */
+    if (op == OP_POW && a->f64 == 0 && b->f64 < 0 && !isinf(b->f64))
       return FOLD_ZERODIV;
     return FOLD_OK;
   }

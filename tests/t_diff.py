@@ -1125,6 +1125,14 @@ def weak_value_cases():
             ("q4", "power(-inf, v) + i * 0", np.power(-np.inf, v) + n1, EXACT)],
             defines=["v=0.5:f64"], n=3))
 
+    # Strong values inside where() are not weak expressions; 0.0 ** -inf is
+    # inf in Python (0.0 ** -1 raises).
+    n1 = np.arange(3)
+    with np.errstate(divide="ignore"):
+        run_case(Case("where of strong values; 0.0 ** -inf", {}, [
+            ("w0", "where(i >= 0, (i + 5) / 0, 1.0)", np.where(n1 >= 0, (n1 + 5) / 0, 1.0), EXACT),
+            ("w1", "(False ** (-inf)) + i * 0", (False ** -np.inf) + n1 * 0, EXACT)], n=3))
+
     # Refusals: where Python or NumPy raises.
     ins = {"a": a, "f": f}
     for prog, why in (("zz = power(True, -1)", "power of weak ints, negative exponent"),
