@@ -109,9 +109,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from fractions import Fraction
 
 import numpy as np
+
+import exact
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JITC = os.environ.get("JITC") or os.path.join(ROOT, os.environ.get("BUILD", "build"), "jitc")
@@ -296,51 +297,6 @@ def check_dtype(r):
     if r.dtype not in DTYPES:
         raise Refusal("NumPy's result would be %s" % r.dtype)
     return r
-
-
-def round_f32(q):
-    """The float32 nearest to the rational q, ties to even."""
-    try:
-        v = float(q)
-    except OverflowError:
-        return np.float32(np.inf if q > 0 else -np.inf)
-    c = np.float32(v)
-    best = None
-    for cand in (c, np.nextafter(c, np.float32(np.inf)), np.nextafter(c, np.float32(-np.inf))):
-        if not np.isfinite(cand):
-            continue
-        d = abs(Fraction(float(cand)) - q)
-        key = (d, int(np.array(cand).view(np.int32)) & 1)
-        if best is None or key < best[0]:
-            best = (key, cand)
-    if best is None or (abs(q) > Fraction(float(np.finfo(np.float32).max)) and
-                        abs(q) - Fraction(float(np.finfo(np.float32).max)) >=
-                        Fraction(2 ** 103)):  # beyond max + half an ulp
-        return np.float32(np.inf if q > 0 else -np.inf)
-    return best[1]
-
-
-def exact_fma(x, y, z):
-    """C's fma with one rounding (NumPy has none): exact rationals."""
-    out = (x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)).astype(x.dtype)
-    for k in range(x.size):
-        a, b, c = float(x[k]), float(y[k]), float(z[k])
-        if not (math.isfinite(a) and math.isfinite(b)):
-            continue  # x * y is inf or NaN exactly as the plain expression has it
-        if not math.isfinite(c):
-            out[k] = z[k]  # the exact product is finite, even where x * y overflows
-            continue
-        q = Fraction(a) * Fraction(b) + Fraction(c)
-        if q == 0:
-            continue  # the sign of an exact zero: the plain expression has it
-        if x.dtype == np.float32:
-            out[k] = round_f32(q)
-        else:
-            try:
-                out[k] = float(q)
-            except OverflowError:
-                out[k] = np.inf if q > 0 else -np.inf
-    return out
 
 
 MINMAX = {"minimum", "maximum", "fmin", "fmax"}
@@ -767,7 +723,7 @@ class Oracle:
                 return equal_gives_y(np.minimum(r, xs[2]), r, xs[2])
             if name == "where":
                 return np.where(c, xs[0], xs[1])
-            return exact_fma(*xs)
+            return exact.fma(*xs)
         if name == "fmod" and t.kind == "i":
             x, y = conv(args[0], t), conv(args[1], t)
             safe = np.where((y == 0) | (y == -1), 1, y).astype(t)
@@ -1420,9 +1376,9 @@ def self_test():
         raise AssertionError("no OverflowError")
     except Refusal:
         pass
-    assert exact_fma(np.array([0.1]), np.array([10.0]), np.array([-1.0]))[0] == \
+    assert exact.fma(np.array([0.1]), np.array([10.0]), np.array([-1.0]))[0] == \
         5.551115123125783e-17
-    assert exact_fma(np.array([1e300]), np.array([-1e300]), np.array([np.inf]))[0] == np.inf
+    assert exact.fma(np.array([1e300]), np.array([-1e300]), np.array([np.inf]))[0] == np.inf
 
 
 # ---------------------------------------------------------------------------

@@ -37,9 +37,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from fractions import Fraction
 
 import numpy as np
+
+import exact
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JITC = os.environ.get("JITC") or os.path.join(ROOT, os.environ.get("BUILD", "build"), "jitc")
@@ -199,54 +200,6 @@ def clip(x, lo, hi):
     """jitc's clip: minimum(maximum(x, lo), hi) with NumPy's NaN-propagating
     minimum and maximum (which give the second operand when equal)."""
     return np.minimum(np.maximum(x, lo), hi)
-
-
-def _round_f32(q):
-    """Fraction -> nearest float32 (ties to even), without double rounding."""
-    try:
-        d = float(q)
-    except OverflowError:
-        return np.float32(np.inf if q > 0 else -np.inf)
-    f = np.float32(d)
-    if Fraction(d) == q or not np.isfinite(f):
-        return f
-    lo = f if float(f) <= d else np.nextafter(f, np.float32(-np.inf))
-    hi = np.nextafter(lo, np.float32(np.inf))
-    if not np.isfinite(hi) or not np.isfinite(lo):
-        return f
-    mid = (Fraction(float(lo)) + Fraction(float(hi))) / 2
-    if Fraction(d) != mid:
-        return f
-    if q > mid:
-        return hi
-    if q < mid:
-        return lo
-    return f
-
-
-def fma_ref(x, y, z):
-    """x * y + z with one rounding, element by element (exact arithmetic)."""
-    t = np.result_type(x, y, z)
-    t = t if t.kind == "f" else F64
-    x, y, z = (np.asarray(v).astype(t) for v in (x, y, z))
-    out = np.empty(x.shape, t)
-    for k in range(x.size):
-        xv, yv, zv = x.flat[k], y.flat[k], z.flat[k]
-        if not (np.isfinite(xv) and np.isfinite(yv) and np.isfinite(zv)):
-            out.flat[k] = xv * yv + zv if t == F32 else float(xv) * float(yv) + float(zv)
-            continue
-        q = Fraction(float(xv)) * Fraction(float(yv)) + Fraction(float(zv))
-        if q == 0:
-            # x*y == 0 exactly: the sum is exact and its zero's sign is right.
-            out.flat[k] = (xv * yv + zv) if (xv == 0 or yv == 0) else 0.0
-        elif t == F32:
-            out.flat[k] = _round_f32(q)
-        else:
-            try:
-                out.flat[k] = float(q)
-            except OverflowError:
-                out.flat[k] = np.inf if q > 0 else -np.inf
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -665,9 +618,9 @@ def ternary_cases():
         x, y, z = x.astype(t), y.astype(t), z.astype(t)
         xi = rng.integers(-1000, 1000, len(x)).astype(I32)
         stmts = [
-            ("f0", "fma(x, y, z)", fma_ref(x, y, z), EXACT),
-            ("f1", "fma(x, 2, 1)", fma_ref(x, np.full_like(x, 2), np.full_like(x, 1)), EXACT),
-            ("f2", "fma(xi, y, z)", fma_ref(xi.astype(F64), y.astype(F64), z.astype(F64)),
+            ("f0", "fma(x, y, z)", exact.fma(x, y, z), EXACT),
+            ("f1", "fma(x, 2, 1)", exact.fma(x, np.full_like(x, 2), np.full_like(x, 1)), EXACT),
+            ("f2", "fma(xi, y, z)", exact.fma(xi.astype(F64), y.astype(F64), z.astype(F64)),
              EXACT),
         ]
         run_case(Case("fma %s" % SHORT[t], {"x": x, "y": y, "z": z, "xi": xi}, stmts))
