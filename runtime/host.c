@@ -109,9 +109,3 @@ void host_array_free(HostArray *a) {
   a->n = 0;
   a->ndim = 0;
 }
-
-double rt_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}

@@ -1,7 +1,7 @@
 /*
-** runtime.h -- execution support shared by the CLI, the library and the
-** targets: .npy files, input generators, NumPy-style printing, the thread
-** pool and the CUDA loader.  Nothing here knows about the compiler.
+** runtime.h -- support below the compiler, shared by the library and the
+** command line: building text, the host, the thread pool and the CUDA
+** loader.  Nothing here knows the compiler or includes its headers.
 ** Functions that can fail return 0 on success and -1 on failure, with a
 ** message in err[errlen] that names the file and the problem.
 */
@@ -10,9 +10,52 @@
 
 #include "../src/jitc.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#if defined(__GNUC__)
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF(f, a)
+#endif
+
+/* ---- text.c ---- */
+
+/* A growable string on the heap.  A failed allocation sets `oom` and the
+** buffer stops growing; the text stays NUL-terminated. */
+typedef struct Buf {
+  char *s;
+  size_t len, cap;
+  bool oom;
+} Buf;
+void buf_putc(Buf *b, char c);
+void buf_puts(Buf *b, const char *s);
+void buf_putn(Buf *b, const char *s, size_t n);
+void buf_printf(Buf *b, const char *fmt, ...) PRINTF(2, 3);
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+char *buf_steal(Buf *b); /* the malloc'ed text (never NULL unless oom); b is reset */
+void buf_free(Buf *b);
+
+/* Shortest text that reads back as the same value ("2.5", "0.1", "inf",
+** "nan", "-0.0"); float32 values are shortest as float32.  buf >= 32 bytes. */
+void fmt_double(char *buf, double v);
+void fmt_float(char *buf, float v);
+
+/* FNV-1a 64 of data, its start varied by seed; hash64_update goes on from
+** a hash already made (hash64 of a then b == hash64_update(hash64(a), b)). */
+uint64_t hash64(const void *data, size_t n, uint64_t seed);
+uint64_t hash64_update(uint64_t h, const void *data, size_t n);
+
+/* ---- hostinfo.c ---- */
+
+double now_ms(void);   /* monotonic clock in milliseconds */
+int host_ncores(void); /* online cores, at least 1 */
+/* The CPU's model name / feature flags from /proc/cpuinfo; false (and "")
+** where there is none. */
+bool host_cpu_model(char *out, size_t n);
+bool host_cpu_flags(char *out, size_t n);
 
 #define NPY_MAXDIMS 32
 
@@ -92,27 +135,5 @@ int pool_threads(const Pool *p);
 ** returns when all are done.  One thread does everything when n is small. */
 void pool_run(Pool *p, int threads, int64_t n, int64_t align,
               void (*fn)(void *arg, int64_t begin, int64_t end), void *arg);
-
-/* ---- cache.c: the on-disk compile cache (shared by the cpu and cuda targets) ---- */
-
-/* The cache directory: `dir` if not NULL, else $JITC_CACHE_DIR, else
-** $XDG_CACHE_HOME/jitc, else ~/.cache/jitc.  Created with mode 0700; a
-** directory writable by other users is refused (-1 with the reason). */
-int cache_dir_resolve(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
-
-/* Looks up `key` (any bytes) in namespace `ns` ("cpu", "cuda").  Returns 1
-** with a malloc'ed copy of the payload in *data, *len on a hit; 0 on a miss.
-** An entry whose header, key or checksum does not match is removed and is a
-** miss: it is never returned. */
-int cache_load(const char *dir, const char *ns, const void *key, size_t keylen,
-               void **data, size_t *len);
-
-/* Stores the payload under `key` atomically (temporary file, rename).
-** Returns 0, or -1 (the cache is best effort: callers go on without it). */
-int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
-                const void *data, size_t len);
-
-/* ---- timer ---- */
-double rt_now_ms(void);
 
 #endif

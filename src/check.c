@@ -488,7 +488,7 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
   /* Python scalars passed to a function are weak for promotion, but the
   ** result is a NumPy scalar: strong (sqrt(2) and power(2, 40) are int64
   ** and float64 NumPy scalars). */
-  bool is_fn = call || op >= OP_ABS;
+  bool is_fn = call || op_info[op].kind != K_OPERATOR;
   Node *args[3];
   if (op == OP_CAST) {
     /* A Python scalar converted by a NumPy type must fit it: np.int32(2**31)

@@ -48,7 +48,7 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                            void *const *arrays, const ParamSlot *params, jitc_run_info *info) {
   return cpu_available(ctx);
 }
-static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out) {
+static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
   return cpu_available(ctx);
 }
 static void cpu_release(jitc_kernel *k) {}
@@ -1781,10 +1781,11 @@ static void cpu_release(jitc_kernel *k) {
 
 /* ---- --emit llvm | llvm-opt | asm ---- */
 
-static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out) {
-  bool ir = strcmp(stage, "llvm") == 0, opt = strcmp(stage, "llvm-opt") == 0,
-       asm_ = strcmp(stage, "asm") == 0;
-  if (!ir && !opt && !asm_) return JITC_E_USAGE;
+/* The stages of target_cpu.stages, in order. */
+enum { STAGE_LLVM, STAGE_LLVM_OPT, STAGE_ASM };
+
+static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
+  bool ir = stage == STAGE_LLVM, asm_ = stage == STAGE_ASM;
   CpuState *st = cpu_state(ctx);
   if (!st) return JITC_E_UNAVAILABLE;
   Machine *mc = get_machine(ctx, st, k->opt.cpu);
@@ -1829,6 +1830,7 @@ const Target target_cpu = {
   .device = cpu_device,
   .compile = cpu_compile,
   .run = cpu_run,
+  .stages = (const char *const[]){"llvm", "llvm-opt", "asm", NULL},
   .emit = cpu_emit,
   .release = cpu_release,
   .shutdown = cpu_shutdown,

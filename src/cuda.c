@@ -1747,11 +1747,10 @@ static void cuda_release(jitc_kernel *k) {
 
 /* --emit cuda | ptx.  Needs NVRTC for ptx only, and never a GPU: the arch is
 ** opt->cuda_arch, else the device's, else sm_90. */
-static jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out) {
-  if (!stage || (strcmp(stage, "cuda") && strcmp(stage, "ptx")))
-    return ctx_error(ctx, JITC_E_USAGE,
-                     "target cuda has no stage '%s' (its stages are tokens, ast, types, cuda, ptx)",
-                     stage ? stage : "");
+/* The stages of target_cuda.stages, in order. */
+enum { STAGE_CUDA, STAGE_PTX };
+
+static jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
   CudaState *S = state_get(ctx);
   if (!S)
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
@@ -1767,7 +1766,7 @@ static jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, const char *stag
   jitc_status st = JITC_OK;
   Prepared P;
   bool prepared = false;
-  if (!strcmp(stage, "ptx")) {
+  if (stage == STAGE_PTX) {
     if (!load_nvrtc(S)) {
       st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->nvrtc_err);
       goto out;
@@ -1785,7 +1784,7 @@ static jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, const char *stag
   if ((st = prepare(ctx, S, k, arch, false, &P)) != JITC_OK)
     goto out;
   prepared = true;
-  if (!strcmp(stage, "cuda")) {
+  if (stage == STAGE_CUDA) {
     buf_puts(out, P.src.s ? P.src.s : "");
     goto out;
   }
@@ -2334,6 +2333,7 @@ const Target target_cuda = {
     .device = cuda_device,
     .compile = cuda_compile,
     .run = cuda_run,
+    .stages = (const char *const[]){"cuda", "ptx", NULL},
     .emit = cuda_emit,
     .release = cuda_release,
     .shutdown = cuda_shutdown,

@@ -168,7 +168,7 @@ static FoldStatus eval(const Program *p, const Node *n, const ParamSlot *params,
       args[k] = &vals[k];
     }
     /* Every operator below a weak root is itself weak (Python's). */
-    FoldStatus st = fold_op(n, args, n->op < OP_ABS && n->op != OP_CAST, out);
+    FoldStatus st = fold_op(n, args, op_info[n->op].kind == K_OPERATOR, out);
     if (st != FOLD_OK && st != FOLD_UNKNOWN)
       *where = n->off;
     return st;

@@ -767,13 +767,6 @@ static jitc_status interp_run(jitc_context *ctx, const jitc_kernel *k, int64_t n
   return st;
 }
 
-static jitc_status interp_emit(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out) {
-  (void)k;
-  (void)out;
-  return ctx_error(ctx, JITC_E_USAGE, "target interp has no stage '%s' (its stages are tokens, ast, types)",
-                   stage ? stage : "");
-}
-
 static void interp_release(jitc_kernel *k) {
   plan_free(k->impl);
   k->impl = NULL;
@@ -790,7 +783,7 @@ const Target target_interp = {
     .device = interp_device,
     .compile = interp_compile,
     .run = interp_run,
-    .emit = interp_emit,
+    .stages = (const char *const[]){NULL},
     .release = interp_release,
     .shutdown = interp_shutdown,
 };

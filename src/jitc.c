@@ -7,6 +7,7 @@
 #include "jitc_int.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +19,27 @@ static const Target *const targets[JITC_NTARGETS] = {&target_interp, &target_cpu
 
 /* ---- contexts and options ---- */
 
-jitc_context *jitc_context_new(void) { return calloc(1, sizeof(jitc_context)); }
+/* The environment is read here, once (env.c). */
+jitc_context *jitc_context_new(void) {
+  jitc_context *ctx = calloc(1, sizeof(jitc_context));
+  if (ctx && !env_read(&ctx->env)) {
+    env_free(&ctx->env);
+    free(ctx);
+    return NULL;
+  }
+  return ctx;
+}
 
 void jitc_context_free(jitc_context *ctx) {
   if (!ctx)
     return;
+  code_cache_free(ctx); /* the code first: the targets' state unloads it */
   for (int t = 0; t < JITC_NTARGETS; t++)
     if (ctx->target_state[t] && targets[t]->shutdown)
       targets[t]->shutdown(ctx);
   diags_clear(&ctx->diags);
+  env_free(&ctx->env);
+  free(ctx->cache_dir);
   free(ctx);
 }
 
@@ -133,6 +146,53 @@ const char *jitc_target_version(jitc_target t) {
   default:
     return "unknown";
   }
+}
+
+/* The front end's stages, then each target's (Target.stages): the lists
+** jitc_target_stages() returns, made on first use. */
+static const char *const frontend_stages[] = {"tokens", "ast", "types"};
+enum { NFRONT = 3, MAX_STAGES = 16 };
+static const char *stage_lists[JITC_NTARGETS][MAX_STAGES];
+static pthread_once_t stages_once = PTHREAD_ONCE_INIT;
+
+static void make_stage_lists(void) {
+  for (int t = 0; t < JITC_NTARGETS; t++) {
+    int n = 0;
+    for (int s = 0; s < NFRONT; s++)
+      stage_lists[t][n++] = frontend_stages[s];
+    for (const char *const *s = targets[t]->stages; *s && n < MAX_STAGES - 1; s++)
+      stage_lists[t][n++] = *s;
+  }
+}
+
+const char *const *jitc_target_stages(jitc_target t) {
+  if ((unsigned)t >= JITC_NTARGETS)
+    return NULL;
+  pthread_once(&stages_once, make_stage_lists);
+  return stage_lists[t];
+}
+
+/* The index of `stage` in jitc_target_stages(t), or -1; a message listing
+** every target's stages when there is none. */
+static int stage_index(jitc_context *ctx, jitc_target t, const char *stage) {
+  const char *const *list = jitc_target_stages(t);
+  for (int s = 0; list[s]; s++)
+    if (!strcmp(list[s], stage))
+      return s;
+  Buf b = {0};
+  buf_printf(&b, "unknown stage '%s' for target %s (front end:", stage, targets[t]->name);
+  for (int s = 0; s < NFRONT; s++)
+    buf_printf(&b, "%s %s", s ? "," : "", frontend_stages[s]);
+  for (int u = 0; u < JITC_NTARGETS; u++)
+    for (int s = 0; targets[u]->stages[s]; s++) {
+      if (s == 0)
+        buf_printf(&b, "; %s:", targets[u]->name);
+      buf_printf(&b, "%s %s", s ? "," : "", targets[u]->stages[s]);
+    }
+  buf_puts(&b, ")");
+  ctx_error(ctx, JITC_E_USAGE, "%s", b.s ? b.s : "unknown stage");
+  buf_free(&b);
+  return -1;
 }
 
 const char *jitc_target_device(jitc_context *ctx, jitc_target t) {
@@ -299,7 +359,7 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
     st = C.nerrors ? JITC_E_NOMEM : ctx_error(ctx, JITC_E_NOMEM, "out of memory");
     goto fail;
   }
-  if (stage && !strcmp(stage, "tokens")) {
+  if (stage && !strcmp(stage, frontend_stages[0])) {
     dump_tokens(text, &C, toks, ntok);
     goto done;
   }
@@ -308,7 +368,7 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
     st = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
     goto fail;
   }
-  if (stage && !strcmp(stage, "ast")) {
+  if (stage && !strcmp(stage, frontend_stages[1])) {
     dump_ast(text, ast);
     goto done;
   }
@@ -330,7 +390,7 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
   }
   k->key = arena_strndup(arena, key.s ? key.s : "", key.len);
   buf_free(&key);
-  if (stage && !strcmp(stage, "types")) {
+  if (stage && !strcmp(stage, frontend_stages[2])) {
     buf_puts(text, k->key);
     goto done;
   }
@@ -385,15 +445,23 @@ jitc_status jitc_emit(jitc_context *ctx, const char *source, const jitc_array_de
   if (!ctx || !stage)
     return JITC_E_USAGE;
   diags_clear(&ctx->diags);
+  jitc_options defaults;
+  if (!opt) {
+    jitc_options_init(&defaults);
+    opt = &defaults;
+  }
+  jitc_target t = opt->target;
+  if ((unsigned)t >= JITC_NTARGETS)
+    return ctx_error(ctx, JITC_E_USAGE, "unknown target %d", (int)t);
+  int s = stage_index(ctx, t, stage);
+  if (s < 0)
+    return JITC_E_USAGE;
   Buf b = {0};
   jitc_kernel *k = NULL;
   jitc_status st = frontend(ctx, source, arrays, narrays, scalars, nscalars, opt, stage, &b, &k);
   if (!st && k) {
     /* A back-end stage: the target emits from the checked program. */
-    st = k->target->emit(ctx, k, stage, &b);
-    if (st == JITC_E_USAGE && jitc_error_count(ctx) == 0)
-      ctx_error(ctx, JITC_E_USAGE, "unknown stage '%s' for target %s (front end: tokens, ast, "
-                "types; cpu: llvm, llvm-opt, asm; cuda: cuda, ptx)", stage, k->target->name);
+    st = k->target->emit(ctx, k, s - NFRONT, &b);
     jitc_kernel_free(k);
   }
   if (!st && b.oom)

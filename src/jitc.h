@@ -263,13 +263,25 @@ JITC_API jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const c
 JITC_API int jitc_kernel_find_array(const jitc_kernel *k, const char *name);
 JITC_API int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name);
 
-/* Writes a stage of the compilation as text: "tokens", "ast", "types",
-** and per back end "llvm", "llvm-opt", "asm" (cpu) or "cuda", "ptx" (cuda).
-** *text is malloc'ed; free it with jitc_free(). */
+/* Writes a stage of the compilation as text: one of jitc_target_stages()
+** of opt->target ("tokens", "ast", "types", then the target's own: "llvm",
+** "llvm-opt", "asm" for cpu; "cuda", "ptx" for cuda).  *text is malloc'ed;
+** free it with jitc_free(). */
 JITC_API jitc_status jitc_emit(jitc_context *ctx, const char *source,
                                const jitc_array_decl *arrays, int narrays,
                                const jitc_scalar_decl *scalars, int nscalars,
                                const jitc_options *opt, const char *stage, char **text);
+
+/* The stages jitc_emit() writes for target t, in pipeline order: the front
+** end's, then the target's; a NULL-terminated list owned by the library
+** (NULL for an unknown target). */
+JITC_API const char *const *jitc_target_stages(jitc_target t);
+
+/* The compile cache's directory for `dir` (NULL: the default, from the
+** environment: docs/environment.md), created if missing and checked to be
+** the caller's alone; NULL when unusable, with the reason in jitc_errmsg().
+** The text stays valid until the next call with ctx. */
+JITC_API const char *jitc_cache_dir(jitc_context *ctx, const char *dir);
 
 /* Frees memory the library handed out (jitc_emit text). */
 JITC_API void jitc_free(void *p);

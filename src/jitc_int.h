@@ -5,6 +5,7 @@
 **   tokenize.c  source text  -> tokens
 **   parse.c     tokens       -> AST (untyped, as written)
 **   check.c     AST          -> Program: typed IR with roles, casts explicit
+**   ops.h       the table of operators and functions (ops.c: as data)
 **   fold.c      constant folding (with semantics.h, the scalar semantics)
 **   dump.c      --emit tokens | ast | types (the typed IR's canonical text)
 **   interp.c    target interp: evaluates the IR (the reference semantics)
@@ -13,13 +14,15 @@
 **   split.c     cutting a large program into groups (cpu, cuda)
 **   jitc.c      the public library API (jitc.h) tying the stages together
 **   main.c      the command line tool, a client of jitc.h only
-** Support: util.c (arena, string buffer, clock, hash), error.c (diagnostics).
+** Support: util.c (the arena), error.c (diagnostics), and below them
+** runtime/ (text, the host, threads, the CUDA loader; runtime.h).
 ** The sections below follow that order.
 */
 #ifndef JITC_INT_H
 #define JITC_INT_H
 
 #include "jitc.h"
+#include "../runtime/runtime.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,10 +30,8 @@
 #include <stdint.h>
 
 #if defined(__GNUC__)
-#define PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define NORETURN __attribute__((noreturn))
 #else
-#define PRINTF(f, a)
 #define NORETURN
 #endif
 
@@ -54,52 +55,56 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) PRINTF(2, 3);
 bool arena_failed(const Arena *a);
 
-/* A growable string on the heap.  A failed allocation sets `oom` and the
-** buffer stops growing; the text stays NUL-terminated. */
-typedef struct Buf {
-  char *s;
-  size_t len, cap;
-  bool oom;
-} Buf;
-void buf_putc(Buf *b, char c);
-void buf_puts(Buf *b, const char *s);
-void buf_putn(Buf *b, const char *s, size_t n);
-void buf_printf(Buf *b, const char *fmt, ...) PRINTF(2, 3);
-void buf_vprintf(Buf *b, const char *fmt, va_list ap);
-char *buf_steal(Buf *b); /* the malloc'ed text (never NULL unless oom); b is reset */
-void buf_free(Buf *b);
-
-double now_ms(void); /* monotonic clock in milliseconds */
-uint64_t hash64(const void *data, size_t n, uint64_t seed); /* FNV-1a 64 */
-
-/* Shortest text that reads back as the same value ("2.5", "0.1", "inf",
-** "nan", "-0.0"); float32 values are shortest as float32.  buf >= 32 bytes. */
-void fmt_double(char *buf, double v);
-void fmt_float(char *buf, float v);
-
 /* npymath.c: float32 exp exactly as NumPy computes it on x86-64. */
 float npy_expf(float x);
 
 /* ===================================================================== */
-/* ops.h: the operator and function table                                 */
+/* ops.h, ops.c: the operator and function table                         */
 /* ===================================================================== */
 
 typedef enum OpId {
-#define OP(id, name, arity, rule) OP_##id,
+#define OP(id, name, kind, arity, spell, prec, rule, libm, llvm, flags) OP_##id,
 #include "ops.h"
 #undef OP
   OP_COUNT
 } OpId;
+
+typedef enum OpKind { K_OPERATOR, K_FUNCTION, K_CAST } OpKind;
+
+/* Binary operators' precedence, loosest first (the parser's levels). */
+typedef enum Prec {
+  P_NONE, P_COMPARE, P_BITOR, P_BITXOR, P_BITAND, P_SHIFT, P_SUM, P_TERM, P_UNARY, P_POWER
+} Prec;
 
 typedef enum TypeRule {
   R_ARITH, R_ARITH_NB, R_TRUEDIV, R_BITWISE, R_SHIFT, R_COMPARE, R_SAME,
   R_SAME_NB, R_FLOAT, R_PROMOTE, R_PRED, R_WHERE, R_CAST
 } TypeRule;
 
+enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4 };
+
+/* The C library's functions of a row, by arity (NULL where it has none). */
+typedef struct LibmFn {
+  double (*d1)(double);
+  float (*f1)(float);
+  double (*d2)(double, double);
+  float (*f2)(float, float);
+  double (*d3)(double, double, double);
+  float (*f3)(float, float, float);
+} LibmFn;
+
+/* One row of ops.h (see there for the columns). */
 typedef struct OpInfo {
-  const char *name;
+  const char *name;  /* --emit spelling */
+  OpKind kind;
   int arity;
+  const char *spell; /* operators: the symbol in the source */
+  Prec prec;
   TypeRule rule;
+  const char *libm;  /* float64 C function ("exp"; float32 adds "f"), or NULL */
+  const char *llvm;  /* LLVM intrinsic ("llvm.floor"), or NULL */
+  unsigned flags;    /* F_* */
+  LibmFn fn;         /* the libm functions named by libm */
 } OpInfo;
 extern const OpInfo op_info[OP_COUNT];
 
@@ -407,8 +412,12 @@ typedef struct Target {
   jitc_status (*run)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                      void *const *arrays, const ParamSlot *params,
                      jitc_run_info *info);
-  /* Appends stage `stage` to out; JITC_E_USAGE if the target has no such stage. */
-  jitc_status (*emit)(jitc_context *ctx, jitc_kernel *k, const char *stage, Buf *out);
+  /* Its --emit stages, in pipeline order after the front end's (tokens,
+  ** ast, types): NULL-terminated.  This list is the only place that names
+  ** them. */
+  const char *const *stages;
+  /* Appends stages[stage] of k to out (NULL when the list is empty). */
+  jitc_status (*emit)(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out);
   /* Frees k->impl. */
   void (*release)(jitc_kernel *k);
   /* Frees the target's per-context state (ctx->target_state[t]). */
@@ -433,11 +442,83 @@ extern const Target target_cpu;
 extern const Target target_cuda;
 
 /* ===================================================================== */
+/* env.c: the environment, read once per context                         */
+/* ===================================================================== */
+
+/* Every environment variable that changes behaviour (docs/environment.md). */
+typedef struct Env {
+  char *cpu;             /* JITC_CPU: the default of jitc_options.cpu */
+  bool sleef_only;       /* JITC_VECMATH=sleef: vector math from SLEEF only */
+  char *cache_dir;       /* JITC_CACHE_DIR, else $XDG_CACHE_HOME/jitc, else
+                         ** ~/.cache/jitc; NULL: none */
+  char *libcuda;         /* JITC_LIBCUDA: the CUDA driver library to load */
+  char *libnvrtc;        /* JITC_LIBNVRTC: the NVRTC library to load */
+  char *cuda_home;       /* CUDA_HOME, else CUDA_PATH: where NVRTC is looked for */
+  int cuda_device;       /* JITC_CUDA_DEVICE: the GPU's ordinal (0) */
+  /* Tuning of the cuda target, for measurements (docs/environment.md). */
+  int cuda_vbytes;       /* JITC_CUDA_VBYTES: bytes per thread per array (16) */
+  int cuda_vec;          /* JITC_CUDA_VEC: 0 turns vector loads off (1) */
+  int cuda_waves;        /* JITC_CUDA_WAVES: grid size in waves, 0 = auto */
+  int cuda_index64;      /* JITC_CUDA_INDEX64: 1 forces 64-bit indices (0) */
+  int cuda_copy_threads; /* JITC_CUDA_COPY_THREADS: host copy threads (4) */
+  int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (8) */
+  char *nvrtc_extra;     /* JITC_NVRTC_EXTRA: one more NVRTC option */
+  char bad[300];         /* the first variable with a bad value, as a message */
+  bool oom;
+} Env;
+
+bool env_read(Env *e); /* false when out of memory */
+void env_free(Env *e);
+
+/* ===================================================================== */
+/* codecache.c: the compile cache of every target                        */
+/* ===================================================================== */
+
+/* What a target compiles, for code_get(). */
+typedef struct CodeBuild {
+  const char *ns;  /* the target's namespace: "cpu", "cuda" */
+  const char *key; /* everything that changes the code (any bytes) */
+  size_t keylen;
+  /* Compiles: a malloc'ed payload (object code, a CUBIN) in *data, *len. */
+  jitc_status (*build)(jitc_context *ctx, void *arg, void **data, size_t *len);
+  /* Loads a payload; *code is the handle the memory table keeps. */
+  jitc_status (*load)(jitc_context *ctx, void *arg, const void *data, size_t len, void **code);
+  /* Frees a handle when the context goes; NULL when there is nothing to free. */
+  void (*unload)(jitc_context *ctx, void *code);
+  void *arg;
+} CodeBuild;
+
+/* The loaded code of b: from the context's memory table, else from the
+** disk cache (opt->cache_dir or the environment's; not with opt->no_cache),
+** else built and stored on disk (best effort).  ci->cache gets "memory",
+** "disk", "miss" or "none" and ci->load_ms the loading time; build sets
+** the other times.  A disk entry that does not load is built afresh. */
+jitc_status code_get(jitc_context *ctx, const jitc_options *opt, const CodeBuild *b,
+                     void **code, jitc_compile_info *ci);
+
+/* TRANSITIONAL, removed once every target uses code_get(). */
+int cache_dir_resolve(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
+int cache_load(const char *dir, const char *ns, const void *key, size_t keylen,
+               void **data, size_t *len);
+int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
+                const void *data, size_t len);
+
+typedef struct CodeEntry CodeEntry;
+typedef struct CodeCache {
+  CodeEntry *bucket[64];
+} CodeCache;
+/* Unloads every entry (before the targets shut down). */
+void code_cache_free(jitc_context *ctx);
+
+/* ===================================================================== */
 /* jitc.c: the library                                                    */
 /* ===================================================================== */
 
 struct jitc_context {
   Diags diags;                           /* of the last failed call */
+  Env env;                               /* read when the context was made */
+  CodeCache codes;                       /* compiled code, every target's */
+  char *cache_dir;                       /* jitc_cache_dir()'s answer */
   void *target_state[JITC_NTARGETS];     /* owned by each target */
 };
 

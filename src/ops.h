@@ -1,14 +1,25 @@
 /*
 ** ops.h -- the one table of operators and functions, shared by every stage.
 **
-** Each stage includes this file after defining the macros it needs (any of
-** OP, FN and CAST; undefined ones are skipped), so that
-** adding a math function is one line here plus its case in each back end.
+** Each file includes this one after defining the macros it needs (any of
+** OP, FN and CAST; undefined ones are skipped) and reads the columns it
+** cares about: the lexer the spellings, the parser the precedences, the
+** checker the typing rules, the back ends the library names and flags.
+** A plain math function that libm and NumPy both have is one OP row and
+** one FN row here; every stage takes it from the table.
 **
-**   OP(ID, NAME, ARITY, RULE)
+**   OP(ID, NAME, KIND, ARITY, SPELL, PREC, RULE, LIBM, LLVM, FLAGS)
 **     ID     the enumerator, OP_<ID>
-**     NAME   its spelling in --emit output (operators: the symbol)
+**     NAME   its spelling in --emit output: the symbol of a binary
+**            operator, the canonical name of a function
+**     KIND   OPERATOR (written with a symbol), FUNCTION (called by name),
+**            CAST (a conversion, called by the name of its type)
 **     ARITY  number of operands
+**     SPELL  an operator's symbol in the source (NULL for functions)
+**     PREC   a binary operator's precedence level (P_UNARY for unary
+**            operators, P_NONE for functions), loosest to tightest:
+**            P_COMPARE < P_BITOR < P_BITXOR < P_BITAND < P_SHIFT < P_SUM <
+**            P_TERM < P_UNARY < P_POWER
 **     RULE   how the checker types it (enum TypeRule in jitc_int.h):
 **       R_ARITH    NumPy promotion; bool op bool stays bool (+ is or, * is and)
 **       R_ARITH_NB NumPy promotion; bool operands are an error
@@ -25,79 +36,87 @@
 **       R_WHERE    where(cond, x, y): cond any type (non-zero is true),
 **                  result promote(x, y)
 **       R_CAST     conversion to the type named by the function
+**     LIBM   the C library function computing it on float64 (float32:
+**            the same name with "f"), as an identifier; NOLIB where none.
+**            A function the back ends have no special case for is this
+**            call, on every target (cpu: one lane at a time unless the
+**            vector math library has it).
+**     LLVM   the LLVM intrinsic computing it on floats, or NULL
+**     FLAGS  0, or any of
+**       F_AUG     a binary operator with an augmented assignment (+=)
+**       F_INT_ID  the identity on integers and bool (floor, ceil, trunc)
+**       F_NANARG  a float function whose NaN argument is its result, sign
+**                 and payload kept (vector math libraries may lose them)
 **
 **   FN(NAME, ID) maps a function name of the language to OP_<ID>; aliases
 **   are more rows.  CAST(NAME, DTYPE) maps a cast function to OP_CAST.
 */
 
 #ifdef OP
-/* Binary operators. */
-OP(ADD,       "+",  2, R_ARITH)
-OP(SUB,       "-",  2, R_ARITH_NB)
-OP(MUL,       "*",  2, R_ARITH)
-OP(DIV,       "/",  2, R_TRUEDIV)
-OP(FLOORDIV,  "//", 2, R_ARITH_NB)
-OP(MOD,       "%",  2, R_ARITH_NB)
-OP(POW,       "**", 2, R_ARITH_NB)
-OP(AND,       "&",  2, R_BITWISE)
-OP(OR,        "|",  2, R_BITWISE)
-OP(XOR,       "^",  2, R_BITWISE)
-OP(SHL,       "<<", 2, R_SHIFT)
-OP(SHR,       ">>", 2, R_SHIFT)
-OP(LT,        "<",  2, R_COMPARE)
-OP(LE,        "<=", 2, R_COMPARE)
-OP(GT,        ">",  2, R_COMPARE)
-OP(GE,        ">=", 2, R_COMPARE)
-OP(EQ,        "==", 2, R_COMPARE)
-OP(NE,        "!=", 2, R_COMPARE)
-/* Unary operators. */
-OP(NEG,       "neg",    1, R_SAME_NB)
-OP(INVERT,    "invert", 1, R_BITWISE)
-/* Functions. */
-OP(ABS,       "abs",        1, R_SAME)
-OP(SQRT,      "sqrt",       1, R_FLOAT)
-OP(CBRT,      "cbrt",       1, R_FLOAT)
-OP(SQUARE,    "square",     1, R_SAME_NB)
-OP(RECIPROCAL,"reciprocal", 1, R_SAME_NB)
-OP(EXP,       "exp",        1, R_FLOAT)
-OP(EXP2,      "exp2",       1, R_FLOAT)
-OP(EXPM1,     "expm1",      1, R_FLOAT)
-OP(LOG,       "log",        1, R_FLOAT)
-OP(LOG2,      "log2",       1, R_FLOAT)
-OP(LOG10,     "log10",      1, R_FLOAT)
-OP(LOG1P,     "log1p",      1, R_FLOAT)
-OP(SIN,       "sin",        1, R_FLOAT)
-OP(COS,       "cos",        1, R_FLOAT)
-OP(TAN,       "tan",        1, R_FLOAT)
-OP(ASIN,      "arcsin",     1, R_FLOAT)
-OP(ACOS,      "arccos",     1, R_FLOAT)
-OP(ATAN,      "arctan",     1, R_FLOAT)
-OP(SINH,      "sinh",       1, R_FLOAT)
-OP(COSH,      "cosh",       1, R_FLOAT)
-OP(TANH,      "tanh",       1, R_FLOAT)
-OP(ASINH,     "arcsinh",    1, R_FLOAT)
-OP(ACOSH,     "arccosh",    1, R_FLOAT)
-OP(ATANH,     "arctanh",    1, R_FLOAT)
-OP(FLOOR,     "floor",      1, R_SAME)
-OP(CEIL,      "ceil",       1, R_SAME)
-OP(TRUNC,     "trunc",      1, R_SAME)
-OP(RINT,      "rint",       1, R_FLOAT)
-OP(SIGN,      "sign",       1, R_SAME_NB)
-OP(ATAN2,     "arctan2",    2, R_FLOAT)
-OP(HYPOT,     "hypot",      2, R_FLOAT)
-OP(FMOD,      "fmod",       2, R_ARITH_NB)
-OP(COPYSIGN,  "copysign",   2, R_FLOAT)
-OP(MINIMUM,   "minimum",    2, R_PROMOTE)
-OP(MAXIMUM,   "maximum",    2, R_PROMOTE)
-OP(FMIN,      "fmin",       2, R_PROMOTE)
-OP(FMAX,      "fmax",       2, R_PROMOTE)
-OP(CLIP,      "clip",       3, R_PROMOTE)
-OP(FMA,       "fma",        3, R_FLOAT)
-OP(WHERE,     "where",      3, R_WHERE)
-OP(ISNAN,     "isnan",      1, R_PRED)
-OP(ISINF,     "isinf",      1, R_PRED)
-OP(ISFINITE,  "isfinite",   1, R_PRED)
-OP(CAST,      "cast",       1, R_CAST)
+OP(ADD,        "+",          OPERATOR, 2, "+",  P_SUM,     R_ARITH,    NOLIB,    NULL,             F_AUG)
+OP(SUB,        "-",          OPERATOR, 2, "-",  P_SUM,     R_ARITH_NB, NOLIB,    NULL,             F_AUG)
+OP(MUL,        "*",          OPERATOR, 2, "*",  P_TERM,    R_ARITH,    NOLIB,    NULL,             F_AUG)
+OP(DIV,        "/",          OPERATOR, 2, "/",  P_TERM,    R_TRUEDIV,  NOLIB,    NULL,             F_AUG)
+OP(FLOORDIV,   "//",         OPERATOR, 2, "//", P_TERM,    R_ARITH_NB, NOLIB,    NULL,             F_AUG)
+OP(MOD,        "%",          OPERATOR, 2, "%",  P_TERM,    R_ARITH_NB, NOLIB,    NULL,             F_AUG)
+OP(POW,        "**",         OPERATOR, 2, "**", P_POWER,   R_ARITH_NB, pow,      NULL,             F_AUG)
+OP(AND,        "&",          OPERATOR, 2, "&",  P_BITAND,  R_BITWISE,  NOLIB,    NULL,             F_AUG)
+OP(OR,         "|",          OPERATOR, 2, "|",  P_BITOR,   R_BITWISE,  NOLIB,    NULL,             F_AUG)
+OP(XOR,        "^",          OPERATOR, 2, "^",  P_BITXOR,  R_BITWISE,  NOLIB,    NULL,             F_AUG)
+OP(SHL,        "<<",         OPERATOR, 2, "<<", P_SHIFT,   R_SHIFT,    NOLIB,    NULL,             F_AUG)
+OP(SHR,        ">>",         OPERATOR, 2, ">>", P_SHIFT,   R_SHIFT,    NOLIB,    NULL,             F_AUG)
+OP(LT,         "<",          OPERATOR, 2, "<",  P_COMPARE, R_COMPARE,  NOLIB,    NULL,             0)
+OP(LE,         "<=",         OPERATOR, 2, "<=", P_COMPARE, R_COMPARE,  NOLIB,    NULL,             0)
+OP(GT,         ">",          OPERATOR, 2, ">",  P_COMPARE, R_COMPARE,  NOLIB,    NULL,             0)
+OP(GE,         ">=",         OPERATOR, 2, ">=", P_COMPARE, R_COMPARE,  NOLIB,    NULL,             0)
+OP(EQ,         "==",         OPERATOR, 2, "==", P_COMPARE, R_COMPARE,  NOLIB,    NULL,             0)
+OP(NE,         "!=",         OPERATOR, 2, "!=", P_COMPARE, R_COMPARE,  NOLIB,    NULL,             0)
+OP(NEG,        "neg",        OPERATOR, 1, "-",  P_UNARY,   R_SAME_NB,  NOLIB,    NULL,             0)
+OP(INVERT,     "invert",     OPERATOR, 1, "~",  P_UNARY,   R_BITWISE,  NOLIB,    NULL,             0)
+OP(ABS,        "abs",        FUNCTION, 1, NULL, P_NONE,    R_SAME,     fabs,     "llvm.fabs",      0)
+OP(SQRT,       "sqrt",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    sqrt,     "llvm.sqrt",      0)
+OP(CBRT,       "cbrt",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    cbrt,     NULL,             F_NANARG)
+OP(SQUARE,     "square",     FUNCTION, 1, NULL, P_NONE,    R_SAME_NB,  NOLIB,    NULL,             0)
+OP(RECIPROCAL, "reciprocal", FUNCTION, 1, NULL, P_NONE,    R_SAME_NB,  NOLIB,    NULL,             0)
+OP(EXP,        "exp",        FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    exp,      NULL,             F_NANARG)
+OP(EXP2,       "exp2",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    exp2,     NULL,             F_NANARG)
+OP(EXPM1,      "expm1",      FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    expm1,    NULL,             F_NANARG)
+OP(LOG,        "log",        FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    log,      NULL,             F_NANARG)
+OP(LOG2,       "log2",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    log2,     NULL,             F_NANARG)
+OP(LOG10,      "log10",      FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    log10,    NULL,             F_NANARG)
+OP(LOG1P,      "log1p",      FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    log1p,    NULL,             F_NANARG)
+OP(SIN,        "sin",        FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    sin,      NULL,             F_NANARG)
+OP(COS,        "cos",        FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    cos,      NULL,             F_NANARG)
+OP(TAN,        "tan",        FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    tan,      NULL,             F_NANARG)
+OP(ASIN,       "arcsin",     FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    asin,     NULL,             F_NANARG)
+OP(ACOS,       "arccos",     FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    acos,     NULL,             F_NANARG)
+OP(ATAN,       "arctan",     FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    atan,     NULL,             F_NANARG)
+OP(SINH,       "sinh",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    sinh,     NULL,             F_NANARG)
+OP(COSH,       "cosh",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    cosh,     NULL,             F_NANARG)
+OP(TANH,       "tanh",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    tanh,     NULL,             F_NANARG)
+OP(ASINH,      "arcsinh",    FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    asinh,    NULL,             F_NANARG)
+OP(ACOSH,      "arccosh",    FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    acosh,    NULL,             F_NANARG)
+OP(ATANH,      "arctanh",    FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    atanh,    NULL,             F_NANARG)
+OP(FLOOR,      "floor",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     floor,    "llvm.floor",     F_INT_ID)
+OP(CEIL,       "ceil",       FUNCTION, 1, NULL, P_NONE,    R_SAME,     ceil,     "llvm.ceil",      F_INT_ID)
+OP(TRUNC,      "trunc",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     trunc,    "llvm.trunc",     F_INT_ID)
+OP(RINT,       "rint",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    rint,     "llvm.roundeven", 0)
+OP(SIGN,       "sign",       FUNCTION, 1, NULL, P_NONE,    R_SAME_NB,  NOLIB,    NULL,             0)
+OP(ATAN2,      "arctan2",    FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    atan2,    NULL,             0)
+OP(HYPOT,      "hypot",      FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    hypot,    NULL,             0)
+OP(FMOD,       "fmod",       FUNCTION, 2, NULL, P_NONE,    R_ARITH_NB, fmod,     NULL,             0)
+OP(COPYSIGN,   "copysign",   FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    copysign, "llvm.copysign",  0)
+OP(MINIMUM,    "minimum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
+OP(MAXIMUM,    "maximum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
+OP(FMIN,       "fmin",       FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
+OP(FMAX,       "fmax",       FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
+OP(CLIP,       "clip",       FUNCTION, 3, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
+OP(FMA,        "fma",        FUNCTION, 3, NULL, P_NONE,    R_FLOAT,    fma,      "llvm.fma",       0)
+OP(WHERE,      "where",      FUNCTION, 3, NULL, P_NONE,    R_WHERE,    NOLIB,    NULL,             0)
+OP(ISNAN,      "isnan",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
+OP(ISINF,      "isinf",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
+OP(ISFINITE,   "isfinite",   FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
+OP(CAST,       "cast",       CAST,     1, NULL, P_NONE,    R_CAST,     NOLIB,    NULL,             0)
 #endif
 
 #ifdef FN

@@ -140,7 +140,7 @@ int main(int argc, char **argv) {
     return rc ? die(err) : 0;
   }
   if (!strcmp(cmd, "time") && argc == 2) {
-    double t0 = rt_now_ms(), t1 = rt_now_ms();
+    double t0 = now_ms(), t1 = now_ms();
     printf("%s\n", t1 >= t0 && t0 > 0 ? "monotonic" : "broken");
     return 0;
   }

@@ -48,7 +48,7 @@ def skip(name, why):
 def ops_table():
     """(id, name, arity) of every OP row of src/ops.h."""
     text = open(os.path.join(ROOT, "src", "ops.h")).read()
-    return re.findall(r'^OP\((\w+),\s*"([^"]*)",\s*(\d)', text, re.M)
+    return re.findall(r'^OP\((\w+),\s*"([^"]*)",\s*\w+,\s*(\d)', text, re.M)
 
 
 BINOP = {"ADD": "+", "SUB": "-", "MUL": "*", "DIV": "/", "FLOORDIV": "//", "MOD": "%",

@@ -25,7 +25,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRCS = [os.path.join(ROOT, p) for p in (
     "tests/runtime_driver.c", "runtime/host.c", "runtime/npy.c", "runtime/gen.c",
-    "runtime/format.c")]
+    "runtime/format.c", "runtime/text.c", "runtime/hostinfo.c")]
 CC = os.environ.get("CC", "cc") or "cc"
 WARN = ["-std=c11", "-D_GNU_SOURCE", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 SAN = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",

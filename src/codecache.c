@@ -1,7 +1,14 @@
 /*
-** cache.c -- the on-disk compile cache shared by the cpu and cuda targets.
+** codecache.c -- the compile cache of every target: the flow (the
+** context's memory table, then the disk, then a compile, then a store) and
+** the disk's format.
 **
-** An entry is one file, DIR/NS/<hash of key>.bin, holding a header, the
+** A target describes what it compiles as a CodeBuild: a namespace ("cpu",
+** "cuda"), a key holding everything that changes the code, and functions
+** that build the payload (object code, a CUBIN) and load it.  code_get()
+** returns what was loaded, from the first place that has it.
+**
+** On disk an entry is one file, DIR/NS/<hash of key>.bin, holding a header, the
 ** full key and the payload (object code, PTX, ...):
 **
 **   offset  size  field
@@ -21,7 +28,7 @@
 ** entry, the new one or none.  The cache is best effort: every failure is a
 ** miss or a skipped store, never an error for the caller.
 */
-#include "runtime.h"
+#include "jitc_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,15 +45,6 @@
 /* Entries are object files of one kernel: a bigger file is not ours. */
 #define CACHE_MAX_PAYLOAD ((uint64_t)256 << 20)
 
-static uint64_t fnv1a(const void *data, size_t n, uint64_t h) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-#define FNV_SEED 0xcbf29ce484222325ull
 
 static void put64(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
@@ -105,6 +103,8 @@ static int check_dir(const char *path, char *err, size_t errlen) {
   return 0;
 }
 
+/* TRANSITIONAL: the old interface, until the targets and the command line
+** use code_get() and jitc_cache_dir(). */
 int cache_dir_resolve(const char *dir, char *out, size_t outlen, char *err, size_t errlen) {
   const char *e;
   int n;
@@ -131,12 +131,21 @@ int cache_dir_resolve(const char *dir, char *out, size_t outlen, char *err, size
   return check_dir(out, err, errlen);
 }
 
+/* Makes `dir` (mode 0700) if it is missing and checks it is ours alone. */
+static int prepare_dir(const char *dir, char *err, size_t errlen) {
+  if (mkdirs(dir) != 0) {
+    snprintf(err, errlen, "cannot create cache directory %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  return check_dir(dir, err, errlen);
+}
+
 /* DIR/NS/<32 hex digits>.bin; the name hashes the key twice with different
 ** seeds, so that distinct keys practically never share a file. */
 static int entry_path(char *out, size_t outlen, const char *dir, const char *ns,
                       const void *key, size_t keylen) {
-  uint64_t h1 = fnv1a(key, keylen, FNV_SEED);
-  uint64_t h2 = fnv1a(key, keylen, 0x9e3779b97f4a7c15ull);
+  uint64_t h1 = hash64(key, keylen, 0);
+  uint64_t h2 = hash64(key, keylen, 0x9e3779b97f4a7c15ull);
   int n = snprintf(out, outlen, "%s/%s/%016llx%016llx.bin", dir, ns,
                    (unsigned long long)h1, (unsigned long long)h2);
   return (n < 0 || (size_t)n >= outlen) ? -1 : 0;
@@ -189,7 +198,7 @@ int cache_load(const char *dir, const char *ns, const void *key, size_t keylen,
   if (!buf) goto done;           /* out of memory: a miss, but keep the entry */
   if (read_all(fd, buf, klen + plen) != 0) goto bad;
   if (memcmp(buf, key, keylen) != 0) goto bad;
-  if (fnv1a(buf, klen + plen, FNV_SEED) != sum) goto bad;
+  if (hash64(buf, klen + plen, 0) != sum) goto bad;
   void *payload = malloc(plen + 1);
   if (!payload) goto done;
   memcpy(payload, buf + klen, plen);
@@ -225,7 +234,7 @@ int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
   put32(hdr + 12, 0);
   put64(hdr + 16, keylen);
   put64(hdr + 24, len);
-  put64(hdr + 32, fnv1a(data, len, fnv1a(key, keylen, FNV_SEED)));
+  put64(hdr + 32, hash64_update(hash64(key, keylen, 0), data, len));
   int rc = -1;
   if (write_all(fd, hdr, CACHE_HDR) == 0 && write_all(fd, key, keylen) == 0 &&
       write_all(fd, data, len) == 0)
@@ -234,4 +243,130 @@ int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
   if (rc == 0 && rename(tmp, path) != 0) rc = -1;
   if (rc != 0) unlink(tmp);
   return rc;
+}
+
+/* ---- the flow ---- */
+
+struct CodeEntry {
+  CodeEntry *next;
+  const char *ns; /* a string of the target's, static */
+  uint64_t hash;
+  char *key;
+  size_t keylen;
+  void *code;
+  void (*unload)(jitc_context *ctx, void *code);
+};
+
+#define NBUCKETS (sizeof ((CodeCache *)0)->bucket / sizeof ((CodeCache *)0)->bucket[0])
+
+static CodeEntry *mem_find(CodeCache *c, const CodeBuild *b, uint64_t h) {
+  for (CodeEntry *e = c->bucket[h % NBUCKETS]; e; e = e->next)
+    if (e->hash == h && e->keylen == b->keylen && !strcmp(e->ns, b->ns) &&
+        !memcmp(e->key, b->key, b->keylen))
+      return e;
+  return NULL;
+}
+
+/* Adds code to the table; false when out of memory (the caller unloads it). */
+static bool mem_add(CodeCache *c, const CodeBuild *b, uint64_t h, void *code) {
+  CodeEntry *e = malloc(sizeof *e);
+  char *key = malloc(b->keylen + 1);
+  if (!e || !key) {
+    free(e);
+    free(key);
+    return false;
+  }
+  memcpy(key, b->key, b->keylen);
+  key[b->keylen] = '\0';
+  *e = (CodeEntry){c->bucket[h % NBUCKETS], b->ns, h, key, b->keylen, code, b->unload};
+  c->bucket[h % NBUCKETS] = e;
+  return true;
+}
+
+void code_cache_free(jitc_context *ctx) {
+  CodeCache *c = &ctx->codes;
+  for (size_t q = 0; q < NBUCKETS; q++)
+    while (c->bucket[q]) {
+      CodeEntry *e = c->bucket[q];
+      c->bucket[q] = e->next;
+      if (e->unload)
+        e->unload(ctx, e->code);
+      free(e->key);
+      free(e);
+    }
+}
+
+const char *jitc_cache_dir(jitc_context *ctx, const char *dir) {
+  if (!ctx)
+    return NULL;
+  diags_clear(&ctx->diags);
+  free(ctx->cache_dir);
+  ctx->cache_dir = NULL;
+  if (!dir || !*dir)
+    dir = ctx->env.cache_dir;
+  if (!dir) {
+    ctx_error(ctx, JITC_E_UNAVAILABLE, "no cache directory: set JITC_CACHE_DIR or HOME");
+    return NULL;
+  }
+  char why[PATH_MAX + 100];
+  if (prepare_dir(dir, why, sizeof why) != 0) {
+    ctx_error(ctx, JITC_E_UNAVAILABLE, "%s", why);
+    return NULL;
+  }
+  if (!(ctx->cache_dir = strdup(dir)))
+    ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  return ctx->cache_dir;
+}
+
+jitc_status code_get(jitc_context *ctx, const jitc_options *opt, const CodeBuild *b,
+                     void **code, jitc_compile_info *ci) {
+  *code = NULL;
+  uint64_t h = hash64(b->key, b->keylen, 0);
+  CodeEntry *e = mem_find(&ctx->codes, b, h);
+  if (e) {
+    ci->cache = "memory";
+    *code = e->code;
+    return JITC_OK;
+  }
+  /* A directory that cannot be used is no error: the cache is best effort. */
+  const char *dir = opt->no_cache ? NULL : opt->cache_dir && *opt->cache_dir ? opt->cache_dir
+                                                                             : ctx->env.cache_dir;
+  char why[PATH_MAX + 100];
+  if (dir && prepare_dir(dir, why, sizeof why) != 0)
+    dir = NULL;
+  ci->cache = dir ? "miss" : "none";
+  void *data = NULL;
+  size_t len = 0;
+  jitc_status st = JITC_OK;
+  if (dir && cache_load(dir, b->ns, b->key, b->keylen, &data, &len) == 1) {
+    double t0 = now_ms();
+    st = b->load(ctx, b->arg, data, len, code);
+    free(data);
+    if (st == JITC_OK) {
+      ci->cache = "disk";
+      ci->load_ms = now_ms() - t0;
+    } else {
+      diags_clear(&ctx->diags); /* an entry that does not load: build afresh */
+      *code = NULL;
+    }
+  }
+  if (!*code) {
+    if ((st = b->build(ctx, b->arg, &data, &len)) != JITC_OK)
+      return st;
+    if (dir)
+      cache_store(dir, b->ns, b->key, b->keylen, data, len); /* best effort */
+    double t0 = now_ms();
+    st = b->load(ctx, b->arg, data, len, code);
+    free(data);
+    if (st != JITC_OK)
+      return st;
+    ci->load_ms = now_ms() - t0;
+  }
+  if (!mem_add(&ctx->codes, b, h, *code)) {
+    if (b->unload)
+      b->unload(ctx, *code);
+    *code = NULL;
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
+  return JITC_OK;
 }

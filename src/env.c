@@ -1,0 +1,86 @@
+/*
+** env.c -- the environment variables that change what jitc does, read once
+** when a context is made (jitc_context_new) and kept in ctx->env, so that
+** a context behaves the same all its life whatever the process does to its
+** environment later.  docs/environment.md lists them; nothing else in the
+** library calls getenv().
+*/
+#include "jitc_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A copy of $name, or NULL when it is unset or empty. */
+static char *env_str(Env *e, const char *name) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return NULL;
+  char *c = strdup(v);
+  if (!c)
+    e->oom = true;
+  return c;
+}
+
+/* $name as an integer in [lo, hi], or def when unset; a value that is not
+** one is recorded in e->bad (the first only) and def is used. */
+static int env_int(Env *e, const char *name, int def, int lo, int hi) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return def;
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || *end || end == v || x < lo || x > hi) {
+    if (!e->bad[0])
+      snprintf(e->bad, sizeof e->bad, "environment variable %s='%s': expected an integer "
+               "from %d to %d", name, v, lo, hi);
+    return def;
+  }
+  return (int)x;
+}
+
+bool env_read(Env *e) {
+  memset(e, 0, sizeof *e);
+  e->cpu = env_str(e, "JITC_CPU");
+  const char *vm = getenv("JITC_VECMATH");
+  if (vm && *vm && strcmp(vm, "sleef") != 0)
+    snprintf(e->bad, sizeof e->bad, "environment variable JITC_VECMATH='%s': the only value "
+             "is 'sleef'", vm);
+  e->sleef_only = vm && !strcmp(vm, "sleef");
+  /* The default cache directory, as the XDG base directory rules say. */
+  const char *v;
+  if ((v = getenv("JITC_CACHE_DIR")) && *v)
+    e->cache_dir = strdup(v);
+  else if ((v = getenv("XDG_CACHE_HOME")) && *v == '/' && (e->cache_dir = malloc(strlen(v) + 6)))
+    sprintf(e->cache_dir, "%s/jitc", v);
+  else if ((v = getenv("HOME")) && *v && (e->cache_dir = malloc(strlen(v) + 13)))
+    sprintf(e->cache_dir, "%s/.cache/jitc", v);
+  if (v && *v && !e->cache_dir)
+    e->oom = true;
+  e->libcuda = env_str(e, "JITC_LIBCUDA");
+  e->libnvrtc = env_str(e, "JITC_LIBNVRTC");
+  e->cuda_home = env_str(e, "CUDA_HOME");
+  if (!e->cuda_home)
+    e->cuda_home = env_str(e, "CUDA_PATH");
+  e->cuda_device = env_int(e, "JITC_CUDA_DEVICE", 0, 0, 1 << 20);
+  e->cuda_vbytes = env_int(e, "JITC_CUDA_VBYTES", 16, 1, 64);
+  e->cuda_vec = env_int(e, "JITC_CUDA_VEC", 1, 0, 1);
+  e->cuda_waves = env_int(e, "JITC_CUDA_WAVES", 0, 0, 1 << 20);
+  e->cuda_index64 = env_int(e, "JITC_CUDA_INDEX64", 0, 0, 1);
+  e->cuda_copy_threads = env_int(e, "JITC_CUDA_COPY_THREADS", 4, 1, 256);
+  e->cuda_chunk_mb = env_int(e, "JITC_CUDA_CHUNK_MB", 8, 1, 4096);
+  e->nvrtc_extra = env_str(e, "JITC_NVRTC_EXTRA");
+  return !e->oom;
+}
+
+void env_free(Env *e) {
+  free(e->cpu);
+  free(e->cache_dir);
+  free(e->libcuda);
+  free(e->libnvrtc);
+  free(e->cuda_home);
+  free(e->nvrtc_extra);
+  memset(e, 0, sizeof *e);
+}

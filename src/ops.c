@@ -1,0 +1,46 @@
+/*
+** ops.c -- the operator table of ops.h as data: op_info[] for every stage,
+** and the lookup of function names.
+*/
+#include "jitc_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The LIBM column: its name as a string (NULL for NOLIB) and the functions
+** themselves, double and float, of the row's arity. */
+#define NOLIB 0
+#define NOLIBf 0
+#define LIBM_1(d, f) {.d1 = d, .f1 = f}
+#define LIBM_2(d, f) {.d2 = d, .f2 = f}
+#define LIBM_3(d, f) {.d3 = d, .f3 = f}
+
+const OpInfo op_info[OP_COUNT] = {
+#define OP(id, name, kind, arity, spell, prec, rule, libm, llvm, flags) \
+  {name, K_##kind, arity, spell, prec, rule, #libm[0] == 'N' ? NULL : #libm, llvm, flags, \
+   LIBM_##arity(libm, libm##f)},
+#include "ops.h"
+#undef OP
+};
+
+int op_lookup_function(const char *name, size_t len, jitc_dtype *cast_to) {
+  static const struct {
+    const char *name;
+    int op;
+    int cast;
+  } fns[] = {
+#define FN(name, id) {name, OP_##id, -1},
+#define CAST(name, dt) {name, OP_CAST, dt},
+#include "ops.h"
+#undef FN
+#undef CAST
+  };
+  for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++) {
+    if (strlen(fns[k].name) == len && memcmp(fns[k].name, name, len) == 0) {
+      if (fns[k].cast >= 0 && cast_to)
+        *cast_to = (jitc_dtype)fns[k].cast;
+      return fns[k].op;
+    }
+  }
+  return -1;
+}
