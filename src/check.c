@@ -71,9 +71,6 @@ typedef struct Checker {
   int stmt;        /* index of the statement after the one being checked */
 } Checker;
 
-bool dtype_is_int(jitc_dtype t) { return t == JITC_INT32 || t == JITC_INT64; }
-bool dtype_is_float(jitc_dtype t) { return t == JITC_FLOAT32 || t == JITC_FLOAT64; }
-
 /* NumPy's promotion table for the five types. */
 jitc_dtype promote(jitc_dtype a, jitc_dtype b) {
   if (a == b)

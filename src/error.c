@@ -184,3 +184,13 @@ const char *nearest_name(const char *name, const char *const *names, int n) {
 const char *jitc_nearest_name(const char *name, const char *const *names, int n) {
   return name && (names || n == 0) && n >= 0 ? nearest_name(name, names, n) : NULL;
 }
+
+/* ---- the sink the back ends report to ---- */
+
+jitc_status ctx_error(jitc_context *ctx, jitc_status code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vadd(&ctx->diags, code, NULL, -1, fmt, ap);
+  va_end(ap);
+  return code;
+}

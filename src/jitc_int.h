@@ -59,6 +59,14 @@ bool arena_failed(const Arena *a);
 float npy_expf(float x);
 
 /* ===================================================================== */
+/* vocab.c: the words every stage shares (with jitc.h's dtype and status */
+/* functions, defined there too)                                          */
+/* ===================================================================== */
+
+bool dtype_is_int(jitc_dtype t);   /* int32, int64 */
+bool dtype_is_float(jitc_dtype t); /* float32, float64 */
+
+/* ===================================================================== */
 /* ops.h, ops.c: the operator and function table                         */
 /* ===================================================================== */
 
@@ -145,6 +153,10 @@ void diag_vadd(Diags *d, jitc_status code, const char *src, int offset,
 /* Orders the diagnostics by position and rebuilds the text (after a stage
 ** that reports out of order, e.g. the lexer before the parser). */
 void diags_sort(Diags *d, const char *src);
+/* Adds an error without a source position to the context's diagnostics
+** (the back ends' sink); returns code. */
+jitc_status ctx_error(jitc_context *ctx, jitc_status code, const char *fmt, ...)
+    PRINTF(3, 4);
 /* 1-based line and column of byte `offset` of `src`. */
 void src_position(const char *src, int offset, int *line, int *col);
 /* The known name closest to `name` (edit distance), or NULL if none is close. */
@@ -335,8 +347,6 @@ Program *check(Compiler *C, AstProgram *ast);
 
 /* Result type of NumPy promotion of two types. */
 jitc_dtype promote(jitc_dtype a, jitc_dtype b);
-bool dtype_is_int(jitc_dtype t);   /* int32, int64 */
-bool dtype_is_float(jitc_dtype t); /* float32, float64 */
 
 /* A scalar parameter's value as the kernel receives it: 8 bytes, holding
 ** the value in the parameter's type at offset 0. */
@@ -543,8 +553,5 @@ struct jitc_buffer {
   void *impl; /* the target's handle (cuda: the CUdeviceptr) */
 };
 
-/* Adds an error without a source position to the context (back ends). */
-jitc_status ctx_error(jitc_context *ctx, jitc_status code, const char *fmt, ...)
-    PRINTF(3, 4);
 
 #endif /* JITC_INT_H */

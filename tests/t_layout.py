@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""tests/t_layout.py -- the shape of the source, as docs/architecture and
+README's "Reading the source" describe it, checked on the built objects.
+
+- No two files of the library call each other in a loop (through any chain):
+  the stages sit on the shared vocabulary, the targets on the stages, jitc.c
+  on everything, and runtime/ below all of src/.
+- runtime/ includes nothing from src/ or cli/; src/ nothing from cli/.
+- Only src/env.c reads the environment (getenv) in the library.
+- No source file of src/, runtime/ or cli/ is longer than MAX_LINES.
+- The code generators are pure: cuda_gen.c and cpu_gen.c call nothing of
+  the building or running files (no NVRTC, JIT, cache, threads, getenv).
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
+MAX_LINES = 850
+fails = 0
+
+
+def ok(name):
+    print("ok layout." + name)
+
+
+def fail(name, why):
+    global fails
+    fails += 1
+    print("FAIL layout.%s: %s" % (name, why))
+
+
+def library_sources():
+    return sorted(glob.glob(os.path.join(ROOT, "src", "*.c")) +
+                  glob.glob(os.path.join(ROOT, "runtime", "*.c")))
+
+
+def symbols(obj):
+    """(defined, undefined) global symbol names of an object file."""
+    out = subprocess.run(["nm", obj], capture_output=True, text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDBRV":
+            defined.add(parts[2])
+        elif len(parts) == 2 and parts[0] == "U":
+            undefined.add(parts[1])
+    return defined, undefined
+
+
+def main():
+    objs = {}
+    for src in library_sources():
+        rel = os.path.relpath(src, ROOT)[:-2]
+        if rel == "src/main":
+            continue
+        obj = os.path.join(BUILD, rel + ".o")
+        if not os.path.exists(obj):
+            fail("objects", "%s.o is not built (run make)" % rel)
+            return 1
+        objs[rel] = symbols(obj)
+    owner = {}
+    for f, (defined, _) in objs.items():
+        for s in defined:
+            owner[s] = f
+    edges = {f: sorted({owner[s] for s in und if s in owner and owner[s] != f})
+             for f, (_, und) in objs.items()}
+
+    # Loops: a depth-first search for a back edge.
+    color, stack, loops = {}, [], []
+
+    def visit(u):
+        color[u] = 1
+        stack.append(u)
+        for v in edges[u]:
+            if color.get(v) == 1:
+                loops.append(stack[stack.index(v):] + [v])
+            elif not color.get(v):
+                visit(v)
+        stack.pop()
+        color[u] = 2
+
+    for f in sorted(edges):
+        if not color.get(f):
+            visit(f)
+    if loops:
+        fail("no_call_loops", "; ".join(" -> ".join(c) for c in loops[:5]))
+    else:
+        ok("no_call_loops")
+
+    up = [(f, g) for f in edges for g in edges[f]
+          if f.startswith("runtime/") and not g.startswith("runtime/")]
+    if up:
+        fail("runtime_below_src", ", ".join("%s calls %s" % p for p in up))
+    else:
+        ok("runtime_below_src")
+
+    readers = sorted(f for f, (_, und) in objs.items() if "getenv" in und or
+                     "secure_getenv" in und)
+    if readers != ["src/env"]:
+        fail("getenv_once", "getenv is called from %s (only src/env.c may)" % readers)
+    else:
+        ok("getenv_once")
+
+    for gen, forbidden in (("src/cuda_gen", ("src/cuda_build", "src/cuda_run", "src/cuda_host",
+                                             "src/codecache", "runtime/cuda_loader",
+                                             "runtime/pool", "src/env")),
+                           ("src/cpu_gen", ("src/cpu_build", "src/cpu_run", "src/codecache",
+                                            "runtime/pool", "src/env"))):
+        if gen not in edges:
+            fail("pure_" + gen[4:], "%s.c does not exist" % gen)
+            continue
+        bad = [g for g in edges[gen] if g in forbidden]
+        if bad:
+            fail("pure_" + gen[4:], "%s.c calls %s" % (gen, ", ".join(bad)))
+        else:
+            ok("pure_" + gen[4:])
+
+    inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+    bad = []
+    for d, banned in (("runtime", ("src/", "cli/")), ("src", ("cli/",))):
+        for path in glob.glob(os.path.join(ROOT, d, "*.[ch]")):
+            for name in inc.findall(open(path).read()):
+                target = os.path.normpath(os.path.join(d, name))
+                if target.startswith(banned):
+                    bad.append("%s includes %s" % (os.path.relpath(path, ROOT), name))
+    if bad:
+        fail("includes_downward", "; ".join(bad))
+    else:
+        ok("includes_downward")
+
+    long_files = []
+    for d in ("src", "runtime", "cli"):
+        for path in sorted(glob.glob(os.path.join(ROOT, d, "*.[ch]"))):
+            n = sum(1 for _ in open(path))
+            if n > MAX_LINES:
+                long_files.append("%s (%d)" % (os.path.relpath(path, ROOT), n))
+    if long_files:
+        fail("file_length", "longer than %d lines: %s" % (MAX_LINES, ", ".join(long_files)))
+    else:
+        ok("file_length")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
