@@ -21,8 +21,12 @@
 ** Threads: separate contexts are independent and may be used from different
 ** threads at once.  A context, and the kernels and buffers made from it, must
 ** be used by one thread at a time (a run writes the context's error state and
-** uses its thread pool or GPU streams); give each thread its own context.
+** uses its thread pool or GPU streams): give each thread its own context, or
+** hand one context from thread to thread under a lock of your own.  The
+** library keeps no per-thread state and takes no locks for the caller.
 ** Kernels and buffers must be freed before their context.
+**
+** The environment (docs/environment.md) is read once, by jitc_context_new().
 */
 #ifndef JITC_H
 #define JITC_H

@@ -2,7 +2,8 @@
 # tests/t_tsan.sh -- the library under ThreadSanitizer: several threads
 # compiling and running different kernels on separate contexts (sharing one
 # disk cache directory), then several threads running one kernel of a shared
-# context, on interp and cpu (tests/tsan_check.c).  The library is compiled
+# context in turn (one thread at a time, as jitc.h says), on interp and cpu
+# (tests/tsan_check.c).  The library is compiled
 # with -fsanitize=thread into build-tsan/ (objects kept between runs); any
 # race report fails the test.  Skipped where TSan cannot build or run.
 set -u

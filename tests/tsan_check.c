@@ -6,8 +6,10 @@
 ** every target given, compile and run kernels of their own (programs that
 ** differ per thread and per round, so compiles really happen), through one
 ** disk cache directory that all of them share, and check every result.
-** Part 2, one shared context, as jitc.h allows: kernels compiled once are
-** run concurrently from THREADS threads on their own arrays, and checked.
+** Part 2, one context shared as jitc.h allows, by one thread at a time:
+** a kernel compiled once is run from THREADS threads on their own arrays,
+** each run holding the context (a mutex hands it over), and checked.  The
+** context may keep no thread's state past a call.
 **
 ** Usage: tsan_check CACHE_DIR TARGET...   Prints "ok tsan.NAME" or
 ** "FAIL tsan.NAME: why"; exits 1 on a failure.  Races are ThreadSanitizer's
@@ -89,6 +91,9 @@ out:
   return NULL;
 }
 
+/* Whoever holds it uses the shared context. */
+static pthread_mutex_t hand = PTHREAD_MUTEX_INITIALIZER;
+
 typedef struct Shared {
   jitc_context *ctx;
   jitc_kernel *k;
@@ -96,7 +101,8 @@ typedef struct Shared {
   int id;
 } Shared;
 
-/* Runs one kernel of a shared context on this thread's own arrays. */
+/* Runs one kernel of a shared context on this thread's own arrays, holding
+** the context for each run. */
 static void *shared_run(void *arg) {
   Shared *s = arg;
   int32_t *x = malloc(N * sizeof *x);
@@ -109,7 +115,10 @@ static void *shared_run(void *arg) {
         x[e] = e * (s->id + 1) + rep;
       void *arrays[] = {x, y};
       jitc_value v = {JITC_INT64, {.i = s->id}};
-      if (jitc_run(s->ctx, s->k, N, arrays, &v, NULL)) {
+      pthread_mutex_lock(&hand);
+      jitc_status st = jitc_run(s->ctx, s->k, N, arrays, &v, NULL);
+      pthread_mutex_unlock(&hand);
+      if (st) {
         failf("shared", "run: %s", jitc_target_name(s->target), 0, 0);
         break;
       }
@@ -170,7 +179,7 @@ int main(int argc, char **argv) {
       for (int j = 0; j < THREADS; j++)
         pthread_join(th[j], NULL);
       if (failures == before)
-        printf("ok tsan.shared_context.%s (%d threads running one kernel)\n",
+        printf("ok tsan.shared_context.%s (%d threads running one kernel in turn)\n",
                jitc_target_name(targets[t]), THREADS);
     }
     jitc_kernel_free(k);
