@@ -374,6 +374,66 @@ static jitc_status load_object(jitc_context *ctx, CpuBuild *st, const void *obj,
   return JITC_OK;
 }
 
+/* The stages of target_cpu.stages, in order, and the object code that runs. */
+enum { STAGE_LLVM, STAGE_LLVM_OPT, STAGE_ASM, STAGE_OBJECT };
+
+/* A malloc'ed copy of n bytes (at least one byte allocated). */
+static void *copy_bytes(const void *p, size_t n) {
+  void *d = malloc(n ? n : 1);
+  if (d) memcpy(d, p, n);
+  return d;
+}
+
+/* Compiles k for mc as far as `stage`: the IR (llvm), optimised
+** (llvm-opt), then the target machine's assembly or object code, into a
+** malloc'ed *data of *len bytes.  The kernel's symbol is fname; ci (when
+** not NULL) gets the times of the steps. */
+static jitc_status compile(jitc_context *ctx, CpuBuild *st, Machine *mc, const jitc_kernel *k,
+                           const char *fname, int stage, void **data, size_t *len,
+                           jitc_compile_info *ci) {
+  double t0 = now_ms();
+  if (!get_tm(ctx, st, mc)) return JITC_E_UNAVAILABLE;
+  LLVMContextRef C;
+  LLVMModuleRef M = gen(st, mc, k, fname, &C);
+  if (!M) {
+    LLVMContextDispose(C);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
+  double t1 = now_ms();
+  jitc_status s = JITC_OK;
+  LLVMErrorRef err = stage == STAGE_LLVM ? NULL : optimize(mc, M);
+  double t2 = now_ms();
+  if (err) {
+    s = llvm_error(ctx, "optimising", err);
+  } else if (stage <= STAGE_LLVM_OPT) {
+    char *text = LLVMPrintModuleToString(M);
+    *len = strlen(text);
+    *data = copy_bytes(text, *len);
+    LLVMDisposeMessage(text);
+  } else {
+    LLVMMemoryBufferRef mb = NULL;
+    char *msg = NULL;
+    LLVMCodeGenFileType type = stage == STAGE_ASM ? LLVMAssemblyFile : LLVMObjectFile;
+    if (LLVMTargetMachineEmitToMemoryBuffer(mc->tm, M, type, &msg, &mb)) {
+      s = ctx_error(ctx, JITC_E_INTERNAL, "cpu target: code generation: %s", msg ? msg : "?");
+      LLVMDisposeMessage(msg);
+    } else {
+      *len = LLVMGetBufferSize(mb);
+      *data = copy_bytes(LLVMGetBufferStart(mb), *len);
+      LLVMDisposeMemoryBuffer(mb);
+    }
+  }
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+  if (!s && !*data) s = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  if (ci) {
+    ci->ir_ms = t1 - t0;
+    ci->optimize_ms = t2 - t1;
+    ci->codegen_ms = now_ms() - t2;
+  }
+  return s;
+}
+
 /* What code_get() needs to build and load one kernel. */
 typedef struct BuildJob {
   CpuBuild *st;
@@ -382,44 +442,10 @@ typedef struct BuildJob {
   char fname[40]; /* the kernel's symbol */
 } BuildJob;
 
-/* CodeBuild.build: IR, optimised, then object code in a malloc'ed copy. */
+/* CodeBuild.build: the object code. */
 static jitc_status build_object(jitc_context *ctx, void *arg, void **data, size_t *len) {
   BuildJob *j = arg;
-  jitc_compile_info *ci = &j->k->cinfo;
-  double t0 = now_ms();
-  if (!get_tm(ctx, j->st, j->mc)) return JITC_E_UNAVAILABLE;
-  LLVMContextRef C;
-  LLVMModuleRef M = gen(j->st, j->mc, j->k, j->fname, &C);
-  if (!M) {
-    LLVMContextDispose(C);
-    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-  }
-  double t1 = now_ms();
-  ci->ir_ms = t1 - t0;
-  LLVMErrorRef err = optimize(j->mc, M);
-  double t2 = now_ms();
-  ci->optimize_ms = t2 - t1;
-  jitc_status s = JITC_OK;
-  LLVMMemoryBufferRef obj = NULL;
-  char *msg = NULL;
-  if (err)
-    s = llvm_error(ctx, "optimising", err);
-  else if (LLVMTargetMachineEmitToMemoryBuffer(j->mc->tm, M, LLVMObjectFile, &msg, &obj)) {
-    s = ctx_error(ctx, JITC_E_INTERNAL, "cpu target: code generation: %s", msg ? msg : "?");
-    LLVMDisposeMessage(msg);
-  }
-  LLVMDisposeModule(M);
-  LLVMContextDispose(C);
-  if (!s) {
-    *len = LLVMGetBufferSize(obj);
-    if ((*data = malloc(*len ? *len : 1)) != NULL)
-      memcpy(*data, LLVMGetBufferStart(obj), *len);
-    else
-      s = ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-    LLVMDisposeMemoryBuffer(obj);
-  }
-  ci->codegen_ms = now_ms() - t2;
-  return s;
+  return compile(ctx, j->st, j->mc, j->k, j->fname, STAGE_OBJECT, data, len, &j->k->cinfo);
 }
 
 /* CodeBuild.load: into the JIT.  The code stays there until the context
@@ -461,41 +487,14 @@ jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, Ke
 
 /* ---- --emit llvm | llvm-opt | asm ---- */
 
-/* The stages of target_cpu.stages, in order. */
-enum { STAGE_LLVM, STAGE_LLVM_OPT, STAGE_ASM };
-
 jitc_status cpu_build_emit(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, int stage, Buf *out) {
   Machine *mc = get_machine(ctx, st, k->opt.cpu);
   if (!mc) return JITC_E_USAGE;
-  if (!get_tm(ctx, st, mc)) return JITC_E_UNAVAILABLE;
-  LLVMContextRef C;
-  LLVMModuleRef M = gen(st, mc, k, "kernel", &C);
-  jitc_status s = JITC_OK;
-  if (!M) {
-    LLVMContextDispose(C);
-    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-  }
-  if (stage != STAGE_LLVM) {
-    LLVMErrorRef err = optimize(mc, M);
-    if (err) s = llvm_error(ctx, "optimising", err);
-  }
-  if (!s && stage == STAGE_ASM) {
-    LLVMMemoryBufferRef mb = NULL;
-    char *msg = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(mc->tm, M, LLVMAssemblyFile, &msg, &mb)) {
-      s = ctx_error(ctx, JITC_E_INTERNAL, "cpu target: code generation: %s", msg ? msg : "?");
-      LLVMDisposeMessage(msg);
-    } else {
-      buf_putn(out, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb));
-      LLVMDisposeMemoryBuffer(mb);
-    }
-  } else if (!s) {
-    char *text = LLVMPrintModuleToString(M);
-    buf_puts(out, text);
-    LLVMDisposeMessage(text);
-  }
-  LLVMDisposeModule(M);
-  LLVMContextDispose(C);
+  void *data = NULL;
+  size_t len;
+  jitc_status s = compile(ctx, st, mc, k, "kernel", stage, &data, &len, NULL);
+  if (!s) buf_putn(out, data, len);
+  free(data);
   return s;
 }
 
