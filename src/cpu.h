@@ -29,9 +29,9 @@
 #include <string.h>
 
 /* The vector math libraries the process has loaded, as generation sees
-** them: has(host, lib, name) tells whether library lib (VL_MVEC: glibc's
-** libmvec, VL_SLEEF) defines the function `name`; NULL host: none.  The
-** building side answers (cpu_build.c, with dlsym). */
+** them: mvec and sleef say which are loaded, and has(host, lib, name)
+** whether loaded library lib (VL_MVEC: glibc's libmvec, VL_SLEEF) defines
+** the function `name`.  The building side answers (cpu_build.c, dlsym). */
 enum { VL_MVEC, VL_SLEEF };
 typedef struct VecLibs {
   bool (*has)(const void *host, int lib, const char *name);
