@@ -12,16 +12,16 @@
 ** in a benchmark loop, then start without a futex round trip.  The caller
 ** also spins briefly on the count of unfinished chunks before it sleeps.
 **
-** Runs of one pool are serialised by `run_lock`; a second thread that finds
-** the pool busy does its whole range alone instead of waiting, so two
-** threads running kernels of one context never deadlock or queue.
+** A pool belongs to one jitc context, which jitc.h lets one thread use at a
+** time; still, runs of one pool are serialised by `run_lock`, and a second
+** caller that finds the pool busy does its whole range alone instead of
+** waiting, so a misused pool is slow, never wrong.
 */
 #include "runtime.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 /* Below this many elements per extra thread, waking a thread costs more
 ** than it saves.  Measured on the 2-core development machine (median of 501
@@ -98,13 +98,9 @@ static void *worker_main(void *arg) {
   }
 }
 
-static int ncores(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
-}
-
 Pool *pool_new(int nthreads) {
-  if (nthreads <= 0) nthreads = ncores();
+  if (nthreads <= 0) nthreads = host_ncores();
+  if (nthreads > 1024) nthreads = 1024;
   struct Pool *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->nthreads = 1;

@@ -1,0 +1,160 @@
+/*
+** cpu.h -- the interface between the files of the cpu target, included by
+** them alone.  The target is four files, one idea each, read in this order:
+**
+**   cpu_gen.c    generation: typed IR -> LLVM IR (the Gen builder, the
+**                operators, the vector loop, split groups).  Pure: it knows
+**                no context, JIT, cache, environment or thread.
+**   cpu_math.c   the math functions of that IR: which vector library (or
+**                libm) computes each, and the fixes at the ends of ranges.
+**                Part of generation, equally pure.
+**   cpu_build.c  building: the machine compiled for, the optimiser, object
+**                code, the code cache (code_get) and the ORC JIT.
+**   cpu_run.c    running: the per-context state, the thread pool, and
+**                target_cpu, the struct Target that jitc.c calls.
+*/
+#ifndef JITC_CPU_H
+#define JITC_CPU_H
+
+#include "jitc_int.h"
+
+/* Elements per loop iteration.  16 fills a 512-bit register with float32
+** and two with float64; narrower hosts split the vectors in legalisation. */
+#define W 16
+
+/* ---- cpu_gen.c and cpu_math.c: generation ---- */
+
+#ifdef JITC_HAVE_LLVM
+#include <llvm-c/Core.h>
+#include <string.h>
+
+/* The vector math libraries the process has loaded, as generation sees
+** them: mvec and sleef say which are loaded, and has(host, lib, name)
+** whether loaded library lib (VL_MVEC: glibc's libmvec, VL_SLEEF) defines
+** the function `name`.  The building side answers (cpu_build.c, dlsym). */
+enum { VL_MVEC, VL_SLEEF };
+typedef struct VecLibs {
+  bool (*has)(const void *host, int lib, const char *name);
+  const void *host;
+  bool mvec, sleef; /* which of them are loaded */
+} VecLibs;
+
+/* What code is generated for: the machine's LLVM names, its x86-64 level
+** (1..4, 0: not x86-64; it picks the vector math) and vector width. */
+typedef struct GenTarget {
+  const char *cpu, *features;
+  int level;
+  int vec_bits; /* 128, 256 or 512 */
+  VecLibs libs;
+  bool fast;    /* --fast-math */
+} GenTarget;
+
+/* Builds the kernel `fname` of p in a new LLVM context (*C, which the
+** caller disposes of, also on failure).  NULL when out of memory.  The
+** caller sets the module's triple and data layout. */
+LLVMModuleRef cpu_gen_module(const GenTarget *gt, const Program *p, const char *fname,
+                             LLVMContextRef *C);
+
+/* The generator's state, shared by cpu_gen.c and cpu_math.c. */
+typedef struct Gen {
+  const GenTarget *gt;
+  const Program *prog;
+  LLVMContextRef C;
+  LLVMModuleRef M;
+  LLVMBuilderRef B;
+  LLVMTypeRef ti1, ti8, ti32, ti64, tf32, tf64, tptr, tvoid;
+  LLVMValueRef *arr;   /* array base pointers, loaded in the entry block */
+  LLVMValueRef *par;   /* parameters as splat vectors */
+  LLVMValueRef *tmp;   /* temporaries of the current body */
+  LLVMValueRef *load;  /* loads of the current body, by array */
+  int64_t *scr_off;    /* per temporary: its offset in the scratch when several
+                          groups read it, else -1 */
+  LLVMValueRef scratch, blk; /* split kernels: the scratch, the block's first element */
+  LLVMValueRef i;      /* index of the first element of the iteration */
+  LLVMValueRef mask;   /* lanes in range, or NULL for a full iteration */
+} Gen;
+
+/* Small builders of W-lane values, for both generation files. */
+static inline LLVMTypeRef scalar_type(Gen *G, jitc_dtype t) {
+  switch (t) {
+  case JITC_BOOL: return G->ti1;
+  case JITC_INT32: return G->ti32;
+  case JITC_INT64: return G->ti64;
+  case JITC_FLOAT32: return G->tf32;
+  case JITC_FLOAT64: return G->tf64;
+  default: unreachable();
+  }
+}
+static inline LLVMTypeRef vec_type(Gen *G, jitc_dtype t) {
+  return LLVMVectorType(scalar_type(G, t), W);
+}
+static inline LLVMValueRef splat_const(LLVMValueRef c) {
+  LLVMValueRef v[W];
+  for (int k = 0; k < W; k++) v[k] = c;
+  return LLVMConstVector(v, W);
+}
+static inline LLVMValueRef vconst_f(Gen *G, jitc_dtype t, double x) {
+  return splat_const(LLVMConstReal(scalar_type(G, t), x));
+}
+/* A call of the LLVM intrinsic `name` overloaded on types[0..ntypes). */
+static inline LLVMValueRef intrinsic(Gen *G, const char *name, LLVMTypeRef *types, int ntypes,
+                                     LLVMValueRef *args, int nargs) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (!id) unreachable();
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration(G->M, id, types, (size_t)ntypes);
+  LLVMTypeRef ft = LLVMIntrinsicGetType(G->C, id, types, (size_t)ntypes);
+  return LLVMBuildCall2(G->B, ft, f, args, (unsigned)nargs, "");
+}
+static inline LLVMValueRef intr1(Gen *G, const char *name, LLVMValueRef a) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  return intrinsic(G, name, &t, 1, &a, 1);
+}
+static inline LLVMValueRef intr2(Gen *G, const char *name, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  LLVMValueRef args[2] = {a, b};
+  return intrinsic(G, name, &t, 1, args, 2);
+}
+static inline LLVMValueRef fcmp(Gen *G, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildFCmp(G->B, p, a, b, "");
+}
+static inline LLVMValueRef sel(Gen *G, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(G->B, c, a, b, "");
+}
+static inline LLVMValueRef isnan_v(Gen *G, LLVMValueRef a) { return fcmp(G, LLVMRealUNO, a, a); }
+
+/* cpu_math.c: float function op (a row of ops.h with a libm name) on the
+** nargs vectors args of type t, from the library chosen for the machine,
+** NaN arguments and range ends made right. */
+LLVMValueRef math_gen(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args, int nargs);
+/* x ** y for floats (the vector library's pow, with its top-of-range fix). */
+LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
+#endif
+
+/* What changes the code generated, besides the program and the machine,
+** for the cache key: the constants and the build of each file. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+extern const char cpu_gen_stamp[], cpu_math_stamp[];
+
+/* The scratch bytes a call of p's kernel needs (0: none; SIZE_MAX: out of
+** memory): a split kernel keeps there the temporaries that cross groups. */
+size_t cpu_gen_scratch(const Program *p);
+
+/* ---- cpu_build.c: building ---- */
+
+/* The host, its machines, the vector libraries and the JIT of one context. */
+typedef struct CpuBuild CpuBuild;
+/* NULL with the reason in ctx's diagnostics (no LLVM, out of memory). */
+CpuBuild *cpu_build_new(jitc_context *ctx);
+void cpu_build_free(CpuBuild *b);
+/* "znver3, x86-64-v3; code for native": the LLVM CPU, its level and the
+** default machine, for the device line. */
+void cpu_build_describe(const CpuBuild *b, char *out, size_t n);
+/* Compiles k (through the code cache) and loads it: *fn is its entry, and
+** a call needs *scratch bytes of scratch memory (cpu_gen_scratch). */
+jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, KernelFn *fn,
+                             size_t *scratch);
+/* --emit stage `stage` of target_cpu.stages. */
+jitc_status cpu_build_emit(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, int stage, Buf *out);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+** cpu_run.c -- running on the cpu target, and target_cpu itself: the
+** struct Target that jitc.c calls.  Start at cpu_run().
+**
+** A context's cpu state holds its builder (cpu_build.c: the machines, the
+** vector libraries and the JIT) and a pool of worker threads
+** (runtime/pool.c), made on the first run that can use more than one
+** thread.  A run cuts [0, n) into one chunk per thread, on multiples of
+** CHUNK_ALIGN elements, and calls the kernel on each chunk.  jitc.h
+** promises that a context is used by one thread at a time, so nothing here
+** takes a lock.
+*/
+#include "cpu.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Chunk boundaries between threads: a multiple of W, and 64 elements is a
+** whole number of cache lines for every dtype. */
+#define CHUNK_ALIGN 64
+
+typedef struct CpuState {
+  CpuBuild *build;
+  Pool *pool;       /* made by the first run that may use it */
+  char device[320];
+} CpuState;
+
+typedef struct CpuKernel {
+  KernelFn fn;
+  size_t scratch; /* bytes of scratch a call needs (split kernels), or 0 */
+} CpuKernel;
+
+/* The state of ctx, made on first use. */
+static CpuState *cpu_state(jitc_context *ctx) {
+  CpuState *st = ctx->target_state[JITC_TARGET_CPU];
+  if (st) return st;
+  CpuBuild *b = cpu_build_new(ctx);
+  if (!b) return NULL;
+  if (!(st = calloc(1, sizeof *st))) {
+    cpu_build_free(b);
+    ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  st->build = b;
+  /* The host and what code is compiled for by default, so that a
+  ** benchmark's record says which level it measured. */
+  char model[200], what[100];
+  host_cpu_model(model, sizeof model);
+  cpu_build_describe(b, what, sizeof what);
+  snprintf(st->device, sizeof st->device, "%s (%d threads, %s)",
+           model[0] ? model : "unknown CPU", host_ncores(), what);
+  ctx->target_state[JITC_TARGET_CPU] = st;
+  return st;
+}
+
+static void cpu_shutdown(jitc_context *ctx) {
+  CpuState *st = ctx->target_state[JITC_TARGET_CPU];
+  if (!st) return;
+  pool_free(st->pool);
+  cpu_build_free(st->build);
+  free(st);
+  ctx->target_state[JITC_TARGET_CPU] = NULL;
+}
+
+static jitc_status cpu_available(jitc_context *ctx) {
+  return cpu_state(ctx) ? JITC_OK : JITC_E_UNAVAILABLE;
+}
+
+static const char *cpu_device(jitc_context *ctx) {
+  CpuState *st = cpu_state(ctx);
+  return st ? st->device : "unavailable";
+}
+
+static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
+  CpuState *st = cpu_state(ctx);
+  if (!st) return JITC_E_UNAVAILABLE;
+  CpuKernel *ck = calloc(1, sizeof *ck);
+  if (!ck) return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  jitc_status s = cpu_build_kernel(ctx, st->build, k, &ck->fn, &ck->scratch);
+  if (s) {
+    free(ck);
+    return s;
+  }
+  k->impl = ck;
+  return JITC_OK;
+}
+
+static jitc_status cpu_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
+  CpuState *st = cpu_state(ctx);
+  return st ? cpu_build_emit(ctx, st->build, k, stage, out) : JITC_E_UNAVAILABLE;
+}
+
+static void cpu_release(jitc_kernel *k) {
+  /* The code stays in the context's JIT, where the code cache finds it. */
+  free(k->impl);
+  k->impl = NULL;
+}
+
+/* ---- running ---- */
+
+typedef struct Job {
+  KernelFn fn;
+  void *const *arrays;
+  const ParamSlot *params;
+  int nparams;
+  size_t scratch;   /* see CpuKernel */
+  atomic_bool oom;  /* a call could not allocate its scratch */
+} Job;
+
+/* One thread's chunk [begin, end): the pool's callback. */
+static void run_range(void *arg, int64_t begin, int64_t end) {
+  Job *j = arg;
+  if (!j->scratch) {
+    j->fn(begin, end, j->arrays, j->params);
+    return;
+  }
+  /* A split kernel: a copy of the parameters, then a slot with the address
+  ** of this call's scratch, then the scratch (64-byte aligned). */
+  size_t head = ((size_t)j->nparams + 1) * sizeof(ParamSlot);
+  head = (head + 63) / 64 * 64;
+  unsigned char *mem = aligned_alloc(64, head + (j->scratch + 63) / 64 * 64);
+  if (!mem) {
+    atomic_store(&j->oom, true);
+    return;
+  }
+  ParamSlot *ps = (ParamSlot *)mem;
+  if (j->nparams) memcpy(ps, j->params, (size_t)j->nparams * sizeof *ps);
+  ps[j->nparams].bits = (uint64_t)(uintptr_t)(mem + head);
+  j->fn(begin, end, j->arrays, ps);
+  free(mem);
+}
+
+static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                           void *const *arrays, const ParamSlot *params, jitc_run_info *info) {
+  CpuState *st = ctx->target_state[JITC_TARGET_CPU];
+  const CpuKernel *ck = k->impl;
+  if (!st || !ck) return ctx_error(ctx, JITC_E_USAGE, "cpu target: kernel not compiled");
+  double t0 = now_ms();
+  int threads = k->opt.threads > 0 ? k->opt.threads : 0;
+  if (n >= 2 * CHUNK_ALIGN && threads != 1 && !st->pool) {
+    /* Made on the first run that may use it, with as many workers as the
+    ** machine has cores, or as asked.  (Without it, one thread does all.) */
+    int cores = host_ncores();
+    st->pool = pool_new(threads > cores ? threads : cores);
+  }
+  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, false};
+  if (n > 0) pool_run(st->pool, threads, n, CHUNK_ALIGN, run_range, &job);
+  if (info) info->run_ms = now_ms() - t0;
+  if (atomic_load(&job.oom))
+    return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the kernel's scratch");
+  return JITC_OK;
+}
+
+const Target target_cpu = {
+  .name = "cpu",
+  .available = cpu_available,
+  .device = cpu_device,
+  .compile = cpu_compile,
+  .run = cpu_run,
+  .stages = (const char *const[]){"llvm", "llvm-opt", "asm", NULL},
+  .emit = cpu_emit,
+  .release = cpu_release,
+  .shutdown = cpu_shutdown,
+};
