@@ -27,7 +27,7 @@ static bool cpuinfo_field(const char *key1, const char *key2, char *out, size_t 
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f)
     return false;
-  static _Thread_local char line[16384]; /* a flags line is long; one per thread */
+  char line[16384]; /* a flags line is long */
   bool found = false;
   while (!found && fgets(line, sizeof line, f)) {
     if (strncmp(line, key1, strlen(key1)) && (!key2 || strncmp(line, key2, strlen(key2))))
