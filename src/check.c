@@ -561,8 +561,8 @@ static Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to
     break;
   case R_BITWISE:
     if (dtype_is_float(t)) {
-      error_at(K->C, off, "'%s' needs integer or bool operands, not %s", op == OP_INVERT ? "~" : sym,
-               tname(t));
+      error_at(K->C, off, "'%s' needs integer or bool operands, not %s",
+               info->spell ? info->spell : sym, tname(t));
       return bad_val(K, off);
     }
     result = t;

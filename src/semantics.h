@@ -345,7 +345,7 @@ static inline void sem_cast(void *dst, jitc_dtype t, const void *src, jitc_dtype
 
 /* isnan, isinf, isfinite. */
 static inline void sem_pred(uint8_t *r, OpId op, jitc_dtype t, const void *a0, int m) {
-  if (t != JITC_FLOAT32 && t != JITC_FLOAT64) {
+  if (!dtype_is_float(t)) {
     fill_bool(r, op == OP_ISFINITE, m);
     return;
   }
