@@ -19,7 +19,7 @@
 ** and the grammar's own (';' separates statements and is lexed apart).
 ** Sorted longest first, so "**=" wins over "**" and "*". */
 typedef struct Punct {
-  char s[4];
+  char s[8]; /* the longest spelling is 2 characters, 3 with "=" */
   int len;
 } Punct;
 enum { MAX_PUNCTS = 2 * OP_COUNT + 8 };
