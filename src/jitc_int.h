@@ -5,6 +5,7 @@
 **   tokenize.c  source text  -> tokens
 **   parse.c     tokens       -> AST (untyped, as written)
 **   check.c     AST          -> Program: typed IR with roles, casts explicit
+**               (type.c: NumPy 2's typing of each operation)
 **   validate.c  Program      -> checked against the typed IR's contract
 **   ops.h       the table of operators and functions (ops.c: as data)
 **   fold.c      constant folding (with semantics.h, the scalar semantics)
