@@ -11,7 +11,7 @@
 ** gives (NaN payloads and -0.0 included), and the two cannot drift apart.
 **
 ** A function is written here only where NumPy's semantics need a case of
-** their own (integer abs, float32 exp, minimum's NaN rule, ...): any
+** their own (abs of integers, float32 exp, minimum's NaN rule, ...): any
 ** other is its row of ops.h, the C library function of the LIBM column on
 ** floats (sem_libm), the identity on integers and bool where the row says
 ** F_INT_ID, and its NaN argument unchanged where it says F_NANARG.  A new
@@ -178,7 +178,6 @@ INT_OPS(l, int64_t, uint64_t, 64)
     S##_divmod(a, b, &mod);                                                    \
     return mod;                                                                \
   }                                                                            \
-  static inline T S##_abs(T a) { return fabs##F(a); }                          \
   /* NumPy: NaN stays NaN, both zeros give +0. */                              \
   static inline T S##_sign(T a) {                                              \
     return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;                   \
@@ -203,14 +202,13 @@ FLT_OPS(d, double, )
 static inline float f_exp(float x) { return npy_expf(x); }
 
 /* ---- names whose meaning depends on the type ----
-** abs is the identity on bool; fmin/fmax are minimum/maximum where there is
-** no NaN to ignore. */
+** abs is the identity on bool (on floats it is the table's fabs); fmin/fmax
+** are minimum/maximum where there is no NaN to ignore. */
 #define ALIAS1(S, name, to) \
   static inline T_##S S##_##name(T_##S x) { return S##_##to(x); }
 #define ALIAS2(S, name, to) \
   static inline T_##S S##_##name(T_##S x, T_##S y) { return S##_##to(x, y); }
 ALIAS1(b, abs_, same) ALIAS1(i, abs_, abs) ALIAS1(l, abs_, abs)
-ALIAS1(f, abs_, abs) ALIAS1(d, abs_, abs)
 ALIAS2(b, fmin_, minimum) ALIAS2(b, fmax_, maximum)
 ALIAS2(i, fmin_, minimum) ALIAS2(i, fmax_, maximum)
 ALIAS2(l, fmin_, minimum) ALIAS2(l, fmax_, maximum)
@@ -447,7 +445,9 @@ static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, cons
     OP_CMP(NE, ne)
     OP_NUM(NEG, UN, neg)
     OP_BI(INVERT, UN, invert)
-    OP_ALL(ABS, UN, abs_)
+  case OP_ABS:
+    switch (t) { ON_B(UN, abs_) ON_INT(UN, abs_) default: break; }
+    break;
     OP_NUM(SQUARE, UN, square)
     OP_NUM(RECIPROCAL, UN, reciprocal)
     OP_NUM(SIGN, UN, sign)
