@@ -316,6 +316,10 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
   }
   if (C.nerrors)
     goto fail_program;
+  /* Whatever the target, it gets a program that keeps the IR's contract. */
+  st = validate_program(ctx, k->prog);
+  if (st)
+    goto fail;
   Buf key = {0};
   dump_program(&key, k->prog);
   if (key.oom) {

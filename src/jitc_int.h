@@ -5,10 +5,13 @@
 **   tokenize.c  source text  -> tokens
 **   parse.c     tokens       -> AST (untyped, as written)
 **   check.c     AST          -> Program: typed IR with roles, casts explicit
+**               (type.c: NumPy 2's typing of each operation)
+**   validate.c  Program      -> checked against the typed IR's contract
 **   ops.h       the table of operators and functions (ops.c: as data)
 **   fold.c      constant folding (with semantics.h, the scalar semantics)
 **   dump.c      --emit tokens | ast | types (the typed IR's canonical text)
-**   interp.c    target interp: evaluates the IR (the reference semantics)
+**   interp.c    target interp: evaluates the IR (the reference semantics):
+**               interp_plan.c builds its plan, interp_exec.c runs it
 **   cpu.c       target cpu:    IR -> LLVM IR -> ORC JIT, run on a thread pool
 **   cuda.c      target cuda:   IR -> CUDA C -> NVRTC -> CUDA Driver API
 **   split.c     cutting a large program into groups (cpu, cuda)
@@ -369,6 +372,15 @@ int split_program(const Program *p, int budget, int *start, bool *cross, size_t 
 /* The JIT targets' kernel entry point: runs elements [begin, end). */
 typedef void (*KernelFn)(int64_t begin, int64_t end, void *const *arrays,
                          const ParamSlot *params);
+
+/* ===================================================================== */
+/* validate.c: the IR validator                                           */
+/* ===================================================================== */
+
+/* Checks that p keeps the contract of the typed IR (Node, Program above)
+** that the back ends rely on: JITC_OK, else JITC_E_INTERNAL with the
+** reason (a bug in the front end).  jitc.c runs it before every target. */
+jitc_status validate_program(jitc_context *ctx, const Program *p);
 
 /* ===================================================================== */
 /* fold.c: constant folding, with the run-time semantics                 */

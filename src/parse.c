@@ -5,6 +5,8 @@
 ** syntax error the parser reports it, enters panic mode (no further reports)
 ** until the end of the statement, then resynchronises at the next statement,
 ** so one program can show several independent errors without cascades.
+** Which operators a level takes is the PREC column of ops.h, and the
+** augmented assignments are its F_AUG rows: this file names no operator.
 ** Nesting is limited (MAX_DEPTH) so that hostile input cannot overflow the
 ** stack of this or any later stage: every later stage recurses over the
 ** tree, and the parser bounds the tree's depth.
@@ -22,6 +24,9 @@ typedef struct Parser {
   Token *tok; /* current token */
   bool panic;
   int depth;  /* recursion depth of expr */
+  /* binary_op()'s answer for one token: every level asks about it. */
+  const Token *op_tok;
+  int op_of_tok;
 } Parser;
 
 static Ast *expr(Parser *P);
@@ -105,28 +110,44 @@ static char *tok_name(Parser *P, Token *t) {
   return arena_strndup(P->C->arena, P->C->src + t->off, (size_t)t->len);
 }
 
-/* Binary operator tables: the spelling and the op for each precedence level. */
-typedef struct BinOp {
-  const char *s;
-  int op;
-} BinOp;
+/* The op of ops.h spelled by the current token with `arity` operands, or -1
+** (unary and binary minus share a spelling). */
+static int spelled_op(Parser *P, int arity) {
+  if (P->tok->kind != TK_PUNCT)
+    return -1;
+  for (int op = 0; op < OP_COUNT; op++)
+    if (op_info[op].kind == K_OPERATOR && op_info[op].arity == arity &&
+        is(P, op_info[op].spell))
+      return op;
+  return -1;
+}
 
-/* Applies one left-associative level: operand { op operand }. */
-static Ast *binary_level(Parser *P, const BinOp *ops, Ast *(*operand)(Parser *)) {
+/* The binary operator at the current token, -1 if none. */
+static int binary_op(Parser *P) {
+  if (P->op_tok != P->tok) {
+    P->op_tok = P->tok;
+    P->op_of_tok = spelled_op(P, 2);
+  }
+  return P->op_of_tok;
+}
+
+/* The binary operator of precedence `prec` at the current token, or -1. */
+static int binary_op_at(Parser *P, Prec prec) {
+  int op = binary_op(P);
+  return op >= 0 && op_info[op].prec == prec ? op : -1;
+}
+
+/* One left-associative level: operand { op operand }, for the operators of
+** precedence `prec`. */
+static Ast *binary_level(Parser *P, Prec prec, Ast *(*operand)(Parser *)) {
   Ast *lhs = operand(P);
-  for (;;) {
-    const BinOp *hit = NULL;
-    for (const BinOp *o = ops; o->s; o++)
-      if (is(P, o->s)) {
-        hit = o;
-        break;
-      }
-    if (!hit)
-      return lhs;
+  int op;
+  while ((op = binary_op_at(P, prec)) >= 0) {
     int off = P->tok->off;
     P->tok++;
-    lhs = new_binary(P, hit->op, off, lhs, operand(P));
+    lhs = new_binary(P, op, off, lhs, operand(P));
   }
+  return lhs;
 }
 
 /* primary = NUMBER | NAME | NAME "[" "i" "]" | NAME "(" [ expr { "," expr } [ "," ] ] ")"
@@ -213,10 +234,11 @@ static Ast *primary(Parser *P) {
   return new_ast(P, A_INT, t->off);
 }
 
-/* power = primary [ "**" unary ] ; */
+/* power = primary [ "**" unary ] ;  (ops.h: P_POWER, right-associative) */
 static Ast *power(Parser *P) {
   Ast *base = primary(P);
-  if (is(P, "**")) {
+  int op = binary_op_at(P, P_POWER);
+  if (op >= 0) {
     int off = P->tok->off;
     P->tok++;
     if (++P->depth > MAX_DEPTH) {
@@ -224,17 +246,18 @@ static Ast *power(Parser *P) {
       P->depth--;
       return base;
     }
-    Ast *a = new_binary(P, OP_POW, off, base, unary(P));
+    Ast *a = new_binary(P, op, off, base, unary(P));
     P->depth--;
     return a;
   }
   return base;
 }
 
-/* unary = ( "-" | "+" | "~" ) unary | power ; */
+/* unary = ( "-" | "+" | "~" ) unary | power ;  (ops.h: P_UNARY; "+" is
+** NumPy's positive, no op of its own: op -1 in the AST) */
 static Ast *unary(Parser *P) {
-  int op = is(P, "-") ? OP_NEG : is(P, "~") ? OP_INVERT : is(P, "+") ? -1 : -2;
-  if (op == -2)
+  int op = spelled_op(P, 1);
+  if (op < 0 && !is(P, op_info[OP_ADD].spell))
     return power(P);
   int off = P->tok->off;
   P->tok++;
@@ -257,52 +280,37 @@ static Ast *unary(Parser *P) {
   return a;
 }
 
-/* term = unary { ( "*" | "/" | "//" | "%" ) unary } ; */
-static Ast *term(Parser *P) {
-  static const BinOp ops[] = {{"*", OP_MUL}, {"//", OP_FLOORDIV}, {"/", OP_DIV},
-                              {"%", OP_MOD}, {NULL, 0}};
-  return binary_level(P, ops, unary);
-}
+/* term = unary { ( "*" | "/" | "//" | "%" ) unary } ;  (ops.h: P_TERM) */
+static Ast *term(Parser *P) { return binary_level(P, P_TERM, unary); }
 
-/* sum = term { ( "+" | "-" ) term } ; */
-static Ast *sum(Parser *P) {
-  static const BinOp ops[] = {{"+", OP_ADD}, {"-", OP_SUB}, {NULL, 0}};
-  return binary_level(P, ops, term);
-}
+/* sum = term { ( "+" | "-" ) term } ;  (ops.h: P_SUM) */
+static Ast *sum(Parser *P) { return binary_level(P, P_SUM, term); }
 
-/* shift = sum { ( "<<" | ">>" ) sum } ; */
-static Ast *shift(Parser *P) {
-  static const BinOp ops[] = {{"<<", OP_SHL}, {">>", OP_SHR}, {NULL, 0}};
-  return binary_level(P, ops, sum);
-}
+/* shift = sum { ( "<<" | ">>" ) sum } ;  (ops.h: P_SHIFT) */
+static Ast *shift(Parser *P) { return binary_level(P, P_SHIFT, sum); }
 
-/* bitand = shift { "&" shift } ; */
-static Ast *bitand(Parser *P) {
-  static const BinOp ops[] = {{"&", OP_AND}, {NULL, 0}};
-  return binary_level(P, ops, shift);
-}
+/* bitand = shift { "&" shift } ;  (ops.h: P_BITAND) */
+static Ast *bitand(Parser *P) { return binary_level(P, P_BITAND, shift); }
 
-/* bitxor = bitand { "^" bitand } ; */
-static Ast *bitxor(Parser *P) {
-  static const BinOp ops[] = {{"^", OP_XOR}, {NULL, 0}};
-  return binary_level(P, ops, bitand);
-}
+/* bitxor = bitand { "^" bitand } ;  (ops.h: P_BITXOR) */
+static Ast *bitxor(Parser *P) { return binary_level(P, P_BITXOR, bitand); }
 
-/* bitor = bitxor { "|" bitxor } ;  ('and'/'or' are refused here, pointing to & and |) */
+/* bitor = bitxor { "|" bitxor } ;  (ops.h: P_BITOR)  Python's 'and' and 'or'
+** are refused here, pointing to & and |. */
 static Ast *bitor(Parser *P) {
   Ast *lhs = bitxor(P);
   for (;;) {
     int off = P->tok->off;
-    int op;
-    if (consume(P, "|")) {
-      op = OP_OR;
-    } else if (is(P, "or") || is(P, "and")) {
-      bool is_or = is(P, "or");
-      syntax_error(P, off, "'%s' is not an operator; use '%s' (logical on bool, "
-                   "bitwise on integers; parenthesise comparisons: (a < b) %s (c < d))",
-                   is_or ? "or" : "and", is_or ? "|" : "&", is_or ? "|" : "&");
+    int op = binary_op_at(P, P_BITOR);
+    if (op >= 0) {
       P->tok++;
-      op = is_or ? OP_OR : OP_AND;
+    } else if (is(P, "or") || is(P, "and")) {
+      op = is(P, "or") ? OP_OR : OP_AND;
+      const char *sp = op_info[op].spell;
+      syntax_error(P, off, "'%.*s' is not an operator; use '%s' (logical on bool, "
+                   "bitwise on integers; parenthesise comparisons: (a < b) %s (c < d))",
+                   P->tok->len, P->C->src + P->tok->off, sp, sp);
+      P->tok++;
     } else {
       return lhs;
     }
@@ -310,16 +318,10 @@ static Ast *bitor(Parser *P) {
   }
 }
 
-static int cmp_op(Parser *P) {
-  static const BinOp ops[] = {{"<", OP_LT},  {"<=", OP_LE}, {">", OP_GT},
-                              {">=", OP_GE}, {"==", OP_EQ}, {"!=", OP_NE}};
-  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-    if (is(P, ops[k].s))
-      return ops[k].op;
-  return -1;
-}
+static int cmp_op(Parser *P) { return binary_op_at(P, P_COMPARE); }
 
-/* comparison = bitor [ cmpop bitor ] ;  a chain a < b < c is an error */
+/* comparison = bitor [ cmpop bitor ] ;  (ops.h: P_COMPARE)  A chain
+** a < b < c is an error. */
 static Ast *comparison(Parser *P) {
   Ast *lhs = bitor(P);
   int op = cmp_op(P);
@@ -356,14 +358,20 @@ static Ast *expr(Parser *P) {
   return a;
 }
 
-static const struct {
-  const char *s;
-  int op;
-} augops[] = {
-    {"+=", OP_ADD},  {"-=", OP_SUB},  {"*=", OP_MUL},   {"/=", OP_DIV},
-    {"//=", OP_FLOORDIV}, {"%=", OP_MOD}, {"**=", OP_POW}, {"&=", OP_AND},
-    {"|=", OP_OR},   {"^=", OP_XOR},  {"<<=", OP_SHL},  {">>=", OP_SHR},
-};
+/* The binary operator whose augmented assignment ("+=": its spelling and
+** "=", ops.h's F_AUG) is the current token, or -1. */
+static int aug_op(Parser *P) {
+  const Token *t = P->tok;
+  if (t->kind != TK_PUNCT || t->len < 2 || P->C->src[t->off + t->len - 1] != '=')
+    return -1;
+  for (int op = 0; op < OP_COUNT; op++) {
+    const char *sp = op_info[op].spell;
+    if ((op_info[op].flags & F_AUG) && sp && strlen(sp) == (size_t)t->len - 1 &&
+        memcmp(sp, P->C->src + t->off, (size_t)t->len - 1) == 0)
+      return op;
+  }
+  return -1;
+}
 
 /* stmt = "let" NAME "=" expr | target "=" expr | target augop expr | expr ;
 ** target = NAME [ "[" "i" "]" ] ; */
@@ -381,10 +389,7 @@ static void stmt(Parser *P, AstStmt *s) {
     return;
   }
   Ast *lhs = expr(P);
-  int aug = -1;
-  for (size_t k = 0; k < sizeof augops / sizeof augops[0]; k++)
-    if (is(P, augops[k].s))
-      aug = augops[k].op;
+  int aug = aug_op(P);
   if (aug < 0 && !is(P, "=")) {
     s->kind = S_EXPR;
     s->value = lhs;
@@ -411,7 +416,7 @@ static void stmt(Parser *P, AstStmt *s) {
 
 /* program = { sep } [ stmt { sep { sep } stmt } ] { sep } ; */
 AstProgram *parse(Compiler *C, Token *toks, int ntoks) {
-  Parser P = {C, toks, false, 0};
+  Parser P = {C, toks, false, 0, NULL, -1};
   AstProgram *prog = arena_alloc(C->arena, sizeof *prog);
   if (!prog)
     return NULL;

@@ -10,6 +10,13 @@
 ** folded constant has exactly the bits that evaluating it at run time
 ** gives (NaN payloads and -0.0 included), and the two cannot drift apart.
 **
+** A function is written here only where NumPy's semantics need a case of
+** their own (abs of integers, float32 exp, minimum's NaN rule, ...): any
+** other is its row of ops.h, the C library function of the LIBM column on
+** floats (sem_libm), the identity on integers and bool where the row says
+** F_INT_ID, and its NaN argument unchanged where it says F_NANARG.  A new
+** plain math function is one row there and nothing here.
+**
 ** Every operation is defined for every input, with NumPy's results where
 ** NumPy defines them and no undefined behaviour in C: integer arithmetic is
 ** done in unsigned types (so overflow wraps), division and shift edge cases
@@ -125,10 +132,6 @@ INT_OPS(l, int64_t, uint64_t, 64)
 
 /* ---- floats ----
 ** S: prefix, T: type, F: the libm suffix ("f" for float, nothing for double). */
-#define FLT_LIBM1(S, T, F, name, cname) \
-  static inline T S##_##name(T x) { return cname##F(x); }
-#define FLT_LIBM2(S, T, F, name, cname) \
-  static inline T S##_##name(T x, T y) { return cname##F(x, y); }
 
 #define FLT_OPS(S, T, F)                                                       \
   static inline T S##_add(T a, T b) { return a + b; }                          \
@@ -175,7 +178,6 @@ INT_OPS(l, int64_t, uint64_t, 64)
     S##_divmod(a, b, &mod);                                                    \
     return mod;                                                                \
   }                                                                            \
-  static inline T S##_abs(T a) { return fabs##F(a); }                          \
   /* NumPy: NaN stays NaN, both zeros give +0. */                              \
   static inline T S##_sign(T a) {                                              \
     return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;                   \
@@ -188,59 +190,25 @@ INT_OPS(l, int64_t, uint64_t, 64)
   static inline T S##_fmax(T a, T b) { return isnan(b) ? a : a > b ? a : b; }  \
   static inline T S##_clip(T x, T lo, T hi) {                                  \
     return S##_minimum(S##_maximum(x, lo), hi);                                \
-  }                                                                            \
-  static inline T S##_fma(T x, T y, T z) { return fma##F(x, y, z); }           \
-  FLT_LIBM1(S, T, F, sqrt, sqrt)                                               \
-  FLT_LIBM1(S, T, F, cbrt, cbrt)                                               \
-  FLT_LIBM1(S, T, F, exp2, exp2)                                               \
-  FLT_LIBM1(S, T, F, expm1, expm1)                                             \
-  FLT_LIBM1(S, T, F, log, log)                                                 \
-  FLT_LIBM1(S, T, F, log2, log2)                                               \
-  FLT_LIBM1(S, T, F, log10, log10)                                             \
-  FLT_LIBM1(S, T, F, log1p, log1p)                                             \
-  FLT_LIBM1(S, T, F, sin, sin)                                                 \
-  FLT_LIBM1(S, T, F, cos, cos)                                                 \
-  FLT_LIBM1(S, T, F, tan, tan)                                                 \
-  FLT_LIBM1(S, T, F, asin, asin)                                               \
-  FLT_LIBM1(S, T, F, acos, acos)                                               \
-  FLT_LIBM1(S, T, F, atan, atan)                                               \
-  FLT_LIBM1(S, T, F, sinh, sinh)                                               \
-  FLT_LIBM1(S, T, F, cosh, cosh)                                               \
-  FLT_LIBM1(S, T, F, tanh, tanh)                                               \
-  FLT_LIBM1(S, T, F, asinh, asinh)                                             \
-  FLT_LIBM1(S, T, F, acosh, acosh)                                             \
-  FLT_LIBM1(S, T, F, atanh, atanh)                                             \
-  FLT_LIBM1(S, T, F, floor, floor)                                             \
-  FLT_LIBM1(S, T, F, ceil, ceil)                                               \
-  FLT_LIBM1(S, T, F, trunc, trunc)                                             \
-  FLT_LIBM1(S, T, F, rint, rint) /* the default rounding: half to even */      \
-  FLT_LIBM2(S, T, F, pow, pow)                                                 \
-  FLT_LIBM2(S, T, F, atan2, atan2)                                             \
-  FLT_LIBM2(S, T, F, hypot, hypot)                                             \
-  FLT_LIBM2(S, T, F, fmod, fmod)                                               \
-  FLT_LIBM2(S, T, F, copysign, copysign)
+  }
 
 FLT_OPS(f, float, f)
 FLT_OPS(d, double, )
 
 /* float32 exp is NumPy's own evaluation (npymath.c), not expf: NumPy's
 ** results differ from the C library's in the last bit for many inputs, and
-** printing what NumPy prints is part of the contract. */
+** printing what NumPy prints is part of the contract.  (float64 exp is the
+** C library's, from the table.) */
 static inline float f_exp(float x) { return npy_expf(x); }
-static inline double d_exp(double x) { return exp(x); }
 
 /* ---- names whose meaning depends on the type ----
-** abs, floor, ceil and trunc are the identity on bool (and the last three
-** on ints); fmin/fmax are minimum/maximum where there is no NaN to ignore. */
+** abs is the identity on bool (on floats it is the table's fabs); fmin/fmax
+** are minimum/maximum where there is no NaN to ignore. */
 #define ALIAS1(S, name, to) \
   static inline T_##S S##_##name(T_##S x) { return S##_##to(x); }
 #define ALIAS2(S, name, to) \
   static inline T_##S S##_##name(T_##S x, T_##S y) { return S##_##to(x, y); }
-ALIAS1(b, abs_, same) ALIAS1(b, floor_, same) ALIAS1(b, ceil_, same) ALIAS1(b, trunc_, same)
-ALIAS1(i, abs_, abs) ALIAS1(i, floor_, same) ALIAS1(i, ceil_, same) ALIAS1(i, trunc_, same)
-ALIAS1(l, abs_, abs) ALIAS1(l, floor_, same) ALIAS1(l, ceil_, same) ALIAS1(l, trunc_, same)
-ALIAS1(f, abs_, abs) ALIAS1(f, floor_, floor) ALIAS1(f, ceil_, ceil) ALIAS1(f, trunc_, trunc)
-ALIAS1(d, abs_, abs) ALIAS1(d, floor_, floor) ALIAS1(d, ceil_, ceil) ALIAS1(d, trunc_, trunc)
+ALIAS1(b, abs_, same) ALIAS1(i, abs_, abs) ALIAS1(l, abs_, abs)
 ALIAS2(b, fmin_, minimum) ALIAS2(b, fmax_, maximum)
 ALIAS2(i, fmin_, minimum) ALIAS2(i, fmax_, maximum)
 ALIAS2(l, fmin_, minimum) ALIAS2(l, fmax_, maximum)
@@ -375,7 +343,7 @@ static inline void sem_cast(void *dst, jitc_dtype t, const void *src, jitc_dtype
 
 /* isnan, isinf, isfinite. */
 static inline void sem_pred(uint8_t *r, OpId op, jitc_dtype t, const void *a0, int m) {
-  if (t != JITC_FLOAT32 && t != JITC_FLOAT64) {
+  if (!dtype_is_float(t)) {
     fill_bool(r, op == OP_ISFINITE, m);
     return;
   }
@@ -398,6 +366,58 @@ static inline void sem_pred(uint8_t *r, OpId op, jitc_dtype t, const void *a0, i
     for (int j = 0; j < m; j++) r_[j] = c_[j] ? x_[j] : y_[j];                 \
   } while (0)
 
+/* The C library's function of op's row (ops.h: LIBM) over m elements of
+** float type t, or, for F_INT_ID rows, the identity on integers and bool.
+** F_NANARG: a NaN argument is the result, sign and payload kept, as the
+** compiling targets give it. */
+#define LIBM_LOOP(T, P)                                                        \
+  do {                                                                         \
+    T *r_ = dst;                                                               \
+    const T *x_ = a0, *y_ = a1, *z_ = a2;                                      \
+    switch (o->arity) {                                                        \
+    case 1:                                                                    \
+      if (!o->fn.P##1) return false;                                           \
+      for (int j = 0; j < m; j++)                                              \
+        r_[j] = nanarg && isnan(x_[j]) ? x_[j] : o->fn.P##1(x_[j]);            \
+      return true;                                                             \
+    case 2:                                                                    \
+      if (!o->fn.P##2) return false;                                           \
+      for (int j = 0; j < m; j++)                                              \
+        r_[j] = nanarg && isnan(x_[j])   ? x_[j]                               \
+                : nanarg && isnan(y_[j]) ? y_[j]                               \
+                                         : o->fn.P##2(x_[j], y_[j]);           \
+      return true;                                                             \
+    case 3:                                                                    \
+      if (!o->fn.P##3) return false;                                           \
+      for (int j = 0; j < m; j++)                                              \
+        r_[j] = nanarg && isnan(x_[j])   ? x_[j]                               \
+                : nanarg && isnan(y_[j]) ? y_[j]                               \
+                : nanarg && isnan(z_[j]) ? z_[j]                               \
+                                         : o->fn.P##3(x_[j], y_[j], z_[j]);    \
+      return true;                                                             \
+    default:                                                                   \
+      return false;                                                            \
+    }                                                                          \
+  } while (0)
+
+static inline bool sem_libm(OpId op, jitc_dtype t, void *dst, const void *a0,
+                            const void *a1, const void *a2, int m) {
+  const OpInfo *o = &op_info[op];
+  bool nanarg = (o->flags & F_NANARG) != 0;
+  switch (t) {
+  case JITC_FLOAT32: LIBM_LOOP(float, f);
+  case JITC_FLOAT64: LIBM_LOOP(double, d);
+  default:
+    if (!(o->flags & F_INT_ID) || o->arity != 1) return false;
+    if (dst != a0) memcpy(dst, a0, (size_t)m * jitc_dtype_size(t));
+    return true;
+  }
+}
+
+/* The cases an op's type needs when NumPy's semantics differ from the
+** C library's (a float op that has none goes to sem_libm). */
+#define OP_INTS(id, M, fn) case OP_##id: switch (t) { ON_INT(M, fn) default: break; } break;
+
 /* Op `op` over m elements into dst: r is the result type, t the operand
 ** type (of args[1] for where), as the typed IR has them.  Returns false for a
 ** combination the checker never produces. */
@@ -410,8 +430,8 @@ static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, cons
     OP_FLT(DIV, BIN, div)
     OP_NUM(FLOORDIV, BIN, floordiv)
     OP_NUM(MOD, BIN, mod)
-    OP_NUM(FMOD, BIN, fmod)
-    OP_NUM(POW, BIN, pow)
+    OP_INTS(FMOD, BIN, fmod)
+    OP_INTS(POW, BIN, pow)
     OP_BI(AND, BIN, and)
     OP_BI(OR, BIN, or)
     OP_BI(XOR, BIN, xor)
@@ -425,44 +445,23 @@ static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, cons
     OP_CMP(NE, ne)
     OP_NUM(NEG, UN, neg)
     OP_BI(INVERT, UN, invert)
-    OP_ALL(ABS, UN, abs_)
-    OP_FLT(SQRT, UN, sqrt)
-    OP_FLT(CBRT, UN, cbrt)
+  case OP_ABS:
+    switch (t) { ON_B(UN, abs_) ON_INT(UN, abs_) default: break; }
+    break;
     OP_NUM(SQUARE, UN, square)
     OP_NUM(RECIPROCAL, UN, reciprocal)
-    OP_FLT(EXP, UN, exp)
-    OP_FLT(EXP2, UN, exp2)
-    OP_FLT(EXPM1, UN, expm1)
-    OP_FLT(LOG, UN, log)
-    OP_FLT(LOG2, UN, log2)
-    OP_FLT(LOG10, UN, log10)
-    OP_FLT(LOG1P, UN, log1p)
-    OP_FLT(SIN, UN, sin)
-    OP_FLT(COS, UN, cos)
-    OP_FLT(TAN, UN, tan)
-    OP_FLT(ASIN, UN, asin)
-    OP_FLT(ACOS, UN, acos)
-    OP_FLT(ATAN, UN, atan)
-    OP_FLT(SINH, UN, sinh)
-    OP_FLT(COSH, UN, cosh)
-    OP_FLT(TANH, UN, tanh)
-    OP_FLT(ASINH, UN, asinh)
-    OP_FLT(ACOSH, UN, acosh)
-    OP_FLT(ATANH, UN, atanh)
-    OP_ALL(FLOOR, UN, floor_)
-    OP_ALL(CEIL, UN, ceil_)
-    OP_ALL(TRUNC, UN, trunc_)
-    OP_FLT(RINT, UN, rint)
     OP_NUM(SIGN, UN, sign)
-    OP_FLT(ATAN2, BIN, atan2)
-    OP_FLT(HYPOT, BIN, hypot)
-    OP_FLT(COPYSIGN, BIN, copysign)
     OP_ALL(MINIMUM, BIN, minimum)
     OP_ALL(MAXIMUM, BIN, maximum)
     OP_ALL(FMIN, BIN, fmin_)
     OP_ALL(FMAX, BIN, fmax_)
     OP_ALL(CLIP, TER, clip)
-    OP_FLT(FMA, TER, fma)
+  case OP_EXP:
+    if (t == JITC_FLOAT32) {
+      UN(f, f, exp);
+      return true;
+    }
+    break;
   case OP_WHERE:
     switch (jitc_dtype_size(t)) {
     case 1: WHERE_LOOP(uint8_t); return true;
@@ -479,8 +478,9 @@ static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, cons
     sem_cast(dst, r, a0, t, m);
     return true;
   default:
-    return false;
+    break;
   }
+  return sem_libm(op, t, dst, a0, a1, a2, m);
 }
 
 #endif /* JITC_SEMANTICS_H */

@@ -10,16 +10,52 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest first, so "**=" wins over "**" and "*". */
-static const char *const puncts[] = {
-    "**=", "//=", "<<=", ">>=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
-    "+=",  "-=",  "*=",  "/=",  "%=", "&=", "|=", "^=", "+",  "-",  "*",  "/",
-    "%",   "&",   "|",   "^",   "~",  "<",  ">",  "=",  "(",  ")",  "[",  "]",
-    ",",
-};
+/* The punctuation the lexer knows: every operator's spelling in ops.h, the
+** augmented assignment of each binary operator that has one (F_AUG: "+="),
+** and the grammar's own (';' separates statements and is lexed apart).
+** Sorted longest first, so "**=" wins over "**" and "*". */
+typedef struct Punct {
+  char s[8]; /* the longest spelling is 2 characters, 3 with "=" */
+  int len;
+} Punct;
+enum { MAX_PUNCTS = 2 * OP_COUNT + 8 };
+static const char *const grammar_puncts[] = {"(", ")", "[", "]", ",", "="};
+
+static void add_punct(Punct *v, int *n, const char *s, const char *suffix) {
+  Punct p;
+  int len = snprintf(p.s, sizeof p.s, "%s%s", s, suffix);
+  p.len = len;
+  for (int k = 0; k < *n; k++)
+    if (v[k].len == len && memcmp(v[k].s, p.s, (size_t)len) == 0)
+      return; /* "-" is both subtraction and negation */
+  /* Insertion keeps the list sorted by length, longest first. */
+  int at = *n;
+  while (at > 0 && v[at - 1].len < len) {
+    v[at] = v[at - 1];
+    at--;
+  }
+  v[at] = p;
+  (*n)++;
+}
+
+static int punct_table(Punct *v) {
+  int n = 0;
+  for (int op = 0; op < OP_COUNT; op++) {
+    const OpInfo *o = &op_info[op];
+    if (!o->spell)
+      continue;
+    add_punct(v, &n, o->spell, "");
+    if (o->flags & F_AUG)
+      add_punct(v, &n, o->spell, "=");
+  }
+  for (size_t k = 0; k < sizeof grammar_puncts / sizeof grammar_puncts[0]; k++)
+    add_punct(v, &n, grammar_puncts[k], "");
+  return n;
+}
 
 bool tok_is(const Compiler *C, const Token *t, const char *s) {
   size_t n = strlen(s);
@@ -32,7 +68,27 @@ typedef struct Lexer {
   Token *v;
   int n, cap;
   bool oom;
+  Punct punct[MAX_PUNCTS];
+  int npunct;
 } Lexer;
+
+/* The punctuation at src, or NULL. */
+static const Punct *match_punct(const Lexer *L, const char *src) {
+  for (int p = 0; p < L->npunct; p++)
+    if (strncmp(src, L->punct[p].s, (size_t)L->punct[p].len) == 0)
+      return &L->punct[p];
+  return NULL;
+}
+
+/* Whether c can start a token (a run of bad bytes ends there). */
+static bool starts_token(const Lexer *L, char c) {
+  if (isspace((unsigned char)c) || isalnum((unsigned char)c) || (c && strchr("#;_.", c)))
+    return true;
+  for (int p = 0; p < L->npunct; p++)
+    if (L->punct[p].s[0] == c)
+      return true;
+  return false;
+}
 
 static Token *push(Lexer *L, TokKind kind, int off, int len) {
   if (L->n == L->cap) {
@@ -104,7 +160,8 @@ static int lex_number(Lexer *L, const char *src, int off) {
 }
 
 Token *tokenize(Compiler *C, int *ntokens) {
-  Lexer L = {C, NULL, 0, 0, false};
+  Lexer L = {.C = C};
+  L.npunct = punct_table(L.punct);
   const char *src = C->src;
   int depth = 0; /* ( and [ nesting: newlines inside are not separators */
   int k = 0;
@@ -152,26 +209,19 @@ Token *tokenize(Compiler *C, int *ntokens) {
       k += 2;
       continue;
     }
-    bool found = false;
-    for (size_t p = 0; p < sizeof puncts / sizeof puncts[0]; p++) {
-      size_t n = strlen(puncts[p]);
-      if (strncmp(src + k, puncts[p], n) == 0) {
-        push(&L, TK_PUNCT, k, (int)n);
-        if (c == '(' || c == '[')
-          depth++;
-        else if ((c == ')' || c == ']') && depth > 0)
-          depth--;
-        k += (int)n;
-        found = true;
-        break;
-      }
-    }
-    if (found)
+    const Punct *p = match_punct(&L, src + k);
+    if (p) {
+      push(&L, TK_PUNCT, k, p->len);
+      if (c == '(' || c == '[')
+        depth++;
+      else if ((c == ')' || c == ']') && depth > 0)
+        depth--;
+      k += p->len;
       continue;
+    }
     /* One diagnostic per run of bad bytes (a UTF-8 character is one run). */
     int start = k;
-    while (src[k] && !isspace((unsigned char)src[k]) && !isalnum((unsigned char)src[k]) &&
-           !strchr("#;_+-*/%&|^~<>=()[],.!", src[k]))
+    while (src[k] && !starts_token(&L, src[k]))
       k++;
     if (k == start)
       k++;

@@ -1,0 +1,80 @@
+/*
+** check.h -- what the two halves of the checker share: check.c (names,
+** roles, statements) and type.c (NumPy 2's typing of each operation).
+** Private to those two files.
+*/
+#ifndef JITC_CHECK_H
+#define JITC_CHECK_H
+
+#include "jitc_int.h"
+
+/* A typed value during checking: a node, and whether it is weak. */
+typedef struct Val {
+  Node *n;
+  bool weak;
+  bool bad; /* an error was reported below: report nothing more about it */
+} Val;
+
+/* A name the program uses. */
+typedef enum SymKind { SYM_ARRAY, SYM_PARAM, SYM_TEMP } SymKind;
+
+typedef struct Sym {
+  const char *name;
+  SymKind kind;
+  int slot;       /* array, param or temp index */
+  bool weak;      /* temps: holds a weak value */
+  Node *konst;    /* temps: the weak constant it holds, or NULL */
+  int current;    /* arrays: temp holding the value assigned so far, or -1 */
+  bool read, assigned, read_first;
+  jitc_dtype dtype;
+  bool has_dtype; /* arrays: dtype known (declared, or from the first assignment) */
+  bool provided;
+  bool poisoned;  /* defined by a statement with a syntax error: uses stay quiet */
+  int first_off;
+  struct Sym *next;  /* program order */
+  struct Sym *hnext; /* hash chain */
+} Sym;
+
+#define SYM_BUCKETS 4096 /* a power of two */
+
+typedef struct Checker {
+  Compiler *C;
+  const jitc_options *opt;
+  Sym *syms, *last;   /* in program order */
+  Sym **buckets;      /* SYM_BUCKETS chains: lookups stay O(1) in long programs */
+  int narrays, nparams, ntemps;
+  /* growable IR statement list and temp types, rebuilt in the arena */
+  IrStmt *stmts;
+  int nstmts, cap;
+  jitc_dtype *temps;
+  int tcap;
+  IrParam *params; /* indexed by param slot */
+  int pcap;
+  IrCheck *checks; /* weak expressions of scalars, checked before each run */
+  int nchecks, ccap;
+  AstProgram *ast; /* for "read before it is assigned" */
+  int stmt;        /* index of the statement after the one being checked */
+} Checker;
+
+static inline const char *tname(jitc_dtype t) { return jitc_dtype_name(t); }
+
+/* check.c: grows an arena array of the checker to `need` elements. */
+bool checker_grow(Checker *K, void **v, int *cap, int need, size_t elem);
+
+/* type.c */
+Node *new_node(Checker *K, NodeKind kind, jitc_dtype type, int off);
+/* The value of an expression that failed to type: later checks stay quiet. */
+Val bad_val(Checker *K, int off);
+/* v as type t: a cast node, or a converted constant. */
+Node *convert(Checker *K, Val v, jitc_dtype t);
+/* A weak value meeting the strong type t; `meets` names what has type t. */
+Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets);
+/* Types op applied to checked operands v[0..n) (`off`: the operator;
+** cast_to: a cast's type; call: written as a function call). */
+Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call);
+/* x ** y and power(x, y), with NumPy's fast paths. */
+Val check_power(Checker *K, int off, Val *v, bool call);
+/* NumPy's same-kind casting rule, for in-place operators. */
+bool same_kind(jitc_dtype from, jitc_dtype to);
+
+#endif /* JITC_CHECK_H */

@@ -1,0 +1,70 @@
+/*
+** interp.h -- the plan of the interp target: the instructions that
+** interp_plan.c builds from the typed IR and interp_exec.c runs, block by
+** block.  Private to the three interp files.
+*/
+#ifndef JITC_INTERP_H
+#define JITC_INTERP_H
+
+#include "jitc_int.h"
+
+typedef enum InsKind {
+  I_OP,    /* op over args, into dst */
+  I_COPY,  /* dst = args[0] (elements of `type`) */
+  I_CONST, /* dst = constant value (per block: not hoisted) */
+  I_PARAM, /* dst = params[slot] (per block: not hoisted) */
+  I_INDEX, /* dst = begin + j */
+  I_BOOL   /* dst = args[0] != 0: a bool array as loaded, normalised to 0/1 */
+} InsKind;
+
+/* A buffer id: >= 0 is scratch buffer `id`; < 0 is array -id-1 itself at
+** the block's offset.  NO_BUF: no buffer (yet). */
+enum { NO_BUF = -0x7fffffff };
+
+typedef struct Ins {
+  uint8_t kind;
+  uint8_t op;
+  uint8_t type;  /* result type */
+  uint8_t atype; /* operand type (of args[1] for where) */
+  int nargs;
+  int dst;
+  int arg[3];
+  int slot;      /* I_PARAM */
+  union {
+    int64_t i;
+    double f;
+  } k;           /* I_CONST */
+} Ins;
+
+/* A constant or parameter filled once per run. */
+typedef struct Init {
+  int buf;
+  uint8_t type;
+  bool param;
+  int slot;
+  union {
+    int64_t i;
+    double f;
+  } k;
+} Init;
+
+typedef struct Plan {
+  Ins *ins;
+  int nins, cap;
+  Init *init;
+  int ninit, initcap;
+  int nbufs;       /* scratch buffers */
+  int blk;         /* elements per block */
+  int narrays;
+  uint8_t *esize;  /* per array: bytes per element */
+} Plan;
+
+/* interp_plan.c: the plan of a program (JITC_OK, or an error added to ctx). */
+jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out);
+void interp_plan_free(Plan *p);
+
+/* interp_exec.c: runs the plan over elements [0, n). */
+jitc_status interp_exec(jitc_context *ctx, const Plan *p, int64_t n, void *const *arrays,
+                        const ParamSlot *params);
+
+#endif /* JITC_INTERP_H */

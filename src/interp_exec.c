@@ -1,0 +1,136 @@
+/*
+** interp_exec.c -- runs an interp plan (interp.h) over the elements, one
+** block at a time: each instruction is a tight loop of sem_exec over a
+** plain C array, so the dispatch cost is paid once per block rather than
+** once per element.
+*/
+#include "interp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "semantics.h"
+
+/* One instruction: sem_exec with the instruction's op and types. */
+static bool exec_op(const Ins *in, void *dst, const void *a0, const void *a1,
+                    const void *a2, int m) {
+  return sem_exec((OpId)in->op, (jitc_dtype)in->type, (jitc_dtype)in->atype, dst, a0, a1, a2, m);
+}
+
+/* A run's state: the scratch memory and where each array's block is. */
+typedef struct RunState {
+  const Plan *p;
+  unsigned char *scratch;
+  size_t stride;           /* bytes per scratch buffer */
+  void *const *arrays;
+  int64_t begin;
+} RunState;
+
+static inline void *buf_ptr(const RunState *rs, int id) {
+  if (id >= 0) return rs->scratch + (size_t)id * rs->stride;
+  int a = -id - 1;
+  return (unsigned char *)rs->arrays[a] + (size_t)rs->begin * rs->p->esize[a];
+}
+
+/* Fills m elements of type t with a constant (ints in i, floats in f). */
+static void fill_value(void *dst, jitc_dtype t, int64_t i, double f, int m) {
+  switch (t) {
+  case JITC_BOOL: fill_bool(dst, i != 0, m); break;
+  case JITC_INT32: { int32_t *r = dst, v = (int32_t)i; for (int j = 0; j < m; j++) r[j] = v; } break;
+  case JITC_INT64: { int64_t *r = dst; for (int j = 0; j < m; j++) r[j] = i; } break;
+  case JITC_FLOAT32: { float *r = dst, v = (float)f; for (int j = 0; j < m; j++) r[j] = v; } break;
+  case JITC_FLOAT64: { double *r = dst; for (int j = 0; j < m; j++) r[j] = f; } break;
+  default: break;
+  }
+}
+
+/* A parameter's value, as fill_value's (i, f). */
+static void param_value(const ParamSlot *ps, jitc_dtype t, int64_t *i, double *f) {
+  *i = 0;
+  *f = 0;
+  switch (t) {
+  case JITC_BOOL: *i = ps->b != 0; break;
+  case JITC_INT32: *i = ps->i32; break;
+  case JITC_INT64: *i = ps->i64; break;
+  case JITC_FLOAT32: *f = ps->f32; break;
+  case JITC_FLOAT64: *f = ps->f64; break;
+  default: break;
+  }
+}
+
+static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
+  const Plan *p = rs->p;
+  for (int k = 0; k < p->nins; k++) {
+    const Ins *in = &p->ins[k];
+    void *dst = buf_ptr(rs, in->dst);
+    switch ((InsKind)in->kind) {
+    case I_OP: {
+      const void *a0 = buf_ptr(rs, in->arg[0]);
+      const void *a1 = in->nargs > 1 ? buf_ptr(rs, in->arg[1]) : NULL;
+      const void *a2 = in->nargs > 2 ? buf_ptr(rs, in->arg[2]) : NULL;
+      if (!exec_op(in, dst, a0, a1, a2, m)) return false;
+      break;
+    }
+    case I_COPY: {
+      const void *src = buf_ptr(rs, in->arg[0]);
+      if (src != dst) memcpy(dst, src, (size_t)m * jitc_dtype_size((jitc_dtype)in->type));
+      break;
+    }
+    case I_CONST:
+      fill_value(dst, (jitc_dtype)in->type, in->k.i, in->k.f, m);
+      break;
+    case I_PARAM: {
+      int64_t i;
+      double f;
+      param_value(&params[in->slot], (jitc_dtype)in->type, &i, &f);
+      fill_value(dst, (jitc_dtype)in->type, i, f, m);
+      break;
+    }
+    case I_INDEX: {
+      int64_t *r = dst;
+      for (int j = 0; j < m; j++) r[j] = rs->begin + j;
+      break;
+    }
+    case I_BOOL: {
+      uint8_t *r = dst;
+      const uint8_t *x = buf_ptr(rs, in->arg[0]);
+      for (int j = 0; j < m; j++) r[j] = x[j] != 0;
+      break;
+    }
+    }
+  }
+  return true;
+}
+
+/* Runs p over [0, n), in blocks of p->blk elements. */
+jitc_status interp_exec(jitc_context *ctx, const Plan *p, int64_t n, void *const *arrays,
+                        const ParamSlot *params) {
+  if (n <= 0 || p->nins == 0) return JITC_OK;
+  RunState rs = {.p = p, .arrays = arrays};
+  rs.stride = (size_t)p->blk * 8;
+  /* 64-byte aligned scratch; at least one byte so malloc never sees 0. */
+  size_t bytes = rs.stride * (size_t)p->nbufs + 64;
+  void *raw = malloc(bytes);
+  if (!raw) return ctx_error(ctx, JITC_E_NOMEM, "interp: out of memory (%zu bytes of scratch)", bytes);
+  rs.scratch = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+
+  for (int q = 0; q < p->ninit; q++) {
+    const Init *it = &p->init[q];
+    int64_t i = it->k.i;
+    double f = it->k.f;
+    if (it->param) param_value(&params[it->slot], (jitc_dtype)it->type, &i, &f);
+    fill_value(rs.scratch + (size_t)it->buf * rs.stride, (jitc_dtype)it->type, i, f, p->blk);
+  }
+  jitc_status st = JITC_OK;
+  for (int64_t b = 0; b < n; b += p->blk) {
+    int m = n - b < p->blk ? (int)(n - b) : p->blk;
+    rs.begin = b;
+    if (!exec_block(&rs, params, m)) {
+      st = ctx_error(ctx, JITC_E_INTERNAL, "interp: an operation of the program has no implementation");
+      break;
+    }
+  }
+  free(raw);
+  return st;
+}
+

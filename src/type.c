@@ -1,0 +1,370 @@
+/*
+** type.c -- NumPy 2's typing of each operation (NEP 50), for the checker.
+**
+** A weak value (a literal, a constant, a weak scalar: Python's scalars)
+** takes the type of the strong operand it meets; strong operands promote
+** by NumPy's table (promote() in check.c); each op's typing rule is its
+** RULE column in ops.h.  Every conversion becomes an explicit OP_CAST or a
+** converted constant, so the back ends never promote anything, and an
+** operator of weak constants only is folded here, as Python would compute
+** it.  check.c walks the program and calls apply() for every operation.
+*/
+#include "check.h"
+
+#include <math.h>
+#include <string.h>
+
+/* NumPy's promotion table for the five types. */
+jitc_dtype promote(jitc_dtype a, jitc_dtype b) {
+  if (a == b)
+    return a;
+  if (a == JITC_BOOL)
+    return b;
+  if (b == JITC_BOOL)
+    return a;
+  if (dtype_is_int(a) && dtype_is_int(b))
+    return JITC_INT64;
+  if (dtype_is_float(a) && dtype_is_float(b))
+    return JITC_FLOAT64;
+  /* int with float: int32 + float32 is float64 too (float32 cannot hold every int32) */
+  return JITC_FLOAT64;
+}
+
+/* ---- nodes and conversions ---- */
+
+Node *new_node(Checker *K, NodeKind kind, jitc_dtype type, int off) {
+  Node *n = arena_alloc(K->C->arena, sizeof *n);
+  if (!n) {
+    static Node dummy;
+    dummy = (Node){.kind = N_CONST, .type = JITC_INT64};
+    return &dummy;
+  }
+  n->kind = kind;
+  n->type = type;
+  n->off = off;
+  return n;
+}
+
+static Node *new_op(Checker *K, OpId op, jitc_dtype type, int off, int nargs, Node **args) {
+  Node *n = new_node(K, N_OP, type, off);
+  n->op = op;
+  n->nargs = nargs;
+  for (int k = 0; k < nargs; k++)
+    n->args[k] = args[k];
+  return n;
+}
+
+Val bad_val(Checker *K, int off) {
+  return (Val){new_node(K, N_CONST, JITC_INT64, off), true, true};
+}
+
+/* Converts a constant's value to type t by the cast rules, exactly as a
+** cast at run time would (2.5 stored into an int array is 2). */
+static Node *const_to(Checker *K, Node *c, jitc_dtype t) {
+  Node *n = new_node(K, N_CONST, t, c->off);
+  Node cast = {.kind = N_OP, .op = OP_CAST, .type = t, .nargs = 1, .args = {c}, .off = c->off};
+  const Node *arg = c;
+  if (fold_op(&cast, &arg, false, n) != FOLD_OK)
+    unreachable();
+  return n;
+}
+
+/* Converts v to type t: a cast node, or a converted constant. */
+Node *convert(Checker *K, Val v, jitc_dtype t) {
+  if (v.n->type == t)
+    return v.n;
+  if (v.n->kind == N_CONST && (v.weak || !dtype_is_float(v.n->type) || dtype_is_float(t)))
+    return const_to(K, v.n, t);
+  Node *arg = v.n;
+  return new_op(K, OP_CAST, t, v.n->off, 1, &arg);
+}
+
+/* The type a weak value takes next to a strong type (NEP 50). */
+static jitc_dtype weak_with(jitc_dtype weak, jitc_dtype strong) {
+  if (weak == JITC_BOOL)
+    return strong;
+  if (weak == JITC_INT64)
+    return strong == JITC_BOOL ? JITC_INT64 : strong;
+  /* weak float */
+  return dtype_is_float(strong) ? strong : JITC_FLOAT64;
+}
+
+/* Converts a weak value to the strong type t it meets, checking that an
+** integer fits: a constant now, a scalar or an expression of scalars
+** before each run.  `meets` says what has type t, for the message. */
+Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets) {
+  if (!v.weak) /* where() converts both of its values through here */
+    return convert(K, v, t);
+  if (v.n->kind == N_CONST && v.n->type == JITC_INT64 && t == JITC_INT32 &&
+      (v.n->k.i < INT32_MIN || v.n->k.i > INT32_MAX) && !v.bad) {
+    error_at(K->C, v.n->off, "the integer %lld does not fit in int32, the type of %s",
+             (long long)v.n->k.i, meets);
+  }
+  if (v.n->kind == N_PARAM && v.n->type == JITC_INT64 && t == JITC_INT32)
+    K->params[v.n->slot].fit_int32 = true;
+  if ((v.n->kind == N_OP || v.n->kind == N_TEMP) &&
+      checker_grow(K, (void **)&K->checks, &K->ccap, K->nchecks + 1, sizeof(IrCheck)))
+    K->checks[K->nchecks++] = (IrCheck){v.n, t, v.n->off};
+  return convert(K, v, t);
+}
+
+static Node *convert_weak(Checker *K, Val v, jitc_dtype t) {
+  return convert_weak_to(K, v, t, "the other operand");
+}
+
+/* Promotes operands: returns the common type and whether the result is weak. */
+static jitc_dtype common_type(Val *v, int n, bool *weak) {
+  bool any_strong = false;
+  jitc_dtype strong = JITC_BOOL, wk = JITC_BOOL;
+  for (int k = 0; k < n; k++) {
+    if (v[k].weak)
+      wk = promote(wk, v[k].n->type);
+    else if (!any_strong) {
+      strong = v[k].n->type;
+      any_strong = true;
+    } else {
+      strong = promote(strong, v[k].n->type);
+    }
+  }
+  *weak = !any_strong;
+  if (!any_strong)
+    return wk;
+  /* Weak operands join one at a time, as NumPy's result_type does. */
+  jitc_dtype t = strong;
+  for (int k = 0; k < n; k++)
+    if (v[k].weak)
+      t = weak_with(v[k].n->type, t);
+  return t;
+}
+
+/* ---- operations ---- */
+
+/* Whether a weak int meeting int32 in a comparison must widen it to int64:
+** NumPy compares an out-of-range Python int with an int32 array and gives
+** the true answer (a_int32 < 3000000000 is all true), where arithmetic
+** refuses it.  A scalar's value is known only at run time: always widen. */
+static bool compare_wide(Val *v, int n, jitc_dtype t) {
+  if (t != JITC_INT32)
+    return false;
+  for (int k = 0; k < n; k++)
+    if (v[k].weak && v[k].n->type == JITC_INT64 &&
+        (v[k].n->kind != N_CONST || v[k].n->k.i < INT32_MIN || v[k].n->k.i > INT32_MAX))
+      return true;
+  return false;
+}
+
+/* An operator of weak operands only is Python's: folded when its operands
+** are constants (refused where Python's answer would differ), so that range
+** checks and the sign of an exponent see the value. */
+static Val fold_weak(Checker *K, Node *n) {
+  for (int k = 0; k < n->nargs; k++)
+    if (n->args[k]->kind != N_CONST)
+      return (Val){n, true, false};
+  Node *c = new_node(K, N_CONST, n->type, n->off);
+  FoldStatus st = fold_op(n, (const Node *const *)n->args, true, c);
+  if (st == FOLD_UNKNOWN)
+    return (Val){n, true, false};
+  if (st != FOLD_OK) {
+    error_at(K->C, n->off, "%s", fold_message(st));
+    return bad_val(K, n->off);
+  }
+  return (Val){c, true, false};
+}
+
+/* Types op applied to already-checked operands; `off` is the operator.
+** `call`: written as a function call (power(x, y) rather than x ** y). */
+Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call) {
+  for (int k = 0; k < n; k++)
+    if (v[k].bad)
+      return bad_val(K, off);
+  const OpInfo *info = &op_info[op];
+  /* Python scalars passed to a function are weak for promotion, but the
+  ** result is a NumPy scalar: strong (sqrt(2) and power(2, 40) are int64
+  ** and float64 NumPy scalars). */
+  bool is_fn = call || op_info[op].kind != K_OPERATOR;
+  Node *args[3];
+  if (op == OP_CAST) {
+    /* A Python scalar converted by a NumPy type must fit it: np.int32(2**31)
+    ** raises. */
+    if (v[0].weak)
+      return (Val){convert_weak_to(K, v[0], cast_to, "the cast"), false, false};
+    Node *arg = v[0].n;
+    if (arg->type == cast_to)
+      return (Val){arg, false, false};
+    return (Val){new_op(K, OP_CAST, cast_to, off, 1, &arg), false, false};
+  }
+  if (op == OP_WHERE) {
+    Val c = v[0];
+    args[0] = c.weak ? convert_weak(K, c, JITC_BOOL)
+              : c.n->type == JITC_BOOL ? c.n : convert(K, c, JITC_BOOL);
+    bool weak;
+    jitc_dtype t = common_type(v + 1, 2, &weak);
+    args[1] = convert_weak(K, v[1], t);
+    args[2] = convert_weak(K, v[2], t);
+    return (Val){new_op(K, OP_WHERE, t, off, 3, args), false, false};
+  }
+  bool weak;
+  jitc_dtype t = common_type(v, n, &weak);
+  const char *sym = info->name;
+  /* Python's bools are ints: True + True is 2, ~True is -2 (NumPy's
+  ** np.True_ + np.True_ would be True; a program's weak values are Python's). */
+  if (weak && !is_fn && t == JITC_BOOL &&
+      (info->rule == R_ARITH || info->rule == R_ARITH_NB || info->rule == R_SAME_NB ||
+       info->rule == R_SHIFT || op == OP_INVERT))
+    t = JITC_INT64;
+  jitc_dtype result;
+  switch (info->rule) {
+  case R_ARITH:
+  case R_ARITH_NB:
+  case R_PROMOTE:
+  case R_SAME:
+    if (t == JITC_BOOL && info->rule == R_ARITH_NB) {
+      if (op == OP_SUB)
+        error_at(K->C, off, "'-' is not supported for bool operands; use '^' (exclusive or)");
+      else if (op == OP_NEG)
+        error_at(K->C, off, "unary '-' is not supported for bool; use '~' (not)");
+      else
+        error_at(K->C, off, "'%s' is not supported for bool operands (NumPy would give int8, "
+                 "which jitc lacks); convert first, e.g. with i32(...)", sym);
+      return bad_val(K, off);
+    }
+    result = t;
+    break;
+  case R_SAME_NB:
+    if (t == JITC_BOOL) {
+      if (op == OP_NEG)
+        error_at(K->C, off, "unary '-' is not supported for bool; use '~' (not)");
+      else
+        error_at(K->C, off, "%s() is not supported for bool (NumPy would give %s); convert "
+                 "first, e.g. with i32(...)", sym, op == OP_SIGN ? "an error" : "int8");
+      return bad_val(K, off);
+    }
+    result = t;
+    break;
+  case R_TRUEDIV:
+    result = t = dtype_is_float(t) ? t : JITC_FLOAT64;
+    break;
+  case R_FLOAT:
+    if (t == JITC_BOOL) {
+      error_at(K->C, off, "%s() of bool is not supported (NumPy would give float16, which jitc "
+               "lacks); convert first, e.g. with f32(...)", sym);
+      return bad_val(K, off);
+    }
+    result = t = dtype_is_float(t) ? t : JITC_FLOAT64;
+    break;
+  case R_BITWISE:
+    if (dtype_is_float(t)) {
+      error_at(K->C, off, "'%s' needs integer or bool operands, not %s",
+               info->spell ? info->spell : sym, tname(t));
+      return bad_val(K, off);
+    }
+    result = t;
+    break;
+  case R_SHIFT:
+    if (!dtype_is_int(t)) {
+      error_at(K->C, off, "'%s' needs integer operands, not %s", sym, tname(t));
+      return bad_val(K, off);
+    }
+    result = t;
+    break;
+  case R_COMPARE:
+    if (!weak && compare_wide(v, n, t))
+      t = JITC_INT64;
+    result = JITC_BOOL;
+    break;
+  case R_PRED:
+    result = JITC_BOOL;
+    break;
+  default:
+    unreachable();
+  }
+  if (op == OP_POW && dtype_is_int(t)) {
+    Node *e = v[1].n;
+    if (e->kind == N_CONST && !dtype_is_float(e->type) && e->k.i < 0) {
+      if (weak && !is_fn) {
+        /* Python: 2 ** -1 is 0.5 */
+        result = t = JITC_FLOAT64;
+      } else {
+        error_at(K->C, e->off, "integers to negative integer powers are not allowed; use a "
+                 "float exponent (** -%lld.0)", (long long)-e->k.i);
+        return bad_val(K, off);
+      }
+    }
+  }
+  for (int k = 0; k < n; k++)
+    args[k] = v[k].weak && (!weak || is_fn) ? convert_weak(K, v[k], t) : convert(K, v[k], t);
+  Node *node = new_op(K, op, result, off, n, args);
+  if (weak && !is_fn)
+    return fold_weak(K, node);
+  return (Val){node, false, false};
+}
+
+/* Whether n has one value for all elements: scalars and constants only.
+** (Recursion is bounded by the parser's nesting limit.) */
+static bool is_uniform(const Node *n) {
+  if (n->kind == N_CONST || n->kind == N_PARAM)
+    return true;
+  if (n->kind != N_OP)
+    return false;
+  for (int k = 0; k < n->nargs; k++)
+    if (!is_uniform(n->args[k]))
+      return false;
+  return true;
+}
+
+/* x ** y and power(x, y).  NumPy 2 (its ** and np.power alike) evaluates an
+** array raised to a scalar 2 as square(x), to 0.5 as sqrt(x) and to -1 as
+** reciprocal(x); jitc does the same for an exponent that is a constant
+** (after folding: a ** (0.25 + 0.25) and a ** f64(0.5) are sqrt), so that results
+** match NumPy's (pow and sqrt differ at -inf and -0.0) and x ** 2 costs
+** one multiplication on every target.  Squaring is exact, so integers and
+** 2.0 take the same path. */
+Val check_power(Checker *K, int off, Val *v, bool call) {
+  /* np.power takes the fast paths for any scalar exponent, whatever the
+  ** base; Python's `**` of two weak values is C's pow. */
+  if (!v[0].bad && !v[1].bad && (!v[0].weak || call) && v[1].n->kind == N_CONST &&
+      v[1].n->type != JITC_BOOL) {
+    bool weak;
+    jitc_dtype t = common_type(v, 2, &weak);
+    double e = dtype_is_float(v[1].n->type) ? v[1].n->k.f : (double)v[1].n->k.i;
+    int fast = -1;
+    if (e == 2 && t != JITC_BOOL)
+      fast = OP_SQUARE;
+    else if (e == 0.5 && dtype_is_float(t))
+      fast = OP_SQRT;
+    else if (e == -1 && dtype_is_float(t))
+      fast = OP_RECIPROCAL;
+    if (fast >= 0) {
+      Val base = {convert(K, v[0], t), false, false};
+      return apply(K, (OpId)fast, off, &base, 1, JITC_BOOL, call);
+    }
+  }
+  Val r = apply(K, OP_POW, off, v, 2, JITC_BOOL, call);
+  /* A float array raised to a scalar known only at run time: NumPy's fast
+  ** path decides by the value, so the kernel does too for 0.5, where pow
+  ** and sqrt differ at -inf and -0.0.  (A scalar base with `**` is NumPy's
+  ** scalar power, C's pow; np.power takes the fast path for scalars too.)  (For 2 and -1, pow has the special
+  ** values of square and reciprocal, and differs at most in rounding.) */
+  if (!r.bad && !r.weak && r.n->kind == N_OP && r.n->op == OP_POW &&
+      dtype_is_float(v[0].n->type) && v[1].n->type != JITC_BOOL &&
+      r.n->args[1]->kind != N_CONST && is_uniform(r.n->args[1]) &&
+      (call || !is_uniform(r.n->args[0]))) {
+    Node *x = r.n->args[0], *half = new_node(K, N_CONST, r.n->type, off);
+    half->k.f = 0.5;
+    Node *eq[2] = {r.n->args[1], half};
+    Node *w[3] = {new_op(K, OP_EQ, JITC_BOOL, off, 2, eq),
+                  new_op(K, OP_SQRT, r.n->type, off, 1, &x), r.n};
+    r.n = new_op(K, OP_WHERE, r.n->type, off, 3, w);
+  }
+  return r;
+}
+
+/* NumPy's same-kind casting, for in-place operators. */
+bool same_kind(jitc_dtype from, jitc_dtype to) {
+  if (from == to || from == JITC_BOOL)
+    return true;
+  if (dtype_is_int(from))
+    return to != JITC_BOOL;
+  return dtype_is_float(to); /* float to float only */
+}
+
