@@ -98,8 +98,6 @@ static void device_arch(CudaState *S, char *out, size_t len) {
   snprintf(out, len, "compute_%d", best > 0 ? best : want);
 }
 
-/* The NVRTC options for arch and the kernel's options; returns the count. */
-
 /* The CUDA C of a kernel and how NVRTC is to compile it. */
 typedef struct CudaSource {
   Buf src;
