@@ -194,15 +194,17 @@ typedef struct CudaApi {
 #undef CUDA_FN_PTR
 } CudaApi;
 
-/* Opens NVRTC ($JITC_LIBNVRTC, else libnvrtc.so.13 / .so.12 / .so on the
-** library path, in $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
-** /usr/local/cuda/lib64).  0, or -1 with the reason in err. */
-int cuda_load_nvrtc(CudaApi *api, char *err, size_t errlen);
+/* Opens NVRTC: `lib` when given (a path, or a name searched like the
+** default), else libnvrtc.so.13 / .so.12 / .so on the library path, in
+** cuda_home/lib64 (cuda_home may be NULL) and /usr/local/cuda/lib64.  0, or
+** -1 with the reason in err. */
+int cuda_load_nvrtc(CudaApi *api, const char *lib, const char *cuda_home, char *err,
+                    size_t errlen);
 
-/* Opens the driver ($JITC_LIBCUDA, else libcuda.so.1), resolves every
-** driver function and calls cuInit.  0, or -1 with the reason in err
-** ("no CUDA driver (libcuda.so.1 not found)", ...). */
-int cuda_load_driver(CudaApi *api, char *err, size_t errlen);
+/* Opens the driver (`lib`, else libcuda.so.1), resolves every driver
+** function and calls cuInit.  0, or -1 with the reason in err ("no CUDA
+** driver (libcuda.so.1 not found)", ...). */
+int cuda_load_driver(CudaApi *api, const char *lib, char *err, size_t errlen);
 
 /* Closes whatever was opened; the table is zeroed. */
 void cuda_unload(CudaApi *api);

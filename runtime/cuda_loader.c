@@ -5,8 +5,9 @@
 ** the first time it is used, and a machine without a GPU, a driver or a
 ** toolkit gets an error message that says which one is missing.  NVRTC is
 ** found on the library path or in the usual toolkit directories (it often
-** is not on the default path); the driver is always libcuda.so.1, which the
-** driver installer puts on the path.  Driver functions come from
+** is not on the default path); the driver is libcuda.so.1, which the
+** driver installer puts on the path.  The caller passes the paths the
+** user chose (the context's environment, env.c); nothing here reads it.  Driver functions come from
 ** cuGetProcAddress at CUDA_API_VERSION, so each pointer has exactly the
 ** signature declared in cuda_api.h, whatever the installed driver's newest
 ** version of that function is.
@@ -49,23 +50,20 @@ static void *open_lib(const char *name, const char *const *dirs, int ndirs, char
   return NULL;
 }
 
-int cuda_load_nvrtc(CudaApi *api, char *err, size_t errlen) {
+int cuda_load_nvrtc(CudaApi *api, const char *lib, const char *cuda_home, char *err,
+                    size_t errlen) {
   if (api->libnvrtc)
     return 0;
   char why[256] = "";
-  char home[400] = "", path[400] = "";
-  const char *e;
-  if ((e = getenv("CUDA_HOME")) && *e)
-    snprintf(home, sizeof home, "%s/lib64", e);
-  if ((e = getenv("CUDA_PATH")) && *e)
-    snprintf(path, sizeof path, "%s/lib64", e);
-  const char *dirs[] = {home, path, "/usr/local/cuda/lib64",
-                        "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/lib/x86_64-linux-gnu"};
+  char home[400] = "";
+  if (cuda_home && *cuda_home)
+    snprintf(home, sizeof home, "%s/lib64", cuda_home);
+  const char *dirs[] = {home, "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
+                        "/usr/lib/x86_64-linux-gnu"};
   int ndirs = (int)(sizeof dirs / sizeof dirs[0]);
-  const char *env = getenv("JITC_LIBNVRTC");
   void *h = NULL;
-  if (env && *env) {
-    h = open_lib(env, dirs, ndirs, api->nvrtc_path, sizeof api->nvrtc_path, why, sizeof why);
+  if (lib && *lib) {
+    h = open_lib(lib, dirs, ndirs, api->nvrtc_path, sizeof api->nvrtc_path, why, sizeof why);
   } else {
     static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
     for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++)
@@ -74,7 +72,7 @@ int cuda_load_nvrtc(CudaApi *api, char *err, size_t errlen) {
   }
   if (!h) {
     snprintf(err, errlen, "NVRTC not found: %s (set JITC_LIBNVRTC or CUDA_HOME)",
-             env && *env ? why : "libnvrtc.so.13 is not on the library path "
+             lib && *lib ? why : "libnvrtc.so.13 is not on the library path "
                                  "nor in $CUDA_HOME/lib64 or /usr/local/cuda/lib64");
     return -1;
   }
@@ -99,12 +97,11 @@ int cuda_load_nvrtc(CudaApi *api, char *err, size_t errlen) {
   return 0;
 }
 
-int cuda_load_driver(CudaApi *api, char *err, size_t errlen) {
+int cuda_load_driver(CudaApi *api, const char *lib, char *err, size_t errlen) {
   if (api->libcuda)
     return 0;
   char why[256] = "", used[512];
-  const char *env = getenv("JITC_LIBCUDA");
-  const char *name = env && *env ? env : "libcuda.so.1";
+  const char *name = lib && *lib ? lib : "libcuda.so.1";
   void *h = open_lib(name, NULL, 0, used, sizeof used, why, sizeof why);
   if (!h) {
     snprintf(err, errlen, "no CUDA driver (%s not found)", name);

@@ -13,7 +13,7 @@
 **   interp.c    target interp: evaluates the IR (the reference semantics):
 **               interp_plan.c builds its plan, interp_exec.c runs it
 **   cpu.c       target cpu:    IR -> LLVM IR -> ORC JIT, run on a thread pool
-**   cuda.c      target cuda:   IR -> CUDA C -> NVRTC -> CUDA Driver API
+**   cuda_*.c    target cuda:   IR -> CUDA C -> NVRTC -> CUDA Driver API (cuda.h)
 **   split.c     cutting a large program into groups (cpu, cuda)
 **   jitc.c      the public library API (jitc.h) tying the stages together
 **   main.c      the command line tool, a client of jitc.h only
@@ -481,7 +481,6 @@ typedef struct Env {
   int cuda_vbytes;       /* JITC_CUDA_VBYTES: bytes per thread per array (16) */
   int cuda_vec;          /* JITC_CUDA_VEC: 0 turns vector loads off (1) */
   int cuda_waves;        /* JITC_CUDA_WAVES: grid size in waves, 0 = auto */
-  int cuda_index64;      /* JITC_CUDA_INDEX64: 1 forces 64-bit indices (0) */
   int cuda_copy_threads; /* JITC_CUDA_COPY_THREADS: host copy threads (4) */
   int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (8) */
   char *nvrtc_extra;     /* JITC_NVRTC_EXTRA: one more NVRTC option */

@@ -620,11 +620,14 @@ static void print_cuda(void) {
   CudaApi api;
   memset(&api, 0, sizeof api);
   char err[512];
-  if (cuda_load_nvrtc(&api, err, sizeof err))
+  /* The paths the library takes from the same variables (env.c). */
+  const char *home = getenv("CUDA_HOME") && *getenv("CUDA_HOME") ? getenv("CUDA_HOME")
+                                                                  : getenv("CUDA_PATH");
+  if (cuda_load_nvrtc(&api, getenv("JITC_LIBNVRTC"), home, err, sizeof err))
     printf("nvrtc: not found: %s\n", err);
   else
     printf("nvrtc: %d.%d (%s)\n", api.nvrtc_major, api.nvrtc_minor, api.nvrtc_path);
-  if (cuda_load_driver(&api, err, sizeof err)) {
+  if (cuda_load_driver(&api, getenv("JITC_LIBCUDA"), err, sizeof err)) {
     printf("cuda driver: none\n");
     printf("no GPU: %s\n", err);
   } else {

@@ -230,6 +230,46 @@ def main():
     else:
         fail("cuda_vector_loads", "no 16-byte loads: %s" % re.findall(r"ld\.global\S*", ptx)[:8])
 
+    # The environment reaches the target through the context: the vector
+    # width (JITC_CUDA_VBYTES) and one more NVRTC option (JITC_NVRTC_EXTRA).
+    _, src, _ = jitc("-t", "cuda", "--emit", "cuda", "--dtype", "f32", "b = exp(a)",
+                     env={"JITC_CUDA_VBYTES": "8"})
+    if "jitc_vec<f32, 2>" in src and "jitc_vec<f32, 4>" not in src:
+        ok("cuda_env_vbytes")
+    else:
+        fail("cuda_env_vbytes", "vector types %s" % sorted(set(re.findall(r"jitc_vec<\w+, \d+>", src))))
+    _, p1, _ = jitc("-t", "cuda", "--emit", "ptx", "--arch", "sm_90", "a[i] += 1")
+    _, p2, _ = jitc("-t", "cuda", "--emit", "ptx", "--arch", "sm_90", "a[i] += 1",
+                    env={"JITC_NVRTC_EXTRA": "-lineinfo"})
+    if ".loc" not in p1 and ".loc" in p2:
+        ok("cuda_env_nvrtc_extra")
+    else:
+        fail("cuda_env_nvrtc_extra", "line info without the option: %s, with: %s"
+             % (".loc" in p1, ".loc" in p2))
+
+    # Every function with a C library name in ops.h (the LIBM column) calls
+    # that function on floats (float32: its f twin), unless the target has a
+    # helper of its own for it (jitc_*), which must then be the only call.
+    rows = re.findall(r'^OP\((\w+),\s*"([^"]*)",\s*FUNCTION,\s*(\d),[^,]*,[^,]*,[^,]*,\s*(\w+),',
+                      open(os.path.join(ROOT, "src", "ops.h")).read(), re.M)
+    bad = []
+    for opid, name, arity, libm in rows:
+        if libm == "NOLIB":
+            continue
+        for dt, sfx in (("float32", "f"), ("float64", "")):
+            e = "o = %s(%s)" % (name, ", ".join("abc"[:int(arity)]))
+            rc, src, err = jitc("-t", "cuda", "--emit", "cuda", "--dtype", dt, e)
+            body = src[src.find("void jitc_elem("):]
+            body = body[:body.find("\n}\n")]
+            call = re.search(r"\b%s%s\(" % (libm, sfx), body)
+            helper = re.search(r"\bjitc_(?!nanarg)\w+_f(32|64)\(", body)
+            if rc != 0 or not (call or helper):
+                bad.append("%s %s: %s" % (name, dt, (err.strip() or body)[-300:]))
+    if bad:
+        fail("cuda_libm_from_table", "; ".join(bad[:5]))
+    else:
+        ok("cuda_libm_from_table (%d functions)" % sum(r[3] != "NOLIB" for r in rows))
+
     # Execution, where a GPU is present.
     if not gpu:
         skip("cuda_run_exp", "no GPU here")

@@ -3,16 +3,20 @@
 **
 ** Modes:
 **   cuda_gpu check     differential checks against interp (sizes 0, 1, 7,
-**                      4096, 10000019; misaligned host arrays; the scalar and
-**                      64-bit kernel paths; device buffers; one array above
-**                      2^32 elements; device out of memory) and timings.
+**                      4096, 10000019; misaligned host arrays; the scalar
+**                      path; launches cut into slices; device buffers; one
+**                      array above 2^32 elements; device out of memory; a
+**                      device number beyond the count) and timings.
 **   cuda_gpu compile   one cold or warm compile in this process: prints the
 **                      driver start-up time and the compile's stages.
 ** Prints "ok NAME", "FAIL NAME: why", "skip NAME: why" and "time NAME value".
-** Uses the internal header for the target's buffer hooks and the loader for
-** the reference device-to-device copy.
+** Uses the internal header for the target's buffer hooks, the target's own
+** header to make launches slice small arrays, and the loader for the
+** reference device-to-device copy.  The environment is read when a context
+** is made: a setting is tried in a new context (context_with).
 */
 #include "../../src/jitc_int.h"
+#include "../../src/cuda.h"
 #include "../../runtime/cuda_api.h"
 #include "../../runtime/runtime.h"
 
@@ -214,6 +218,28 @@ static int diff_case(jitc_context *ctx, const Case *c, int64_t n, int shift, con
   return bad;
 }
 
+/* A new context that sees var=val. */
+static jitc_context *context_with(const char *var, const char *val) {
+  setenv(var, val, 1);
+  jitc_context *c = jitc_context_new();
+  unsetenv(var);
+  return c;
+}
+
+/* A program of many statements, above the size that makes one kernel per
+** group of statements (cuda_plan.c). */
+static const char *many_statements(void) {
+  static char src[20000];
+  if (!src[0]) {
+    size_t n = 0;
+    n += (size_t)snprintf(src + n, sizeof src - n, "let t0 = a * 1.5 + b\n");
+    for (int k = 1; k < 150; k++)
+      n += (size_t)snprintf(src + n, sizeof src - n, "let t%d = t%d * 0.75 + a - b * %d\n", k, k - 1, k);
+    snprintf(src + n, sizeof src - n, "c = t149 + t3; d = t75 - b");
+  }
+  return src;
+}
+
 static jitc_buffer *bnew(jitc_context *ctx, jitc_dtype t, int64_t n) {
   jitc_buffer *b = calloc(1, sizeof *b);
   b->ctx = ctx;
@@ -238,7 +264,7 @@ static CudaApi api;
 static CUcontext pctx;
 static bool api_init(void) {
   char err[512];
-  if (cuda_load_driver(&api, err, sizeof err)) {
+  if (cuda_load_driver(&api, NULL, err, sizeof err)) {
     printf("driver: %s\n", err);
     return false;
   }
@@ -312,18 +338,48 @@ static void run_checks(void) {
       diff_case(ctx, &cases[c], sizes[s], 0, "");
   for (int c = 0; c < NCASES; c++)
     diff_case(ctx, &cases[c], 100003, 1, "misaligned");
-  setenv("JITC_CUDA_VEC", "0", 1);
+  jitc_context *c2 = context_with("JITC_CUDA_VEC", "0");
   for (int c = 0; c < NCASES; c++)
-    diff_case(ctx, &cases[c], 4099, 0, "scalar-path");
-  unsetenv("JITC_CUDA_VEC");
-  setenv("JITC_CUDA_INDEX64", "1", 1);
-  for (int c = 0; c < NCASES; c++)
-    diff_case(ctx, &cases[c], 40009, 0, "index64");
-  unsetenv("JITC_CUDA_INDEX64");
-  setenv("JITC_CUDA_CHUNK_MB", "1", 1); /* many chunks: the two-stream pipeline */
-  diff_case(ctx, &cases[0], 3000017, 0, "chunks-of-1MB");
-  diff_case(ctx, &cases[7], 3000017, 3, "chunks-of-1MB");
-  unsetenv("JITC_CUDA_CHUNK_MB");
+    diff_case(c2, &cases[c], 4099, 0, "scalar-path");
+  jitc_context_free(c2);
+  c2 = context_with("JITC_CUDA_CHUNK_MB", "1"); /* many chunks: the two-stream pipeline */
+  diff_case(c2, &cases[0], 3000017, 0, "chunks-of-1MB");
+  diff_case(c2, &cases[7], 3000017, 3, "chunks-of-1MB");
+  jitc_context_free(c2);
+
+  /* Launches cut into slices of 8192 elements (2^30 normally), so that the
+  ** pointers and `base` of every slice after the first are checked at
+  ** small sizes: aligned, misaligned, the scalar path, a split program. */
+  c2 = context_with("JITC_CUDA_CHUNK_MB", "1");
+  jitc_context *c3 = context_with("JITC_CUDA_VEC", "0");
+  if (jitc_target_available(c2, JITC_TARGET_CUDA) == JITC_OK &&
+      jitc_target_available(c3, JITC_TARGET_CUDA) == JITC_OK) {
+    ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->slice = 8192;
+    ((CudaState *)c2->target_state[JITC_TARGET_CUDA])->slice = 8192;
+    ((CudaState *)c3->target_state[JITC_TARGET_CUDA])->slice = 8192;
+    for (int c = 0; c < NCASES; c++) {
+      diff_case(ctx, &cases[c], 40009, 0, "sliced");
+      diff_case(ctx, &cases[c], 40009, 1, "sliced-misaligned");
+      diff_case(c3, &cases[c], 40009, 0, "sliced-scalar-path");
+    }
+    diff_case(c2, &cases[0], 3000017, 0, "sliced-chunks-of-1MB");
+    const Case split = {many_statements(), JITC_FLOAT64, 0};
+    diff_case(ctx, &split, 40009, 0, "sliced");
+    diff_case(ctx, &split, 3000017, 0, "sliced-large");
+    ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->slice = (int64_t)1 << 30;
+  }
+  jitc_context_free(c2);
+  jitc_context_free(c3);
+
+  /* A device number beyond the count: the target is unavailable, not
+  ** another device. */
+  c2 = context_with("JITC_CUDA_DEVICE", "4096");
+  if (jitc_target_available(c2, JITC_TARGET_CUDA) == JITC_E_UNAVAILABLE &&
+      strstr(jitc_errmsg(c2), "JITC_CUDA_DEVICE=4096"))
+    printf("ok device_beyond_count (%s)\n", jitc_errmsg(c2));
+  else
+    fail("device_beyond_count", "'%s'", jitc_errmsg(c2));
+  jitc_context_free(c2);
 
   /* Pinned user memory: DMA straight from it. */
   {
@@ -416,7 +472,7 @@ static void run_checks(void) {
       printf("ok usable_after_oom\n");
   }
 
-  /* One array above 2^32 elements: the 64-bit kernel. */
+  /* One array above 2^32 elements: five launches of 2^30. */
   if (!getenv("GPU_NO_BIG")) {
     int64_t n = ((int64_t)1 << 32) + 37;
     jitc_array_decl d = {"a", JITC_BOOL};
@@ -448,36 +504,35 @@ static void run_checks(void) {
   printf("time devcopy_80MB_ms %.4f\n", devcopy_ms((size_t)N * 8, 50));
   printf("time devcopy_1GiB_ms %.4f (%.0f GB/s r+w)\n", devcopy_ms((size_t)1 << 30, 10),
          2.0 * (double)((size_t)1 << 30) / devcopy_ms((size_t)1 << 30, 10) / 1e6);
-  const char *vbs[] = {"16"};
-  for (int v = 0; v < 1; v++) {
-    setenv("JITC_CUDA_VBYTES", vbs[v], 1);
+  /* Kernel times over device buffers, for each grid size: 0 is one thread
+  ** per vector (the default), 8 a grid of 8 waves striding. */
+  const char *waves[] = {"0", "8"};
+  for (int w = 0; w < 2; w++) {
+    jitc_context *cw = context_with("JITC_CUDA_WAVES", waves[w]);
     jitc_array_decl d64 = {"a", JITC_FLOAT64}, d32 = {"a", JITC_FLOAT32};
-    jitc_kernel *k1 = compile(ctx, "a[i] += 1", &d64, 1, JITC_TARGET_CUDA);
-    jitc_kernel *k2 = compile(ctx, "b = exp(a)", &d32, 1, JITC_TARGET_CUDA);
-    jitc_buffer *a64 = bnew(ctx, JITC_FLOAT64, N), *a32 = bnew(ctx, JITC_FLOAT32, N),
-                *b32 = bnew(ctx, JITC_FLOAT32, N);
+    jitc_kernel *k1 = compile(cw, "a[i] += 1", &d64, 1, JITC_TARGET_CUDA);
+    jitc_kernel *k2 = compile(cw, "b = exp(a)", &d32, 1, JITC_TARGET_CUDA);
+    jitc_buffer *a64 = bnew(cw, JITC_FLOAT64, N), *a32 = bnew(cw, JITC_FLOAT32, N),
+                *b32 = bnew(cw, JITC_FLOAT32, N);
     double *h = malloc((size_t)N * 8);
-    fill(h, JITC_FLOAT64, N);
-    target_cuda.buffer_copy(ctx, a64, h, 0, N, true);
-    target_cuda.buffer_copy(ctx, a32, h, 0, N / 2, true);
-    jitc_buffer *b1[1] = {a64}, *b2[2] = {a32, b32};
-    const char *waves[] = {"0", "8"}; /* 0: one thread per vector (the default) */
-    for (int w = 0; w < 2; w++) {
-      setenv("JITC_CUDA_WAVES", waves[w], 1);
-      printf("time kernel_inc_f64_ms[vbytes=%s,waves=%s] %.4f\n", vbs[v], waves[w],
-             kernel_ms(ctx, k1, b1, N, 50));
-      printf("time kernel_exp_f32_ms[vbytes=%s,waves=%s] %.4f\n", vbs[v], waves[w],
-             kernel_ms(ctx, k2, b2, N, 50));
+    if (!k1 || !k2 || !a64 || !a32 || !b32 || !h) {
+      fail("kernel_timings", "%s", jitc_errmsg(cw));
+    } else {
+      fill(h, JITC_FLOAT64, N);
+      target_cuda.buffer_copy(cw, a64, h, 0, N, true);
+      target_cuda.buffer_copy(cw, a32, h, 0, N / 2, true);
+      jitc_buffer *b1[1] = {a64}, *b2[2] = {a32, b32};
+      printf("time kernel_inc_f64_ms[waves=%s] %.4f\n", waves[w], kernel_ms(cw, k1, b1, N, 50));
+      printf("time kernel_exp_f32_ms[waves=%s] %.4f\n", waves[w], kernel_ms(cw, k2, b2, N, 50));
     }
-    unsetenv("JITC_CUDA_WAVES");
     free(h);
     bfree(a64);
     bfree(a32);
     bfree(b32);
     jitc_kernel_free(k1);
     jitc_kernel_free(k2);
+    jitc_context_free(cw);
   }
-  unsetenv("JITC_CUDA_VBYTES");
 
   /* Host to host, pageable memory, a[i] += 1 float64. */
   {
@@ -490,10 +545,12 @@ static void run_checks(void) {
                             {"3", "8"}, {"4", "8"}, {"8", "8"}, {"4", "32"}};
     for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++) {
       /* The copy pool is made once per context: a fresh one per setting. */
-      jitc_context *c2 = jitc_context_new();
-      jitc_kernel *k2;
       setenv("JITC_CUDA_COPY_THREADS", cfg[c][0], 1);
       setenv("JITC_CUDA_CHUNK_MB", cfg[c][1], 1);
+      jitc_context *c2 = jitc_context_new();
+      unsetenv("JITC_CUDA_COPY_THREADS");
+      unsetenv("JITC_CUDA_CHUNK_MB");
+      jitc_kernel *k2;
       k2 = compile(c2, "a[i] += 1", &d, 1, JITC_TARGET_CUDA);
       double t[20], hd[20], kd[20], dh[20];
       jitc_run_info info;
@@ -511,8 +568,6 @@ static void run_checks(void) {
       jitc_kernel_free(k2);
       jitc_context_free(c2);
     }
-    unsetenv("JITC_CUDA_COPY_THREADS");
-    unsetenv("JITC_CUDA_CHUNK_MB");
     int64_t bad = 0;
     for (int64_t i = 0; i < N; i++) bad += h[i] != 1 + 9 * 13;
     if (bad) fail("h2h_result", "%lld wrong (a[0] = %g)", (long long)bad, h[0]);

@@ -5,7 +5,7 @@
 # JITC_TARGETS="interp cuda"), the large programs that become several
 # kernels against interp (tests/t_split.py), the cuda group of the normal suite (which
 # executes where a GPU is present), and tests/gpu/cuda_gpu.c: sizes 0 to
-# above 2^32 elements, misaligned arrays, the scalar, 64-bit and chunked
+# above 2^32 elements, misaligned arrays, the scalar, sliced and chunked
 # paths, device buffers, device out of memory, then timings.  Ends with
 # "N passed, N failed, N skipped" and a table of the timings.
 set -u

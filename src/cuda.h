@@ -1,0 +1,115 @@
+/*
+** cuda.h -- what the files of the target `cuda` share beyond generation
+** (cuda_gen.h): the per-context state, a compiled kernel, and the calls
+** between building (cuda_build.c), running (cuda_run.c) and the host
+** pipeline (cuda_host.c).  Only these files include it.
+**
+** The target in one paragraph: cuda_gen.c writes the program as CUDA C;
+** cuda_build.c compiles it with NVRTC (through the shared code cache) and
+** loads the module; cuda_run.c owns the device and launches the kernels;
+** cuda_host.c moves host arrays through pinned staging on two streams.
+** Start reading at target_cuda, at the end of cuda_run.c.
+*/
+#ifndef JITC_CUDA_H
+#define JITC_CUDA_H
+
+#include "cuda_gen.h"
+#include "jitc_int.h"
+
+#include "../runtime/cuda_api.h"
+
+#include <pthread.h>
+
+/* A loaded module, kept by the context's code cache: every kernel compiled
+** from the same source and options shares it. */
+typedef struct CudaModule {
+  CUmodule mod;
+  CUfunction fn;   /* jitc_k32; jitc_g0 of a split program */
+  CUfunction *gfn; /* a split program's kernels, one per group */
+  int ngfn;
+  int occ;         /* resident blocks of CUDA_BLOCK threads per SM */
+} CudaModule;
+
+/* One half of the host pipeline: a stream, its events and the chunk it holds. */
+typedef struct CudaSlot {
+  CUstream stream;
+  CUevent ev[4]; /* before upload, before kernel, after kernel, after download */
+  bool busy;
+  int64_t off, m; /* the chunk in flight */
+} CudaSlot;
+
+/* The target's state in one context (ctx->target_state[JITC_TARGET_CUDA]).
+** Every entry point takes `lock` before touching it. */
+typedef struct CudaState {
+  pthread_mutex_t lock;
+  const Env *env; /* the context's environment */
+  CudaApi api;
+  /* NVRTC and the device are loaded on first need, once. */
+  bool nvrtc_tried, nvrtc_ok, gpu_tried, gpu_ok;
+  char nvrtc_err[600], gpu_err[600];
+  int *archs; /* the archs this NVRTC can make a CUBIN for */
+  int narchs;
+  CUdevice dev;
+  CUcontext pctx; /* the device's primary context */
+  bool retained;
+  int cc_major, cc_minor, nsm;
+  char device[300];
+  int64_t slice; /* most elements per launch: a multiple of 4096 below 2^31 */
+  /* The host pipeline (cuda_host.c). */
+  CudaSlot slot[2];
+  bool slots_ok;
+  void *hstage;        /* pinned host staging, 2 halves */
+  size_t hstage_bytes; /* per half */
+  CUdeviceptr dstage;  /* device memory for the chunks, 2 halves */
+  size_t dstage_bytes; /* per half */
+  Pool *pool;          /* host copy threads */
+  bool pool_tried;
+} CudaState;
+
+/* A compiled kernel (k->impl). */
+typedef struct CudaKernel {
+  CudaModule *mod;        /* owned by the context's code cache */
+  int vec;                /* elements per vector step */
+  CudaPlan *plan;         /* a split program's groups, else NULL */
+  CUdeviceptr scratch[2]; /* a split program's scratch, per stream slot */
+  int64_t range;          /* elements per range of a split program's launches */
+} CudaKernel;
+
+/* ---- cuda_run.c ---- */
+
+/* The context's state, made on first use; NULL when out of memory. */
+CudaState *cuda_state(jitc_context *ctx);
+/* Loads NVRTC, the driver and the device, once; false with the reason in
+** S->gpu_err.  Under S->lock. */
+bool cuda_load_gpu(CudaState *S);
+/* An error for a failed driver call. */
+jitc_status cuda_fail(jitc_context *ctx, CudaState *S, CUresult r, const char *what);
+/* Launches k over elements [base, base + n) at device pointers dptr, on
+** stream s; nothing compiles here. */
+jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k, int64_t n,
+                        int64_t base, const CUdeviceptr *dptr, const ParamSlot *params,
+                        CUstream s);
+
+/* ---- cuda_build.c ---- */
+
+/* Loads NVRTC (all that --emit needs), once; false with the reason in
+** S->nvrtc_err.  Under S->lock. */
+bool cuda_load_nvrtc_once(CudaState *S);
+jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k);
+jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out);
+void cuda_release(jitc_kernel *k);
+/* NVRTC's own start-up, paid on a thread while the driver starts. */
+void *cuda_nvrtc_warm_up(void *api);
+
+/* ---- cuda_host.c ---- */
+
+jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
+                     const ParamSlot *params, jitc_run_info *info);
+/* The two streams and their events, made once. */
+jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S);
+/* Milliseconds between two recorded events (0 when unknown). */
+float cuda_elapsed(CudaState *S, CUevent a, CUevent b);
+/* Frees the streams, the staging and the copy threads. */
+void cuda_host_free(CudaState *S);
+
+#endif /* JITC_CUDA_H */

@@ -1,0 +1,473 @@
+/*
+** cuda_build.c -- building for the target `cuda`: CUDA C -> NVRTC -> a
+** loaded module.
+**
+** The source comes from cuda_gen.c.  NVRTC compiles it straight to a CUBIN
+** for the device's sm_XY (PTX for compute_XY only when this NVRTC does not
+** know the device), with --fmad=false: NumPy never contracts a*b+c into
+** one rounding, and neither may we.  --fast-math maps to NVRTC's
+** --use_fast_math.  A compile error is a bug of the generator: NVRTC's log
+** is mapped back to the statement whose code it rejects.
+**
+** Modules go through the shared code cache (codecache.c, namespace
+** "cuda"): the context's memory table, then the disk, keyed by the source,
+** the options, the NVRTC version, the arch and the jitc version.  Every
+** kernel a run can need is built here, so running never compiles.  Start
+** reading at cuda_compile(); --emit cuda|ptx is cuda_emit(), which needs no
+** GPU.
+*/
+#include "cuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NVRTC and the list of archs it knows, once per context. */
+bool cuda_load_nvrtc_once(CudaState *S) {
+  if (S->nvrtc_tried)
+    return S->nvrtc_ok;
+  S->nvrtc_tried = true;
+  if (cuda_load_nvrtc(&S->api, S->env->libnvrtc, S->env->cuda_home, S->nvrtc_err,
+                      sizeof S->nvrtc_err) != 0)
+    return false;
+  int n = 0;
+  if (S->api.nvrtcGetNumSupportedArchs && S->api.nvrtcGetSupportedArchs &&
+      S->api.nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+    S->archs = calloc((size_t)n, sizeof(int));
+    if (S->archs && S->api.nvrtcGetSupportedArchs(S->archs) == NVRTC_SUCCESS)
+      S->narchs = n;
+  }
+  S->nvrtc_ok = true;
+  return true;
+}
+
+/* NVRTC's first compile in a process pays for NVRTC's own start-up (about
+** 24 ms, against 7 ms for a later compile).  cuda_load_gpu() pays it on a
+** second thread while the driver starts (cuInit alone takes over 100 ms),
+** so the program's first real compile costs what later ones do. */
+void *cuda_nvrtc_warm_up(void *api) {
+  CudaApi *A = api;
+  nvrtcProgram prog;
+  if (A->nvrtcCreateProgram(&prog, "extern \"C\" __global__ void jitc_warm(void) {}",
+                            "warm.cu", 0, NULL, NULL) == 0) {
+    /* To machine code, as real compiles go: that starts NVRTC's assembler too.
+    ** The arch need not be the device's (not known yet); sm_75 is the oldest
+    ** NVRTC 13 supports. */
+    const char *opt = "-arch=sm_75";
+    A->nvrtcCompileProgram(prog, 1, &opt);
+    A->nvrtcDestroyProgram(&prog);
+  }
+  return NULL;
+}
+
+/* Checks "sm_90", "compute_90", "sm_90a": returns the number (90) or -1. */
+static int parse_arch(const char *a, bool *is_sm) {
+  const char *d;
+  if (!strncmp(a, "sm_", 3))
+    d = a + 3, *is_sm = true;
+  else if (!strncmp(a, "compute_", 8))
+    d = a + 8, *is_sm = false;
+  else
+    return -1;
+  int v = 0, nd = 0;
+  for (; *d >= '0' && *d <= '9' && nd < 4; d++, nd++)
+    v = v * 10 + (*d - '0');
+  if (nd < 2 || (*d && !((*d == 'a' || *d == 'f') && !d[1])))
+    return -1;
+  return v;
+}
+
+/* The -arch value for the device: sm_XY when this NVRTC can make a CUBIN
+** for it, else compute_XY of the newest arch it knows not above the
+** device (PTX, which the driver compiles at load). */
+static void device_arch(CudaState *S, char *out, size_t len) {
+  int want = S->cc_major * 10 + S->cc_minor;
+  if (S->narchs == 0) {
+    snprintf(out, len, "sm_%d", want);
+    return;
+  }
+  int best = -1;
+  for (int k = 0; k < S->narchs; k++) {
+    if (S->archs[k] == want) {
+      snprintf(out, len, "sm_%d", want);
+      return;
+    }
+    if (S->archs[k] < want && S->archs[k] > best)
+      best = S->archs[k];
+  }
+  snprintf(out, len, "compute_%d", best > 0 ? best : want);
+}
+
+/* The CUDA C of a kernel and how NVRTC is to compile it. */
+typedef struct CudaSource {
+  Buf src;
+  char arch[32];     /* sm_XY or compute_XY */
+  char archopt[48];  /* -arch=... */
+  const char *opts[8];
+  int nopts;
+  int vec;
+  int *stmt_line;    /* per statement: its first line in src (for the log) */
+  int elem_end;
+} CudaSource;
+
+static void source_free(CudaSource *P) {
+  buf_free(&P->src);
+  free(P->stmt_line);
+}
+
+/* Generates k's CUDA C and NVRTC's options for arch. */
+static jitc_status source_make(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                               const CudaKernel *ck, const char *arch, CudaSource *P) {
+  memset(P, 0, sizeof *P);
+  const Program *p = k->prog;
+  P->vec = ck->vec;
+  P->stmt_line = calloc((size_t)p->nstmts + 1, sizeof(int));
+  jitc_status st = P->stmt_line ? cuda_gen(p, k->source, ck->plan, P->vec, &P->src, P->stmt_line,
+                                           &P->elem_end)
+                                : JITC_E_NOMEM;
+  if (st != JITC_OK) {
+    source_free(P);
+    return st == JITC_E_NOMEM ? ctx_error(ctx, st, "cuda: out of memory emitting CUDA C")
+                              : ctx_error(ctx, st, "cuda: the program has an operation this "
+                                                   "target cannot emit");
+  }
+  snprintf(P->arch, sizeof P->arch, "%s", arch);
+  snprintf(P->archopt, sizeof P->archopt, "-arch=%s", arch);
+  P->opts[P->nopts++] = P->archopt;
+  /* No contraction of a*b+c: NumPy rounds twice, and so does interp. */
+  P->opts[P->nopts++] = k->opt.fast_math ? "--use_fast_math" : "--fmad=false";
+  if (S->env->nvrtc_extra) /* for experiments: one more option */
+    P->opts[P->nopts++] = S->env->nvrtc_extra;
+  /* -minimal (NVRTC 12.4+) leaves out texture and device-runtime
+  ** declarations the kernels never use: a third less compile time. */
+  if (S->api.nvrtc_major * 100 + S->api.nvrtc_minor >= 1204)
+    P->opts[P->nopts++] = "-minimal";
+  return JITC_OK;
+}
+
+/* Adds NVRTC's log to the diagnostics: errors on a line of jitc_elem get the
+** position of the statement emitted there. */
+static void report_log(jitc_context *ctx, const jitc_kernel *k, const char *log,
+                       const int *stmt_line, int elem_end) {
+  const Program *p = k->prog;
+  for (const char *s = log; s && *s;) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) : strlen(s);
+    int line = 0;
+    const char *msg = NULL;
+    if (!strncmp(s, "jitc.cu(", 8) && sscanf(s + 8, "%d", &line) == 1) {
+      msg = strstr(s, "): ");
+      if (msg && (size_t)(msg - s) < len)
+        msg += 3;
+      else
+        msg = NULL;
+    }
+    if (msg && strstr(msg, "error") == msg && stmt_line && line <= elem_end) {
+      int which = -1;
+      for (int q = 0; q < p->nstmts; q++)
+        if (stmt_line[q] <= line)
+          which = q;
+      if (which >= 0)
+        diag_add(&ctx->diags, JITC_E_INTERNAL, k->source, p->stmts[which].off,
+                 "cuda: NVRTC rejected the code generated for this statement: %.*s",
+                 (int)(len - (size_t)(msg - s)), msg);
+    }
+    s = nl ? nl + 1 : NULL;
+  }
+  ctx_error(ctx, JITC_E_INTERNAL, "cuda: NVRTC failed to compile the generated CUDA C:\n%s",
+            log && *log ? log : "(no log)");
+}
+
+/* Compiles P with NVRTC.  want_ptx: PTX text, else the CUBIN (or PTX when
+** the arch is compute_XY).  *code is malloc'ed; *log too (may be empty). */
+static jitc_status nvrtc_compile(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                                 const CudaSource *P, bool want_ptx, char **code, size_t *len,
+                                 char **log_out) {
+  CudaApi *A = &S->api;
+  *code = NULL;
+  *len = 0;
+  if (log_out)
+    *log_out = NULL;
+  nvrtcProgram prog = NULL;
+  nvrtcResult r = A->nvrtcCreateProgram(&prog, P->src.s ? P->src.s : "", "jitc.cu", 0, NULL,
+                                         NULL);
+  if (r != NVRTC_SUCCESS)
+    return ctx_error(ctx, r == 1 ? JITC_E_NOMEM : JITC_E_INTERNAL, "cuda: nvrtcCreateProgram: %s",
+                     A->nvrtcGetErrorString(r));
+  r = A->nvrtcCompileProgram(prog, P->nopts, P->opts);
+  size_t loglen = 0;
+  char *log = NULL;
+  if (A->nvrtcGetProgramLogSize(prog, &loglen) == NVRTC_SUCCESS && loglen > 0) {
+    log = malloc(loglen + 1);
+    if (log && A->nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+      log[0] = '\0';
+    if (log)
+      log[loglen] = '\0';
+  }
+  jitc_status st = JITC_OK;
+  if (r != NVRTC_SUCCESS) {
+    if (r == NVRTC_ERROR_COMPILATION) {
+      report_log(ctx, k, log, P->stmt_line, P->elem_end);
+      st = JITC_E_INTERNAL;
+    } else {
+      /* Mostly a bad option: an arch this NVRTC does not know. */
+      st = ctx_error(ctx, JITC_E_USAGE, "cuda: NVRTC refused the compile (%s)%s%s",
+                     A->nvrtcGetErrorString(r), log && *log ? ":\n" : "", log ? log : "");
+    }
+    goto done;
+  }
+  bool is_sm = false;
+  parse_arch(P->arch, &is_sm);
+  bool cubin = !want_ptx && is_sm && A->nvrtcGetCUBIN;
+  size_t sz = 0;
+  r = cubin ? A->nvrtcGetCUBINSize(prog, &sz) : A->nvrtcGetPTXSize(prog, &sz);
+  char *out = r == NVRTC_SUCCESS ? malloc(sz + 1) : NULL;
+  if (!out) {
+    st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory for NVRTC's output");
+    goto done;
+  }
+  r = cubin ? A->nvrtcGetCUBIN(prog, out) : A->nvrtcGetPTX(prog, out);
+  if (r != NVRTC_SUCCESS) {
+    free(out);
+    st = ctx_error(ctx, JITC_E_INTERNAL, "cuda: NVRTC output: %s", A->nvrtcGetErrorString(r));
+    goto done;
+  }
+  out[sz] = '\0';
+  *code = out;
+  *len = cubin ? sz : strlen(out) + 1; /* PTX: with its NUL, as cuModuleLoadData wants */
+done:
+  A->nvrtcDestroyProgram(&prog);
+  if (log_out && st == JITC_OK)
+    *log_out = log;
+  else
+    free(log);
+  return st;
+}
+
+/* ---- modules, through the code cache ---- */
+
+/* What code_get() passes to the functions below. */
+typedef struct BuildArg {
+  CudaState *S;
+  const jitc_kernel *k;
+  const CudaSource *P;
+  int ngroups;           /* kernels of a split program, else 0 */
+  jitc_compile_info *ci; /* gets NVRTC's time */
+} BuildArg;
+
+static jitc_status build(jitc_context *ctx, void *arg, void **data, size_t *len) {
+  BuildArg *B = arg;
+  double t0 = now_ms();
+  char *image = NULL;
+  jitc_status st = nvrtc_compile(ctx, B->S, B->k, B->P, false, &image, len, NULL);
+  B->ci->codegen_ms = now_ms() - t0;
+  *data = image;
+  return st;
+}
+
+static void module_unload(jitc_context *ctx, void *code) {
+  CudaModule *m = code;
+  CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
+  if (S && S->gpu_ok && m->mod) {
+    S->api.cuCtxSetCurrent(S->pctx);
+    S->api.cuModuleUnload(m->mod);
+  }
+  free(m->gfn);
+  free(m);
+}
+
+/* Loads a CUBIN or PTX image and finds its kernels. */
+static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, size_t len,
+                               void **code) {
+  BuildArg *B = arg;
+  CudaState *S = B->S;
+  CudaApi *A = &S->api;
+  CudaModule *m = calloc(1, sizeof *m);
+  if (m && B->ngroups && !(m->gfn = calloc((size_t)B->ngroups, sizeof *m->gfn))) {
+    free(m);
+    m = NULL;
+  }
+  if (!m)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  m->ngfn = B->ngroups;
+  char errlog[4096] = "";
+  CUjit_option o[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *v[2] = {errlog, (void *)(uintptr_t)sizeof errlog};
+  CUresult r = A->cuModuleLoadDataEx(&m->mod, image, 2, o, v);
+  if (r != CUDA_SUCCESS) {
+    m->mod = NULL;
+    module_unload(ctx, m);
+    return ctx_error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? JITC_E_NOMEM : JITC_E_INTERNAL,
+                     "cuda: cannot load the compiled kernel (%s)%s%s",
+                     cuda_result_name(A, r), errlog[0] ? ": " : "", errlog);
+  }
+  r = A->cuModuleGetFunction(&m->fn, m->mod, m->ngfn ? "jitc_g0" : "jitc_k32");
+  for (int g = 0; g < m->ngfn && r == CUDA_SUCCESS; g++) {
+    char name[32];
+    snprintf(name, sizeof name, "jitc_g%d", g);
+    r = A->cuModuleGetFunction(&m->gfn[g], m->mod, name);
+  }
+  if (r != CUDA_SUCCESS) {
+    module_unload(ctx, m);
+    return ctx_error(ctx, JITC_E_INTERNAL, "cuda: kernel missing from the module (%s)",
+                     cuda_result_name(A, r));
+  }
+  int occ = 0;
+  if (A->cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, m->fn, CUDA_BLOCK, 0) != CUDA_SUCCESS ||
+      occ < 1)
+    occ = 1;
+  m->occ = occ;
+  *code = m;
+  return JITC_OK;
+}
+
+/* The module of kernel k: from the code cache, or NVRTC. */
+static jitc_status get_module(jitc_context *ctx, CudaState *S, jitc_kernel *k, CudaKernel *ck) {
+  jitc_compile_info *ci = &k->cinfo;
+  double t0 = now_ms();
+  char arch[32];
+  device_arch(S, arch, sizeof arch);
+  CudaSource P;
+  jitc_status st = source_make(ctx, S, k, ck, arch, &P);
+  if (st != JITC_OK)
+    return st;
+  ci->ir_ms = now_ms() - t0;
+  /* The key: everything that changes the machine code. */
+  Buf key = {0};
+  buf_printf(&key, "jitc %s cuda\nnvrtc %d.%d\narch %s\n", JITC_VERSION, S->api.nvrtc_major,
+             S->api.nvrtc_minor, arch);
+  for (int q = 0; q < P.nopts; q++)
+    buf_printf(&key, "opt %s\n", P.opts[q]);
+  buf_puts(&key, P.src.s ? P.src.s : "");
+  if (key.oom) {
+    st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  } else {
+    BuildArg B = {S, k, &P, ck->plan ? ck->plan->ng : 0, ci};
+    CodeBuild cb = {"cuda", key.s, key.len, build, module_load, module_unload, &B};
+    void *code = NULL;
+    st = code_get(ctx, &k->opt, &cb, &code, ci);
+    ck->mod = code;
+  }
+  buf_free(&key);
+  source_free(&P);
+  return st;
+}
+
+jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
+  CudaState *S = cuda_state(ctx);
+  if (!S)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  pthread_mutex_lock(&S->lock);
+  jitc_status st = JITC_OK;
+  CudaKernel *ck = calloc(1, sizeof *ck);
+  bool oom = !ck;
+  if (ck) {
+    ck->plan = cuda_plan_new(k->prog, &oom);
+    ck->vec = ck->plan ? 1 : cuda_vec_width(k->prog, S->env->cuda_vbytes);
+  }
+  if (oom)
+    st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  else if (!cuda_load_gpu(S))
+    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
+  else {
+    S->api.cuCtxSetCurrent(S->pctx);
+    st = get_module(ctx, S, k, ck);
+  }
+  if (st == JITC_OK) {
+    k->impl = ck;
+  } else if (ck) {
+    cuda_plan_free(ck->plan);
+    free(ck);
+  }
+  pthread_mutex_unlock(&S->lock);
+  return st;
+}
+
+void cuda_release(jitc_kernel *k) {
+  CudaKernel *ck = k->impl;
+  CudaState *S = k->ctx ? k->ctx->target_state[JITC_TARGET_CUDA] : NULL;
+  if (ck && S && (ck->scratch[0] || ck->scratch[1])) {
+    pthread_mutex_lock(&S->lock);
+    S->api.cuCtxSetCurrent(S->pctx);
+    for (int q = 0; q < 2; q++)
+      if (ck->scratch[q])
+        S->api.cuMemFree(ck->scratch[q]);
+    pthread_mutex_unlock(&S->lock);
+  }
+  if (ck)
+    cuda_plan_free(ck->plan);
+  free(ck); /* the module stays in the context's code cache */
+  k->impl = NULL;
+}
+
+/* The stages of target_cuda.stages, in order. */
+enum { STAGE_CUDA, STAGE_PTX };
+
+/* --emit cuda | ptx.  Needs NVRTC for ptx only, and never a GPU: the arch is
+** opt->cuda_arch, else the device's, else sm_90. */
+jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
+  CudaState *S = cuda_state(ctx);
+  if (!S)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  char arch[32] = "sm_90";
+  bool is_sm = true;
+  if (k->opt.cuda_arch && *k->opt.cuda_arch) {
+    if (parse_arch(k->opt.cuda_arch, &is_sm) < 0 || strlen(k->opt.cuda_arch) >= sizeof arch)
+      return ctx_error(ctx, JITC_E_USAGE, "cuda: bad arch '%s' (expected sm_XY or compute_XY, "
+                       "e.g. sm_90)", k->opt.cuda_arch);
+    snprintf(arch, sizeof arch, "%s", k->opt.cuda_arch);
+  }
+  bool oom = false;
+  CudaKernel ck = {.plan = cuda_plan_new(k->prog, &oom)};
+  if (oom)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  ck.vec = ck.plan ? 1 : cuda_vec_width(k->prog, S->env->cuda_vbytes);
+  pthread_mutex_lock(&S->lock);
+  jitc_status st = JITC_OK;
+  CudaSource P;
+  bool made = false;
+  if (stage == STAGE_PTX) {
+    if (!cuda_load_nvrtc_once(S)) {
+      st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->nvrtc_err);
+      goto out;
+    }
+    if (!(k->opt.cuda_arch && *k->opt.cuda_arch) && cuda_load_gpu(S))
+      device_arch(S, arch, sizeof arch);
+    /* PTX comes from compute_XY. */
+    int num = parse_arch(arch, &is_sm);
+    char suffix = arch[strlen(arch) - 1];
+    if (suffix == 'a' || suffix == 'f')
+      snprintf(arch, sizeof arch, "compute_%d%c", num, suffix);
+    else
+      snprintf(arch, sizeof arch, "compute_%d", num);
+  }
+  if ((st = source_make(ctx, S, k, &ck, arch, &P)) != JITC_OK)
+    goto out;
+  made = true;
+  if (stage == STAGE_CUDA) {
+    buf_puts(out, P.src.s ? P.src.s : "");
+    goto out;
+  }
+  char *ptx = NULL, *log = NULL;
+  size_t len = 0;
+  st = nvrtc_compile(ctx, S, k, &P, true, &ptx, &len, &log);
+  if (st == JITC_OK) {
+    /* NVRTC's warnings, if any, as PTX comments (a clean compile has none). */
+    for (const char *s = log; s && *s;) {
+      const char *nl = strchr(s, '\n');
+      int n = nl ? (int)(nl - s) : (int)strlen(s);
+      if (n > 0)
+        buf_printf(out, "// nvrtc: %.*s\n", n, s);
+      s = nl ? nl + 1 : NULL;
+    }
+    buf_puts(out, ptx);
+  }
+  free(ptx);
+  free(log);
+out:
+  if (made)
+    source_free(&P);
+  pthread_mutex_unlock(&S->lock);
+  cuda_plan_free(ck.plan);
+  return st;
+}

@@ -1,0 +1,689 @@
+/*
+** cuda_gen.c -- code generation for the target `cuda`: typed IR -> CUDA C.
+**
+** The output is one self-contained CUDA C file that needs no header:
+** typedefs for the five element types, the helper functions the program
+** uses (cuda_helpers.c), `jitc_elem` computing one element in SSA form,
+** and one `extern "C"` kernel, jitc_k32, over elements [0, n) of a range
+** that starts at element `base` of the arrays (the launcher cuts larger
+** arrays into ranges, so 32-bit indices always suffice).  The kernel takes
+** V elements per thread with vector loads and stores of up to 16 bytes when
+** the host has checked that every pointer is aligned for them, then
+** finishes (or, when a pointer is not aligned, does everything) one element
+** at a time.  Names from the program never reach the C: arrays are a0, a1,
+** ..., scalars p0, p1, ..., temporaries t0, t1, ..., so an array called
+** `int` or `threadIdx` is fine.  A large program becomes one kernel per
+** group of statements (cuda_plan.c says which), written by emit_split().
+**
+** Pure functions of the program: nothing here knows a device, NVRTC or a
+** cache.  Start reading at cuda_gen() at the end, then op_expr(), which
+** writes one operation: the generic cases come from the op table (ops.h),
+** the hand-written ones are where CUDA's C differs from NumPy.
+*/
+#include "jitc_int.h"
+#include "cuda_gen.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Emit {
+  const Program *p;
+  const char *src; /* the program's source, for comments */
+  Buf *b;
+  int nvals;
+  int *temp_reads; /* per temp: how many times it is read */
+  bool used[H_NHELPERS][JITC_NDTYPES];
+  int line;        /* lines of b counted so far (1-based line of the next text) */
+  size_t counted;  /* bytes of b counted */
+  bool bad_op;     /* an operation this generator does not know */
+} Emit;
+
+static void use(Emit *E, CudaHelper h, jitc_dtype t) { cuda_helper_use(E->used, h, t); }
+
+/* A value: an SSA name, a parameter, or a literal. */
+typedef struct Val {
+  char s[80];
+} Val;
+
+static int cur_line(Emit *E) {
+  for (; E->counted < E->b->len; E->counted++)
+    if (E->b->s[E->counted] == '\n')
+      E->line++;
+  return E->line;
+}
+
+static Val valf(const char *fmt, ...) PRINTF(1, 2);
+static Val valf(const char *fmt, ...) {
+  Val v;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v.s, sizeof v.s, fmt, ap);
+  va_end(ap);
+  return v;
+}
+
+/* A constant as a C literal of its exact type and value. */
+static Val emit_const(const Node *n) {
+  switch (n->type) {
+  case JITC_BOOL:
+    return valf("((b8)%d)", n->k.i != 0);
+  case JITC_INT32: {
+    int32_t v = (int32_t)n->k.i;
+    if (v == INT32_MIN)
+      return valf("(-2147483647 - 1)");
+    return v < 0 ? valf("(%d)", (int)v) : valf("%d", (int)v);
+  }
+  case JITC_INT64: {
+    int64_t v = n->k.i;
+    if (v == INT64_MIN)
+      return valf("(-9223372036854775807ll - 1)");
+    return v < 0 ? valf("(%lldll)", (long long)v) : valf("%lldll", (long long)v);
+  }
+  case JITC_FLOAT32: {
+    float f = (float)n->k.f;
+    if (!isfinite(f)) {
+      uint32_t bits;
+      memcpy(&bits, &f, sizeof bits);
+      return valf("__uint_as_float(0x%08xu)", (unsigned)bits);
+    }
+    /* The shortest decimal when it reads back as f both straight to float
+    ** and through double (a compiler may do either); else hexadecimal. */
+    char d[40];
+    fmt_float(d, f);
+    if ((float)strtod(d, NULL) != f || strtof(d, NULL) != f)
+      snprintf(d, sizeof d, "%a", (double)f);
+    else if (!strpbrk(d, ".eEx"))
+      strcat(d, ".0");
+    return d[0] == '-' ? valf("(%sf)", d) : valf("%sf", d);
+  }
+  case JITC_FLOAT64: {
+    double f = n->k.f;
+    if (!isfinite(f)) {
+      uint64_t bits;
+      memcpy(&bits, &f, sizeof bits);
+      return valf("__longlong_as_double(0x%016llxll)", (unsigned long long)bits);
+    }
+    char d[40];
+    fmt_double(d, f);
+    if (strtod(d, NULL) != f)
+      snprintf(d, sizeof d, "%a", f);
+    else if (!strpbrk(d, ".eEx"))
+      strcat(d, ".0");
+    return d[0] == '-' ? valf("(%s)", d) : valf("%s", d);
+  }
+  default:
+    unreachable();
+  }
+}
+
+/* The expression of op n over operand values a[], written to out. */
+static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
+  jitc_dtype r = n->type;
+  jitc_dtype t = n->args[n->op == OP_WHERE ? 1 : 0]->type; /* operand type */
+  const char *T = cuda_ctype[t], *U = cuda_utype[t], *S = cuda_ctype[t];
+  const char *x = a[0].s, *y = n->nargs > 1 ? a[1].s : "", *z = n->nargs > 2 ? a[2].s : "";
+  const char *F = t == JITC_FLOAT32 ? "f" : "";
+  bool b = t == JITC_BOOL, in = dtype_is_int(t), fl = dtype_is_float(t);
+  switch (n->op) {
+  case OP_ADD:
+  case OP_SUB:
+  case OP_MUL: {
+    char c = n->op == OP_ADD ? '+' : n->op == OP_SUB ? '-' : '*';
+    if (b)
+      buf_printf(o, "(b8)(%s %c %s)", x, n->op == OP_ADD ? '|' : '&', y);
+    else if (in)
+      buf_printf(o, "(%s)((%s)%s %c (%s)%s)", T, U, x, c, U, y);
+    else
+      buf_printf(o, "%s %c %s", x, c, y);
+    return true;
+  }
+  case OP_DIV:
+    if (!fl)
+      return false;
+    buf_printf(o, "%s / %s", x, y);
+    return true;
+  case OP_FLOORDIV:
+  case OP_MOD:
+    if (b)
+      return false;
+    use(E, n->op == OP_FLOORDIV ? H_FLOORDIV : H_MOD, t);
+    if (in)
+      buf_printf(o, "jitc_%s_%s(%s, %s)", n->op == OP_FLOORDIV ? "floordiv" : "mod", S, x, y);
+    else if (n->op == OP_FLOORDIV)
+      buf_printf(o, "jitc_divmod_%s(%s, %s, &m_%s)", S, x, y, S);
+    else
+      buf_printf(o, "(jitc_divmod_%s(%s, %s, &m_%s), m_%s)", S, x, y, S, S);
+    return true;
+  case OP_FMOD:
+  case OP_POW:
+    if (b)
+      return false;
+    if (in) {
+      use(E, n->op == OP_FMOD ? H_FMOD : H_POW, t);
+      buf_printf(o, "jitc_%s_%s(%s, %s)", n->op == OP_FMOD ? "fmod" : "pow", S, x, y);
+    } else if (n->op == OP_POW) {
+      /* x ** 2 exactly rounded, as the C library's pow gives it (CUDA's pow
+      ** is within 2 ulp, not always exact). */
+      const Node *e = n->args[1];
+      if (e->kind == N_CONST && e->k.f == 2.0)
+        buf_printf(o, "%s * %s", x, x);
+      else if (e->kind == N_CONST)
+        buf_printf(o, "pow%s(%s, %s)", F, x, y);
+      else
+        buf_printf(o, "%s == (%s)2 ? %s * %s : pow%s(%s, %s)", y, T, x, x, F, x, y);
+    } else {
+      break; /* fmod of floats: the generic case */
+    }
+    return true;
+  case OP_AND:
+  case OP_OR:
+  case OP_XOR:
+    if (fl)
+      return false;
+    buf_printf(o, "(%s)(%s %c %s)", T, x, n->op == OP_AND ? '&' : n->op == OP_OR ? '|' : '^', y);
+    return true;
+  case OP_SHL:
+  case OP_SHR:
+    if (!in)
+      return false;
+    use(E, n->op == OP_SHL ? H_SHL : H_SHR, t);
+    buf_printf(o, "jitc_%s_%s(%s, %s)", n->op == OP_SHL ? "shl" : "shr", S, x, y);
+    return true;
+  case OP_LT: buf_printf(o, "(b8)(%s < %s)", x, y); return true;
+  case OP_LE: buf_printf(o, "(b8)(%s <= %s)", x, y); return true;
+  case OP_GT: buf_printf(o, "(b8)(%s > %s)", x, y); return true;
+  case OP_GE: buf_printf(o, "(b8)(%s >= %s)", x, y); return true;
+  case OP_EQ: buf_printf(o, "(b8)(%s == %s)", x, y); return true;
+  case OP_NE: buf_printf(o, "(b8)(%s != %s)", x, y); return true;
+  case OP_NEG:
+    if (b)
+      return false;
+    if (in) {
+      buf_printf(o, "(%s)((%s)0 - (%s)%s)", T, U, U, x);
+    } else {
+      use(E, H_SIGNBIT, t);
+      buf_printf(o, "jitc_neg_%s(%s)", S, x);
+    }
+    return true;
+  case OP_INVERT:
+    if (fl)
+      return false;
+    if (b)
+      buf_printf(o, "(b8)(%s ^ 1)", x);
+    else
+      buf_printf(o, "(%s)~%s", T, x);
+    return true;
+  case OP_ABS:
+    if (b)
+      buf_puts(o, x);
+    else if (in)
+      buf_printf(o, "%s < 0 ? (%s)((%s)0 - (%s)%s) : %s", x, T, U, U, x, x);
+    else {
+      use(E, H_SIGNBIT, t);
+      buf_printf(o, "jitc_abs_%s(%s)", S, x);
+    }
+    return true;
+  case OP_SQUARE:
+    if (b)
+      return false;
+    if (in)
+      buf_printf(o, "(%s)((%s)%s * (%s)%s)", T, U, x, U, x);
+    else
+      buf_printf(o, "%s * %s", x, x);
+    return true;
+  case OP_RECIPROCAL:
+    if (b)
+      return false;
+    if (in) /* 1/a truncated; 1/0 is 0 */
+      buf_printf(o, "%s == 1 || %s == -1 ? %s : (%s)0", x, x, x, T);
+    else
+      buf_printf(o, "(%s)1 / %s", T, x);
+    return true;
+  case OP_SIGN:
+    if (b)
+      return false;
+    if (in)
+      buf_printf(o, "(%s)((%s > 0) - (%s < 0))", T, x, x);
+    else /* NaN stays NaN; both zeros give +0 */
+      buf_printf(o, "%s > 0 ? (%s)1 : %s < 0 ? (%s)-1 : %s == 0 ? (%s)0 : %s", x, T, x, T, x, T, x);
+    return true;
+  case OP_MINIMUM:
+  case OP_MAXIMUM:
+  case OP_FMIN:
+  case OP_FMAX: {
+    bool mn = n->op == OP_MINIMUM || n->op == OP_FMIN;
+    if (b)
+      buf_printf(o, "(b8)(%s %c %s)", x, mn ? '&' : '|', y);
+    else if (in)
+      buf_printf(o, "%s %c %s ? %s : %s", x, mn ? '<' : '>', y, x, y);
+    else {
+      CudaHelper h = n->op == OP_MINIMUM ? H_MINIMUM : n->op == OP_MAXIMUM ? H_MAXIMUM
+                 : n->op == OP_FMIN ? H_FMIN : H_FMAX;
+      use(E, h, t);
+      buf_printf(o, "jitc_%s_%s(%s, %s)", op_info[n->op].name, S, x, y);
+    }
+    return true;
+  }
+  case OP_CLIP:
+    if (b) {
+      buf_printf(o, "(b8)((%s | %s) & %s)", x, y, z);
+    } else {
+      use(E, H_CLIP, t);
+      buf_printf(o, "jitc_clip_%s(%s, %s, %s)", S, x, y, z);
+    }
+    return true;
+  case OP_WHERE:
+    buf_printf(o, "%s ? %s : %s", x, y, z);
+    return true;
+  case OP_ISNAN:
+  case OP_ISINF:
+  case OP_ISFINITE:
+    if (!fl) {
+      buf_printf(o, "(b8)%d", n->op == OP_ISFINITE);
+      return true;
+    }
+    use(E, H_ISNAN, t);
+    buf_printf(o, "jitc_%s_%s(%s)", op_info[n->op].name, S, x);
+    return true;
+  case OP_CAST:
+    if (r == t) {
+      buf_puts(o, x);
+    } else if (r == JITC_BOOL) {
+      buf_printf(o, "(b8)(%s != 0)", x); /* NaN is true */
+    } else if (fl && dtype_is_int(r)) {
+      use(E, r == JITC_INT32 ? H_SAT_I32 : H_SAT_I64, t);
+      buf_printf(o, "jitc_to_%s_%s(%s)", cuda_ctype[r], S, x);
+    } else if (t == JITC_INT64 && r == JITC_INT32) {
+      buf_printf(o, "(i32)(u32)(u64)%s", x); /* wraps */
+    } else {
+      buf_printf(o, "(%s)%s", cuda_ctype[r], x);
+    }
+    return true;
+  case OP_HYPOT:
+    if (!fl)
+      return false;
+    use(E, H_HYPOT, t);
+    buf_printf(o, "jitc_hypot_%s(%s, %s)", S, x, y);
+    return true;
+  case OP_COPYSIGN:
+    if (!fl)
+      return false;
+    use(E, H_SIGNBIT, t);
+    buf_printf(o, "jitc_copysign_%s(%s, %s)", S, x, y);
+    return true;
+  default:
+    break;
+  }
+  /* The generic cases, from the op table: a function that is the identity
+  ** on integers and bool, or the C library's function on floats (CUDA's
+  ** math library has every one of libm's, float32 with the suffix f). */
+  const OpInfo *op = &op_info[n->op];
+  if (!fl && (op->flags & F_INT_ID)) {
+    buf_puts(o, x);
+    return true;
+  }
+  if (!fl || !op->libm)
+    return false;
+  /* C99 Annex F: a function of one NaN argument returns that NaN.  On the
+  ** GPU every function of one argument returns the canonical NaN instead
+  ** (not only those marked F_NANARG, where CPU vector libraries may), so
+  ** every one is wrapped. */
+  bool nanarg = n->nargs == 1 || (op->flags & F_NANARG);
+  if (nanarg) {
+    use(E, H_NANARG, t);
+    buf_printf(o, "jitc_nanarg_%s(%s, ", S, x);
+  }
+  buf_printf(o, "%s%s(", op->libm, F);
+  for (int k = 0; k < n->nargs; k++)
+    buf_printf(o, "%s%s", k ? ", " : "", a[k].s);
+  buf_puts(o, nanarg ? "))" : ")");
+  return true;
+}
+
+/* Emits n's value: operands first, then `const T vK = expr;`.  Returns the
+** name or literal.  Recursion depth is the tree's height, which the parser
+** bounds. */
+static bool emit_node(Emit *E, const Node *n, Val *out) {
+  switch (n->kind) {
+  case N_CONST:
+    *out = emit_const(n);
+    return true;
+  case N_LOAD:
+    /* Bool arrays may hold bytes other than 0 and 1: normalise, as interp does. */
+    *out = n->type == JITC_BOOL ? valf("(b8)(x%d != 0)", n->slot) : valf("x%d", n->slot);
+    return true;
+  case N_PARAM:
+    *out = n->type == JITC_BOOL ? valf("(b8)(p%d != 0)", n->slot) : valf("p%d", n->slot);
+    return true;
+  case N_INDEX:
+    *out = valf("i");
+    return true;
+  case N_TEMP:
+    *out = valf("t%d", n->slot);
+    return true;
+  case N_OP:
+    break;
+  default:
+    return false;
+  }
+  Val a[3];
+  for (int k = 0; k < n->nargs; k++)
+    if (!emit_node(E, n->args[k], &a[k]))
+      return false;
+  Buf e = {0};
+  bool ok = op_expr(E, &e, n, a);
+  E->bad_op |= !ok;
+  if (ok) {
+    int v = E->nvals++;
+    buf_printf(E->b, "  const %s v%d = %s;\n", cuda_ctype[n->type], v, e.s ? e.s : "");
+    *out = valf("v%d", v);
+  }
+  buf_free(&e);
+  return ok;
+}
+
+static void count_temp_reads(Emit *E, const Node *n) {
+  if (n->kind == N_TEMP && n->slot >= 0 && n->slot < E->p->ntemps)
+    E->temp_reads[n->slot]++;
+  if (n->kind == N_OP)
+    for (int k = 0; k < n->nargs; k++)
+      count_temp_reads(E, n->args[k]);
+}
+
+/* One line of the program's source as a C comment, with anything that could
+** end or extend the comment (a backslash before the newline) replaced. */
+static void put_src_comment(Buf *b, const char *src, int off) {
+  if (!src || off < 0)
+    return;
+  int line, col;
+  src_position(src, off, &line, &col);
+  const char *s = src + off;
+  buf_printf(b, "  // %d:%d: ", line, col);
+  for (int k = 0; s[k] && s[k] != '\n' && s[k] != ';' && k < 100; k++) {
+    unsigned char c = (unsigned char)s[k];
+    buf_putc(b, c >= 32 && c < 127 && c != '\\' ? (char)c : '?');
+  }
+  buf_putc(b, '\n');
+}
+
+/* Elements per vector step: the widest element fills `vbytes` bytes. */
+int cuda_vec_width(const Program *p, int vbytes) {
+  size_t maxsz = 1;
+  for (int k = 0; k < p->narrays; k++)
+    if (jitc_dtype_size(p->arrays[k].dtype) > maxsz)
+      maxsz = jitc_dtype_size(p->arrays[k].dtype);
+  int v = vbytes / (int)maxsz;
+  return v < 1 ? 1 : v;
+}
+
+/* Statements [from, to) to E->b, in SSA form; stmt_line (may be NULL) gets
+** the line each starts on.  A let whose temporary cross[] marks is also
+** stored to its scratch sK[j] (split kernels). */
+static bool emit_stmts(Emit *E, int from, int to, int *stmt_line, const bool *cross) {
+  const Program *p = E->p;
+  Buf *body = E->b;
+  for (int s = from; s < to; s++) {
+    const IrStmt *st = &p->stmts[s];
+    if (stmt_line)
+      stmt_line[s] = cur_line(E);
+    if (s == from || st->off != p->stmts[s - 1].off)
+      put_src_comment(body, E->src, st->off);
+    Val v;
+    if (!emit_node(E, st->value, &v))
+      return false;
+    if (st->kind == IR_LET) {
+      buf_printf(body, "  const %s t%d = %s;\n", cuda_ctype[p->temps[st->slot]], st->slot, v.s);
+      if (cross && cross[st->slot])
+        buf_printf(body, "  s%d[j] = t%d;\n", st->slot, st->slot);
+      else if (E->temp_reads[st->slot] == 0)
+        buf_printf(body, "  (void)t%d;\n", st->slot);
+    } else {
+      buf_printf(body, "  x%d = %s;\n", st->slot, v.s);
+    }
+  }
+  return true;
+}
+
+/* The file's head: the program as a comment, its arrays and scalars, the
+** typedefs and the helpers E's statements use. */
+static void emit_prelude(Emit *E, Buf *b) {
+  const Program *p = E->p;
+  const char *src = E->src;
+  buf_printf(b, "// Generated by jitc %s: one element-wise kernel in CUDA C, compiled by NVRTC\n"
+                "// without any header.  The program:\n", JITC_VERSION);
+  if (src) {
+    const char *s = src;
+    for (int line = 0; *s && line < 40; line++) {
+      buf_puts(b, "//   ");
+      for (int k = 0; s[k] && s[k] != '\n' && k < 100; k++) {
+        unsigned char c = (unsigned char)s[k];
+        buf_putc(b, c >= 32 && c < 127 && c != '\\' ? (char)c : '?');
+      }
+      buf_putc(b, '\n');
+      const char *nl = strchr(s, '\n');
+      if (!nl)
+        break;
+      s = nl + 1;
+    }
+  }
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    static const char *const role[] = {"input", "output", "inout"};
+    buf_printf(b, "// a%d: array '%s', %s, %s\n", k, a->name, jitc_dtype_name(a->dtype),
+               role[a->role]);
+  }
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, "// p%d: scalar '%s', %s\n", k, p->params[k].name,
+               jitc_dtype_name(p->params[k].type));
+  buf_puts(b, "typedef unsigned char b8;\ntypedef unsigned char u8;\n"
+              "typedef int i32;\ntypedef unsigned int u32;\n"
+              "typedef long long i64;\ntypedef unsigned long long u64;\n"
+              "typedef float f32;\ntypedef double f64;\n\n");
+  for (int h = 0; h < H_NHELPERS; h++)
+    for (int t = 0; t < JITC_NDTYPES; t++)
+      if (E->used[h][t])
+        cuda_helper_text(b, (CudaHelper)h, (jitc_dtype)t);
+
+}
+
+/* The remainder out-parameters of jitc_divmod, one per float type used. */
+static void emit_divmod_vars(Emit *E, Buf *b) {
+  for (int t = JITC_FLOAT32; t <= JITC_FLOAT64; t++)
+    if (E->used[H_FLOORDIV][t])
+      buf_printf(b, "  %s m_%s = 0; (void)m_%s;\n", cuda_ctype[t], cuda_ctype[t], cuda_ctype[t]);
+}
+
+/* The arrays as pointer parameters, then the scalars. */
+static void put_pointer_params(Buf *b, const Program *p) {
+  for (int k = 0; k < p->narrays; k++)
+    buf_printf(b, ", %s%s *__restrict__ a%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
+               cuda_ctype[p->arrays[k].dtype], k);
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
+}
+
+/* The CUDA C of program p as one kernel, and per IR statement the line it
+** starts on (stmt_line, may be NULL); see cuda_gen(). */
+static jitc_status emit_program(const Program *p, const char *src, int vec, Buf *out,
+                         int *stmt_line, int *elem_end_line) {
+  Emit E = {.p = p, .src = src, .line = 1};
+  Buf body = {0};
+  E.b = &body;
+  E.temp_reads = calloc((size_t)p->ntemps + 1, sizeof(int));
+  if (!E.temp_reads)
+    return JITC_E_NOMEM;
+  for (int s = 0; s < p->nstmts; s++)
+    count_temp_reads(&E, p->stmts[s].value);
+
+  /* The body of jitc_elem first, to learn which helpers it needs; its line
+  ** numbers are fixed up once the prelude's length is known. */
+  bool ok = emit_stmts(&E, 0, p->nstmts, stmt_line, NULL);
+  int body_lines = cur_line(&E) - 1;
+
+  Buf *b = out;
+  emit_prelude(&E, b);
+
+  /* jitc_elem: arrays by reference (loaded values in, results out). */
+  buf_puts(b, "\n// One element.  xK holds element i of array aK.\n" DEV "void jitc_elem(const i64 i");
+  for (int k = 0; k < p->narrays; k++)
+    buf_printf(b, ", %s%s &x%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
+               cuda_ctype[p->arrays[k].dtype], k);
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
+  buf_puts(b, ") {\n  (void)i;\n");
+  emit_divmod_vars(&E, b);
+  /* The prelude's line count, to shift the statements' lines. */
+  int pre = 1;
+  for (size_t k = 0; k < b->len; k++)
+    pre += b->s[k] == '\n';
+  if (stmt_line)
+    for (int s = 0; s < p->nstmts; s++)
+      stmt_line[s] += pre - 1;
+  if (elem_end_line)
+    *elem_end_line = pre + body_lines;
+  if (body.s)
+    buf_puts(b, body.s);
+  buf_puts(b, "}\n\n");
+
+  /* The kernels. */
+  buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
+                "// Elements [0, n), grid-stride: V = %d at a time with vector accesses\n"
+                "// when `vec` says every pointer is aligned for them, then one at a time.\n"
+                "// Element j is element base + j of the whole array (i in the program).\n"
+                "template <typename I>\n" DEV "void jitc_body(const I n, const i64 base, const int vec", vec);
+  put_pointer_params(b, p);
+  buf_puts(b, ") {\n"
+              "  const I stride = (I)gridDim.x * (I)blockDim.x;\n"
+              "  const I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;\n"
+              "  I done = 0;\n"
+              "  if (vec) {\n");
+  buf_printf(b, "    const I nv = n / %d;\n    for (I w = t; w < nv; w += stride) {\n", vec);
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    const char *T = cuda_ctype[a->dtype];
+    if (a->role == JITC_OUTPUT)
+      buf_printf(b, "      jitc_vec<%s, %d> r%d;\n", T, vec, k);
+    else
+      buf_printf(b, "      %sjitc_vec<%s, %d> r%d = ((const jitc_vec<%s, %d> *)a%d)[w];\n",
+                 a->role == JITC_INPUT ? "const " : "", T, vec, k, T, vec, k);
+  }
+  buf_printf(b, "#pragma unroll\n      for (int e = 0; e < %d; e++)\n        jitc_elem(base + (i64)(w * %d + e)",
+             vec, vec);
+  for (int k = 0; k < p->narrays; k++)
+    buf_printf(b, ", r%d.v[e]", k);
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", p%d", k);
+  buf_puts(b, ");\n");
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    if (a->role != JITC_INPUT)
+      buf_printf(b, "      ((jitc_vec<%s, %d> *)a%d)[w] = r%d;\n", cuda_ctype[a->dtype], vec, k, k);
+  }
+  buf_printf(b, "    }\n    done = nv * %d;\n  }\n  for (I j = done + t; j < n; j += stride) {\n", vec);
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    if (a->role == JITC_OUTPUT)
+      buf_printf(b, "    %s x%d;\n", cuda_ctype[a->dtype], k);
+    else
+      buf_printf(b, "    %s%s x%d = a%d[j];\n", a->role == JITC_INPUT ? "const " : "",
+                 cuda_ctype[a->dtype], k, k);
+  }
+  buf_puts(b, "    jitc_elem(base + (i64)j");
+  for (int k = 0; k < p->narrays; k++)
+    buf_printf(b, ", x%d", k);
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", p%d", k);
+  buf_puts(b, ");\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role != JITC_INPUT)
+      buf_printf(b, "    a%d[j] = x%d;\n", k, k);
+  buf_puts(b, "  }\n}\n\n");
+  {
+    /* The kernel: 32-bit indices, as the launcher keeps every range below
+    ** 2^31 elements (cuda_run.c). */
+    buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) jitc_k32(const u32 n, const i64 base, "
+               "const int vec", CUDA_BLOCK);
+    put_pointer_params(b, p);
+    buf_puts(b, ") {\n  jitc_body<u32>(n, base, vec");
+    for (int k = 0; k < p->narrays; k++)
+      buf_printf(b, ", a%d", k);
+    for (int k = 0; k < p->nparams; k++)
+      buf_printf(b, ", p%d", k);
+    buf_puts(b, ");\n}\n");
+  }
+  free(E.temp_reads);
+  bool oom = body.oom || b->oom;
+  buf_free(&body);
+  return E.bad_op ? JITC_E_INTERNAL : ok && !oom ? JITC_OK : JITC_E_NOMEM;
+}
+
+/* The CUDA C of a split program (cuda_plan.c): the prelude, then one
+** kernel per group, one element per thread. */
+static jitc_status emit_split(const Program *p, const char *src, const CudaPlan *P, Buf *out) {
+  Emit E = {.p = p, .src = src, .line = 1};
+  Buf *bodies = calloc((size_t)P->ng, sizeof(Buf));
+  E.temp_reads = calloc((size_t)p->ntemps + 1, sizeof(int));
+  bool ok = bodies && E.temp_reads;
+  for (int q = 0; ok && q < p->nstmts; q++)
+    count_temp_reads(&E, p->stmts[q].value);
+  for (int g = 0; ok && g < P->ng; g++) {
+    E.b = &bodies[g];
+    ok = emit_stmts(&E, P->start[g], P->start[g + 1], NULL, P->cross) && !bodies[g].oom;
+  }
+  if (ok) {
+    Buf *b = out;
+    emit_prelude(&E, b);
+    for (int g = 0; g < P->ng; g++) {
+      buf_printf(b, "\n// Group %d: element base + j, one per thread, grid-stride.\n"
+                    "extern \"C\" __global__ void __launch_bounds__(%d) jitc_g%d(const u32 n, const i64 base",
+                 g, CUDA_BLOCK, g);
+      for (int k = 0; k < P->narr[g]; k++) {
+        int a = P->arr[g][k];
+        buf_printf(b, ", %s%s *__restrict__ a%d", p->arrays[a].role == JITC_INPUT ? "const " : "",
+                   cuda_ctype[p->arrays[a].dtype], a);
+      }
+      for (int k = 0; k < p->nparams; k++)
+        buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
+      for (int k = 0; k < P->ntmp[g]; k++)
+        buf_printf(b, ", %s *__restrict__ s%d", cuda_ctype[p->temps[P->tmp[g][k]]], P->tmp[g][k]);
+      buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n"
+                  "  for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {\n"
+                  "  const i64 i = base + (i64)j;\n  (void)i;\n");
+      emit_divmod_vars(&E, b);
+      for (int k = 0; k < P->narr[g]; k++) {
+        int a = P->arr[g][k], use = P->arr_use[g][k];
+        const char *T = cuda_ctype[p->arrays[a].dtype];
+        if (use == 1)
+          buf_printf(b, "  const %s x%d = a%d[j];\n", T, a, a);
+        else if (use & 1)
+          buf_printf(b, "  %s x%d = a%d[j];\n", T, a, a);
+        else
+          buf_printf(b, "  %s x%d;\n", T, a);
+      }
+      for (int k = 0; k < P->ntmp[g]; k++)
+        if (P->tmp_use[g][k] & 1)
+          buf_printf(b, "  const %s t%d = s%d[j];\n", cuda_ctype[p->temps[P->tmp[g][k]]],
+                     P->tmp[g][k], P->tmp[g][k]);
+      if (bodies[g].s)
+        buf_puts(b, bodies[g].s);
+      for (int k = 0; k < P->narr[g]; k++)
+        if (P->arr_use[g][k] & 2)
+          buf_printf(b, "  a%d[j] = x%d;\n", P->arr[g][k], P->arr[g][k]);
+      buf_puts(b, "  }\n}\n");
+    }
+  }
+  for (int g = 0; bodies && g < P->ng; g++)
+    buf_free(&bodies[g]);
+  free(bodies);
+  free(E.temp_reads);
+  return E.bad_op ? JITC_E_INTERNAL : ok && !out->oom ? JITC_OK : JITC_E_NOMEM;
+}
+
+jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, Buf *out,
+                     int *stmt_line, int *elem_end) {
+  if (plan)
+    return emit_split(p, src, plan, out);
+  return emit_program(p, src, vec, out, stmt_line, elem_end);
+}

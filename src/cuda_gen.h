@@ -1,0 +1,77 @@
+/*
+** cuda_gen.h -- the cuda target's code generation, as the rest of the
+** target sees it: typed IR (Program) in, CUDA C text out.
+**
+** Generation is pure: cuda_gen.c (expressions, statements, kernels),
+** cuda_helpers.c (the device functions the kernels call) and cuda_plan.c
+** (how a large program is cut into kernels) know nothing of devices,
+** NVRTC, the environment or the cache.  Building
+** (cuda_build.c) and running (cuda_run.c, cuda_host.c) include this file;
+** generation never includes theirs.
+*/
+#ifndef JITC_CUDA_GEN_H
+#define JITC_CUDA_GEN_H
+
+#include "jitc_int.h"
+
+/* Threads per block: every kernel's __launch_bounds__ and every launch. */
+enum { CUDA_BLOCK = 256 };
+
+/* ---- cuda_helpers.c: the device functions ---- */
+
+/* How every device function of the generated C begins. */
+#define DEV "__device__ __forceinline__ "
+
+/* The element types' names in the generated C, and their unsigned twins. */
+extern const char *const cuda_ctype[JITC_NDTYPES];
+extern const char *const cuda_utype[JITC_NDTYPES];
+
+/* A device function the generated code may call, emitted once per type
+** and only when used. */
+typedef enum CudaHelper {
+  H_FLOORDIV, H_MOD, H_FMOD, H_POW, H_SHL, H_SHR, H_ISNAN, H_MINIMUM,
+  H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_SAT_I32, H_SAT_I64, H_HYPOT, H_SIGNBIT,
+  H_NANARG, H_NHELPERS
+} CudaHelper;
+
+/* Marks helper h of type t used, with the helpers its text calls. */
+void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dtype t);
+/* Appends the definition of helper h for type t. */
+void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t);
+
+/* ---- cuda_plan.c: a large program as several kernels ---- */
+
+/* One kernel per group of statements: the groups, and what each touches. */
+typedef struct CudaPlan {
+  int ng;
+  int *start;       /* group g is statements [start[g], start[g + 1]) */
+  bool *cross;      /* per temporary: kept in scratch */
+  size_t per_elem;  /* scratch bytes per element */
+  size_t *temp_off; /* per temporary: its scratch offset per element of the range */
+  /* Per group: the arrays it touches in slot order, with what it does
+  ** (bit 1: loads, bit 2: stores), and the temporaries it reads from
+  ** earlier groups or writes for later ones (bit 1: reads, bit 2: writes). */
+  int **arr, *narr, **arr_use;
+  int **tmp, *ntmp, **tmp_use;
+} CudaPlan;
+
+/* The plan of p, or NULL when p is one kernel (*oom tells out of memory). */
+CudaPlan *cuda_plan_new(const Program *p, bool *oom);
+void cuda_plan_free(CudaPlan *P);
+
+/* ---- cuda_gen.c: the kernels ---- */
+
+/* Elements per vector step: the widest element fills `vbytes` bytes. */
+int cuda_vec_width(const Program *p, int vbytes);
+
+/* The CUDA C of p (src: its source, for comments; may be NULL) appended to
+** out.  Without a plan: one kernel, jitc_k32, taking `vec` elements per
+** vector step; stmt_line (p->nstmts entries, may be NULL) gets the line
+** each statement starts on and *elem_end the last line of the statements,
+** to map NVRTC's messages back to the source.  With a plan: one kernel per
+** group, jitc_g0, jitc_g1, ...  JITC_OK, JITC_E_NOMEM, or JITC_E_INTERNAL
+** for an IR this generator does not know (a bug in the checker). */
+jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, Buf *out,
+                     int *stmt_line, int *elem_end);
+
+#endif /* JITC_CUDA_GEN_H */

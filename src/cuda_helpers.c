@@ -1,0 +1,237 @@
+/*
+** cuda_helpers.c -- the device functions that the generated CUDA C calls
+** where one C operator does not give NumPy's answer: integer division and
+** shifts that never trap, saturating casts, NaN-propagating minimum, a
+** hypot that does not overflow, sign bits moved without touching NaNs.
+**
+** Each is the device twin of a scalar function of interp.c (which defines
+** the semantics), written once as a template over the element type and
+** emitted only for the types a program uses.  cuda_gen.c asks for them
+** with cuda_helper_use() and writes them with cuda_helper_text(); start
+** reading at cuda_helper_text.
+*/
+#include "jitc_int.h"
+#include "cuda_gen.h"
+
+const char *const cuda_ctype[JITC_NDTYPES] = {"b8", "i32", "i64", "f32", "f64"};
+const char *const cuda_utype[JITC_NDTYPES] = {"u8", "u32", "u64", "u32", "u64"};
+
+/* Writes `tpl` with $T (the C type), $U (its unsigned twin), $S (the type's
+** name, used as a suffix), $F ("f" for float32 libm names) and $W (bits). */
+static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
+  for (const char *c = tpl; *c; c++) {
+    if (*c != '$') {
+      buf_putc(b, *c);
+      continue;
+    }
+    switch (*++c) {
+    case 'T': buf_puts(b, cuda_ctype[t]); break;
+    case 'U': buf_puts(b, cuda_utype[t]); break;
+    case 'S': buf_puts(b, cuda_ctype[t]); break;
+    case 'F': buf_puts(b, t == JITC_FLOAT32 ? "f" : ""); break;
+    case 'W': buf_puts(b, t == JITC_INT32 || t == JITC_FLOAT32 ? "32" : "64"); break;
+    default: buf_putc(b, '$'); c--; break;
+    }
+  }
+}
+
+/* The helpers' text, for one type.  Each is the device twin of interp.c's
+** function of the same name. */
+void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
+  switch (h) {
+  case H_FLOORDIV:
+    if (dtype_is_int(t))
+      put_tpl(b, "// x // 0 == 0; MIN // -1 wraps to MIN.\n"
+                 DEV "$T jitc_floordiv_$S($T a, $T b) {\n"
+                 "  if (b == 0) return 0;\n"
+                 "  if (b == -1) return ($T)(($U)0 - ($U)a);\n"
+                 "  $T q = a / b;\n"
+                 "  if (a % b != 0 && ((a < 0) != (b < 0))) q--;\n"
+                 "  return q;\n}\n", t);
+    else
+      put_tpl(b, "// npy_divmod: floor quotient and remainder with the divisor's sign.\n"
+                 DEV "$T jitc_divmod_$S($T a, $T b, $T *modulus) {\n"
+                 "  $T mod = fmod$F(a, b);\n"
+                 "  if (b == 0) { *modulus = mod; return a / b; }\n"
+                 "  $T div = (a - mod) / b;\n"
+                 "  if (mod != 0) {\n"
+                 "    if ((b < 0) != (mod < 0)) { mod += b; div -= 1; }\n"
+                 "  } else {\n"
+                 "    mod = copysign$F(($T)0, b);\n"
+                 "  }\n"
+                 "  $T fl;\n"
+                 "  if (div != 0) {\n"
+                 "    fl = floor$F(div);\n"
+                 "    if (div - fl > ($T)0.5) fl += 1;\n"
+                 "  } else {\n"
+                 "    fl = copysign$F(($T)0, a / b);\n"
+                 "  }\n"
+                 "  *modulus = mod;\n"
+                 "  return fl;\n}\n", t);
+    return;
+  case H_MOD:
+    if (dtype_is_int(t))
+      put_tpl(b, "// The divisor's sign; x % 0 == 0; MIN % -1 == 0.\n"
+                 DEV "$T jitc_mod_$S($T a, $T b) {\n"
+                 "  if (b == 0 || b == -1) return 0;\n"
+                 "  $T r = a % b;\n"
+                 "  if (r != 0 && ((r < 0) != (b < 0))) r += b;\n"
+                 "  return r;\n}\n", t);
+    return; /* floats: jitc_divmod, emitted by H_FLOORDIV */
+  case H_FMOD:
+    put_tpl(b, DEV "$T jitc_fmod_$S($T a, $T b) { return b == 0 || b == -1 ? 0 : a % b; }\n", t);
+    return;
+  case H_POW:
+    put_tpl(b, "// Wrapping repeated squaring; a negative exponent gives trunc(1/a^-b).\n"
+               DEV "$T jitc_pow_$S($T a, $T b) {\n"
+               "  if (b < 0) return a == 1 ? ($T)1 : a == -1 ? ((($U)b & 1) ? ($T)-1 : ($T)1) : ($T)0;\n"
+               "  $U r = 1, x = ($U)a, e = ($U)b;\n"
+               "  while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }\n"
+               "  return ($T)r;\n}\n", t);
+    return;
+  case H_SHL:
+    put_tpl(b, "// npy_lshift: counts outside [0, $W) shift everything out.\n"
+               DEV "$T jitc_shl_$S($T a, $T b) { return ($U)b < $W ? ($T)(($U)a << ($U)b) : 0; }\n",
+            t);
+    return;
+  case H_SHR:
+    put_tpl(b, "// npy_rshift: counts outside [0, $W) leave only the sign.\n"
+               DEV "$T jitc_shr_$S($T a, $T b) {\n"
+               "  if (($U)b < $W) return a < 0 ? ~(~a >> ($U)b) : a >> ($U)b;\n"
+               "  return a < 0 ? -1 : 0;\n}\n", t);
+    return;
+  case H_ISNAN:
+    /* On the bits, so that no math flag can assume NaNs away. */
+    if (t == JITC_FLOAT32)
+      buf_puts(b, DEV "b8 jitc_isnan_f32(f32 x) { return (__float_as_uint(x) & 0x7fffffffu) > 0x7f800000u; }\n"
+                  DEV "b8 jitc_isinf_f32(f32 x) { return (__float_as_uint(x) & 0x7fffffffu) == 0x7f800000u; }\n"
+                  DEV "b8 jitc_isfinite_f32(f32 x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }\n");
+    else
+      buf_puts(b, DEV "b8 jitc_isnan_f64(f64 x) { return ((u64)__double_as_longlong(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; }\n"
+                  DEV "b8 jitc_isinf_f64(f64 x) { return ((u64)__double_as_longlong(x) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull; }\n"
+                  DEV "b8 jitc_isfinite_f64(f64 x) { return ((u64)__double_as_longlong(x) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }\n");
+    return;
+  case H_MINIMUM:
+    put_tpl(b, "// NaN-propagating; equal operands (0.0, -0.0) give the second.\n"
+               DEV "$T jitc_minimum_$S($T a, $T b) { return jitc_isnan_$S(a) ? a : a < b ? a : b; }\n", t);
+    return;
+  case H_MAXIMUM:
+    put_tpl(b, DEV "$T jitc_maximum_$S($T a, $T b) { return jitc_isnan_$S(a) ? a : a > b ? a : b; }\n", t);
+    return;
+  case H_FMIN:
+    put_tpl(b, "// Ignores one NaN.\n"
+               DEV "$T jitc_fmin_$S($T a, $T b) { return jitc_isnan_$S(b) ? a : a < b ? a : b; }\n", t);
+    return;
+  case H_FMAX:
+    put_tpl(b, DEV "$T jitc_fmax_$S($T a, $T b) { return jitc_isnan_$S(b) ? a : a > b ? a : b; }\n", t);
+    return;
+  case H_CLIP:
+    if (dtype_is_float(t))
+      put_tpl(b, DEV "$T jitc_clip_$S($T x, $T lo, $T hi) { return jitc_minimum_$S(jitc_maximum_$S(x, lo), hi); }\n", t);
+    else
+      put_tpl(b, DEV "$T jitc_clip_$S($T x, $T lo, $T hi) { $T y = x > lo ? x : lo; return y < hi ? y : hi; }\n", t);
+    return;
+  case H_SAT_I32:
+    put_tpl(b, "// Saturating, NaN -> 0.\n"
+               DEV "i32 jitc_to_i32_$S($T x) {\n"
+               "  if (x != x) return 0;\n"
+               "  if (x >= ($T)2147483648.0) return 2147483647;\n"
+               "  if (x < ($T)-2147483648.0) return -2147483647 - 1;\n"
+               "  return (i32)x;\n}\n", t);
+    return;
+  case H_SAT_I64:
+    put_tpl(b, DEV "i64 jitc_to_i64_$S($T x) {\n"
+               "  if (x != x) return 0;\n"
+               "  if (x >= ($T)9223372036854775808.0) return 9223372036854775807ll;\n"
+               "  if (x < ($T)-9223372036854775808.0) return -9223372036854775807ll - 1;\n"
+               "  return (i64)x;\n}\n", t);
+    return;
+  case H_HYPOT:
+    /* CUDA's hypot is within 2 ulp, which near the top of the range rounds
+    ** finite results (hypot(1, DBL_MAX)) up to inf.  float32: exact squares
+    ** and one rounding of the sum in double.  float64: the larger side when
+    ** the other is negligible; near the top, CUDA's result on operands
+    ** scaled by 2^-600 (exact), refined by one Newton step whose residual is
+    ** computed with exact products (fma), then scaled back. */
+    if (t == JITC_FLOAT32)
+      buf_puts(b, "// hypot: exactly rounded squares and sum in double.\n"
+                  DEV "f32 jitc_hypot_f32(f32 a, f32 b) {\n"
+                  "  if (jitc_isinf_f32(a) || jitc_isinf_f32(b)) return __uint_as_float(0x7f800000u);\n"
+                  "  return (f32)sqrt((f64)a * (f64)a + (f64)b * (f64)b);\n}\n");
+    else
+      buf_puts(b, "// hypot that does not round finite results up to inf near the top of the range.\n"
+                  DEV "f64 jitc_hypot_f64(f64 a, f64 b) {\n"
+                  "  if (jitc_isinf_f64(a) || jitc_isinf_f64(b)) return __longlong_as_double(0x7ff0000000000000ll);\n"
+                  "  f64 fa = fabs(a), fb = fabs(b);\n"
+                  "  f64 v = fa > fb ? fa : fb, w = fa > fb ? fb : fa;\n"
+                  "  if (w <= v * 0x1p-54) return v; // exactly rounded: the other side is negligible\n"
+                  "  if (!(v > 0x1p1000)) return hypot(a, b);\n"
+                  "  f64 x = v * 0x1p-600, y = w * 0x1p-600;\n"
+                  "  f64 h = hypot(x, y);\n"
+                  "  f64 hh = h * h, hl = fma(h, h, -hh);\n"
+                  "  f64 xx = x * x, xl = fma(x, x, -xx);\n"
+                  "  f64 yy = y * y, yl = fma(y, y, -yy);\n"
+                  "  f64 r = ((xx - hh) + yy) + ((xl + yl) - hl);\n"
+                  "  return (h + r / (2 * h)) * 0x1p600;\n}\n");
+    return;
+  case H_SIGNBIT:
+    /* PTX's neg, abs and copysign may return another NaN than the one they
+    ** were given (the GPU's neg and abs of a NaN give the canonical, positive
+    ** NaN), and the compiler turns sign-bit arithmetic written in C back into
+    ** them.  So the sign bit is moved by integer instructions it cannot see
+    ** through: a NaN keeps its sign, as on every target. */
+    if (t == JITC_FLOAT32)
+      buf_puts(b, "// -x, |x| and copysign(x, y) on the sign bit alone (NaNs keep theirs).\n"
+                  DEV "f32 jitc_neg_f32(f32 x) {\n"
+                  "  u32 r; asm(\"xor.b32 %0, %1, 0x80000000;\" : \"=r\"(r) : \"r\"(__float_as_uint(x)));\n"
+                  "  return __uint_as_float(r);\n}\n"
+                  DEV "f32 jitc_abs_f32(f32 x) {\n"
+                  "  u32 r; asm(\"and.b32 %0, %1, 0x7fffffff;\" : \"=r\"(r) : \"r\"(__float_as_uint(x)));\n"
+                  "  return __uint_as_float(r);\n}\n"
+                  DEV "f32 jitc_copysign_f32(f32 x, f32 y) {\n"
+                  "  u32 r;\n"
+                  "  asm(\"{ .reg .b32 m, s; and.b32 m, %1, 0x7fffffff; and.b32 s, %2, 0x80000000; \"\n"
+                  "      \"or.b32 %0, m, s; }\" : \"=r\"(r) : \"r\"(__float_as_uint(x)), \"r\"(__float_as_uint(y)));\n"
+                  "  return __uint_as_float(r);\n}\n");
+    else
+      buf_puts(b, "// -x, |x| and copysign(x, y) on the sign bit alone (NaNs keep theirs).\n"
+                  DEV "f64 jitc_neg_f64(f64 x) {\n"
+                  "  u64 r;\n"
+                  "  asm(\"xor.b64 %0, %1, 0x8000000000000000;\" : \"=l\"(r) : \"l\"((u64)__double_as_longlong(x)));\n"
+                  "  return __longlong_as_double((i64)r);\n}\n"
+                  DEV "f64 jitc_abs_f64(f64 x) {\n"
+                  "  u64 r;\n"
+                  "  asm(\"and.b64 %0, %1, 0x7fffffffffffffff;\" : \"=l\"(r) : \"l\"((u64)__double_as_longlong(x)));\n"
+                  "  return __longlong_as_double((i64)r);\n}\n"
+                  DEV "f64 jitc_copysign_f64(f64 x, f64 y) {\n"
+                  "  u64 r;\n"
+                  "  asm(\"{ .reg .b64 m, s; and.b64 m, %1, 0x7fffffffffffffff; \"\n"
+                  "      \"and.b64 s, %2, 0x8000000000000000; or.b64 %0, m, s; }\"\n"
+                  "      : \"=l\"(r) : \"l\"((u64)__double_as_longlong(x)), \"l\"((u64)__double_as_longlong(y)));\n"
+                  "  return __longlong_as_double((i64)r);\n}\n");
+    return;
+  case H_NANARG:
+    /* C99 Annex F: a function of one NaN argument returns that NaN.  CUDA's
+    ** math library returns its canonical NaN instead. */
+    put_tpl(b, "// f(x) for a function of one argument: x itself when x is a NaN.\n"
+               DEV "$T jitc_nanarg_$S($T x, $T r) { return x != x ? x : r; }\n", t);
+    return;
+  case H_NHELPERS:
+    break;
+  }
+}
+
+void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dtype t) {
+  used[h][t] = true;
+  /* What the helpers' texts call. */
+  if ((h == H_MINIMUM || h == H_MAXIMUM || h == H_FMIN || h == H_FMAX) && dtype_is_float(t))
+    used[H_ISNAN][t] = true;
+  if (h == H_CLIP && dtype_is_float(t)) {
+    cuda_helper_use(used, H_MINIMUM, t);
+    cuda_helper_use(used, H_MAXIMUM, t);
+  }
+  if (h == H_MOD && dtype_is_float(t))
+    used[H_FLOORDIV][t] = true;
+  if (h == H_HYPOT)
+    used[H_ISNAN][t] = true; /* jitc_isinf_* */
+}
