@@ -61,22 +61,6 @@ static Sym *add_sym(Checker *K, const char *name, SymKind kind, int off) {
   return s;
 }
 
-bool checker_grow(Checker *K, void **v, int *cap, int need, size_t elem) {
-  if (need <= *cap)
-    return true;
-  int ncap = *cap ? *cap * 2 : 16;
-  while (ncap < need)
-    ncap *= 2;
-  void *nv = arena_alloc(K->C->arena, (size_t)ncap * elem);
-  if (!nv)
-    return false;
-  if (*cap)
-    memcpy(nv, *v, (size_t)*cap * elem);
-  *v = nv;
-  *cap = ncap;
-  return true;
-}
-
 static int new_temp(Checker *K, jitc_dtype t) {
   if (!checker_grow(K, (void **)&K->temps, &K->tcap, K->ntemps + 1, sizeof(jitc_dtype)))
     return 0;

@@ -1,13 +1,15 @@
 /*
 ** cuda.h -- what the files of the target `cuda` share beyond generation
 ** (cuda_gen.h): the per-context state, a compiled kernel, and the calls
-** between building (cuda_build.c), running (cuda_run.c) and the host
-** pipeline (cuda_host.c).  Only these files include it.
+** between the files below.  Only they include it.
 **
-** The target in one paragraph: cuda_gen.c writes the program as CUDA C;
-** cuda_build.c compiles it with NVRTC (through the shared code cache) and
-** loads the module; cuda_run.c owns the device and launches the kernels;
-** cuda_host.c moves host arrays through pinned staging on two streams.
+** The target in one paragraph, bottom up: cuda_gen.c (with cuda_helpers.c
+** and cuda_plan.c) writes the program as CUDA C; cuda_device.c owns the
+** libraries, the device and the streams; cuda_build.c compiles the CUDA C
+** with NVRTC (through the shared code cache) and loads the module;
+** cuda_launch.c launches its kernels on device memory; cuda_host.c moves
+** host arrays through pinned staging on two streams; cuda_run.c is the
+** Target and the device buffers.  Each file calls only the ones before it.
 ** Start reading at target_cuda, at the end of cuda_run.c.
 */
 #ifndef JITC_CUDA_H
@@ -75,40 +77,43 @@ typedef struct CudaKernel {
   int64_t range;          /* elements per range of a split program's launches */
 } CudaKernel;
 
-/* ---- cuda_run.c ---- */
+/* ---- cuda_device.c: state, libraries, device, streams ---- */
 
 /* The context's state, made on first use; NULL when out of memory. */
 CudaState *cuda_state(jitc_context *ctx);
+/* Loads NVRTC (all that --emit needs), once; false with the reason in
+** S->nvrtc_err.  Under S->lock. */
+bool cuda_load_nvrtc_once(CudaState *S);
+/* NVRTC's own start-up, paid on a thread while the driver starts. */
+void *cuda_nvrtc_warm_up(void *api);
 /* Loads NVRTC, the driver and the device, once; false with the reason in
 ** S->gpu_err.  Under S->lock. */
 bool cuda_load_gpu(CudaState *S);
+/* The two streams and their events, made once. */
+jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S);
+/* Milliseconds between two recorded events (0 when unknown). */
+float cuda_elapsed(CudaState *S, CUevent a, CUevent b);
 /* An error for a failed driver call. */
 jitc_status cuda_fail(jitc_context *ctx, CudaState *S, CUresult r, const char *what);
+
+/* ---- cuda_build.c: NVRTC, modules ---- */
+
+jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k);
+jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out);
+void cuda_release(jitc_kernel *k);
+
+/* ---- cuda_launch.c ---- */
+
 /* Launches k over elements [base, base + n) at device pointers dptr, on
 ** stream s; nothing compiles here. */
 jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k, int64_t n,
                         int64_t base, const CUdeviceptr *dptr, const ParamSlot *params,
                         CUstream s);
 
-/* ---- cuda_build.c ---- */
-
-/* Loads NVRTC (all that --emit needs), once; false with the reason in
-** S->nvrtc_err.  Under S->lock. */
-bool cuda_load_nvrtc_once(CudaState *S);
-jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k);
-jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out);
-void cuda_release(jitc_kernel *k);
-/* NVRTC's own start-up, paid on a thread while the driver starts. */
-void *cuda_nvrtc_warm_up(void *api);
-
-/* ---- cuda_host.c ---- */
+/* ---- cuda_host.c: the host pipeline ---- */
 
 jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const ParamSlot *params, jitc_run_info *info);
-/* The two streams and their events, made once. */
-jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S);
-/* Milliseconds between two recorded events (0 when unknown). */
-float cuda_elapsed(CudaState *S, CUevent a, CUevent b);
 /* Frees the streams, the staging and the copy threads. */
 void cuda_host_free(CudaState *S);
 

@@ -22,44 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* NVRTC and the list of archs it knows, once per context. */
-bool cuda_load_nvrtc_once(CudaState *S) {
-  if (S->nvrtc_tried)
-    return S->nvrtc_ok;
-  S->nvrtc_tried = true;
-  if (cuda_load_nvrtc(&S->api, S->env->libnvrtc, S->env->cuda_home, S->nvrtc_err,
-                      sizeof S->nvrtc_err) != 0)
-    return false;
-  int n = 0;
-  if (S->api.nvrtcGetNumSupportedArchs && S->api.nvrtcGetSupportedArchs &&
-      S->api.nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
-    S->archs = calloc((size_t)n, sizeof(int));
-    if (S->archs && S->api.nvrtcGetSupportedArchs(S->archs) == NVRTC_SUCCESS)
-      S->narchs = n;
-  }
-  S->nvrtc_ok = true;
-  return true;
-}
-
-/* NVRTC's first compile in a process pays for NVRTC's own start-up (about
-** 24 ms, against 7 ms for a later compile).  cuda_load_gpu() pays it on a
-** second thread while the driver starts (cuInit alone takes over 100 ms),
-** so the program's first real compile costs what later ones do. */
-void *cuda_nvrtc_warm_up(void *api) {
-  CudaApi *A = api;
-  nvrtcProgram prog;
-  if (A->nvrtcCreateProgram(&prog, "extern \"C\" __global__ void jitc_warm(void) {}",
-                            "warm.cu", 0, NULL, NULL) == 0) {
-    /* To machine code, as real compiles go: that starts NVRTC's assembler too.
-    ** The arch need not be the device's (not known yet); sm_75 is the oldest
-    ** NVRTC 13 supports. */
-    const char *opt = "-arch=sm_75";
-    A->nvrtcCompileProgram(prog, 1, &opt);
-    A->nvrtcDestroyProgram(&prog);
-  }
-  return NULL;
-}
-
 /* Checks "sm_90", "compute_90", "sm_90a": returns the number (90) or -1. */
 static int parse_arch(const char *a, bool *is_sm) {
   const char *d;

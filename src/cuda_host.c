@@ -16,20 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S) {
-  if (S->slots_ok)
-    return JITC_OK;
-  for (int s = 0; s < 2; s++) {
-    CUresult r = S->api.cuStreamCreate(&S->slot[s].stream, CU_STREAM_NON_BLOCKING);
-    for (int e = 0; e < 4 && r == CUDA_SUCCESS; e++)
-      r = S->api.cuEventCreate(&S->slot[s].ev[e], CU_EVENT_DEFAULT);
-    if (r != CUDA_SUCCESS)
-      return cuda_fail(ctx, S, r, "creating streams");
-  }
-  S->slots_ok = true;
-  return JITC_OK;
-}
-
 /* Grows the staging areas to `bytes` per half (host pinned and device). */
 static jitc_status ensure_stage(jitc_context *ctx, CudaState *S, size_t hbytes, size_t dbytes) {
   CudaApi *A = &S->api;
@@ -95,13 +81,6 @@ static void par_copy(CudaState *S, void *dst, const void *src, size_t bytes) {
 static bool is_pinned(CudaState *S, void *p) {
   unsigned flags;
   return p && S->api.cuMemHostGetFlags(&flags, p) == CUDA_SUCCESS;
-}
-
-float cuda_elapsed(CudaState *S, CUevent a, CUevent b) {
-  float ms = 0;
-  if (S->api.cuEventElapsedTime(&ms, a, b) != CUDA_SUCCESS)
-    return 0;
-  return ms;
 }
 
 /* Run state of the host pipeline. */

@@ -30,6 +30,22 @@ jitc_dtype promote(jitc_dtype a, jitc_dtype b) {
   return JITC_FLOAT64;
 }
 
+bool checker_grow(Checker *K, void **v, int *cap, int need, size_t elem) {
+  if (need <= *cap)
+    return true;
+  int ncap = *cap ? *cap * 2 : 16;
+  while (ncap < need)
+    ncap *= 2;
+  void *nv = arena_alloc(K->C->arena, (size_t)ncap * elem);
+  if (!nv)
+    return false;
+  if (*cap)
+    memcpy(nv, *v, (size_t)*cap * elem);
+  *v = nv;
+  *cap = ncap;
+  return true;
+}
+
 /* ---- nodes and conversions ---- */
 
 Node *new_node(Checker *K, NodeKind kind, jitc_dtype type, int off) {

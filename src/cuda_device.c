@@ -1,0 +1,149 @@
+/*
+** cuda_device.c -- the bottom of the target `cuda`: its per-context state,
+** the libraries (NVRTC, the CUDA driver, opened at run time by
+** runtime/cuda_loader.c, so a machine without them still runs every other
+** target), the device and its primary context, and the two streams with
+** their events.  The device is JITC_CUDA_DEVICE's (0).  Building
+** (cuda_build.c), launching (cuda_launch.c) and the host pipeline
+** (cuda_host.c) stand on this file; it calls none of them.
+*/
+#include "cuda.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+CudaState *cuda_state(jitc_context *ctx) {
+  CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
+  if (S)
+    return S;
+  S = calloc(1, sizeof *S);
+  if (!S)
+    return NULL;
+  pthread_mutex_init(&S->lock, NULL);
+  S->env = &ctx->env;
+  S->slice = (int64_t)1 << 30;
+  ctx->target_state[JITC_TARGET_CUDA] = S;
+  return S;
+}
+
+static bool load_driver_and_device(CudaState *S) {
+  if (cuda_load_driver(&S->api, S->env->libcuda, S->gpu_err, sizeof S->gpu_err) != 0)
+    return false;
+  CudaApi *A = &S->api;
+  int count = 0;
+  CUresult r = A->cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS || count < 1) {
+    snprintf(S->gpu_err, sizeof S->gpu_err, "no CUDA device (%s)",
+             r != CUDA_SUCCESS ? cuda_result_name(A, r) : "the driver sees none");
+    return false;
+  }
+  int ordinal = S->env->cuda_device;
+  if (ordinal >= count) {
+    snprintf(S->gpu_err, sizeof S->gpu_err, "JITC_CUDA_DEVICE=%d, but the driver sees %d "
+             "device%s (0 to %d)", ordinal, count, count == 1 ? "" : "s", count - 1);
+    return false;
+  }
+  if ((r = A->cuDeviceGet(&S->dev, ordinal)) != CUDA_SUCCESS ||
+      (r = A->cuDevicePrimaryCtxRetain(&S->pctx, S->dev)) != CUDA_SUCCESS) {
+    snprintf(S->gpu_err, sizeof S->gpu_err, "cannot use CUDA device %d (%s)", ordinal,
+             cuda_result_name(A, r));
+    return false;
+  }
+  S->retained = true;
+  A->cuCtxSetCurrent(S->pctx);
+  char name[256] = "CUDA device";
+  A->cuDeviceGetName(name, (int)sizeof name, S->dev);
+  A->cuDeviceGetAttribute(&S->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, S->dev);
+  A->cuDeviceGetAttribute(&S->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, S->dev);
+  A->cuDeviceGetAttribute(&S->nsm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, S->dev);
+  if (S->nsm < 1)
+    S->nsm = 1;
+  snprintf(S->device, sizeof S->device, "%s (sm_%d%d, %d SMs)", name, S->cc_major, S->cc_minor,
+           S->nsm);
+  S->gpu_ok = true;
+  return true;
+}
+
+bool cuda_load_gpu(CudaState *S) {
+  if (S->gpu_tried)
+    return S->gpu_ok;
+  S->gpu_tried = true;
+  if (!cuda_load_nvrtc_once(S)) {
+    snprintf(S->gpu_err, sizeof S->gpu_err, "%s", S->nvrtc_err);
+    return false;
+  }
+  /* Only where a driver exists: elsewhere the warm-up would be wasted. */
+  pthread_t warm;
+  bool warming = (S->env->libcuda || dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) &&
+                 pthread_create(&warm, NULL, cuda_nvrtc_warm_up, &S->api) == 0;
+  bool ok = load_driver_and_device(S);
+  if (warming)
+    pthread_join(warm, NULL);
+  return ok;
+}
+
+/* NVRTC and the list of archs it knows, once per context. */
+bool cuda_load_nvrtc_once(CudaState *S) {
+  if (S->nvrtc_tried)
+    return S->nvrtc_ok;
+  S->nvrtc_tried = true;
+  if (cuda_load_nvrtc(&S->api, S->env->libnvrtc, S->env->cuda_home, S->nvrtc_err,
+                      sizeof S->nvrtc_err) != 0)
+    return false;
+  int n = 0;
+  if (S->api.nvrtcGetNumSupportedArchs && S->api.nvrtcGetSupportedArchs &&
+      S->api.nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+    S->archs = calloc((size_t)n, sizeof(int));
+    if (S->archs && S->api.nvrtcGetSupportedArchs(S->archs) == NVRTC_SUCCESS)
+      S->narchs = n;
+  }
+  S->nvrtc_ok = true;
+  return true;
+}
+
+/* NVRTC's first compile in a process pays for NVRTC's own start-up (about
+** 24 ms, against 7 ms for a later compile).  cuda_load_gpu() pays it on a
+** second thread while the driver starts (cuInit alone takes over 100 ms),
+** so the program's first real compile costs what later ones do. */
+void *cuda_nvrtc_warm_up(void *api) {
+  CudaApi *A = api;
+  nvrtcProgram prog;
+  if (A->nvrtcCreateProgram(&prog, "extern \"C\" __global__ void jitc_warm(void) {}",
+                            "warm.cu", 0, NULL, NULL) == 0) {
+    /* To machine code, as real compiles go: that starts NVRTC's assembler too.
+    ** The arch need not be the device's (not known yet); sm_75 is the oldest
+    ** NVRTC 13 supports. */
+    const char *opt = "-arch=sm_75";
+    A->nvrtcCompileProgram(prog, 1, &opt);
+    A->nvrtcDestroyProgram(&prog);
+  }
+  return NULL;
+}
+
+jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S) {
+  if (S->slots_ok)
+    return JITC_OK;
+  for (int s = 0; s < 2; s++) {
+    CUresult r = S->api.cuStreamCreate(&S->slot[s].stream, CU_STREAM_NON_BLOCKING);
+    for (int e = 0; e < 4 && r == CUDA_SUCCESS; e++)
+      r = S->api.cuEventCreate(&S->slot[s].ev[e], CU_EVENT_DEFAULT);
+    if (r != CUDA_SUCCESS)
+      return cuda_fail(ctx, S, r, "creating streams");
+  }
+  S->slots_ok = true;
+  return JITC_OK;
+}
+
+float cuda_elapsed(CudaState *S, CUevent a, CUevent b) {
+  float ms = 0;
+  if (S->api.cuEventElapsedTime(&ms, a, b) != CUDA_SUCCESS)
+    return 0;
+  return ms;
+}
+
+jitc_status cuda_fail(jitc_context *ctx, CudaState *S, CUresult r, const char *what) {
+  return ctx_error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? JITC_E_NOMEM : JITC_E_INTERNAL,
+                   "cuda: %s failed (%s)", what, cuda_result_name(&S->api, r));
+}
