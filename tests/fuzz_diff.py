@@ -177,6 +177,7 @@ FUNCS = {
     "rint": (1, "float"), "round": (1, "float"), "sign": (1, "same_nb"),
     "arctan2": (2, "float"), "atan2": (2, "float"), "hypot": (2, "float"),
     "power": (2, "pow"), "pow": (2, "pow"), "fmod": (2, "nb"), "copysign": (2, "float"),
+    "nextafter": (2, "float"),
     "minimum": (2, "promote"), "maximum": (2, "promote"), "fmin": (2, "promote"),
     "fmax": (2, "promote"), "clip": (3, "promote"), "fma": (3, "float"),
     "where": (3, "where"), "isnan": (1, "pred"), "isinf": (1, "pred"), "isfinite": (1, "pred"),
@@ -244,7 +245,7 @@ UFUNC = {"abs": np.abs, "absolute": np.abs, "fabs": np.abs, "sqrt": np.sqrt, "cb
          "arctanh": np.arctanh, "atanh": np.arctanh, "rint": np.rint, "round": np.rint,
          "sign": np.sign, "arctan2": np.arctan2, "atan2": np.arctan2, "hypot": np.hypot,
          "copysign": np.copysign, "minimum": np.minimum, "maximum": np.maximum,
-         "fmin": np.fmin, "fmax": np.fmax, "fmod": np.fmod}
+         "fmin": np.fmin, "fmax": np.fmax, "fmod": np.fmod, "nextafter": np.nextafter}
 BIN_UFUNC = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
              ast.Div: np.true_divide, ast.FloorDiv: np.floor_divide, ast.Mod: np.remainder,
              ast.BitAnd: np.bitwise_and, ast.BitOr: np.bitwise_or, ast.BitXor: np.bitwise_xor,

@@ -470,6 +470,7 @@ BINARY = [
     ("atan2", "atan2({a}, {b})", np.arctan2, ULP, lambda t: t != B),
     ("hypot", "hypot({a}, {b})", np.hypot, ULP, lambda t: t != B),
     ("copysign", "copysign({a}, {b})", np.copysign, EXACT, lambda t: t != B),
+    ("nextafter", "nextafter({a}, {b})", np.nextafter, EXACT, lambda t: t != B),
     ("minimum", "minimum({a}, {b})", np.minimum, EXACT, always),
     ("maximum", "maximum({a}, {b})", np.maximum, EXACT, always),
     ("fmin", "fmin({a}, {b})", np.fmin, EXACT, always),

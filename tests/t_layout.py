@@ -8,6 +8,8 @@ README's "Reading the source" describe it, checked on the built objects.
 - runtime/ includes nothing from src/ or cli/; src/ nothing from cli/.
 - Only src/env.c reads the environment (getenv) in the library.
 - No source file of src/, runtime/ or cli/ is longer than MAX_LINES.
+- A plain libm function is one row of ops.h: nextafter, added that way, is
+  named nowhere else in src/.
 - The code generators are pure: cuda_gen.c and cpu_gen.c call nothing of
   the building or running files (no NVRTC, JIT, cache, threads, getenv).
 """
@@ -118,6 +120,13 @@ def main():
             fail("pure_" + gen[4:], "%s.c calls %s" % (gen, ", ".join(bad)))
         else:
             ok("pure_" + gen[4:])
+
+    named = [os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "src", "*.[ch]"))
+             if "nextafter" in open(p).read().lower() and not p.endswith("/ops.h")]
+    if named:
+        fail("function_is_one_row", "nextafter is named outside src/ops.h in %s" % named)
+    else:
+        ok("function_is_one_row")
 
     inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
     bad = []
