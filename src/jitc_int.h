@@ -6,19 +6,27 @@
 **   parse.c     tokens       -> AST (untyped, as written)
 **   check.c     AST          -> Program: typed IR with roles, casts explicit
 **               (type.c: NumPy 2's typing of each operation)
-**   validate.c  Program      -> checked against the typed IR's contract
-**   ops.h       the table of operators and functions (ops.c: as data)
+**   validate.c  Program      -> checked against the typed IR's contract,
+**               before any target sees it
 **   fold.c      constant folding (with semantics.h, the scalar semantics)
 **   dump.c      --emit tokens | ast | types (the typed IR's canonical text)
-**   interp.c    target interp: evaluates the IR (the reference semantics):
-**               interp_plan.c builds its plan, interp_exec.c runs it
-**   cpu.c       target cpu:    IR -> LLVM IR -> ORC JIT, run on a thread pool
-**   cuda_*.c    target cuda:   IR -> CUDA C -> NVRTC -> CUDA Driver API (cuda.h)
 **   split.c     cutting a large program into groups (cpu, cuda)
-**   jitc.c      the public library API (jitc.h) tying the stages together
-**   main.c      the command line tool, a client of jitc.h only
-** Support: util.c (the arena), error.c (diagnostics), and below them
-** runtime/ (text, the host, threads, the CUDA loader; runtime.h).
+** The targets, each a Target (below) in parts of one idea each:
+**   interp      interp_plan.c builds a plan of vector instructions,
+**               interp_exec.c runs it, interp.c is the Target
+**   cpu         cpu_gen.c (with cpu_math.c): IR -> LLVM IR; cpu_build.c:
+**               optimise, machine code, ORC JIT; cpu_run.c: threads, Target
+**   cuda        cuda_gen.c (cuda_helpers.c, cuda_plan.c): IR -> CUDA C;
+**               cuda_device.c, cuda_build.c (NVRTC), cuda_launch.c,
+**               cuda_host.c, cuda_run.c (the Target) -- see cuda.h
+** What every stage shares, below them all:
+**   ops.h       the table of operators and functions (ops.c: as data)
+**   vocab.c     dtype and status names; error.c: diagnostics, the error sink
+**   util.c      the arena; env.c: the environment, read once per context
+**   codecache.c the compile cache of every target (memory, disk)
+**   runtime/    text, the host, threads, the CUDA loader (runtime.h)
+** On top: jitc.c, the public library (jitc.h), tying the stages together.
+** The command line (cli/) is a client of jitc.h and runtime.h.
 ** The sections below follow that order.
 */
 #ifndef JITC_INT_H
