@@ -23,7 +23,7 @@
 ** (this is what Dragon4 does: it keeps the closest candidate inside the
 ** interval).
 */
-#include "runtime.h"
+#include "cli.h"
 
 #include <inttypes.h>
 #include <math.h>
