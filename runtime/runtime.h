@@ -42,6 +42,11 @@ void buf_free(Buf *b);
 ** "nan", "-0.0"); float32 values are shortest as float32.  buf >= 32 bytes. */
 void fmt_double(char *buf, double v);
 void fmt_float(char *buf, float v);
+/* The digits behind them, for other spellings (cli/format.c): the fewest
+** significant digits that read back as x (finite, > 0) in double or single
+** precision, into digits (>= 24 bytes, no trailing zeros), as d1.d2d3... x
+** 10^(the result); *prec gets the precision that found them (%.*g's). */
+int fmt_digits(double x, bool single, char *digits, int *prec);
 
 /* FNV-1a 64 of data, its start varied by seed; hash64_update goes on from
 ** a hash already made (hash64 of a then b == hash64_update(hash64(a), b)). */
