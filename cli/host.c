@@ -1,11 +1,11 @@
 /*
 ** host.c -- host array buffers and their shapes.
 **
-** Every array the runtime hands to a kernel comes from host_array_alloc: the
-** data is 64-byte aligned so that vector loads and cache lines line up in
-** every target, and the byte size is computed with overflow checks so that a
-** hostile shape or a huge -n fails cleanly instead of allocating a wrapped,
-** too-small buffer.
+** Every array the command line hands to a kernel comes from
+** host_array_alloc: the data is 64-byte aligned so that vector loads and
+** cache lines line up in every target, and the byte size is computed with
+** overflow checks so that a hostile shape or a huge -n fails cleanly
+** instead of allocating a wrapped, too-small buffer.
 */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* madvise under -std=c11 */

@@ -35,7 +35,6 @@ static void dir_usage(const char *dir, int depth, double *bytes, long *files) {
   closedir(d);
 }
 
-
 /* The host CPU's model and the SIMD features that matter to the cpu target. */
 static void print_host_cpu(void) {
   static const char *const interesting[] = {

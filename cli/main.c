@@ -11,6 +11,7 @@
 */
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Frees what the steps made (a leak checker sees nothing left). */
@@ -47,30 +48,28 @@ int main(int argc, char **argv) {
   Run *r = &run;
   r->start_ms = now_ms();
 
-  parse_args(&r->cli, argc, argv); /* args.c; --help, --version and --info end here */
-  int status = read_program(r);    /* inputs.c */
+  parse_args(&r->cli, argc, argv);   /* args.c: --help, --version, --info end here */
+  int status = read_program(r);      /* inputs.c */
   if (status == EX_OK && !(r->ctx = jitc_context_new())) {
     fprintf(stderr, "jitc: out of memory\n");
     status = EX_SOFTWARE;
   }
   if (status == EX_OK)
-    status = load_inputs(r);       /* inputs.c: .npy files fix the shape */
+    status = load_inputs(r);         /* inputs.c: .npy files fix the shape */
   if (status == EX_OK) {
-    declare_signature(r);          /* inputs.c: dtypes and -D values */
-    choose_targets(r);             /* targets.c */
-    if (r->cli.emit) {
-      status = emit_stages(r);     /* targets.c: --emit prints and stops */
-      finish(r);
-      return status;
-    }
-    status = run_targets(r);       /* run.c: compile, check names, run */
+    declare_signature(r);            /* inputs.c: dtypes and -D values */
+    choose_targets(r);               /* targets.c */
   }
+  if (status == EX_OK && r->cli.emit)
+    status = emit_stages(r);         /* targets.c: print a stage instead of running */
+  else if (status == EX_OK)
+    status = run_targets(r);         /* run.c: compile, check the names, run */
   if (status == EX_OK && r->nres > 1)
-    status = compare_targets(r);   /* compare.c: -t all */
+    status = compare_targets(r);     /* compare.c: -t all */
   if (status == EX_OK || status == EX_DISAGREE)
-    report(r);                     /* report.c */
+    report(r);                       /* report.c */
   if (status == EX_OK)
-    status = write_outputs(r);     /* outputs.c: all or none */
+    status = write_outputs(r);       /* outputs.c: all of them or none */
   finish(r);
   return status;
 }

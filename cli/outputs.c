@@ -66,11 +66,11 @@ int make_temps(const Cli *cli) {
   return EX_OK;
 }
 
-/* The outputs of the last target, written into their temporary files, then
-** renamed into place. */
+/* The outputs of the last target run (none ran with --emit), written into
+** their temporary files, then renamed into place. */
 int write_outputs(Run *r) {
   const Cli *cli = &r->cli;
-  if (!cli->nouts)
+  if (!cli->nouts || !r->nres)
     return EX_OK;
   const Arr *arrs = r->results[r->nres - 1].arrs;
   int status = EX_OK, written = 0;

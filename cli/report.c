@@ -27,11 +27,9 @@ int fail_status(jitc_context *ctx, jitc_status st) {
   return jitc_exit_code(st);
 }
 
-
 static const char *role_name(jitc_role r) {
   return r == JITC_INPUT ? "input" : r == JITC_OUTPUT ? "output" : "inout";
 }
-
 
 /* Bytes a run moves: each array read or written once, in-place ones both. */
 static double moved_bytes(const Arr *arrs, int narrs, int64_t n) {

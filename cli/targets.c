@@ -23,17 +23,12 @@ static int stage_index(jitc_target t, const char *stage) {
 ** last of them is the checked program, where the names are known. */
 static int frontend_stages(void) {
   const char *const *first = jitc_target_stages((jitc_target)0);
-  int n = 0;
-  for (; first[n]; n++)
-    for (int t = 1; t < JITC_NTARGETS; t++) {
+  for (int n = 0;; n++)
+    for (int t = 0; t < JITC_NTARGETS; t++) {
       const char *const *list = jitc_target_stages((jitc_target)t);
-      for (int s = 0; s <= n; s++)
-        if (!list[s])
-          return n;
-      if (strcmp(list[n], first[n]))
+      if (!first[n] || !list[n] || strcmp(list[n], first[n]))
         return n;
     }
-  return n;
 }
 
 void stage_help(FILE *f, const char *lead, int indent, int width) {

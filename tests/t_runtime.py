@@ -13,6 +13,7 @@ bounded time and memory, with no sanitizer report.  Prints "ok NAME",
 """
 import os
 import resource
+import shlex
 import shutil
 import stat
 import struct
@@ -26,9 +27,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRCS = [os.path.join(ROOT, p) for p in (
     "tests/runtime_driver.c", "cli/host.c", "cli/npy.c", "cli/gen.c",
     "cli/format.c", "runtime/text.c", "runtime/hostinfo.c")]
-# The dtype names and sizes come from the library (jitc.h).
+# The dtype names and sizes come from the library (jitc.h); LDFLAGS brings
+# the sanitizer runtime a `make SAN=1` library needs.
 LIBDIR = os.path.join(ROOT, os.environ.get("BUILD", "build") or "build")
-LIBS = ["-L" + LIBDIR, "-Wl,-rpath," + LIBDIR, "-ljitc", "-lm"]
+LIBS = (["-L" + LIBDIR, "-Wl,-rpath," + LIBDIR, "-ljitc", "-lm"] +
+        shlex.split(os.environ.get("LDFLAGS", "")))
 CC = os.environ.get("CC", "cc") or "cc"
 WARN = ["-std=c11", "-D_GNU_SOURCE", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 SAN = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
