@@ -9,6 +9,10 @@
 ** when widened (f64(sin(x)) for float32 x): when the program has anything
 ** in float32 -- an array or a scalar, as the kernel reports them -- ulps and
 ** epsilons are float32's.  Integers and bools must be equal.
+**
+** Not seen: float32 only inside the program, from a cast of float64 data
+** (f64(sin(f32(x))) for float64 x): jitc.h does not say which types a
+** kernel computes in, so such a program is held to float64's ulps.
 */
 #include "cli.h"
 

@@ -27,11 +27,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRCS = [os.path.join(ROOT, p) for p in (
     "tests/runtime_driver.c", "cli/host.c", "cli/npy.c", "cli/gen.c",
     "cli/format.c", "runtime/text.c", "runtime/hostinfo.c")]
-# The dtype names and sizes come from the library (jitc.h); LDFLAGS brings
-# the sanitizer runtime a `make SAN=1` library needs.
+# The dtype names and sizes come from the library (jitc.h).  A `make SAN=1`
+# library needs the sanitizer runtime (LDFLAGS brings it), and then every
+# driver is a sanitized one: no address-space limit, which ASan cannot run in.
 LIBDIR = os.path.join(ROOT, os.environ.get("BUILD", "build") or "build")
 LIBS = (["-L" + LIBDIR, "-Wl,-rpath," + LIBDIR, "-ljitc", "-lm"] +
         shlex.split(os.environ.get("LDFLAGS", "")))
+SANITIZED_LIB = "-fsanitize" in os.environ.get("LDFLAGS", "")
 CC = os.environ.get("CC", "cc") or "cc"
 WARN = ["-std=c11", "-D_GNU_SOURCE", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 SAN = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
@@ -861,7 +863,7 @@ def main():
             return 1
         check("runtime/build-no-warnings", [msg] if msg else [])
         sexe, smsg = build(tmp, "runtime_driver_san", SAN)
-        drivers = [(Driver(exe, False, os.path.join(tmp, "plain")), "")]
+        drivers = [(Driver(exe, SANITIZED_LIB, os.path.join(tmp, "plain")), "")]
         if sexe:
             # A sanitizer build that cannot run here (no ASan runtime) is a skip.
             probe = Driver(sexe, True, tmp).run("time")
