@@ -35,9 +35,14 @@ else
 LLVM_MSG    := cpu target: disabled (no LLVM >= 17 found; run make deps, or apt-get install llvm-19-dev)
 endif
 
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard runtime/*.c)
+# The library: the compiler (src/) and what its targets need to run
+# (runtime/).  The command line (cli/) is a client of the library: its
+# binary links the library's objects with its own.
+LIB_SRCS := $(wildcard src/*.c) $(wildcard runtime/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
-HDRS     := $(wildcard src/*.h runtime/*.h)
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
+HDRS     := $(wildcard src/*.h runtime/*.h cli/*.h)
 
 # The library exports the functions of jitc.h (marked JITC_API) and nothing
 # else: every other name is hidden, whatever CFLAGS says, so that it never
@@ -90,7 +95,7 @@ $(BUILD)/$(SONAME): $(BUILD)/$(SOREAL)
 $(BUILD)/libjitc.so: $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-$(BUILD)/jitc: $(BUILD)/src/main.o $(LIB_OBJS)
+$(BUILD)/jitc: $(CLI_OBJS) $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
 
 # The pkg-config file, for the PREFIX given (make install writes it anew).

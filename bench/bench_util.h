@@ -12,6 +12,8 @@
 #ifndef JITC_BENCH_UTIL_H
 #define JITC_BENCH_UTIL_H
 
+#include "../cli/cli.h" /* now_ms (the clock), json_string */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +36,6 @@ typedef struct Samples {
   int n;
   int cap;
 } Samples;
-
-static double bench_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static void bench_opts_init(BenchOpts *o) {
   o->warmup = 2;
@@ -101,10 +97,10 @@ static int bench_measure(const BenchOpts *o, BenchFn fn, void *arg, Samples *s) 
   double spent = 0;
   while (s->n < o->min_reps || (s->n < o->max_reps && spent < o->budget_ms)) {
     extra[0] = extra[1] = extra[2] = 0;
-    double t0 = bench_now_ms();
+    double t0 = now_ms();
     if (fn(arg, extra) != 0)
       return -1;
-    double dt = bench_now_ms() - t0;
+    double dt = now_ms() - t0;
     s->t[s->n] = dt;
     for (int j = 0; j < 3; j++)
       s->x[j][s->n] = extra[j];
@@ -164,21 +160,6 @@ static void json_list(FILE *f, const char *key, const double *v, int n) {
   for (int i = 0; i < n; i++)
     fprintf(f, "%s%.6f", i ? ", " : "", v[i]);
   fprintf(f, "]");
-}
-
-/* Prints a JSON string literal. */
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
 }
 
 #endif

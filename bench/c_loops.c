@@ -22,7 +22,7 @@
 ** jitc_bench prints it.  Arrays live on huge pages where the kernel grants
 ** them, as NumPy's do (bench_alloc).
 */
-#include "../runtime/runtime.h"
+#include "../cli/cli.h"
 #include "bench_util.h"
 
 #include <math.h>
@@ -212,16 +212,16 @@ static int stream_check(const Loop *l, int64_t n, void *const *orig, void *const
 
 static int fail(const char *what, const char *msg) {
   printf("{\"impl\": \"c\", \"workload\": ");
-  json_str(stdout, what);
+  json_string(stdout, what);
   printf(", \"error\": ");
-  json_str(stdout, msg);
+  json_string(stdout, msg);
   printf("}\n");
   return 1;
 }
 
 static void print_times(const char *what, int64_t n, double first_ms, const Samples *s) {
   printf("{\"impl\": \"c\", \"workload\": ");
-  json_str(stdout, what);
+  json_string(stdout, what);
   printf(", \"threads\": %d, \"n\": %lld, \"first_ms\": %.6f, ", omp_get_max_threads(),
          (long long)n, first_ms);
   json_list(stdout, "times_ms", s->t, s->n);
@@ -243,9 +243,9 @@ static int run_copy(const BenchOpts *bo, size_t bytes) {
     src[i] = (char)(i * 7 + 1);
   memset(dst, 0x55, bytes);
   CopyArg ca = {dst, src, bytes};
-  double extra[3], t0 = bench_now_ms();
+  double extra[3], t0 = now_ms();
   copy_once(&ca, extra);
-  double first_ms = bench_now_ms() - t0;
+  double first_ms = now_ms() - t0;
   int bad = memcmp(dst, src, bytes) != 0;
   Samples s = {0};
   if (bad || bench_measure(bo, copy_once, &ca, &s) != 0) {
@@ -366,12 +366,12 @@ int main(int argc, char **argv) {
     }
     memcpy(orig[i], arr[i].data, sz);
   }
-  double extra[3], t0 = bench_now_ms();
+  double extra[3], t0 = now_ms();
   if (loop_once(&la, extra) != 0) {
     fail(what, "no stream kernel for this pattern of arrays");
     goto done;
   }
-  double first_ms = bench_now_ms() - t0;
+  double first_ms = now_ms() - t0;
   if (stream && stream_check(loop, n, orig, la.p) != 0) {
     fail(what, "the stream kernel's result is wrong");
     goto done;

@@ -18,17 +18,14 @@
 ** kernel grants them, as NumPy's do (bench_alloc).  Prints one JSON object on stdout; exits 69
 ** when the target is not available here (with the reason in the JSON).
 */
-#include "../runtime/runtime.h"
+#include "../cli/cli.h"
 #include "bench_util.h"
 
 #include <stdbool.h>
 
 #define MAXARR 32
 
-typedef struct Named {
-  const char *name;
-  const char *value; /* file, dtype or scalar text */
-} Named;
+/* Named (NAME=VALUE: a file, a dtype or a scalar's text) is cli.h's. */
 
 typedef struct RunArg {
   jitc_context *ctx;
@@ -98,9 +95,9 @@ static jitc_value parse_value(const char *s) {
 
 static void print_fail(const char *target, const char *what, const char *msg) {
   printf("{\"target\": ");
-  json_str(stdout, target);
+  json_string(stdout, target);
   printf(", \"%s\": ", what);
-  json_str(stdout, msg);
+  json_string(stdout, msg);
   printf("}\n");
 }
 
@@ -177,9 +174,9 @@ int main(int argc, char **argv) {
 
   /* Target start-up (loading LLVM or the CUDA libraries) is timed apart from
   ** the compile: a process pays it once, whatever it compiles. */
-  double t0 = bench_now_ms();
+  double t0 = now_ms();
   jitc_status st = jitc_target_available(ctx, opt.target);
-  double init_ms = bench_now_ms() - t0;
+  double init_ms = now_ms() - t0;
   if (st != JITC_OK) {
     print_fail(tname, "unavailable", jitc_errmsg(ctx));
     rc = 69;
@@ -225,9 +222,9 @@ int main(int argc, char **argv) {
     sd[i].weak = 1;
   }
 
-  t0 = bench_now_ms();
+  t0 = now_ms();
   st = jitc_compile(ctx, program, ad, nad, sd, ndef, &opt, &k);
-  double compile_ms = bench_now_ms() - t0;
+  double compile_ms = now_ms() - t0;
   if (st != JITC_OK) {
     print_fail(tname, "error", jitc_errmsg(ctx));
     rc = jitc_exit_code(st);
@@ -237,21 +234,21 @@ int main(int argc, char **argv) {
 
   /* The same program again in the same context: the in-memory cache. */
   jitc_kernel *k2 = NULL;
-  t0 = bench_now_ms();
+  t0 = now_ms();
   st = jitc_compile(ctx, program, ad, nad, sd, ndef, &opt, &k2);
-  double compile_again_ms = bench_now_ms() - t0;
+  double compile_again_ms = now_ms() - t0;
   const char *again_cache = k2 ? jitc_kernel_compile_info(k2)->cache : "error";
   jitc_kernel_free(k2);
 
   printf("{\"target\": ");
-  json_str(stdout, tname);
+  json_string(stdout, tname);
   printf(", \"device\": ");
-  json_str(stdout, jitc_target_device(ctx, opt.target));
+  json_string(stdout, jitc_target_device(ctx, opt.target));
   printf(", \"init_ms\": %.6f, \"compile_ms\": %.6f, \"compile_again_ms\": %.6f, \"again_cache\": ",
          init_ms, compile_ms, compile_again_ms);
-  json_str(stdout, again_cache);
+  json_string(stdout, again_cache);
   printf(", \"compile\": {\"cache\": ");
-  json_str(stdout, ci.cache);
+  json_string(stdout, ci.cache);
   printf(", \"total_ms\": %.6f, \"frontend_ms\": %.6f, \"ir_ms\": %.6f, \"optimize_ms\": %.6f, "
          "\"codegen_ms\": %.6f, \"load_ms\": %.6f}",
          ci.total_ms, ci.frontend_ms, ci.ir_ms, ci.optimize_ms, ci.codegen_ms, ci.load_ms);
@@ -314,21 +311,21 @@ int main(int argc, char **argv) {
   /* The first run: timed apart (it may pay lazy set-up), then its outputs
   ** are saved for the check. */
   double first[3];
-  t0 = bench_now_ms();
+  t0 = now_ms();
   if (run_once(&ra, first) != 0) {
     printf(", \"error\": ");
-    json_str(stdout, jitc_errmsg(ctx));
+    json_string(stdout, jitc_errmsg(ctx));
     printf("}\n");
     goto done;
   }
-  double first_ms = bench_now_ms() - t0;
+  double first_ms = now_ms() - t0;
   for (int i = 0; i < nout; i++) {
     int j = 0;
     while (j < narr && strcmp(ins[j].name, outs[i].name) != 0)
       j++;
     if (j == narr || npy_write(outs[i].value, &arr[j], err, sizeof err) != 0) {
       printf(", \"error\": ");
-      json_str(stdout, j == narr ? "--out names no array of the kernel" : err);
+      json_string(stdout, j == narr ? "--out names no array of the kernel" : err);
       printf("}\n");
       rc = 73;
       goto done;
@@ -337,7 +334,7 @@ int main(int argc, char **argv) {
 
   if (bench_measure(&bo, run_once, &ra, &s) != 0) {
     printf(", \"error\": ");
-    json_str(stdout, jitc_errmsg(ctx));
+    json_string(stdout, jitc_errmsg(ctx));
     printf("}\n");
     goto done;
   }
@@ -365,7 +362,7 @@ int main(int argc, char **argv) {
       json_list(stdout, "device_kernel_ms", ds.x[0], ds.n);
     } else {
       printf(", \"device_error\": ");
-      json_str(stdout, jitc_errmsg(ctx));
+      json_string(stdout, jitc_errmsg(ctx));
     }
     samples_free(&ds);
     for (int i = 0; i < nk; i++)

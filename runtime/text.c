@@ -4,6 +4,7 @@
 */
 #include "runtime.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,56 @@ uint64_t hash64(const void *data, size_t n, uint64_t seed) {
 
 /* ---- shortest round-trip formatting ---- */
 
+static bool reads_back(const char *s, double x, bool single) {
+  return single ? strtof(s, NULL) == (float)x : strtod(s, NULL) == x;
+}
+
+/* "d.ddde[+-]XX" into its digits and exponent; strip: without trailing zeros. */
+static int parse_e(const char *s, char *digits, bool strip) {
+  int k = 0;
+  for (; *s && *s != 'e'; s++)
+    if (*s >= '0' && *s <= '9')
+      digits[k++] = *s;
+  while (strip && k > 1 && digits[k - 1] == '0')
+    k--;
+  digits[k] = '\0';
+  return *s == 'e' ? atoi(s + 1) : 0;
+}
+
+/* The correctly rounded %.*e text for 1, 2, ... digits until it reads back;
+** at a power of two the interval of values that read back is lopsided, so
+** the neighbours of the rounded digits are tried too (as Dragon4 does: it
+** keeps the closest candidate inside the interval). */
+int fmt_digits(double x, bool single, char *digits, int *prec) {
+  int maxp = single ? 9 : 17;
+  char buf[64];
+  for (int p = 1; p < maxp; p++) {
+    *prec = p;
+    snprintf(buf, sizeof buf, "%.*e", p - 1, x);
+    if (reads_back(buf, x, single))
+      return parse_e(buf, digits, true);
+    /* The neighbours of the rounded p digits. */
+    char rd[24];
+    int rexp = parse_e(buf, rd, false);
+    uint64_t m = strtoull(rd, NULL, 10);
+    for (int dir = -1; dir <= 1; dir += 2) {
+      if (dir < 0 && m <= 1)
+        continue;
+      uint64_t mm = dir < 0 ? m - 1 : m + 1;
+      char cand[64];
+      snprintf(cand, sizeof cand, "%" PRIu64 "e%d", mm, rexp - (p - 1));
+      if (reads_back(cand, x, single)) {
+        int len = snprintf(buf, sizeof buf, "%" PRIu64 "e0", mm);
+        /* 999 + 1 = 1000 gains a digit: the exponent moves with it. */
+        return parse_e(buf, digits, true) + rexp + (len - 2 - p);
+      }
+    }
+  }
+  *prec = maxp; /* maxp digits always read back */
+  snprintf(buf, sizeof buf, "%.*e", maxp - 1, x);
+  return parse_e(buf, digits, true);
+}
+
 /* Python-like: "2.0", "0.1", "1e+20", "nan", "inf", "-0.0". */
 static void fmt_finish(char *buf) {
   if (!strpbrk(buf, ".eninf"))
@@ -96,7 +147,7 @@ static void fmt_finish(char *buf) {
 }
 
 /* The fewest significant digits that read back as v, in double or (single)
-** float precision. */
+** float precision, spelled as %g spells them at that precision. */
 static void fmt_shortest(char *buf, double v, bool single) {
   if (isnan(v)) {
     strcpy(buf, "nan");
@@ -106,14 +157,34 @@ static void fmt_shortest(char *buf, double v, bool single) {
     strcpy(buf, v < 0 ? "-inf" : "inf");
     return;
   }
-  for (int prec = 1; prec <= (single ? 9 : 17); prec++) {
-    snprintf(buf, 32, "%.*g", prec, v);
-    if (single ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
-      break;
+  char *p = buf;
+  if (signbit(v))
+    *p++ = '-';
+  if (v == 0) {
+    strcpy(p, "0.0");
+    return;
+  }
+  char d[24];
+  int prec, exp = fmt_digits(fabs(v), single, d, &prec), n = (int)strlen(d);
+  if (exp < -4 || exp >= prec) { /* d.ddde+XX */
+    *p++ = d[0];
+    if (n > 1)
+      p += sprintf(p, ".%s", d + 1);
+    sprintf(p, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+  } else if (exp >= 0) { /* ddd.ddd */
+    for (int i = 0; i <= exp; i++)
+      *p++ = i < n ? d[i] : '0';
+    if (n > exp + 1)
+      p += sprintf(p, ".%s", d + exp + 1);
+    *p = '\0';
+  } else { /* 0.000ddd */
+    p += sprintf(p, "0.");
+    for (int i = 0; i < -exp - 1; i++)
+      *p++ = '0';
+    sprintf(p, "%s", d);
   }
   fmt_finish(buf);
 }
 
 void fmt_double(char *buf, double v) { fmt_shortest(buf, v, false); }
 void fmt_float(char *buf, float v) { fmt_shortest(buf, (double)v, true); }
-

@@ -103,34 +103,6 @@ static int check_dir(const char *path, char *err, size_t errlen) {
   return 0;
 }
 
-/* TRANSITIONAL: the old interface, until the targets and the command line
-** use code_get() and jitc_cache_dir(). */
-int cache_dir_resolve(const char *dir, char *out, size_t outlen, char *err, size_t errlen) {
-  const char *e;
-  int n;
-  if (dir && *dir)
-    n = snprintf(out, outlen, "%s", dir);
-  else if ((e = getenv("JITC_CACHE_DIR")) && *e)
-    n = snprintf(out, outlen, "%s", e);
-  else if ((e = getenv("XDG_CACHE_HOME")) && *e == '/')
-    n = snprintf(out, outlen, "%s/jitc", e);
-  else if ((e = getenv("HOME")) && *e)
-    n = snprintf(out, outlen, "%s/.cache/jitc", e);
-  else {
-    snprintf(err, errlen, "no cache directory: set JITC_CACHE_DIR or HOME");
-    return -1;
-  }
-  if (n < 0 || (size_t)n >= outlen) {
-    snprintf(err, errlen, "cache directory path too long");
-    return -1;
-  }
-  if (mkdirs(out) != 0) {
-    snprintf(err, errlen, "cannot create cache directory %s: %s", out, strerror(errno));
-    return -1;
-  }
-  return check_dir(out, err, errlen);
-}
-
 /* Makes `dir` (mode 0700) if it is missing and checks it is ours alone. */
 static int prepare_dir(const char *dir, char *err, size_t errlen) {
   if (mkdirs(dir) != 0) {
@@ -175,7 +147,7 @@ static int write_all(int fd, const void *buf, size_t n) {
   return 0;
 }
 
-int cache_load(const char *dir, const char *ns, const void *key, size_t keylen,
+static int cache_load(const char *dir, const char *ns, const void *key, size_t keylen,
                void **data, size_t *len) {
   char path[PATH_MAX];
   *data = NULL;
@@ -216,7 +188,7 @@ done:
   return ok;
 }
 
-int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
+static int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
                 const void *data, size_t len) {
   char path[PATH_MAX], sub[PATH_MAX], tmp[PATH_MAX];
   if (!dir || !ns || (uint64_t)len > CACHE_MAX_PAYLOAD) return -1;

@@ -525,13 +525,6 @@ typedef struct CodeBuild {
 jitc_status code_get(jitc_context *ctx, const jitc_options *opt, const CodeBuild *b,
                      void **code, jitc_compile_info *ci);
 
-/* TRANSITIONAL, removed once every target uses code_get(). */
-int cache_dir_resolve(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
-int cache_load(const char *dir, const char *ns, const void *key, size_t keylen,
-               void **data, size_t *len);
-int cache_store(const char *dir, const char *ns, const void *key, size_t keylen,
-                const void *data, size_t len);
-
 typedef struct CodeEntry CodeEntry;
 typedef struct CodeCache {
   CodeEntry *bucket[64];

@@ -1,5 +1,5 @@
 /*
-** runtime_driver.c -- a command-line front for the runtime's array I/O,
+** runtime_driver.c -- a command-line front for the array I/O,
 ** generators and printing, so that tests/t_runtime.py can check them
 ** against NumPy.  Commands (errors go to stderr with exit status 1):
 **
@@ -19,7 +19,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* clock_gettime, mkstemp, fchmod, access under -std=c11 */
 #endif
-#include "../runtime/runtime.h"
+#include "../cli/cli.h"
 
 #include <inttypes.h>
 #include <signal.h>

@@ -224,3 +224,24 @@ for t in interp cpu; do
   expect nan_sign_key_neg_$t 0 'o = \[-1\.\]' -- $JITC -t $t --cache-dir "$tmp/nancache" -n 1 'o = copysign(1.0, a + -nan)'
   expect nan_sign_key_pos_$t 0 'o = \[1\.\]' -- $JITC -t $t --cache-dir "$tmp/nancache" -n 1 'o = copysign(1.0, a + nan)'
 done
+
+# The command line's steps (cli/): a misspelled name is a usage error even
+# when the target cannot compile; --help lists the stages the library gives;
+# the library holds none of the command line's code.
+expect unknown_name_before_unavailable 64 "uses no array 'typo'" -- \
+  env JITC_LIBCUDA=/nonexistent/libcuda.so.1 $JITC -t cuda --in typo=ones -n 3 'b = a * 2'
+expect help_stages 0 'print a stage and stop: tokens, ast, types; cpu: llvm, llvm-opt,$' -- $JITC --help
+for stage in $($JITC --help | sed -n '/--emit STAGE/,/--repeat/p' | sed 's/.*stop://; s/--repeat.*//' |
+               tr ',;' '  ' | tr ' ' '\n' | grep -v ':$'); do
+  expect emit_listed_$stage 0 '' -- $JITC --arch sm_90 --emit "$stage" -n 3 'b = a * 2'
+done
+# Literals print with the fewest digits, also at a power of two.
+expect shortest_literal 0 'float 7\.120236347223045e-307$' -- $JITC --emit tokens 'c = a * 7.120236347223045e-307'
+lib=${BUILD:-build}/libjitc.a
+if [ -f "$lib" ]; then
+  if nm "$lib" | grep -qE ' (npy_read|gen_fill|format_array|host_array_alloc|json_string)$'; then
+    echo "FAIL cli.library_without_cli_code: $lib holds the command line's .npy, generator or printing code"
+  else
+    echo "ok cli.library_without_cli_code"
+  fi
+fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""t_runtime.py -- the runtime's .npy I/O, generators and printing, against NumPy.
+"""t_runtime.py -- the command line's .npy I/O, generators and printing, against NumPy.
 
-Builds tests/runtime_driver.c with the runtime sources (and again with
+Builds tests/runtime_driver.c with their sources (cli/) (and again with
 AddressSanitizer + UndefinedBehaviorSanitizer when the compiler can), then
 checks: rand/randn bit for bit with np.random.seed(S); rand(n)/randn(n); every
 generator in every dtype; .npy files of every dtype, shape, order and version
@@ -13,6 +13,7 @@ bounded time and memory, with no sanitizer report.  Prints "ok NAME",
 """
 import os
 import resource
+import shlex
 import shutil
 import stat
 import struct
@@ -24,8 +25,15 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRCS = [os.path.join(ROOT, p) for p in (
-    "tests/runtime_driver.c", "runtime/host.c", "runtime/npy.c", "runtime/gen.c",
-    "runtime/format.c", "runtime/text.c", "runtime/hostinfo.c")]
+    "tests/runtime_driver.c", "cli/host.c", "cli/npy.c", "cli/gen.c",
+    "cli/format.c", "runtime/text.c", "runtime/hostinfo.c")]
+# The dtype names and sizes come from the library (jitc.h).  A `make SAN=1`
+# library needs the sanitizer runtime (LDFLAGS brings it), and then every
+# driver is a sanitized one: no address-space limit, which ASan cannot run in.
+LIBDIR = os.path.join(ROOT, os.environ.get("BUILD", "build") or "build")
+LIBS = (["-L" + LIBDIR, "-Wl,-rpath," + LIBDIR, "-ljitc", "-lm"] +
+        shlex.split(os.environ.get("LDFLAGS", "")))
+SANITIZED_LIB = "-fsanitize" in os.environ.get("LDFLAGS", "")
 CC = os.environ.get("CC", "cc") or "cc"
 WARN = ["-std=c11", "-D_GNU_SOURCE", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 SAN = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
@@ -92,7 +100,7 @@ class Driver:
 
 def build(tmp, name, extra):
     exe = os.path.join(tmp, name)
-    cmd = [CC] + WARN + extra + ["-o", exe] + SRCS + ["-lm"]
+    cmd = [CC] + WARN + extra + ["-o", exe] + SRCS + LIBS
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return None, p.stderr[-2000:]
@@ -855,7 +863,7 @@ def main():
             return 1
         check("runtime/build-no-warnings", [msg] if msg else [])
         sexe, smsg = build(tmp, "runtime_driver_san", SAN)
-        drivers = [(Driver(exe, False, os.path.join(tmp, "plain")), "")]
+        drivers = [(Driver(exe, SANITIZED_LIB, os.path.join(tmp, "plain")), "")]
         if sexe:
             # A sanitizer build that cannot run here (no ASan runtime) is a skip.
             probe = Driver(sexe, True, tmp).run("time")

@@ -33,7 +33,6 @@ fi
 FLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread $LLVM_CFLAGS"
 objs=
 for src in src/*.c runtime/*.c; do
-  [ "$src" = src/main.c ] && continue
   obj="$dir/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
   objs="$objs $obj"
   if [ -f "$obj" ] && [ -z "$(find "$src" src/*.h runtime/*.h -newer "$obj" | head -n 1)" ]; then

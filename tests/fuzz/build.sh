@@ -50,7 +50,6 @@ FLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=address,
 -fno-sanitize-recover=undefined $LLVM_CFLAGS"
 objs=""
 for src in src/*.c runtime/*.c; do
-  [ "$src" = src/main.c ] && continue
   obj="$dir/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
   objs="$objs $obj"
   # Rebuild when the source or any header is newer than the object.

@@ -18,7 +18,7 @@
 #include "../../src/jitc_int.h"
 #include "../../src/cuda.h"
 #include "../../runtime/cuda_api.h"
-#include "../../runtime/runtime.h"
+#include "../../cli/cli.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 log=$out/log
 : >"$log"
 
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/cuda_gpu" tests/gpu/cuda_gpu.c "$BUILD/libjitc_int.a" \
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/cuda_gpu" tests/gpu/cuda_gpu.c cli/format.c "$BUILD/libjitc_int.a" \
   ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
   || { echo "FAIL cuda_gpu: does not build"; exit 1; }
 

@@ -21,7 +21,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* clock_gettime, mkstemp, fchmod, access under -std=c11 */
 #endif
-#include "runtime.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,11 +41,6 @@
 #define NPY_GROWTH_DIGITS 21
 
 static const char SUPPORTED[] = "jitc reads bool, int32, int64, float32, float64";
-
-static size_t elem_size(jitc_dtype t) {
-  static const size_t sizes[] = {1, 4, 8, 4, 8};
-  return (unsigned)t < JITC_NDTYPES ? sizes[t] : 0;
-}
 
 static const char *descr_of(jitc_dtype t) {
   static const char *descrs[] = {"|b1", "<i4", "<i8", "<f4", "<f8"};
@@ -393,16 +388,6 @@ static int descr_dtype(const char *d, jitc_dtype *t, char *why, size_t whylen) {
   return -1;
 }
 
-/* Formats a shape like Python's repr of the tuple. */
-static void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz) {
-  size_t k = 0;
-  k += (size_t)snprintf(out, outsz, "(");
-  for (int i = 0; i < ndim && k < outsz; i++)
-    k += (size_t)snprintf(out + k, outsz - k, "%s%lld", i ? ", " : "", (long long)shape[i]);
-  if (k < outsz)
-    snprintf(out + k, outsz - k, ndim == 1 ? ",)" : ")");
-}
-
 int npy_read(const char *path, HostArray *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   int fd = -1;
@@ -518,7 +503,7 @@ int npy_read(const char *path, HostArray *out, char *err, size_t errlen) {
 
   /* Element count and byte size, with overflow checks; a zero anywhere
   ** makes an empty array whatever the other dimensions are. */
-  size_t esz = elem_size(dt);
+  size_t esz = jitc_dtype_size(dt);
   int64_t n = 1;
   bool zero = false;
   for (int i = 0; i < h.ndim; i++)
@@ -653,7 +638,7 @@ static size_t build_header(const HostArray *a, char *buf, size_t bufsz) {
 }
 
 int npy_write(const char *path, const HostArray *a, char *err, size_t errlen) {
-  size_t esz = elem_size(a->dtype);
+  size_t esz = jitc_dtype_size(a->dtype);
   if (esz == 0)
     return fail(err, errlen, path, "cannot write: unknown dtype %d", (int)a->dtype);
   if (a->ndim < 0 || a->ndim > NPY_MAXDIMS)

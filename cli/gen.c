@@ -17,7 +17,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* clock_gettime, mkstemp, fchmod, access under -std=c11 */
 #endif
-#include "runtime.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,43 +1,26 @@
 /*
-** host.c -- host array buffers and the clock.
+** host.c -- host array buffers and their shapes.
 **
-** Every array the runtime hands to a kernel comes from host_array_alloc: the
-** data is 64-byte aligned so that vector loads and cache lines line up in
-** every target, and the byte size is computed with overflow checks so that a
-** hostile shape or a huge -n fails cleanly instead of allocating a wrapped,
-** too-small buffer.
+** Every array the command line hands to a kernel comes from
+** host_array_alloc: the data is 64-byte aligned so that vector loads and
+** cache lines line up in every target, and the byte size is computed with
+** overflow checks so that a hostile shape or a huge -n fails cleanly
+** instead of allocating a wrapped, too-small buffer.
 */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* clock_gettime, mkstemp, fchmod, access under -std=c11 */
+#define _GNU_SOURCE /* madvise under -std=c11 */
 #endif
-#include "runtime.h"
+#include "cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define HOST_ALIGN 64
 #define HUGE_PAGE ((size_t)2 << 20) /* x86-64's transparent huge page */
 #define HUGE_MIN ((size_t)4 << 20)
-
-static size_t elem_size(jitc_dtype t) {
-  switch (t) {
-  case JITC_BOOL: return 1;
-  case JITC_INT32: return 4;
-  case JITC_INT64: return 8;
-  case JITC_FLOAT32: return 4;
-  case JITC_FLOAT64: return 8;
-  default: return 0;
-  }
-}
-
-static const char *elem_name(jitc_dtype t) {
-  static const char *names[] = {"bool", "int32", "int64", "float32", "float64"};
-  return (unsigned)t < JITC_NDTYPES ? names[t] : "?";
-}
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || errlen == 0)
@@ -50,7 +33,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...) {
 
 int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_t errlen) {
   memset(a, 0, sizeof *a);
-  size_t esz = elem_size(dtype);
+  size_t esz = jitc_dtype_size(dtype);
   if (esz == 0) {
     set_err(err, errlen, "unknown dtype %d", (int)dtype);
     return -1;
@@ -65,7 +48,7 @@ int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_
   limit -= HUGE_PAGE;
   if ((uint64_t)n > limit / esz) {
     set_err(err, errlen, "array of %lld %s elements is too large (its size in bytes overflows)",
-            (long long)n, elem_name(dtype));
+            (long long)n, jitc_dtype_name(dtype));
     return -1;
   }
   size_t bytes = (size_t)n * esz;
@@ -89,7 +72,7 @@ int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_
 #endif
   if (!p) {
     set_err(err, errlen, "out of memory: %lld %s elements need %llu bytes", (long long)n,
-            elem_name(dtype), (unsigned long long)bytes);
+            jitc_dtype_name(dtype), (unsigned long long)bytes);
     return -1;
   }
   a->dtype = dtype;
@@ -108,4 +91,14 @@ void host_array_free(HostArray *a) {
   a->data = NULL;
   a->n = 0;
   a->ndim = 0;
+}
+
+/* Formats a shape like Python's repr of the tuple. */
+void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz) {
+  size_t k = 0;
+  k += (size_t)snprintf(out, outsz, "(");
+  for (int i = 0; i < ndim && k < outsz; i++)
+    k += (size_t)snprintf(out + k, outsz - k, "%s%lld", i ? ", " : "", (long long)shape[i]);
+  if (k < outsz)
+    snprintf(out + k, outsz - k, ndim == 1 ? ",)" : ")");
 }

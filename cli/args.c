@@ -1,0 +1,492 @@
+/*
+** args.c -- the command line's arguments: the options and their values,
+** --help, the -D scalar values, and the rule that every name given with
+** --in, --out, --dtype NAME= or -D is one the program uses.
+*/
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Noreturn void die_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "jitc: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nTry 'jitc --help'.\n");
+  va_end(ap);
+  exit(EX_USAGE);
+}
+
+static void usage(void) {
+  printf(
+      "usage: jitc [options] PROGRAM\n"
+      "       jitc [options] -f FILE\n"
+      "\n"
+      "Compiles an element-wise array program and runs it, e.g.\n"
+      "  jitc 'a[i] += 1'      jitc -t cuda 'c = exp(a) * b'\n"
+      "An array the program reads that no --in gives is an input of ones. A program\n"
+      "that starts with '-' goes after '--': jitc -- '-a * 2'.\n"
+      "\n"
+      "options (short options bundle, -n3 and -qn3 work; a long option may be\n"
+      "shortened to any unique prefix, --rep 3; --opt=VALUE also works):\n"
+      "  -t, --target T       interp, cpu, cuda or all (default: cpu when built with LLVM);\n"
+      "                       all: every target here, checked to agree (see exit 1)\n"
+      "  -f, --file FILE      read the program from FILE ('-': standard input)\n"
+      "  -n, --size N         element count when no input file fixes it (default 10000000);\n"
+      "                       an integer, also 10_000_000 or 1e7\n"
+      "      --dtype T        type of generated inputs: bool, int32, int64, float32, float64\n"
+      "                       (short: b1, i32, i64, f32, f64; default float64)\n"
+      "      --dtype NAME=T   type of one generated input\n"
+      "      --in NAME=SPEC   input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
+      "                       full:VALUE, rand[:SEED] or randn[:SEED]\n"
+      "      --out NAME=FILE.npy  write array NAME after the run (all outputs or none)\n"
+      "  -D NAME=VALUE[:TYPE] bind a scalar, weak like a literal unless TYPE is given.\n"
+      "                       VALUE: a Python literal: an integer (1_000, 0x1f, 0o17, 0b101;\n"
+      "                       untyped it must fit int64), a float (2.5, 1e-3, inf, nan), True\n"
+      "                       or False.  With TYPE an integer must be exact in it, a float\n"
+      "                       must be finite in it (rounded to nearest) and an integer type\n"
+      "                       needs an integral value; bool needs 0 or 1\n");
+  stage_help(stdout, "      --emit STAGE     print a stage and stop:", 23, 88);
+  printf(
+      "      --repeat R       run R times, report the median\n"
+      "      --threads N      cpu worker threads (default: all cores)\n"
+      "      --cpu NAME       cpu: the CPU to compile for: native, an LLVM CPU name (znver3)\n"
+      "                       or x86-64, x86-64-v2, -v3, -v4 (default $JITC_CPU, else native)\n"
+      "      --fast-math      allow less accurate math functions\n"
+      "      --no-cache       do not use the disk cache\n"
+      "      --cache-dir D    disk cache directory (default $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc\n"
+      "                       or ~/.cache/jitc)\n"
+      "      --arch sm_XY     cuda: GPU architecture for --emit without a GPU\n"
+      "      --json           print one JSON object per line, one per target (with\n"
+      "                       --emit: {\"target\", \"emit\", \"text\"})\n"
+      "  -q, --quiet          print no report (errors still go to stderr)\n"
+      "      --version        print the version and the targets of this build\n"
+      "      --info           also what this machine has: CPU, libraries, GPUs, cache\n"
+      "  -h, --help           print this help\n"
+      "\n"
+      "Every name given with --in, --out, --dtype NAME= or -D must be one the program\n"
+      "uses; -D cannot bind i, a constant or a function.  Messages read 'jitc: ...', or\n"
+      "'FILE:LINE:COL: error: ...' for the program (FILE is <program>, or the -f path).\n"
+      "\n"
+      "-t all: targets agree when every element differs by at most 4 ulp (1e6 with\n"
+      "--fast-math) or by at most 8 epsilons of the array's largest magnitude; ulps\n"
+      "are those of float32 when the program computes anything in float32, else of\n"
+      "the array's type.  Integers and bools must be equal.\n"
+      "\n"
+      "exit status:\n"
+      "   0  ok\n"
+      "   1  targets disagree (-t all) beyond the accuracy above; nothing is written\n"
+      "  64  usage error (bad option, unknown name, bad -D value)\n"
+      "  65  program error\n"
+      "  66  input missing or bad\n"
+      "  69  target not available\n"
+      "  70  internal error\n"
+      "  73  output cannot be written\n");
+}
+
+/* ---- argument parsing ---- */
+
+/* Python's number literals, with a sign: decimal integers (no leading zeros),
+** 0x / 0o / 0b integers, floats (digits with '.' or an exponent), inf and
+** nan; '_' may separate digits.  What strtod() also takes (hex floats,
+** "infinity", spaces) is refused. */
+typedef enum { NUM_BAD, NUM_INT, NUM_FLOAT, NUM_INT_RANGE, NUM_FLOAT_RANGE } NumKind;
+
+static NumKind parse_number(const char *s, int64_t *iv, double *fv) {
+  char buf[128];
+  size_t len = 0;
+  bool neg = *s == '-';
+  if (*s == '+' || *s == '-')
+    s++;
+  if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
+    *fv = s[0] == 'i' ? (neg ? -INFINITY : INFINITY) : NAN;
+    return NUM_FLOAT;
+  }
+  int base = 10;
+  if (s[0] == '0' && s[1] && strchr("xXoObB", s[1])) {
+    base = strchr("xX", s[1]) ? 16 : strchr("oO", s[1]) ? 8 : 2;
+    s += 2;
+    if (*s == '_')
+      s++;
+  }
+  bool is_float = false, digit_before = false;
+  for (const char *p = s; *p; p++) {
+    char c = *p;
+    bool digit = base == 16 ? isxdigit((unsigned char)c) : c >= '0' && c < '0' + (base < 10 ? base : 10);
+    if (c == '_') {
+      /* between two digits only */
+      bool next = base == 16 ? isxdigit((unsigned char)p[1]) : p[1] >= '0' && p[1] <= '9';
+      if (!digit_before || !next)
+        return NUM_BAD;
+      continue;
+    }
+    if (!digit) {
+      if (base != 10 || !(c == '.' || c == 'e' || c == 'E' ||
+                          ((c == '+' || c == '-') && (p[-1] == 'e' || p[-1] == 'E'))))
+        return NUM_BAD;
+      is_float = true;
+    }
+    digit_before = digit;
+    if (len + 2 > sizeof buf)
+      return NUM_BAD;
+    buf[len++] = c;
+  }
+  buf[len] = '\0';
+  if (!len)
+    return NUM_BAD;
+  if (!is_float) {
+    if (base == 10 && buf[0] == '0' && strspn(buf, "0") != len)
+      return NUM_BAD; /* Python: leading zeros in a decimal integer */
+    errno = 0;
+    char *end;
+    unsigned long long u = strtoull(buf, &end, base);
+    if (*end)
+      return NUM_BAD;
+    if (errno == ERANGE || u > (neg ? 9223372036854775808ull : 9223372036854775807ull))
+      return NUM_INT_RANGE;
+    *iv = neg ? (int64_t)(0 - u) : (int64_t)u;
+    return NUM_INT;
+  }
+  /* A float: digits around at most one '.', then at most one exponent with digits. */
+  const char *e = strpbrk(buf, "eE");
+  size_t mant = e ? (size_t)(e - buf) : len;
+  if (strspn(buf, "0123456789.") < mant ||
+      strchr(buf, '.') != strrchr(buf, '.') || (e && strchr(e, '.')))
+    return NUM_BAD;
+  bool mant_digit = false;
+  for (size_t k = 0; k < mant; k++)
+    mant_digit |= buf[k] >= '0' && buf[k] <= '9';
+  if (!mant_digit)
+    return NUM_BAD;
+  if (e) {
+    const char *x = e + 1 + (e[1] == '+' || e[1] == '-');
+    if (!*x || strspn(x, "0123456789") != strlen(x))
+      return NUM_BAD;
+  }
+  errno = 0;
+  char *end;
+  double f = strtod(buf, &end);
+  if (*end)
+    return NUM_BAD;
+  if (isinf(f))
+    return NUM_FLOAT_RANGE;
+  *fv = neg ? -f : f;
+  return NUM_FLOAT;
+}
+
+/* -n: a non-negative integer, also written 10_000_000 or 1e7 when exact. */
+static bool parse_count(const char *s, int64_t *out) {
+  int64_t i;
+  double f;
+  switch (parse_number(s, &i, &f)) {
+  case NUM_INT:
+    *out = i;
+    return i >= 0;
+  case NUM_FLOAT:
+    if (!(f >= 0 && f < 0x1p63 && f == floor(f)))
+      return false;
+    *out = (int64_t)f;
+    return true;
+  default:
+    return false;
+  }
+}
+
+static void add_named(Named *v, int *n, const char *opt, const char *arg) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg)
+    die_usage("%s needs NAME=VALUE, got '%s'", opt, arg);
+  if (*n == MAX_NAMED)
+    die_usage("too many %s options (at most %d)", opt, MAX_NAMED);
+  char *name = strndup(arg, (size_t)(eq - arg));
+  if (!name) {
+    fprintf(stderr, "jitc: out of memory\n");
+    exit(EX_SOFTWARE);
+  }
+  for (int k = 0; k < *n; k++)
+    if (!strcmp(v[k].name, name))
+      die_usage("%s for '%s' is given twice", opt, name);
+  v[*n].name = name;
+  v[*n].value = eq + 1;
+  (*n)++;
+}
+
+enum { OPT_DTYPE = 256, OPT_IN, OPT_OUT, OPT_EMIT, OPT_REPEAT, OPT_THREADS, OPT_FAST_MATH,
+       OPT_NO_CACHE, OPT_CACHE_DIR, OPT_ARCH, OPT_CPU, OPT_JSON, OPT_VERSION, OPT_INFO };
+
+static const struct option long_options[] = {
+    {"target", required_argument, NULL, 't'},     {"file", required_argument, NULL, 'f'},
+    {"size", required_argument, NULL, 'n'},       {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"in", required_argument, NULL, OPT_IN},      {"out", required_argument, NULL, OPT_OUT},
+    {"emit", required_argument, NULL, OPT_EMIT},  {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"fast-math", no_argument, NULL, OPT_FAST_MATH},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+    {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+    {"arch", required_argument, NULL, OPT_ARCH},  {"cpu", required_argument, NULL, OPT_CPU},
+    {"json", no_argument, NULL, OPT_JSON},        {"quiet", no_argument, NULL, 'q'},
+    {"version", no_argument, NULL, OPT_VERSION},  {"info", no_argument, NULL, OPT_INFO},
+    {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+};
+
+/* getopt_long's '?': an unknown or ambiguous option, said plainly. */
+static void bad_option(const char *arg, int optopt_char) {
+  if (!strncmp(arg, "--", 2)) {
+    size_t len = strcspn(arg + 2, "=");
+    char cands[512] = "";
+    int n = 0;
+    for (const struct option *o = long_options; o->name; o++)
+      if (len && !strncmp(o->name, arg + 2, len) && strlen(cands) + strlen(o->name) + 8 < sizeof cands)
+        n++, strcat(strcat(cands, n > 1 ? ", --" : "--"), o->name);
+    if (n > 1)
+      die_usage("option '%.*s' is ambiguous: %s", (int)len + 2, arg, cands);
+    if (n == 1)
+      die_usage("option '%.*s' takes no value", (int)len + 2, arg);
+    die_usage("unknown option '%.*s'", (int)len + 2, arg);
+  }
+  if (optopt_char)
+    die_usage("unknown option '-%c' in '%s'; a program that starts with '-' goes after "
+              "'--': jitc [options] -- '%s'", optopt_char, arg, arg);
+  die_usage("unknown option '%s'", arg);
+}
+
+void parse_args(Cli *cli, int argc, char **argv) {
+  jitc_options_init(&cli->opt);
+  cli->opt.implicit_inputs = 1;
+  cli->n = 10000000;
+  cli->dtype = JITC_FLOAT64;
+  cli->repeat = 1;
+  opterr = 0;
+  int c, idx, version = 0;
+  while ((c = getopt_long(argc, argv, ":ht:f:n:D:q", long_options, &idx)) != -1) {
+    const char *v = optarg;
+    switch (c) {
+    case 'h':
+      usage();
+      exit(EX_OK);
+    case OPT_VERSION:
+    case OPT_INFO: /* after the other options: --cache-dir applies */
+      version = c == OPT_INFO ? 2 : version ? version : 1;
+      break;
+    case 't':
+      cli->target = v;
+      break;
+    case 'f':
+      cli->program_file = v;
+      break;
+    case 'n':
+      if (!parse_count(v, &cli->n))
+        die_usage("--size needs a non-negative integer (such as 1000, 10_000_000 or 1e7), "
+                  "got '%s'", v);
+      cli->n_given = true;
+      break;
+    case OPT_DTYPE: {
+      jitc_dtype t;
+      if (strchr(v, '=')) { /* --dtype NAME=T: one generated array */
+        add_named(cli->dtypes, &cli->ndtypes, "--dtype", v);
+        v = cli->dtypes[cli->ndtypes - 1].value;
+        if (jitc_dtype_parse(v, &t))
+          die_usage("unknown dtype '%s' (use bool, int32, int64, float32 or float64)", v);
+      } else if (jitc_dtype_parse(v, &cli->dtype)) {
+        die_usage("unknown dtype '%s' (use bool, int32, int64, float32 or float64)", v);
+      }
+      break;
+    }
+    case OPT_IN:
+      add_named(cli->ins, &cli->nins, "--in", v);
+      break;
+    case OPT_OUT:
+      add_named(cli->outs, &cli->nouts, "--out", v);
+      break;
+    case 'D':
+      add_named(cli->defs, &cli->ndefs, "-D", v);
+      break;
+    case OPT_EMIT:
+      cli->emit = v;
+      break;
+    case OPT_REPEAT: {
+      int64_t r;
+      if (!parse_count(v, &r) || r < 1 || r > 1000000)
+        die_usage("--repeat needs a count from 1 to 1000000, got '%s'", v);
+      cli->repeat = (int)r;
+      break;
+    }
+    case OPT_THREADS: {
+      int64_t t;
+      if (!parse_count(v, &t) || t > 4096)
+        die_usage("--threads needs a count from 0 to 4096, got '%s'", v);
+      cli->opt.threads = (int)t;
+      break;
+    }
+    case OPT_FAST_MATH:
+      cli->opt.fast_math = 1;
+      break;
+    case OPT_NO_CACHE:
+      cli->opt.no_cache = 1;
+      break;
+    case OPT_CACHE_DIR:
+      cli->opt.cache_dir = v;
+      break;
+    case OPT_ARCH:
+      cli->opt.cuda_arch = v;
+      break;
+    case OPT_CPU:
+      cli->opt.cpu = v;
+      break;
+    case OPT_JSON:
+      cli->json = true;
+      break;
+    case 'q':
+      cli->quiet = true;
+      break;
+    case ':':
+      die_usage("option '%s' needs a value", argv[optind - 1]);
+      break;
+    default: /* '?' */
+      bad_option(argv[optind - 1], optopt);
+    }
+  }
+  if (version) {
+    print_version(version == 2, cli->opt.cache_dir);
+    exit(EX_OK);
+  }
+  for (int k = optind; k < argc; k++) {
+    if (!cli->program)
+      cli->program = argv[k];
+    else
+      die_usage("more than one program given ('%s' and '%s'); quote the program", cli->program,
+                argv[k]);
+  }
+  if (cli->program && cli->program_file)
+    die_usage("give the program either as an argument or with -f, not both");
+  if (!cli->program && !cli->program_file)
+    die_usage("no program given");
+}
+
+
+/* -D NAME=VALUE[:TYPE]: a weak literal, or a typed scalar whose value must
+** be representable in TYPE (the library would otherwise round or refuse it
+** only when the kernel runs). */
+void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", d->value);
+  char *colon = strrchr(buf, ':');
+  decl->name = d->name;
+  decl->weak = 1;
+  if (colon) {
+    *colon = '\0';
+    if (jitc_dtype_parse(colon + 1, &decl->dtype))
+      die_usage("-D %s: unknown type '%s' (use bool, int32, int64, float32 or float64)",
+                d->name, colon + 1);
+    decl->weak = 0;
+  }
+  const char *v = buf;
+  int64_t i = 0;
+  double f = 0;
+  if (!strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "False") || !strcmp(v, "false")) {
+    val->dtype = JITC_BOOL;
+    val->u.i = i = v[0] == 'T' || v[0] == 't';
+  } else {
+    switch (parse_number(v, &i, &f)) {
+    case NUM_INT:
+      val->dtype = JITC_INT64;
+      val->u.i = i;
+      break;
+    case NUM_FLOAT:
+      val->dtype = JITC_FLOAT64;
+      val->u.f = f;
+      break;
+    case NUM_INT_RANGE:
+      if (!decl->weak && (decl->dtype == JITC_INT32 || decl->dtype == JITC_INT64))
+        die_usage("-D %s: %s is out of range for %s", d->name, v, jitc_dtype_name(decl->dtype));
+      die_usage("-D %s: %s does not fit in int64 (NumPy raises OverflowError for such a "
+                "Python int); write it as a float, such as %s.0", d->name, v, v);
+    case NUM_FLOAT_RANGE:
+      die_usage("-D %s: %s is beyond the range of float64", d->name, v);
+    default:
+      die_usage("-D %s: '%s' is not a number (use a Python literal: an integer, a float, inf, "
+                "nan, True or False)", d->name, v);
+    }
+  }
+  if (decl->weak) {
+    decl->dtype = val->dtype;
+    return;
+  }
+  bool is_float = val->dtype == JITC_FLOAT64;
+  const char *why = NULL;
+  switch (decl->dtype) {
+  case JITC_BOOL:
+    if (is_float ? !(f == 0 || f == 1) : !(i == 0 || i == 1))
+      why = "a bool needs 0 or 1, True or False";
+    break;
+  case JITC_INT32:
+  case JITC_INT64: {
+    double lim = decl->dtype == JITC_INT32 ? 0x1p31 : 0x1p63;
+    if (is_float ? !(f == floor(f) && f >= -lim && f < lim)
+                 : decl->dtype == JITC_INT32 && (i < INT32_MIN || i > INT32_MAX))
+      why = is_float && f != floor(f) ? "an integer type needs an integral value"
+                                      : "it is out of range";
+    break;
+  }
+  case JITC_FLOAT32:
+    if (is_float ? isfinite(f) && fabs(f) >= 0x1.ffffffp+127 /* rounds to inf */
+                 : (double)(float)i != (double)i || (double)i >= 0x1p63 ||
+                       (int64_t)(double)i != i)
+      why = is_float ? "it is beyond the range of float32" : "float32 cannot hold it exactly";
+    break;
+  default: /* float64 */
+    if (!is_float && ((double)i >= 0x1p63 || (int64_t)(double)i != i))
+      why = "float64 cannot hold it exactly";
+  }
+  if (why)
+    die_usage("-D %s: %s cannot be %s: %s", d->name, v, jitc_dtype_name(decl->dtype), why);
+}
+
+
+/* "--in A: the program has no array 'A'; did you mean 'a'?", exit 64. */
+static int unknown_name(const char *opt, const char *name, const char *what,
+                        const char *const *names, int n) {
+  const char *near = jitc_nearest_name(name, names, n);
+  fprintf(stderr, "jitc: %s %s: the program uses no %s '%s'", opt, name, what, name);
+  if (near)
+    fprintf(stderr, "; did you mean '%s'?\n", near);
+  else {
+    for (int k = 0; k < n && k < 8; k++)
+      fprintf(stderr, "%s%s", k ? ", " : " (it uses ", names[k]);
+    fprintf(stderr, "%s\n", n > 8 ? ", ...)" : n ? ")" : "");
+  }
+  return EX_USAGE;
+}
+
+/* Every name given with --in, --out, --dtype NAME= and -D must be one the
+** program uses: a typo would otherwise become an input of ones, or a value
+** silently ignored.  The names are those of the compiled kernel k. */
+int check_names(const Cli *cli, const jitc_kernel *k) {
+  static const char *names[2 * MAX_NAMED];
+  int n = 0;
+  for (int a = 0; a < jitc_kernel_array_count(k) && n < 2 * MAX_NAMED; a++)
+    jitc_kernel_array(k, a, &names[n++], NULL, NULL);
+  for (int s = 0; s < jitc_kernel_scalar_count(k) && n < 2 * MAX_NAMED; s++)
+    jitc_kernel_scalar(k, s, &names[n++], NULL);
+  int status = EX_OK;
+  for (int q = 0; q < cli->nins && !status; q++)
+    if (jitc_kernel_find_array(k, cli->ins[q].name) < 0)
+      status = unknown_name("--in", cli->ins[q].name, "array", names, n);
+  for (int q = 0; q < cli->nouts && !status; q++)
+    if (jitc_kernel_find_array(k, cli->outs[q].name) < 0)
+      status = unknown_name("--out", cli->outs[q].name, "array", names, n);
+  for (int q = 0; q < cli->ndtypes && !status; q++)
+    if (jitc_kernel_find_array(k, cli->dtypes[q].name) < 0)
+      status = unknown_name("--dtype", cli->dtypes[q].name, "array", names, n);
+  for (int q = 0; q < cli->ndefs && !status; q++)
+    if (jitc_kernel_find_scalar(k, cli->defs[q].name) < 0)
+      status = unknown_name("-D", cli->defs[q].name, "name", names, n);
+  return status;
+}

@@ -1,0 +1,241 @@
+/*
+** cli.h -- the jitc command line: what its steps share.
+**
+** The tool is a client of the public library (jitc.h) and of the runtime's
+** helpers (runtime.h), with no private back doors.  main.c runs the steps;
+** each step lives in a file of its own concern:
+**
+**   args.c     options, usage, -D values, and that every name given is used
+**   inputs.c   the program text, the inputs (.npy files or generators),
+**              the shape, the signature, and each target's arrays
+**   targets.c  which targets run, and --emit
+**   run.c      compiling and running on each target
+**   compare.c  whether the targets agree (-t all)
+**   report.c   the text and --json report, and the library's messages
+**   outputs.c  writing the outputs atomically (all of them or none)
+**   info.c     --version and --info
+**
+** and the array support only the command line (and the benchmarks) use:
+**
+**   host.c     HostArray, the aligned host buffers
+**   npy.c      reading and writing .npy files
+**   gen.c      generated inputs (ones, arange, rand, ...), NumPy's MT19937
+**   format.c   NumPy-style printing of arrays and values
+**   json.c     JSON string literals
+*/
+#ifndef JITC_CLI_H
+#define JITC_CLI_H
+
+#include "../src/jitc.h"
+#include "../runtime/runtime.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses, as sysexits.h names them (jitc --help lists them). */
+enum { EX_OK = 0, EX_DISAGREE = 1, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 66,
+       EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_CANTCREAT = 73 };
+
+/* ---- host.c: arrays in host memory ---- */
+
+#define NPY_MAXDIMS 32
+
+/* An array in host memory with its shape. */
+typedef struct HostArray {
+  jitc_dtype dtype;
+  int ndim;
+  int64_t shape[NPY_MAXDIMS];
+  bool fortran;  /* column-major (processed flat in memory order) */
+  int64_t n;     /* number of elements (product of shape) */
+  void *data;    /* 64-byte aligned, freed by host_array_free */
+} HostArray;
+
+/* Allocates n elements of dtype, 64-byte aligned, 1-D shape {n}; -1 on
+** out of memory (or a size that overflows). */
+int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_t errlen);
+void host_array_free(HostArray *a);
+
+/* A shape as Python writes the tuple: "(3,)", "(2, 3)", "()". */
+void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz);
+
+/* ---- npy.c ---- */
+
+/* Reads a .npy file (format 1.0, 2.0, 3.0; little-endian or '|'; C or
+** Fortran order; the five dtypes).  Never reads past the validated data. */
+int npy_read(const char *path, HostArray *out, char *err, size_t errlen);
+
+/* Writes a .npy file (format 1.0, or 2.0 when the header needs it) to a
+** temporary file in the same directory, then renames it over `path`. */
+int npy_write(const char *path, const HostArray *a, char *err, size_t errlen);
+
+/* ---- gen.c: generated inputs ---- */
+
+/* Fills a (already allocated) from SPEC: ones, zeros, arange,
+** linspace:LO:HI, full:VALUE, rand[:SEED], randn[:SEED].  rand and randn are
+** bit-exact with np.random.seed(SEED); np.random.rand(n) / randn(n) (float64,
+** then cast to the dtype as NumPy's astype does).  Default seed 1. */
+int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen);
+
+/* True if spec names a generator (as opposed to a file). */
+bool gen_is_spec(const char *spec);
+
+/* NumPy's legacy MT19937 random state. */
+typedef struct Mt19937 {
+  uint32_t key[624];
+  int pos;
+  bool has_gauss;
+  double gauss;
+} Mt19937;
+void mt_seed(Mt19937 *st, uint32_t seed);
+uint32_t mt_next32(Mt19937 *st);
+double mt_double(Mt19937 *st);  /* np.random.rand */
+double mt_gauss(Mt19937 *st);   /* np.random.randn (legacy polar method) */
+
+/* ---- format.c: NumPy-style printing ---- */
+
+/* A NumPy-style one-line summary of a 1-D array, malloc'ed:
+** "[2. 2. 2. ... 2. 2. 2.]" -- summarised with "..." above 1000 elements,
+** 3 at each end, as NumPy does; elements separated by one space (no
+** padding); each float the shortest text that reads back as the same value
+** of its dtype (float32 as float32), with NumPy's spellings: "2." for
+** integral values, "nan", "inf", "-inf", "-0.", exponent form like NumPy's
+** repr ("1e+20", "1.5e-07") where NumPy's scalar repr uses it; bools
+** "True"/"False"; ints in decimal.  Example for float32:
+** "[5.0750957 0.5423974 0.58968204 0.34199178 2.3759744]". */
+char *format_array(const void *data, jitc_dtype dtype, int64_t n);
+
+/* One value in the same spelling as format_array uses for elements. */
+char *format_value(const void *elem, jitc_dtype dtype);
+
+/* ---- json.c ---- */
+
+/* s as a JSON string literal: valid UTF-8 copied, control characters
+** escaped, each byte that is not valid UTF-8 replaced by U+FFFD. */
+void json_string(FILE *f, const char *s);
+
+/* ---- the command line's state, filled in step by step ---- */
+
+#define MAX_NAMED 1024
+
+/* NAME=VALUE of --in, --out, --dtype NAME= and -D. */
+typedef struct Named {
+  const char *name;
+  const char *value;
+} Named;
+
+/* The options as given. */
+typedef struct Cli {
+  const char *program;
+  const char *program_file;
+  const char *target; /* NULL: the library's default */
+  int64_t n;
+  bool n_given;
+  jitc_dtype dtype;
+  Named ins[MAX_NAMED], outs[MAX_NAMED], defs[MAX_NAMED], dtypes[MAX_NAMED];
+  int nins, nouts, ndefs, ndtypes;
+  const char *emit;
+  int repeat;
+  bool json, quiet;
+  jitc_options opt;
+} Cli;
+
+/* One array of the run, with where its data came from. */
+typedef struct Arr {
+  const char *name;
+  jitc_role role;
+  jitc_dtype dtype;
+  const char *source; /* file name, generator spec, or "new" */
+  bool defaulted;     /* an input not given with --in: ones */
+  HostArray data;     /* the data this target runs on */
+  HostArray initial;  /* inputs and in-place arrays: the data before any run */
+} Arr;
+
+/* How a target's array compares with the first target's (-t all). */
+typedef struct Agree {
+  double ulps;       /* the largest difference */
+  bool ulps_of_f32;  /* in ulps of float32 though the array is float64 */
+  bool ok;           /* within the tolerance */
+  bool identical;
+} Agree;
+
+/* One target's compile and run. */
+typedef struct Result {
+  jitc_target target;
+  bool ran;
+  double compile_ms, run_ms, total_ms;
+  jitc_compile_info cinfo;
+  jitc_run_info rinfo;
+  jitc_kernel *kernel;
+  Arr *arrs;    /* the kernel's arrays, in its order */
+  Agree *agree; /* per array, for targets after the first */
+} Result;
+
+/* Everything one invocation works with. */
+typedef struct Run {
+  Cli cli;
+  double start_ms;
+  char *source; /* the program text */
+  jitc_context *ctx;
+  /* Inputs read from files, by --in index (data NULL for generators); the
+  ** first fixes the shape (shape_from) and n. */
+  HostArray files[MAX_NAMED];
+  const HostArray *shape_from;
+  const char *shape_name;
+  int64_t n;
+  /* The signature: the arrays' dtypes and the -D scalars with their values. */
+  jitc_array_decl decls[2 * MAX_NAMED];
+  int ndecls;
+  jitc_scalar_decl sdecls[MAX_NAMED];
+  jitc_value svals[MAX_NAMED];
+  jitc_target targets[JITC_NTARGETS];
+  int ntargets;
+  Result results[JITC_NTARGETS];
+  int nres;  /* targets compiled so far */
+  int narrs; /* arrays of the kernel (the same on every target) */
+} Run;
+
+/* ---- the steps ---- */
+
+/* args.c */
+_Noreturn void die_usage(const char *fmt, ...) PRINTF(1, 2);
+void parse_args(Cli *cli, int argc, char **argv); /* exits on --help, --version, errors */
+void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val);
+int check_names(const Cli *cli, const jitc_kernel *k);
+
+/* inputs.c */
+int read_program(Run *r);
+int load_inputs(Run *r);
+void declare_signature(Run *r);
+bool enough_memory(const Run *r, const jitc_kernel *k);
+int make_arrays(Run *r, Result *res, void **ptrs);
+void free_inputs(Run *r);
+
+/* targets.c */
+void choose_targets(Run *r);
+int emit_stages(Run *r);
+jitc_status frontend_compile(Run *r, jitc_kernel **k);
+/* "LEAD tokens, ast, types; cpu: llvm, ..." from the library's stage lists,
+** wrapped at `width` columns with continuation lines indented by `indent`. */
+void stage_help(FILE *f, const char *lead, int indent, int width);
+
+/* run.c */
+int run_targets(Run *r);
+
+/* compare.c */
+int compare_targets(Run *r);
+
+/* report.c */
+const char *errmsg_text(jitc_context *ctx, jitc_status st);
+int fail_status(jitc_context *ctx, jitc_status st);
+void report(const Run *r);
+
+/* outputs.c */
+int make_temps(const Cli *cli);
+int write_outputs(Run *r);
+void free_temps(void);
+
+/* info.c */
+void print_version(bool info, const char *cache_dir);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+** report.c -- what the command line tells: the library's messages, and the
+** report of a run: per target its device, arrays (name, role, dtype, shape,
+** where the data came from), compile and run times, and each output as
+** NumPy prints it; with --json one JSON object per target and line.
+*/
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The text of the context's last error without the "jitc: STATUS: " the
+** library puts before an error that has no position. */
+const char *errmsg_text(jitc_context *ctx, jitc_status st) {
+  const char *m = jitc_errmsg(ctx);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "jitc: %s: ", jitc_status_name(st));
+  if (!strncmp(m, prefix, strlen(prefix)))
+    return m + strlen(prefix);
+  return !strncmp(m, "jitc: ", 6) ? m + 6 : m;
+}
+
+int fail_status(jitc_context *ctx, jitc_status st) {
+  fprintf(stderr, "%s", jitc_errmsg(ctx));
+  return jitc_exit_code(st);
+}
+
+static const char *role_name(jitc_role r) {
+  return r == JITC_INPUT ? "input" : r == JITC_OUTPUT ? "output" : "inout";
+}
+
+/* Bytes a run moves: each array read or written once, in-place ones both. */
+static double moved_bytes(const Arr *arrs, int narrs, int64_t n) {
+  double bytes = 0;
+  for (int a = 0; a < narrs; a++)
+    bytes += (double)n * (double)jitc_dtype_size(arrs[a].dtype) *
+             (arrs[a].role == JITC_INOUT ? 2 : 1);
+  return bytes;
+}
+
+/* One target's record for --json. */
+static void report_json(const Run *r, const Result *res) {
+  const Cli *cli = &r->cli;
+  int narrs = r->narrs;
+  int64_t n = r->n;
+  double bytes = moved_bytes(res->arrs, narrs, n);
+  double gbps = res->run_ms > 0 ? bytes / (res->run_ms * 1e6) : 0;
+  printf("{\"target\": ");
+  json_string(stdout, jitc_target_name(res->target));
+  printf(", \"device\": ");
+  json_string(stdout, jitc_target_device(r->ctx, res->target));
+  printf(", \"n\": %lld, \"program\": ", (long long)n);
+  json_string(stdout, r->source);
+  printf(", \"arrays\": [");
+  for (int a = 0; a < narrs; a++) {
+    const Arr *A = &res->arrs[a];
+    printf("%s{\"name\": ", a ? ", " : "");
+    json_string(stdout, A->name);
+    printf(", \"role\": \"%s\", \"dtype\": \"%s\", \"shape\": [", role_name(A->role),
+           jitc_dtype_name(A->dtype));
+    for (int d = 0; d < A->data.ndim; d++)
+      printf("%s%lld", d ? ", " : "", (long long)A->data.shape[d]);
+    printf("], \"source\": ");
+    json_string(stdout, A->source);
+    printf("}");
+  }
+  const jitc_compile_info *ci = &res->cinfo;
+  printf("], \"compile_ms\": %.4f, \"cache\": \"%s\", \"frontend_ms\": %.4f, \"ir_ms\": %.4f, "
+         "\"optimize_ms\": %.4f, \"codegen_ms\": %.4f, \"load_ms\": %.4f",
+         res->compile_ms, ci->cache ? ci->cache : "none", ci->frontend_ms, ci->ir_ms,
+         ci->optimize_ms, ci->codegen_ms, ci->load_ms);
+  if (res->target == JITC_TARGET_CUDA)
+    printf(", \"nvrtc_ms\": %.4f, \"h2d_ms\": %.4f, \"kernel_ms\": %.4f, \"d2h_ms\": %.4f",
+           ci->codegen_ms, res->rinfo.h2d_ms, res->rinfo.kernel_ms, res->rinfo.d2h_ms);
+  printf(", \"run_ms\": %.4f, \"runs\": %d, \"bytes\": %.0f, \"gbps\": %.3f, \"total_ms\": "
+         "%.4f", res->run_ms, cli->repeat, bytes, gbps, res->total_ms);
+  if (res->agree) {
+    printf(", \"agreement\": {\"with\": ");
+    json_string(stdout, jitc_target_name(r->results[0].target));
+    printf(", \"arrays\": [");
+    int shown = 0;
+    for (int a = 0; a < narrs; a++) {
+      const Agree *g = &res->agree[a];
+      if (res->arrs[a].role == JITC_INPUT)
+        continue;
+      printf("%s{\"name\": ", shown++ ? ", " : "");
+      json_string(stdout, res->arrs[a].name);
+      if (isfinite(g->ulps))
+        printf(", \"largest_ulp\": %.6g", g->ulps);
+      else
+        printf(", \"largest_ulp\": null"); /* JSON has no infinity */
+      printf(", \"ulp_of\": \"%s\", \"identical\": %s, \"agree\": %s}",
+             g->ulps_of_f32 ? "float32" : jitc_dtype_name(res->arrs[a].dtype),
+             g->identical ? "true" : "false", g->ok ? "true" : "false");
+    }
+    printf("]}");
+  }
+  printf("}\n");
+}
+
+/* One target's report as text. */
+static void report_text(const Run *r, const Result *res) {
+  const Cli *cli = &r->cli;
+  double bytes = moved_bytes(res->arrs, r->narrs, r->n);
+  double gbps = res->run_ms > 0 ? bytes / (res->run_ms * 1e6) : 0;
+  printf("target   %s (%s)\n", jitc_target_name(res->target), jitc_target_device(r->ctx, res->target));
+  for (int a = 0; a < r->narrs; a++) {
+    const Arr *A = &res->arrs[a];
+    char shape[256];
+    shape_text(A->data.shape, A->data.ndim, shape, sizeof shape);
+    printf("%-8s %-7s %-8s %-12s %s\n", a == 0 ? "arrays" : "", A->name, role_name(A->role),
+           jitc_dtype_name(A->dtype), shape);
+    if (A->role != JITC_OUTPUT)
+      printf("%-8s %-7s from %s%s\n", "", "", A->source,
+             A->defaulted ? " (not given with --in: default)" : "");
+  }
+  printf("compile  %.3f ms (cache: %s)\n", res->compile_ms,
+         res->cinfo.cache ? res->cinfo.cache : "none");
+  if (cli->repeat > 1)
+    printf("run      %.3f ms (median of %d), %.2f GB/s\n", res->run_ms, cli->repeat, gbps);
+  else
+    printf("run      %.3f ms, %.2f GB/s\n", res->run_ms, gbps);
+  for (int a = 0; a < r->narrs; a++) {
+    const Arr *A = &res->arrs[a];
+    if (A->role == JITC_INPUT)
+      continue;
+    char *text = format_array(A->data.data, A->dtype, r->n);
+    printf("%-8s %s = %s\n", "", A->name, text ? text : "(out of memory)");
+    free(text);
+  }
+}
+
+void report(const Run *r) {
+  if (r->cli.quiet)
+    return;
+  for (int j = 0; j < r->nres; j++)
+    if (r->results[j].ran)
+      (r->cli.json ? report_json : report_text)(r, &r->results[j]);
+  if (r->nres > 1 && !r->cli.json) {
+    printf("\n%-8s %12s %12s %10s\n", "target", "compile ms", "run ms", "GB/s");
+    for (int j = 0; j < r->nres; j++) {
+      const Result *res = &r->results[j];
+      double bytes = moved_bytes(res->arrs, r->narrs, r->n);
+      printf("%-8s %12.3f %12.3f %10.2f\n", jitc_target_name(res->target), res->compile_ms,
+             res->run_ms, res->run_ms > 0 ? bytes / (res->run_ms * 1e6) : 0);
+    }
+  }
+}

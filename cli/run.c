@@ -1,0 +1,122 @@
+/*
+** run.c -- compiling and running the program on each chosen target, with
+** the times the report shows.  The first target's kernel also answers
+** what the rest of the command line asks of the program: the names it
+** uses (for the strict-name check) and its arrays.
+*/
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double median(double *v, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Once the first kernel is made: the names given must be the program's,
+** the outputs must be writable, and the arrays must fit in memory. */
+static int check_first(Run *r, const jitc_kernel *k) {
+  int st = check_names(&r->cli, k);
+  if (st == EX_OK)
+    st = make_temps(&r->cli);
+  if (st == EX_OK && !enough_memory(r, k))
+    st = EX_SOFTWARE;
+  return st;
+}
+
+/* The first target's compile failed.  A misspelled name is still reported
+** first, as a usage error, whatever the target's trouble (unavailable, say):
+** the names are checked on a front-end compile, on this path only. */
+static int first_failed(Run *r, jitc_status st) {
+  char *msg = strdup(jitc_errmsg(r->ctx));
+  jitc_kernel *k = NULL;
+  int status = EX_OK;
+  if (msg && frontend_compile(r, &k) == JITC_OK)
+    status = check_names(&r->cli, k);
+  jitc_kernel_free(k);
+  if (status != EX_USAGE) {
+    fprintf(stderr, "%s", msg ? msg : jitc_errmsg(r->ctx));
+    status = jitc_exit_code(st);
+  }
+  free(msg);
+  return status;
+}
+
+/* Runs res's kernel --repeat times on ptrs, each run from the starting
+** data; the median time. */
+static int run_repeats(Run *r, Result *res, void **ptrs) {
+  const Cli *cli = &r->cli;
+  const Arr *first = r->results[0].arrs;
+  jitc_value vals[MAX_NAMED];
+  for (int s = 0; s < jitc_kernel_scalar_count(res->kernel); s++) {
+    const char *sname;
+    jitc_kernel_scalar(res->kernel, s, &sname, NULL);
+    for (int q = 0; q < cli->ndefs; q++)
+      if (!strcmp(cli->defs[q].name, sname))
+        vals[s] = r->svals[q];
+  }
+  double *times = calloc((size_t)cli->repeat, sizeof *times);
+  if (!times)
+    return EX_SOFTWARE;
+  for (int rep = 0; rep < cli->repeat; rep++) {
+    if (rep > 0)
+      for (int a = 0; a < r->narrs; a++)
+        if (res->arrs[a].role == JITC_INOUT)
+          memcpy(res->arrs[a].data.data, first[a].initial.data,
+                 (size_t)r->n * jitc_dtype_size(res->arrs[a].dtype));
+    double t1 = now_ms();
+    jitc_status st = jitc_run(r->ctx, res->kernel, r->n, ptrs, vals, &res->rinfo);
+    times[rep] = now_ms() - t1;
+    if (st) {
+      free(times);
+      return fail_status(r->ctx, st);
+    }
+  }
+  res->run_ms = median(times, cli->repeat);
+  free(times);
+  return EX_OK;
+}
+
+/* Compiles and runs on every target in turn, stopping at the first error. */
+int run_targets(Run *r) {
+  Cli *cli = &r->cli;
+  for (int j = 0; j < r->ntargets; j++) {
+    Result *res = &r->results[r->nres++];
+    res->target = r->targets[j];
+    cli->opt.target = r->targets[j];
+    double t0 = now_ms();
+    jitc_status st = jitc_compile(r->ctx, r->source, r->decls, r->ndecls, r->sdecls, cli->ndefs,
+                                  &cli->opt, &res->kernel);
+    res->compile_ms = now_ms() - t0;
+    if (st)
+      return j == 0 ? first_failed(r, st) : fail_status(r->ctx, st);
+    res->cinfo = *jitc_kernel_compile_info(res->kernel);
+    r->narrs = jitc_kernel_array_count(res->kernel);
+    int status = j == 0 ? check_first(r, res->kernel) : EX_OK;
+    if (status)
+      return status;
+    res->arrs = calloc((size_t)r->narrs + 1, sizeof *res->arrs);
+    void **ptrs = calloc((size_t)r->narrs + 1, sizeof *ptrs);
+    if (!res->arrs || !ptrs) {
+      fprintf(stderr, "jitc: out of memory\n");
+      free(ptrs);
+      return EX_SOFTWARE;
+    }
+    status = make_arrays(r, res, ptrs);
+    if (status == EX_OK)
+      status = run_repeats(r, res, ptrs);
+    free(ptrs);
+    if (status)
+      return status;
+    res->ran = true;
+    res->total_ms = now_ms() - r->start_ms;
+  }
+  return EX_OK;
+}
