@@ -128,7 +128,7 @@ install: all
 	elif [ "$$(id -u)" = 0 ]; then echo "$$ldc"; $$ldc; \
 	else echo "note: run $$ldc as root so that programs find $(SONAME)"; fi
 
-test: all
+test: all $(BUILD)/libjitc_int.a
 	@python3 -c 'import numpy' 2>/dev/null || sh scripts/install-deps.sh
 	BUILD=$(BUILD) CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" SAN="$(SAN)" \
 	  LLVM_CONFIG="$(LLVM_CONFIG)" sh tests/run.sh
