@@ -6,13 +6,10 @@
 ** --fast-math) and by more than 8 machine epsilons of the output's largest
 ** magnitude (the second allowance absorbs cancellation in sums of rounded
 ** terms).  A value that passed through float32 carries float32's error even
-** when widened (f64(sin(x)) for float32 x): when the program has anything
-** in float32 -- an array or a scalar, as the kernel reports them -- ulps and
-** epsilons are float32's.  Integers and bools must be equal.
-**
-** Not seen: float32 only inside the program, from a cast of float64 data
-** (f64(sin(f32(x))) for float64 x): jitc.h does not say which types a
-** kernel computes in, so such a program is held to float64's ulps.
+** when widened (f64(sin(x)) for float32 x, or f64(sin(f32(x))) for
+** float64 x): when the program has anything in float32
+** (jitc_kernel_uses_dtype), ulps and epsilons are float32's.  Integers and
+** bools must be equal.
 */
 #include "cli.h"
 
@@ -21,18 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Whether any array or scalar of kernel k is float32. */
-static bool has_float32(const jitc_kernel *k) {
-  jitc_dtype t;
-  for (int a = 0; a < jitc_kernel_array_count(k); a++)
-    if (jitc_kernel_array(k, a, NULL, NULL, &t) == JITC_OK && t == JITC_FLOAT32)
-      return true;
-  for (int s = 0; s < jitc_kernel_scalar_count(k); s++)
-    if (jitc_kernel_scalar(k, s, NULL, &t) == JITC_OK && t == JITC_FLOAT32)
-      return true;
-  return false;
-}
 
 static double load(const HostArray *a, bool f32, int64_t e) {
   return f32 ? ((const float *)a->data)[e] : ((const double *)a->data)[e];
@@ -92,7 +77,7 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, bool via_f32, 
 int compare_targets(Run *r) {
   const Cli *cli = &r->cli;
   const Result *ref = &r->results[0];
-  bool via_f32 = has_float32(ref->kernel);
+  bool via_f32 = jitc_kernel_uses_dtype(ref->kernel, JITC_FLOAT32);
   int status = EX_OK;
   for (int j = 1; j < r->nres; j++) {
     Result *res = &r->results[j];

@@ -489,7 +489,10 @@ Program *check(Compiler *C, AstProgram *ast) {
       continue;
     jitc_role role = s->read_first ? (s->assigned ? JITC_INOUT : JITC_INPUT) : JITC_OUTPUT;
     p->arrays[s->slot] = (IrArray){s->name, role, s->dtype, s->provided};
+    K.dtypes |= 1u << s->dtype;
   }
+  for (int k = 0; k < K.nparams; k++)
+    K.dtypes |= 1u << K.params[k].type;
   p->nparams = K.nparams;
   p->params = K.params;
   p->ntemps = K.ntemps;
@@ -498,5 +501,6 @@ Program *check(Compiler *C, AstProgram *ast) {
   p->stmts = K.stmts;
   p->nchecks = K.nchecks;
   p->checks = K.checks;
+  p->dtypes = K.dtypes;
   return p;
 }

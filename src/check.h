@@ -39,6 +39,7 @@ typedef struct Sym {
 
 typedef struct Checker {
   Compiler *C;
+  unsigned dtypes;    /* bit t: a node of dtype t was made (Program.dtypes) */
   const jitc_options *opt;
   Sym *syms, *last;   /* in program order */
   Sym **buckets;      /* SYM_BUCKETS chains: lookups stay O(1) in long programs */

@@ -466,6 +466,10 @@ int jitc_kernel_find_array(const jitc_kernel *k, const char *name) {
   return -1;
 }
 
+int jitc_kernel_uses_dtype(const jitc_kernel *k, jitc_dtype t) {
+  return k && (unsigned)t < JITC_NDTYPES && (k->prog->dtypes >> t & 1u);
+}
+
 int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name) {
   for (int j = 0; k && name && j < k->prog->nparams; j++)
     if (!strcmp(k->prog->params[j].name, name))

@@ -267,6 +267,11 @@ JITC_API jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const c
 JITC_API int jitc_kernel_find_array(const jitc_kernel *k, const char *name);
 JITC_API int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name);
 
+/* 1 if some value the program reads, computes or writes has type t (a cast
+** to it included; float32 anywhere means results carry float32's rounding),
+** else 0. */
+JITC_API int jitc_kernel_uses_dtype(const jitc_kernel *k, jitc_dtype t);
+
 /* Writes a stage of the compilation as text: one of jitc_target_stages()
 ** of opt->target ("tokens", "ast", "types", then the target's own: "llvm",
 ** "llvm-opt", "asm" for cpu; "cuda", "ptx" for cuda).  *text is malloc'ed;

@@ -352,6 +352,7 @@ typedef struct Program {
   int nstmts;
   IrCheck *checks;
   int nchecks;
+  unsigned dtypes; /* bit t: some value has dtype t (folded ones too) */
 } Program;
 
 Program *check(Compiler *C, AstProgram *ast);

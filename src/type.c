@@ -58,6 +58,7 @@ Node *new_node(Checker *K, NodeKind kind, jitc_dtype type, int off) {
   n->kind = kind;
   n->type = type;
   n->off = off;
+  K->dtypes |= 1u << type;
   return n;
 }
 

@@ -197,6 +197,8 @@ np.save('$tmp/x32.npy', (np.random.RandomState(3).randn(100000) * 10).astype(np.
 "
 if $JITC -t cpu -q -n 1 'b = a' >/dev/null 2>&1; then
   expect all_widened_f32 0 'ulp of float32' -- $JITC -t all --in x=$tmp/x32.npy 'r = f64(sin(x))'
+  # float32 only inside the program, from a cast of float64 data.
+  expect all_cast_f32 0 'ulp of float32' -- $JITC -t all -n 100000 --in a=rand 'o = f64(sin(f32(a) * 30))'
   # -D scalars differing per target cannot happen; a real disagreement is
   # made by a cache entry of other code: instead compare int results of a
   # float computation whose rounding differs (1 ulp flips the truncation).
