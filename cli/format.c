@@ -126,25 +126,11 @@ static void put_elem(Buf *b, const void *data, jitc_dtype t, int64_t i, int mode
 ** computed in the array's own precision. */
 static int array_mode(const void *data, jitc_dtype t, int64_t k1, int64_t k2, int64_t n) {
   bool any = false;
-  if (t == JITC_FLOAT32) {
-    float mx = 0, mn = 0;
-    for (int64_t i = 0; i < n; i = (i + 1 == k1) ? k2 : i + 1) {
-      float v = fabsf((float)load_float(data, t, i));
-      if (!isfinite(v) || v == 0)
-        continue;
-      if (!any || v > mx)
-        mx = v;
-      if (!any || v < mn)
-        mn = v;
-      any = true;
-    }
-    if (any && (mx >= 1e8f || mn < 1e-4f || mx / mn > 1000.0f))
-      return SCI_ARRAY;
-    return POSITIONAL;
-  }
+  /* float32 values compared as float32, as NumPy does. */
+  bool f32 = t == JITC_FLOAT32;
   double mx = 0, mn = 0;
   for (int64_t i = 0; i < n; i = (i + 1 == k1) ? k2 : i + 1) {
-    double v = fabs(load_float(data, t, i));
+    double v = f32 ? (double)fabsf((float)load_float(data, t, i)) : fabs(load_float(data, t, i));
     if (!isfinite(v) || v == 0)
       continue;
     if (!any || v > mx)
@@ -153,7 +139,8 @@ static int array_mode(const void *data, jitc_dtype t, int64_t k1, int64_t k2, in
       mn = v;
     any = true;
   }
-  if (any && (mx >= 1e8 || mn < 1e-4 || mx / mn > 1000.0))
+  if (any && (f32 ? mx >= 1e8f || mn < 1e-4f || (float)mx / (float)mn > 1000.0f
+                  : mx >= 1e8 || mn < 1e-4 || mx / mn > 1000.0))
     return SCI_ARRAY;
   return POSITIONAL;
 }
