@@ -90,6 +90,9 @@ static bool is_reduction(const char *s) {
 static const char *suggest(Checker *K, const char *name, bool want_function) {
   const char *names[256];
   int n = 0;
+  for (int op = 0; op < OP_COUNT && n < 256; op++)
+    if (op_info[op].kind == K_FUNCTION)
+      names[n++] = op_info[op].name;
 #define FN(s, id) if (n < 256) names[n++] = s;
 #define CAST(s, t) if (n < 256) names[n++] = s;
 #include "ops.h"
@@ -97,7 +100,7 @@ static const char *suggest(Checker *K, const char *name, bool want_function) {
 #undef CAST
   if (!want_function) {
     static const char *const consts[] = {"pi", "inf", "nan", "True", "False", "i"};
-    for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
+    for (size_t k = 0; k < sizeof consts / sizeof consts[0] && n < 256; k++)
       names[n++] = consts[k];
     for (Sym *s = K->syms; s && n < 256; s = s->next)
       names[n++] = s->name;

@@ -5,8 +5,8 @@
 ** OP, FN and CAST; undefined ones are skipped) and reads the columns it
 ** cares about: the lexer the spellings, the parser the precedences, the
 ** checker the typing rules, the back ends the library names and flags.
-** A plain math function that libm and NumPy both have is one OP row and
-** one FN row here; every stage takes it from the table.
+** A plain math function that libm and NumPy both have is one OP row here;
+** every stage takes it from the table.
 **
 **   OP(ID, NAME, KIND, ARITY, SPELL, PREC, RULE, LIBM, LLVM, FLAGS)
 **     ID     the enumerator, OP_<ID>
@@ -48,8 +48,9 @@
 **       F_NANARG  a float function whose NaN argument is its result, sign
 **                 and payload kept (vector math libraries may lose them)
 **
-**   FN(NAME, ID) maps a function name of the language to OP_<ID>; aliases
-**   are more rows.  CAST(NAME, DTYPE) maps a cast function to OP_CAST.
+**   A FUNCTION row's NAME is also its name in the language.  FN(NAME, ID)
+**   adds an alias of OP_<ID> (asin for arcsin, pow for power).
+**   CAST(NAME, DTYPE) maps a cast function to OP_CAST.
 */
 
 #ifdef OP
@@ -121,30 +122,16 @@ OP(CAST,       "cast",       CAST,     1, NULL, P_NONE,    R_CAST,     NOLIB,   
 #endif
 
 #ifdef FN
-FN("abs", ABS)  FN("absolute", ABS)  FN("fabs", ABS)
-FN("sqrt", SQRT)  FN("cbrt", CBRT)  FN("square", SQUARE)
-FN("reciprocal", RECIPROCAL)
-FN("exp", EXP)  FN("exp2", EXP2)  FN("expm1", EXPM1)
-FN("log", LOG)  FN("log2", LOG2)  FN("log10", LOG10)  FN("log1p", LOG1P)
-FN("sin", SIN)  FN("cos", COS)  FN("tan", TAN)
-FN("arcsin", ASIN)  FN("asin", ASIN)
-FN("arccos", ACOS)  FN("acos", ACOS)
-FN("arctan", ATAN)  FN("atan", ATAN)
-FN("arctan2", ATAN2)  FN("atan2", ATAN2)
-FN("sinh", SINH)  FN("cosh", COSH)  FN("tanh", TANH)
-FN("arcsinh", ASINH)  FN("asinh", ASINH)
-FN("arccosh", ACOSH)  FN("acosh", ACOSH)
-FN("arctanh", ATANH)  FN("atanh", ATANH)
-FN("hypot", HYPOT)
+FN("absolute", ABS)  FN("fabs", ABS)
+FN("asin", ASIN)
+FN("acos", ACOS)
+FN("atan", ATAN)
+FN("atan2", ATAN2)
+FN("asinh", ASINH)
+FN("acosh", ACOSH)
+FN("atanh", ATANH)
 FN("power", POW)  FN("pow", POW)
-FN("floor", FLOOR)  FN("ceil", CEIL)  FN("trunc", TRUNC)
-FN("rint", RINT)  FN("round", RINT)
-FN("sign", SIGN)
-FN("minimum", MINIMUM)  FN("maximum", MAXIMUM)
-FN("fmin", FMIN)  FN("fmax", FMAX)
-FN("fmod", FMOD)  FN("copysign", COPYSIGN)  FN("nextafter", NEXTAFTER)
-FN("clip", CLIP)  FN("where", WHERE)  FN("fma", FMA)
-FN("isnan", ISNAN)  FN("isinf", ISINF)  FN("isfinite", ISFINITE)
+FN("round", RINT)
 #endif
 
 #ifdef CAST
