@@ -98,16 +98,16 @@ static void put_elem(Buf *b, const void *data, jitc_dtype t, int64_t i, int mode
   case JITC_BOOL:
     buf_puts(b, ((const unsigned char *)data)[i] ? "True" : "False");
     break;
-  case JITC_INT32: {
-    int32_t v;
-    memcpy(&v, (const char *)data + i * 4, 4);
-    snprintf(tmp, sizeof tmp, "%" PRId32, v);
-    buf_puts(b, tmp);
-    break;
-  }
+  case JITC_INT32:
   case JITC_INT64: {
     int64_t v;
-    memcpy(&v, (const char *)data + i * 8, 8);
+    if (t == JITC_INT32) {
+      int32_t w;
+      memcpy(&w, (const char *)data + i * 4, 4);
+      v = w;
+    } else {
+      memcpy(&v, (const char *)data + i * 8, 8);
+    }
     snprintf(tmp, sizeof tmp, "%" PRId64, v);
     buf_puts(b, tmp);
     break;
