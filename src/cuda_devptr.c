@@ -189,8 +189,8 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
   CudaKernel *ck = k->impl;
   const Program *p = k->prog;
-  if (!S || !S->gpu_ok || !ck)
-    return ctx_error(ctx, JITC_E_USAGE, "cuda: kernel not compiled for this context");
+  if (!S || !S->gpu_ok || !ck || k->ctx != ctx)
+    return ctx_error(ctx, JITC_E_USAGE, "cuda: kernel not compiled in this context");
   pthread_mutex_lock(&S->lock);
   CudaApi *A = &S->api;
   CUcontext cur = NULL, cx = NULL, own = NULL;

@@ -23,6 +23,7 @@
 #include "../../src/jitc_int.h"
 #include "../../src/cuda.h"
 #include "../../runtime/cuda_api.h"
+#include "gpu_common.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -74,13 +75,6 @@ static jitc_kernel *compile(jitc_context *ctx, const char *src, const jitc_array
 }
 
 /* Deterministic values, no NaN (so bytes compare), within each type. */
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 static void fill(void *p, jitc_dtype t, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     uint64_t r = next();
@@ -164,19 +158,6 @@ typedef struct Case {
   int ns;
   jitc_value v[2];
 } Case;
-
-static const char *many_statements(void) {
-  static char src[20000];
-  if (!src[0]) {
-    size_t n = 0;
-    n += (size_t)snprintf(src + n, sizeof src - n, "let t0 = a * 1.5 + b\n");
-    for (int k = 1; k < 150; k++)
-      n += (size_t)snprintf(src + n, sizeof src - n, "let t%d = t%d * 0.75 + a - b * %d\n", k,
-                            k - 1, k);
-    snprintf(src + n, sizeof src - n, "c = t149 + t3; d = t75 - b");
-  }
-  return src;
-}
 
 static Case cases[] = {
     {"inplace_f64", "a[i] += 1", {{"a", JITC_FLOAT64}}, 1, {{0}}, 0, {{0}}},
