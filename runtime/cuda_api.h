@@ -68,6 +68,20 @@ enum {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 };
 
+/* CUpointer_attribute values (cuPointerGetAttributes), and CUmemorytype. */
+enum {
+  CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+  CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+  CU_MEMORYTYPE_HOST = 1,
+  CU_MEMORYTYPE_DEVICE = 2,
+  CU_MEMORYTYPE_ARRAY = 3,
+  CU_MEMORYTYPE_UNIFIED = 4
+};
+
 /* Flags. */
 enum {
   CU_STREAM_NON_BLOCKING = 0x1,
@@ -108,6 +122,10 @@ typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int 
   CUDA_FN(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *ctx, CUdevice dev))          \
   CUDA_FN(CUresult, cuDevicePrimaryCtxRelease, (CUdevice dev))                         \
   CUDA_FN(CUresult, cuCtxSetCurrent, (CUcontext ctx))                                  \
+  CUDA_FN(CUresult, cuCtxGetCurrent, (CUcontext *ctx))                                 \
+  CUDA_FN(CUresult, cuCtxGetDevice, (CUdevice *dev))                                   \
+  CUDA_FN(CUresult, cuPointerGetAttributes, (unsigned n, int *attrs, void **data,      \
+                                             CUdeviceptr p))                           \
   CUDA_FN(CUresult, cuCtxSynchronize, (void))                                          \
   CUDA_FN(CUresult, cuMemGetInfo, (size_t *free_bytes, size_t *total_bytes))           \
   CUDA_FN(CUresult, cuModuleLoadDataEx, (CUmodule *mod, const void *image,             \
@@ -140,6 +158,7 @@ typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int 
   CUDA_FN(CUresult, cuStreamDestroy, (CUstream s))                                     \
   CUDA_FN(CUresult, cuStreamSynchronize, (CUstream s))                                 \
   CUDA_FN(CUresult, cuStreamWaitEvent, (CUstream s, CUevent e, unsigned flags))        \
+  CUDA_FN(CUresult, cuStreamGetCtx, (CUstream s, CUcontext *ctx))                     \
   CUDA_FN(CUresult, cuEventCreate, (CUevent *e, unsigned flags))                       \
   CUDA_FN(CUresult, cuEventDestroy, (CUevent e))                                       \
   CUDA_FN(CUresult, cuEventRecord, (CUevent e, CUstream s))                            \
@@ -149,6 +168,10 @@ typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int 
                                      unsigned gz, unsigned bx, unsigned by,            \
                                      unsigned bz, unsigned smem, CUstream s,           \
                                      void **params, void **extra))
+
+/* Driver functions that may be missing (left NULL): cuCtxGetId is CUDA 12.0's. */
+#define CUDA_OPTIONAL_FUNCTIONS(CUDA_FN)                                               \
+  CUDA_FN(CUresult, cuCtxGetId, (CUcontext ctx, unsigned long long *id))
 
 /* ---- NVRTC ---- */
 
@@ -189,6 +212,7 @@ typedef struct CudaApi {
   int nvrtc_major, nvrtc_minor;
 #define CUDA_FN_PTR(ret, name, args) ret(*name) args;
   CUDA_FUNCTIONS(CUDA_FN_PTR)
+  CUDA_OPTIONAL_FUNCTIONS(CUDA_FN_PTR)
   NVRTC_FUNCTIONS(CUDA_FN_PTR)
   NVRTC_OPTIONAL_FUNCTIONS(CUDA_FN_PTR)
 #undef CUDA_FN_PTR

@@ -97,6 +97,16 @@ int cuda_load_nvrtc(CudaApi *api, const char *lib, const char *cuda_home, char *
   return 0;
 }
 
+/* The driver's entry point `name` at API version `want`, or NULL. */
+static void *proc_address(PFN_cuGetProcAddress_v2 gpa2, PFN_cuGetProcAddress_v1 gpa1,
+                          const char *name, int want) {
+  void *fn = NULL;
+  CUdriverProcAddressQueryResult st = 0;
+  CUresult r = gpa2 ? gpa2(name, &fn, want, CU_GET_PROC_ADDRESS_DEFAULT, &st)
+                    : gpa1(name, &fn, want, CU_GET_PROC_ADDRESS_DEFAULT);
+  return r == CUDA_SUCCESS ? fn : NULL;
+}
+
 int cuda_load_driver(CudaApi *api, const char *lib, char *err, size_t errlen) {
   if (api->libcuda)
     return 0;
@@ -130,21 +140,17 @@ int cuda_load_driver(CudaApi *api, const char *lib, char *err, size_t errlen) {
   }
   int want = version < CUDA_API_VERSION ? version : CUDA_API_VERSION;
 #define CUDA_RESOLVE(ret, name, args)                                                  \
-  {                                                                                    \
-    void *fn = NULL;                                                                   \
-    CUdriverProcAddressQueryResult st = 0;                                             \
-    CUresult r = gpa2 ? gpa2(#name, &fn, want, CU_GET_PROC_ADDRESS_DEFAULT, &st)       \
-                      : gpa1(#name, &fn, want, CU_GET_PROC_ADDRESS_DEFAULT);           \
-    if (r != CUDA_SUCCESS || !fn) {                                                    \
-      snprintf(err, errlen, "CUDA driver %s (version %d) lacks %s", used, version,     \
-               #name);                                                                 \
-      dlclose(h);                                                                      \
-      return -1;                                                                       \
-    }                                                                                  \
-    *(void **)(&api->name) = fn;                                                       \
+  if (!(*(void **)(&api->name) = proc_address(gpa2, gpa1, #name, want))) {             \
+    snprintf(err, errlen, "CUDA driver %s (version %d) lacks %s", used, version, #name); \
+    dlclose(h);                                                                        \
+    return -1;                                                                         \
   }
   CUDA_FUNCTIONS(CUDA_RESOLVE)
 #undef CUDA_RESOLVE
+#define CUDA_RESOLVE_OPT(ret, name, args) \
+  *(void **)(&api->name) = proc_address(gpa2, gpa1, #name, want);
+  CUDA_OPTIONAL_FUNCTIONS(CUDA_RESOLVE_OPT)
+#undef CUDA_RESOLVE_OPT
   api->driver_version = version;
   CUresult r = api->cuInit(0);
   if (r != CUDA_SUCCESS) {
@@ -156,6 +162,7 @@ int cuda_load_driver(CudaApi *api, const char *lib, char *err, size_t errlen) {
     /* Keep nothing half-loaded. */
 #define CUDA_CLEAR(ret, name, args) api->name = NULL;
     CUDA_FUNCTIONS(CUDA_CLEAR)
+    CUDA_OPTIONAL_FUNCTIONS(CUDA_CLEAR)
 #undef CUDA_CLEAR
     dlclose(h);
     return -1;

@@ -8,8 +8,9 @@
 ** libraries, the device and the streams; cuda_build.c compiles the CUDA C
 ** with NVRTC (through the shared code cache) and loads the module;
 ** cuda_launch.c launches its kernels on device memory; cuda_host.c moves
-** host arrays through pinned staging on two streams; cuda_run.c is the
-** Target and the device buffers.  Each file calls only the ones before it.
+** host arrays through pinned staging on two streams; cuda_devptr.c runs on
+** the caller's own device memory and stream (jitc_run_device); cuda_run.c
+** is the Target and the device buffers.  Each file calls only the ones before it.
 ** Start reading at target_cuda, at the end of cuda_run.c.
 */
 #ifndef JITC_CUDA_H
@@ -23,13 +24,25 @@
 #include <pthread.h>
 
 /* A loaded module, kept by the context's code cache: every kernel compiled
-** from the same source and options shares it. */
+** from the same source and options shares it.  The cache's module is loaded
+** in the primary context of jitc's device (the home); jitc_run_device loads
+** copies of its image in the caller's contexts (cuda_module_in), one per
+** context, on the home's `others` list. */
 typedef struct CudaModule {
   CUmodule mod;
   CUfunction fn;   /* jitc_k32; jitc_g0 of a split program */
   CUfunction *gfn; /* a split program's kernels, one per group */
   int ngfn;
   int occ;         /* resident blocks of CUDA_BLOCK threads per SM */
+  CUcontext cx;    /* the context it is loaded in */
+  unsigned long long cxid; /* that context's unique id (cuCtxGetId), or 0 */
+  void *image;     /* the home's CUBIN or PTX, for loads in other contexts */
+  size_t image_len;
+  struct CudaModule *others, *next; /* the home's copies; a copy's successor */
+  /* A split program's scratch for jitc_run_device in this context, and the
+  ** event after the last kernels that used it (on whatever stream). */
+  CUdeviceptr dscratch;
+  CUevent dscratch_done;
 } CudaModule;
 
 /* One half of the host pipeline: a stream, its events and the chunk it holds. */
@@ -54,6 +67,8 @@ typedef struct CudaState {
   CUdevice dev;
   CUcontext pctx; /* the device's primary context */
   bool retained;
+  CUcontext *prim; /* jitc_run_device: primary contexts retained, per ordinal */
+  int nprim;
   int cc_major, cc_minor, nsm;
   char device[300];
   int64_t slice; /* most elements per launch: a multiple of 4096 below 2^31 */
@@ -101,14 +116,21 @@ jitc_status cuda_fail(jitc_context *ctx, CudaState *S, CUresult r, const char *w
 jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k);
 jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out);
 void cuda_release(jitc_kernel *k);
+/* The module `home` loaded in context cx (current on the calling thread):
+** home itself when cx is its context, else a copy loaded once from its
+** image.  Under S->lock. */
+jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CUcontext cx,
+                           CudaModule **out);
 
 /* ---- cuda_launch.c ---- */
 
 /* Launches k over elements [base, base + n) at device pointers dptr, on
-** stream s; nothing compiles here. */
-jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k, int64_t n,
-                        int64_t base, const CUdeviceptr *dptr, const ParamSlot *params,
-                        CUstream s);
+** stream s, with the kernels of m (k's module in the current context); a
+** split program's scratch is *scratch, allocated there on first use.
+** Nothing compiles here. */
+jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                        const CudaModule *m, CUdeviceptr *scratch, int64_t n, int64_t base,
+                        const CUdeviceptr *dptr, const ParamSlot *params, CUstream s);
 
 /* ---- cuda_host.c: the host pipeline ---- */
 
@@ -116,5 +138,13 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
                      const ParamSlot *params, jitc_run_info *info);
 /* Frees the streams, the staging and the copy threads. */
 void cuda_host_free(CudaState *S);
+
+/* ---- cuda_devptr.c: jitc_run_device ---- */
+
+/* Runs k over the caller's device pointers on the caller's stream. */
+jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                            const uint64_t *ptrs, const ParamSlot *params, void *stream);
+/* Releases the primary contexts jitc_run_device retained. */
+void cuda_devptr_free(CudaState *S);
 
 #endif /* JITC_CUDA_H */

@@ -227,38 +227,70 @@ static jitc_status build(jitc_context *ctx, void *arg, void **data, size_t *len)
   return st;
 }
 
+/* Unloads m from its context (made current), with its jitc_run_device
+** scratch and event. */
+static void unload_one(CudaState *S, CudaModule *m) {
+  CudaApi *A = &S->api;
+  A->cuCtxSetCurrent(m->cx);
+  if (m->dscratch)
+    A->cuMemFree(m->dscratch);
+  if (m->dscratch_done)
+    A->cuEventDestroy(m->dscratch_done);
+  if (m->mod)
+    A->cuModuleUnload(m->mod);
+}
+
 static void module_unload(jitc_context *ctx, void *code) {
   CudaModule *m = code;
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
-  if (S && S->gpu_ok && m->mod) {
-    S->api.cuCtxSetCurrent(S->pctx);
-    S->api.cuModuleUnload(m->mod);
+  for (CudaModule *o = m->others, *next; o; o = next) {
+    next = o->next;
+    if (S && S->gpu_ok)
+      unload_one(S, o);
+    free(o->gfn);
+    free(o);
   }
+  if (S && S->gpu_ok) {
+    unload_one(S, m);
+    S->api.cuCtxSetCurrent(S->pctx);
+  }
+  free(m->image);
   free(m->gfn);
   free(m);
 }
 
-/* Loads a CUBIN or PTX image and finds its kernels. */
-static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, size_t len,
-                               void **code) {
-  BuildArg *B = arg;
-  CudaState *S = B->S;
+/* The unique id of context cx (0 when the driver has no cuCtxGetId): a
+** context destroyed and another made may reuse its handle, never its id. */
+static unsigned long long context_id(CudaState *S, CUcontext cx) {
+  unsigned long long id = 0;
+  if (S->api.cuCtxGetId && S->api.cuCtxGetId(cx, &id) != CUDA_SUCCESS)
+    id = 0;
+  return id;
+}
+
+/* Loads a CUBIN or PTX image in the current context (cx) and finds its
+** kernels: m->mod, fn, gfn (ngroups of them), occ. */
+static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image, int ngroups,
+                              CUcontext cx, CudaModule **out) {
   CudaApi *A = &S->api;
+  *out = NULL;
   CudaModule *m = calloc(1, sizeof *m);
-  if (m && B->ngroups && !(m->gfn = calloc((size_t)B->ngroups, sizeof *m->gfn))) {
+  if (m && ngroups && !(m->gfn = calloc((size_t)ngroups, sizeof *m->gfn))) {
     free(m);
     m = NULL;
   }
   if (!m)
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
-  m->ngfn = B->ngroups;
+  m->ngfn = ngroups;
+  m->cx = cx;
+  m->cxid = context_id(S, cx);
   char errlog[4096] = "";
   CUjit_option o[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *v[2] = {errlog, (void *)(uintptr_t)sizeof errlog};
   CUresult r = A->cuModuleLoadDataEx(&m->mod, image, 2, o, v);
   if (r != CUDA_SUCCESS) {
-    m->mod = NULL;
-    module_unload(ctx, m);
+    free(m->gfn);
+    free(m);
     return ctx_error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? JITC_E_NOMEM : JITC_E_INTERNAL,
                      "cuda: cannot load the compiled kernel (%s)%s%s",
                      cuda_result_name(A, r), errlog[0] ? ": " : "", errlog);
@@ -270,7 +302,9 @@ static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, 
     r = A->cuModuleGetFunction(&m->gfn[g], m->mod, name);
   }
   if (r != CUDA_SUCCESS) {
-    module_unload(ctx, m);
+    A->cuModuleUnload(m->mod);
+    free(m->gfn);
+    free(m);
     return ctx_error(ctx, JITC_E_INTERNAL, "cuda: kernel missing from the module (%s)",
                      cuda_result_name(A, r));
   }
@@ -279,7 +313,48 @@ static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, 
       occ < 1)
     occ = 1;
   m->occ = occ;
+  *out = m;
+  return JITC_OK;
+}
+
+/* The code cache's loader: the image in the home context, kept for
+** jitc_run_device's loads in other contexts (the run path never compiles). */
+static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, size_t len,
+                               void **code) {
+  BuildArg *B = arg;
+  void *copy = malloc(len ? len : 1);
+  if (!copy)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  memcpy(copy, image, len);
+  CudaModule *m;
+  jitc_status st = load_image(ctx, B->S, image, B->ngroups, B->S->pctx, &m);
+  if (st != JITC_OK) {
+    free(copy);
+    return st;
+  }
+  m->image = copy;
+  m->image_len = len;
   *code = m;
+  return JITC_OK;
+}
+
+jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CUcontext cx,
+                           CudaModule **out) {
+  unsigned long long id = context_id(S, cx);
+  if (cx == home->cx && id == home->cxid) {
+    *out = home;
+    return JITC_OK;
+  }
+  for (CudaModule *o = home->others; o; o = o->next)
+    if (o->cx == cx && o->cxid == id) {
+      *out = o;
+      return JITC_OK;
+    }
+  jitc_status st = load_image(ctx, S, home->image, home->ngfn, cx, out);
+  if (st != JITC_OK)
+    return st;
+  (*out)->next = home->others;
+  home->others = *out;
   return JITC_OK;
 }
 

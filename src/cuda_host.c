@@ -143,7 +143,9 @@ static jitc_status slot_start(jitc_context *ctx, CudaState *S, HostRun *H, int s
   if (r == CUDA_SUCCESS)
     r = A->cuEventRecord(sl->ev[1], sl->stream);
   if (r == CUDA_SUCCESS) {
-    jitc_status st = cuda_launch(ctx, S, H->k, m, off, dptr, H->params, sl->stream);
+    CudaKernel *ck = H->k->impl;
+    jitc_status st = cuda_launch(ctx, S, H->k, ck->mod, &ck->scratch[s], m, off, dptr, H->params,
+                                 sl->stream);
     if (st != JITC_OK) {
       A->cuStreamSynchronize(sl->stream);
       return st;

@@ -14,15 +14,16 @@
 #include <string.h>
 
 /* cuda_launch() for a split program: for each range of ck->range elements,
-** every group's kernel in order on stream s, with the range's scratch (one
-** per stream slot, as the two slots' chunks may be in flight at once). */
-static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kernel *k, int64_t n,
+** every group's kernel in order on stream s, with the range's scratch (the
+** caller's: one per stream slot, as the two slots' chunks may be in flight
+** at once, and one per context for jitc_run_device). */
+static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                                const CudaModule *mod, CUdeviceptr *scratch, int64_t n,
                                 int64_t base, const CUdeviceptr *dptr, const ParamSlot *params,
                                 CUstream s) {
   CudaKernel *ck = k->impl;
   const Program *p = k->prog;
   const CudaPlan *P = ck->plan;
-  int q = s == S->slot[1].stream ? 1 : 0;
   if (!ck->range) {
     /* Scratch of at most 64 MB per slot; ranges of whole blocks, within a slice. */
     int64_t r = P->per_elem ? (int64_t)(((size_t)64 << 20) / P->per_elem) : (int64_t)1 << 30;
@@ -30,10 +31,10 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
     r = r > S->slice ? S->slice : r;
     ck->range = r < CUDA_BLOCK ? CUDA_BLOCK : r / CUDA_BLOCK * CUDA_BLOCK;
   }
-  if (P->per_elem && !ck->scratch[q]) {
-    CUresult r = S->api.cuMemAlloc(&ck->scratch[q], P->per_elem * (size_t)ck->range);
+  if (P->per_elem && !*scratch) {
+    CUresult r = S->api.cuMemAlloc(scratch, P->per_elem * (size_t)ck->range);
     if (r != CUDA_SUCCESS) {
-      ck->scratch[q] = 0;
+      *scratch = 0;
       return cuda_fail(ctx, S, r, "allocating scratch for the kernel's temporaries");
     }
   }
@@ -60,10 +61,10 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
       for (int j = 0; j < p->nparams; j++)
         args[a++] = (void *)&params[j]; /* the value sits at offset 0 of its slot */
       for (int j = 0; j < P->ntmp[g]; j++) {
-        ptrs[np] = ck->scratch[q] + (CUdeviceptr)(P->temp_off[P->tmp[g][j]] * (size_t)ck->range);
+        ptrs[np] = *scratch + (CUdeviceptr)(P->temp_off[P->tmp[g][j]] * (size_t)ck->range);
         args[a++] = &ptrs[np++];
       }
-      CUresult r = S->api.cuLaunchKernel(ck->mod->gfn[g], blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s,
+      CUresult r = S->api.cuLaunchKernel(mod->gfn[g], blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s,
                                          args, NULL);
       if (r != CUDA_SUCCESS)
         st = cuda_fail(ctx, S, r, "launching the kernel");
@@ -80,15 +81,16 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
 ** thread per vector step (or per element when a pointer is not aligned
 ** for vectors), which measured faster than a grid of a few waves striding
 ** over the arrays.  JITC_CUDA_WAVES caps the grid for experiments. */
-static jitc_status launch_slice(jitc_context *ctx, CudaState *S, const CudaKernel *ck, int64_t n,
-                                int64_t base, bool aligned, void **args, CUstream s) {
+static jitc_status launch_slice(jitc_context *ctx, CudaState *S, const CudaKernel *ck,
+                                const CudaModule *m, int64_t n, int64_t base, bool aligned,
+                                void **args, CUstream s) {
   int vec = ck->vec;
   int64_t work = aligned ? n / vec : n;
   if (aligned && work < n % vec)
     work = n % vec;
   int64_t blocks = (work + CUDA_BLOCK - 1) / CUDA_BLOCK;
   int waves = S->env->cuda_waves;
-  int64_t cap = waves ? (int64_t)S->nsm * ck->mod->occ * waves : (int64_t)1 << 30;
+  int64_t cap = waves ? (int64_t)S->nsm * m->occ * waves : (int64_t)1 << 30;
   if (blocks > cap)
     blocks = cap;
   if (blocks < 1)
@@ -101,20 +103,20 @@ static jitc_status launch_slice(jitc_context *ctx, CudaState *S, const CudaKerne
   args[0] = &n32;
   args[1] = &base64;
   args[2] = &vflag;
-  CUresult r = S->api.cuLaunchKernel(ck->mod->fn, (unsigned)blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s,
+  CUresult r = S->api.cuLaunchKernel(m->fn, (unsigned)blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s,
                                      args, NULL);
   return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "launching the kernel");
 }
 
-jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k, int64_t n,
-                        int64_t base, const CUdeviceptr *dptr, const ParamSlot *params,
-                        CUstream s) {
+jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                        const CudaModule *m, CUdeviceptr *scratch, int64_t n, int64_t base,
+                        const CUdeviceptr *dptr, const ParamSlot *params, CUstream s) {
   const CudaKernel *ck = k->impl;
   const Program *p = k->prog;
   if (n <= 0)
     return JITC_OK;
   if (ck->plan)
-    return launch_split(ctx, S, k, n, base, dptr, params, s);
+    return launch_split(ctx, S, k, m, scratch, n, base, dptr, params, s);
   /* Vector accesses where every array is aligned for them (a slice, a
   ** multiple of 4096 elements, keeps the alignment). */
   bool aligned = S->env->cuda_vec != 0;
@@ -138,7 +140,8 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k, i
     }
     for (int a = 0; a < p->nparams; a++)
       args[q++] = (void *)&params[a]; /* the value sits at offset 0 of its slot */
-    st = launch_slice(ctx, S, ck, n - off < slice ? n - off : slice, base + off, aligned, args, s);
+    st = launch_slice(ctx, S, ck, m, n - off < slice ? n - off : slice, base + off, aligned, args,
+                      s);
   }
   free(args);
   free(ptr);

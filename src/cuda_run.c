@@ -1,10 +1,11 @@
 /*
 ** cuda_run.c -- target_cuda, the table jitc.c calls, and device-resident
 ** buffers (jitc_buffer): the top of the target, standing on the device
-** (cuda_device.c), building (cuda_build.c), launching (cuda_launch.c) and
-** the host pipeline (cuda_host.c).  Host arrays go through cuda_host.c;
-** device buffers go straight to cuda_launch().  Start reading at
-** target_cuda at the end.
+** (cuda_device.c), building (cuda_build.c), launching (cuda_launch.c), the
+** host pipeline (cuda_host.c) and the caller's device memory
+** (cuda_devptr.c).  Host arrays go through cuda_host.c; device buffers go
+** straight to cuda_launch(); the caller's pointers through cuda_devptr.c.
+** Start reading at target_cuda at the end.
 */
 #include "cuda.h"
 
@@ -20,6 +21,7 @@ static void cuda_shutdown(jitc_context *ctx) {
   if (S->gpu_ok) {
     S->api.cuCtxSetCurrent(S->pctx);
     cuda_host_free(S);
+    cuda_devptr_free(S);
   }
   if (S->retained)
     S->api.cuDevicePrimaryCtxRelease(S->dev);
@@ -125,7 +127,8 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
                                     jitc_run_info *info) {
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
   const Program *p = k->prog;
-  if (!S || !S->gpu_ok || !k->impl)
+  CudaKernel *ck = k->impl;
+  if (!S || !S->gpu_ok || !ck)
     return ctx_error(ctx, JITC_E_USAGE, "cuda: kernel not compiled for this context");
   for (int a = 0; a < p->narrays; a++) {
     const jitc_buffer *b = bufs[a];
@@ -155,7 +158,7 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
     CudaSlot *sl = &S->slot[0];
     CUresult r = S->api.cuEventRecord(sl->ev[1], sl->stream);
     if (r == CUDA_SUCCESS)
-      st = cuda_launch(ctx, S, k, n, 0, d, params, sl->stream);
+      st = cuda_launch(ctx, S, k, ck->mod, &ck->scratch[0], n, 0, d, params, sl->stream);
     if (r == CUDA_SUCCESS && st == JITC_OK)
       r = S->api.cuEventRecord(sl->ev[2], sl->stream);
     if (r == CUDA_SUCCESS && st == JITC_OK)
@@ -190,4 +193,5 @@ const Target target_cuda = {
     .buffer_copy = cuda_buffer_copy,
     .buffer_free = cuda_buffer_free,
     .run_buffers = cuda_run_buffers,
+    .run_device = cuda_run_device,
 };

@@ -574,11 +574,32 @@ static jitc_status check_weak(jitc_context *ctx, const jitc_kernel *k, const Par
   return JITC_OK;
 }
 
-/* The common part of jitc_run and jitc_run_buffers: checks, scalar slots,
-** timing; `launch` runs the target with host pointers or buffers. */
+/* What a run runs on: host pointers (jitc_run), buffers (jitc_run_buffers)
+** or the caller's device pointers on a stream (jitc_run_device); one is set. */
+typedef struct RunOn {
+  void *const *arrays;
+  jitc_buffer *const *bufs;
+  const uint64_t *ptrs;
+  void *stream;
+} RunOn;
+
+/* jitc_run_device's part after the common checks: the target, then the run. */
+static jitc_status run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                              const RunOn *on, const ParamSlot *slots) {
+  /* Without a GPU no cuda kernel can exist: say that, whatever k is. */
+  jitc_status st = targets[JITC_TARGET_CUDA]->available(ctx);
+  if (st)
+    return st;
+  if (k->opt.target != JITC_TARGET_CUDA || !k->target->run_device)
+    return ctx_error(ctx, JITC_E_USAGE, "jitc_run_device runs kernels compiled for cuda; this "
+                     "one was compiled for %s", k->target->name);
+  return n == 0 ? JITC_OK : k->target->run_device(ctx, k, n, on->ptrs, slots, on->stream);
+}
+
+/* The common part of jitc_run, jitc_run_buffers and jitc_run_device:
+** checks, scalar slots, timing, then the target's run. */
 static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n,
-                              void *const *arrays, jitc_buffer *const *bufs,
-                              const jitc_value *scalars, jitc_run_info *info) {
+                              const RunOn *on, const jitc_value *scalars, jitc_run_info *info) {
   jitc_run_info local;
   if (!info)
     info = &local;
@@ -586,14 +607,18 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
   if (n < 0)
     return ctx_error(ctx, JITC_E_USAGE, "negative element count %lld", (long long)n);
   const Program *p = k->prog;
-  if (p->narrays && !arrays && !bufs)
+  void *const *arrays = on->arrays;
+  jitc_buffer *const *bufs = on->bufs;
+  if (p->narrays && !arrays && !bufs && !on->ptrs)
     return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
-  for (int j = 0; j < p->narrays && arrays && n > 0; j++) {
-    if (!arrays[j])
+  for (int j = 0; j < p->narrays && (arrays || on->ptrs) && n > 0; j++) {
+    uint64_t addr = arrays ? (uint64_t)(uintptr_t)arrays[j] : on->ptrs[j];
+    if (!addr)
       return ctx_error(ctx, JITC_E_USAGE, "array '%s' is NULL", p->arrays[j].name);
-    if ((uintptr_t)arrays[j] % jitc_dtype_size(p->arrays[j].dtype))
-      return ctx_error(ctx, JITC_E_USAGE, "array '%s' is not aligned to its element size",
-                       p->arrays[j].name);
+    if (addr % jitc_dtype_size(p->arrays[j].dtype))
+      return ctx_error(ctx, JITC_E_USAGE, "array '%s' is not aligned to its element size (%s at "
+                       "0x%llx)", p->arrays[j].name, jitc_dtype_name(p->arrays[j].dtype),
+                       (unsigned long long)addr);
   }
   for (int j = 0; j < p->narrays && bufs; j++) {
     const jitc_buffer *b = bufs[j];
@@ -614,7 +639,9 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
   jitc_status st = to_slots(ctx, p, scalars, slots);
   if (!st)
     st = check_weak(ctx, k, slots);
-  if (!st) {
+  if (!st && on->ptrs) {
+    st = run_device(ctx, k, n, on, slots);
+  } else if (!st) {
     double t0 = now_ms();
     if (bufs)
       st = k->target->run_buffers ? k->target->run_buffers(ctx, k, n, bufs, slots, info)
@@ -637,7 +664,21 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
   ** context's kernels from several threads do not race here. */
   if (ctx->diags.n || ctx->diags.text.s)
     diags_clear(&ctx->diags);
-  return run_common(ctx, k, n, arrays, NULL, scalars, info);
+  RunOn on = {.arrays = arrays};
+  return run_common(ctx, k, n, &on, scalars, info);
+}
+
+jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                            const uint64_t *ptrs, const jitc_value *scalars, void *stream) {
+  if (!ctx || !k)
+    return JITC_E_USAGE;
+  if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
+    diags_clear(&ctx->diags);
+  static const uint64_t none[1] = {0};
+  RunOn on = {.ptrs = ptrs ? ptrs : none, .stream = stream};
+  if (!ptrs && k->prog->narrays && n > 0)
+    return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
+  return run_common(ctx, k, n, &on, scalars, NULL);
 }
 
 /* ---- device-resident buffers ---- */
@@ -706,5 +747,6 @@ jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
   jitc_buffer *none[1] = {NULL};
-  return run_common(ctx, k, n, NULL, bufs ? bufs : none, scalars, info);
+  RunOn on = {.bufs = bufs ? bufs : none};
+  return run_common(ctx, k, n, &on, scalars, info);
 }

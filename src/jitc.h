@@ -336,6 +336,52 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
                                       jitc_buffer *const *bufs, const jitc_value *scalars,
                                       jitc_run_info *info);
 
+/* ---- the caller's device memory ---- */
+
+/* Runs a cuda kernel over elements [0, n) of device memory the caller owns
+** (cuMemAlloc, cudaMalloc, a CuPy array's or a PyTorch tensor's data), with
+** no copy.  ptrs[j] is the device address (a CUdeviceptr) of array j in the
+** kernel's order, n elements of its dtype, aligned to the dtype's size;
+** arrays must not overlap (an in-place array is one pointer).  `scalars` as
+** for jitc_run().  stream is a CUstream of the context the arrays are used
+** in; NULL is that context's legacy default stream, and CU_STREAM_LEGACY
+** (0x1) and CU_STREAM_PER_THREAD (0x2) are taken too.
+**
+** Asynchronous: the kernels are queued on the stream and the call returns
+** without waiting for them; they run after the work queued before them on
+** that stream, and work queued after them sees their results.  The call
+** itself never synchronises (no copy, no wait on the host); an error while
+** the kernel runs shows on the stream later (cuStreamSynchronize), not in
+** this status.  Nothing compiles: the kernel's module is loaded in each
+** context on first use there.
+**
+** Context and device: the arrays' own.  Their device is the one their
+** memory is on (all device arrays must be on one; managed memory is taken
+** and counts as on every device).  The kernel runs in the CUDA context
+** current on the calling thread when it is on that device (CuPy and PyTorch
+** leave the device's primary context current), else in the context that
+** allocated the first array, else in the device's primary context, which
+** jitc then retains until jitc_context_free().  The caller's current
+** context is the same on return.  A kernel compiled once runs on every
+** device of the arch it was compiled for (the device of JITC_CUDA_DEVICE);
+** on a device of another arch the load fails with JITC_E_INTERNAL.  Queued
+** work must be complete before jitc_context_free(), and a CUDA context the
+** caller made and used here must outlive the jitc context.
+**
+** Returns JITC_OK when the work is queued (n == 0 queues nothing and looks
+** at no pointer).  JITC_E_USAGE: ctx or k NULL, n < 0, ptrs NULL or an
+** array's address NULL (n > 0), an address not a multiple of its dtype's
+** size, a bad scalar, a kernel compiled for another target, a stream of
+** another context.  JITC_E_INPUT, naming the array: memory that is not
+** device or managed memory (a host address; page-locked host memory from
+** cuMemHostAlloc or cudaMallocHost is refused too, mapped or not: a kernel
+** would read it over the bus), or arrays on two devices.
+** JITC_E_UNAVAILABLE: the cuda target cannot run here (no driver or GPU),
+** whatever k is.  JITC_E_INTERNAL or JITC_E_NOMEM: a driver call failed. */
+JITC_API jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                                     const uint64_t *ptrs, const jitc_value *scalars,
+                                     void *stream);
+
 #ifdef __cplusplus
 }
 #endif

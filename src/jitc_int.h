@@ -18,7 +18,8 @@
 **               optimise, machine code, ORC JIT; cpu_run.c: threads, Target
 **   cuda        cuda_gen.c (cuda_helpers.c, cuda_plan.c): IR -> CUDA C;
 **               cuda_device.c, cuda_build.c (NVRTC), cuda_launch.c,
-**               cuda_host.c, cuda_run.c (the Target) -- see cuda.h
+**               cuda_host.c, cuda_devptr.c (the caller's device memory),
+**               cuda_run.c (the Target) -- see cuda.h
 ** What every stage shares, below them all:
 **   ops.h       the table of operators and functions (ops.c: as data)
 **   vocab.c     dtype and status names; error.c: diagnostics, the error sink
@@ -466,6 +467,10 @@ typedef struct Target {
   jitc_status (*run_buffers)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                              jitc_buffer *const *bufs, const ParamSlot *params,
                              jitc_run_info *info);
+  /* jitc_run_device (NULL where the target has no device): the caller's
+  ** device pointers, already checked for NULL and alignment, n > 0. */
+  jitc_status (*run_device)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                            const uint64_t *ptrs, const ParamSlot *params, void *stream);
 } Target;
 
 extern const Target target_interp;

@@ -1,6 +1,7 @@
 /*
 ** lib_test.c -- tests of the public library (jitc.h): errors as values,
-** kernel queries, runs on many sizes and scalar values, usage errors, emit,
+** kernel queries, runs on many sizes and scalar values, usage errors,
+** jitc_run_device's checks (tests/gpu/devptr_gpu.c runs it on a GPU), emit,
 ** and independent contexts on several threads.  Prints "ok NAME" or
 ** "FAIL NAME: why" per check (tests/run.sh protocol).  Target from argv[1]
 ** (default interp).
@@ -9,6 +10,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +169,78 @@ static void test_run(jitc_target t) {
   jitc_context_free(ctx);
 }
 
+/* jitc_run_device's checks that need no GPU, on any target's kernel; with
+** a GPU and a cuda kernel, pointers that are not device memory. */
+static void test_run_device(jitc_target t) {
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o = opts(t);
+  jitc_array_decl arrays[] = {{"x", JITC_FLOAT64}, {"y", JITC_INT32}};
+  jitc_scalar_decl scalars[] = {{"k", JITC_INT64, 1}};
+  jitc_kernel *kern;
+  jitc_status st = jitc_compile(ctx, "y[i] += k\nz = x * 2", arrays, 2, scalars, 1, &o, &kern);
+  CHECK("device.compile", st == JITC_OK, "%s", jitc_errmsg(ctx));
+  if (st) {
+    jitc_context_free(ctx);
+    return;
+  }
+  jitc_value v[] = {{JITC_INT64, {.i = 3}}};
+  uint64_t fake[] = {0x10000, 0x20000, 0x30000}; /* aligned, never device memory */
+  CHECK("device.null_ctx", jitc_run_device(NULL, kern, 4, fake, v, NULL) == JITC_E_USAGE &&
+        jitc_run_device(ctx, NULL, 4, fake, v, NULL) == JITC_E_USAGE, "accepted");
+  st = jitc_run_device(ctx, kern, -1, fake, v, NULL);
+  CHECK("device.negative_n", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "negative"),
+        "status %d %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_run_device(ctx, kern, 4, NULL, v, NULL);
+  CHECK("device.null_ptrs", st == JITC_E_USAGE, "status %d %s", (int)st, jitc_errmsg(ctx));
+  /* The kernel's order is not the declarations': place each by name. */
+  int iy = jitc_kernel_find_array(kern, "y"), iz = jitc_kernel_find_array(kern, "z");
+  uint64_t null_y[3], odd_z[3], odd_y[3], host[3];
+  memcpy(null_y, fake, sizeof fake);
+  null_y[iy] = 0;
+  memcpy(odd_z, fake, sizeof fake);
+  odd_z[iz] += 4; /* z is float64: 4 is not a multiple of 8 */
+  memcpy(odd_y, fake, sizeof fake);
+  odd_y[iy] += 2; /* y is int32: 2 is not a multiple of 4 */
+  memcpy(host, fake, sizeof fake);
+  st = jitc_run_device(ctx, kern, 4, null_y, v, NULL);
+  CHECK("device.null_array", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "array 'y' is NULL"),
+        "status %d %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_run_device(ctx, kern, 4, odd_z, v, NULL);
+  CHECK("device.misaligned", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "array 'z'") &&
+        strstr(jitc_errmsg(ctx), "aligned"), "status %d %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_run_device(ctx, kern, 4, odd_y, v, NULL);
+  CHECK("device.misaligned_int32", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "array 'y'"),
+        "status %d %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_run_device(ctx, kern, 4, fake, NULL, NULL);
+  CHECK("device.no_scalars", st == JITC_E_USAGE, "status %d %s", (int)st, jitc_errmsg(ctx));
+  jitc_context *probe = jitc_context_new();
+  bool gpu = jitc_target_available(probe, JITC_TARGET_CUDA) == JITC_OK;
+  jitc_context_free(probe);
+  st = jitc_run_device(ctx, kern, 4, fake, v, NULL);
+  if (!gpu)
+    CHECK("device.no_gpu", st == JITC_E_UNAVAILABLE && strstr(jitc_errmsg(ctx), "cuda"),
+          "status %d %s", (int)st, jitc_errmsg(ctx));
+  else if (t != JITC_TARGET_CUDA)
+    CHECK("device.other_target", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "compiled for"),
+          "status %d %s", (int)st, jitc_errmsg(ctx));
+  else /* y is read first: the first array in the kernel's order, the one named */
+    CHECK("device.not_device_memory", iy == 0 && st == JITC_E_INPUT &&
+          strstr(jitc_errmsg(ctx), "array 'y'"), "status %d %s", (int)st, jitc_errmsg(ctx));
+  if (t == JITC_TARGET_CUDA) {
+    st = jitc_run_device(ctx, kern, 0, NULL, v, NULL);
+    CHECK("device.n_zero", st == JITC_OK, "status %d %s", (int)st, jitc_errmsg(ctx));
+    double *hx = calloc(4, 8);
+    host[iy] = (uint64_t)(uintptr_t)hx;
+    st = jitc_run_device(ctx, kern, 4, host, v, NULL);
+    CHECK("device.host_pointer", st == JITC_E_INPUT && strstr(jitc_errmsg(ctx), "array 'y'") &&
+          strstr(jitc_errmsg(ctx), "not CUDA device memory"),
+          "status %d %s", (int)st, jitc_errmsg(ctx));
+    free(hx);
+  }
+  jitc_kernel_free(kern);
+  jitc_context_free(ctx);
+}
+
 static void test_emit(void) {
   jitc_context *ctx = jitc_context_new();
   char *text = NULL;
@@ -254,6 +328,7 @@ int main(int argc, char **argv) {
   jitc_context_free(ctx);
   test_errors(t);
   test_run(t);
+  test_run_device(t);
   test_emit();
   test_threads(t);
   return failures ? 1 : 0;

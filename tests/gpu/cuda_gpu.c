@@ -19,6 +19,7 @@
 #include "../../src/cuda.h"
 #include "../../runtime/cuda_api.h"
 #include "../../cli/cli.h"
+#include "gpu_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,13 +62,6 @@ static jitc_kernel *compile(jitc_context *ctx, const char *src, const jitc_array
 }
 
 /* Deterministic inputs with special values sprinkled in. */
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 static void fill(void *p, jitc_dtype t, int64_t n) {
   static const double specials[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 1e308, -1e-310,
                                     0.5, 1.5, 2.5, -2.5, 3e9, -3e9, 1e20};
@@ -224,20 +218,6 @@ static jitc_context *context_with(const char *var, const char *val) {
   jitc_context *c = jitc_context_new();
   unsetenv(var);
   return c;
-}
-
-/* A program of many statements, above the size that makes one kernel per
-** group of statements (cuda_plan.c). */
-static const char *many_statements(void) {
-  static char src[20000];
-  if (!src[0]) {
-    size_t n = 0;
-    n += (size_t)snprintf(src + n, sizeof src - n, "let t0 = a * 1.5 + b\n");
-    for (int k = 1; k < 150; k++)
-      n += (size_t)snprintf(src + n, sizeof src - n, "let t%d = t%d * 0.75 + a - b * %d\n", k, k - 1, k);
-    snprintf(src + n, sizeof src - n, "c = t149 + t3; d = t75 - b");
-  }
-  return src;
 }
 
 static jitc_buffer *bnew(jitc_context *ctx, jitc_dtype t, int64_t n) {

@@ -6,8 +6,10 @@
 # kernels against interp (tests/t_split.py), the cuda group of the normal suite (which
 # executes where a GPU is present), and tests/gpu/cuda_gpu.c: sizes 0 to
 # above 2^32 elements, misaligned arrays, the scalar, sliced and chunked
-# paths, device buffers, device out of memory, then timings.  Ends with
-# "N passed, N failed, N skipped" and a table of the timings.
+# paths, device buffers, device out of memory, then timings; and
+# tests/gpu/devptr_gpu.c: jitc_run_device on the program's own device memory
+# and streams, also under compute-sanitizer's memcheck when it is installed.
+# Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -22,6 +24,9 @@ log=$out/log
 ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/cuda_gpu" tests/gpu/cuda_gpu.c cli/format.c "$BUILD/libjitc_int.a" \
   ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
   || { echo "FAIL cuda_gpu: does not build"; exit 1; }
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/devptr_gpu" tests/gpu/devptr_gpu.c "$BUILD/libjitc_int.a" \
+  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
+  || { echo "FAIL devptr_gpu: does not build"; exit 1; }
 
 if [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
@@ -35,6 +40,19 @@ echo "== tests/t_cuda.py"
 $PYTHON tests/t_cuda.py 2>&1 | tee -a "$log"
 echo "== cuda_gpu check"
 "$out/cuda_gpu" check 2>&1 | tee -a "$log"
+echo "== devptr_gpu check: jitc_run_device on the program's own device memory and streams"
+"$out/devptr_gpu" check 2>&1 | tee -a "$log"
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
+if [ -n "$cs" ]; then
+  echo "== devptr_gpu quick under compute-sanitizer --tool memcheck"
+  if "$cs" --tool memcheck --error-exitcode 9 "$out/devptr_gpu" quick >"$out/cs" 2>&1; then
+    echo "ok devptr.memcheck" | tee -a "$log"
+  else
+    tail -n 30 "$out/cs"; echo "FAIL devptr.memcheck: see above" | tee -a "$log"
+  fi
+else
+  echo "skip devptr.memcheck: no compute-sanitizer" | tee -a "$log"
+fi
 
 echo "== compile latency (fresh processes)"
 cache=$(mktemp -d)
