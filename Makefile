@@ -4,7 +4,9 @@
 #                        libjitc.so.0, itself a link to libjitc.so.VERSION), build/jitc.pc
 #   make test            the whole test suite (ends with "N passed, N failed")
 #   make test SAN=1      the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make install PREFIX=/usr/local   (DESTDIR=dir stages it; LDCONFIG= skips ldconfig)
+#   make install PREFIX=/usr/local   (DESTDIR=dir stages it; LDCONFIG= skips ldconfig):
+#                        bin/jitc, lib/libjitc.*, lib/pkgconfig/jitc.pc, include/jitc.h,
+#                        share/man/man1/jitc.1
 #
 # The cpu target needs LLVM (llvm-config); without it the build still succeeds
 # and says so, and `-t cpu` reports that the target is not available.
@@ -113,13 +115,15 @@ $(BUILD)/jitc.pc: Makefile src/jitc.h
 LDCONFIG ?= ldconfig
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/jitc $(DESTDIR)$(PREFIX)/bin/jitc
 	install -m 644 $(BUILD)/libjitc.a $(DESTDIR)$(PREFIX)/lib/libjitc.a
 	install -m 755 $(BUILD)/$(SOREAL) $(DESTDIR)$(PREFIX)/lib/$(SOREAL)
 	ln -sf $(SOREAL) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libjitc.so
 	install -m 644 src/jitc.h $(DESTDIR)$(PREFIX)/include/jitc.h
+	install -m 644 docs/jitc.1 $(DESTDIR)$(PREFIX)/share/man/man1/jitc.1
 	$(PC_TEXT) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitc.pc
 	@ldc='$(LDCONFIG)'; lib='$(PREFIX)/lib'; \
 	if [ -n "$(DESTDIR)" ] || [ -z "$$ldc" ]; then :; \

@@ -3,12 +3,14 @@
 #   llvm-19-dev   the cpu target (LLVM-C API, ORC JIT)
 #   libsleef-dev  vectorised math functions for the cpu target
 #   python3 numpy the tests' oracle (NumPy >= 2, from PyPI when the system's is older)
+#   groff-base    groff, which the tests render the man page docs/jitc.1 with
 # Run as root (it calls apt-get); without root it prints the commands instead.
 set -u
 need_apt=""
 command -v llvm-config-19 >/dev/null 2>&1 || need_apt="$need_apt llvm-19-dev"
 [ -f /usr/include/sleef.h ] || need_apt="$need_apt libsleef-dev"
 command -v python3 >/dev/null 2>&1 || need_apt="$need_apt python3 python3-pip"
+command -v groff >/dev/null 2>&1 || need_apt="$need_apt groff-base"
 if [ -n "$need_apt" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing:$need_apt"

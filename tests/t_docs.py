@@ -60,11 +60,15 @@ class Command:
 
 
 def parse(path):
+    return parse_lines(open(path, encoding="utf-8").read().split("\n"))
+
+
+def parse_lines(lines):
     """(commands, stray prompts): the commands of the console blocks, each
     with its expected output, and the line numbers of prompts elsewhere."""
     cmds, stray = [], []
     fence, needs, cur, cont = None, None, None, False
-    for n, line in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
+    for n, line in enumerate(lines, 1):
         m = re.match(r"^(```+|~~~+)\s*(\S*)\s*(.*)$", line)
         if fence is None and m:
             fence = m.group(1)
@@ -142,6 +146,13 @@ def check_file(rel, available):
     for n in stray:
         fails += 1
         print("FAIL docs.%s:%d: a prompt or output outside a console block is never checked" % (rel, n))
+    run_commands("docs." + rel, cmds, available)
+
+
+def run_commands(label, cmds, available):
+    """Runs the commands in order in one scratch directory; prints a result
+    line for each, named LABEL:LINE."""
+    global fails
     if not cmds:
         return
     scratch = tempfile.mkdtemp(prefix="jitc-docs-")
@@ -152,7 +163,7 @@ def check_file(rel, available):
         os.symlink(BUILD, os.path.join(scratch, "build"))
         env = environment(scratch)
         for c in cmds:
-            name = "docs.%s:%d" % (rel, c.line)
+            name = "%s:%d" % (label, c.line)
             missing = [t for t in c.needs if not available.get(t, False)]
             if missing:
                 print("skip %s: needs %s" % (name, " and ".join(missing)))

@@ -5,7 +5,8 @@
 # and runs kernels (tests/symbols_check.c); libjitc.so carries the SONAME
 # libjitc.so.0 with the usual links; `make install` into a temporary prefix
 # gives a library that a program built with pkg-config (and the rpath recipe
-# of the README) finds without LD_LIBRARY_PATH, shared or static.
+# of the README) finds without LD_LIBRARY_PATH, shared or static, and the
+# man page in share/man/man1.
 # Environment: BUILD, CC, CFLAGS, LDFLAGS, JITC_TARGETS (set by tests/run.sh),
 # and SAN, LLVM_CONFIG to rebuild nothing in `make install`.
 set -u
@@ -96,6 +97,7 @@ if ! make_install "$tmp/install.log" PREFIX="$prefix" LDCONFIG=; then
 fi
 lib=$prefix/lib
 if [ -f "$lib/libjitc.a" ] && [ -f "$prefix/include/jitc.h" ] && [ -x "$prefix/bin/jitc" ] &&
+   cmp -s docs/jitc.1 "$prefix/share/man/man1/jitc.1" &&
    [ -L "$lib/libjitc.so" ] && [ -L "$lib/libjitc.so.0" ] &&
    [ "$(readlink "$lib/libjitc.so.0")" = "$(basename "$real")" ] &&
    [ ! -L "$lib/$(basename "$real")" ] && [ -f "$lib/$(basename "$real")" ]; then
@@ -104,11 +106,21 @@ else
   echo "FAIL symbols.install_files: $(find "$prefix" | tr '\n' ' ')"
 fi
 
+# man finds the page by name under the prefix.
+if ! command -v man >/dev/null 2>&1; then
+  echo "skip symbols.install_man: man is not installed"
+elif [ "$(MANPATH="$prefix/share/man" man -w jitc 2>&1)" = "$prefix/share/man/man1/jitc.1" ]; then
+  echo "ok symbols.install_man"
+else
+  echo "FAIL symbols.install_man: MANPATH=$prefix/share/man man -w jitc: $(MANPATH="$prefix/share/man" man -w jitc 2>&1)"
+fi
+
 # A staged install (DESTDIR) for a package: the files under DESTDIR, the
 # pkg-config file naming the final prefix, no ldconfig.
 staged=$tmp/stage/usr/local/lib
 if make_install "$tmp/stage.log" DESTDIR="$tmp/stage" PREFIX=/usr/local &&
    [ "$(readlink "$staged/libjitc.so")" = libjitc.so.0 ] && [ -f "$staged/libjitc.so.0" ] &&
+   [ -f "$tmp/stage/usr/local/share/man/man1/jitc.1" ] &&
    grep -qx 'prefix=/usr/local' "$staged/pkgconfig/jitc.pc" && ! grep -q ldconfig "$tmp/stage.log"; then
   echo "ok symbols.install_destdir"
 else
