@@ -1,0 +1,81 @@
+#!/bin/sh
+# tests/t_samples.sh -- every C program under samples/ (samples/README.md)
+# builds against the static library, as a user's program would, with the
+# project's flags and -Wall -Wextra -Werror, and runs.  A sample checks its
+# own results and exits 0 when they are right: ok; 69 when this machine
+# lacks what it needs (a GPU): skip, with its last line of standard error;
+# anything else: FAIL.  The seeds measure every target this machine has and
+# print "skipping TARGET: why" for the others: each such line is a skip of
+# its own.  A skip is a failure where the target is there (JITC_TARGETS, as
+# tests/run.sh finds them).  samples/embed.c's output is checked too.
+set -u
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+JITC=${JITC:-$BUILD/jitc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export JITC_CACHE_DIR="$tmp/cache"
+if [ -z "${JITC_TARGETS:-}" ]; then
+  JITC_TARGETS=interp
+  for t in cpu cuda; do
+    "$JITC" -t $t -q -n 1 'b = a + 1' >/dev/null 2>&1 && JITC_TARGETS="$JITC_TARGETS $t"
+  done
+fi
+have() { case " $JITC_TARGETS " in *" $1 "*) return 0 ;; esac; return 1; }
+libs="$BUILD/libjitc.a $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc")"
+
+# What samples/embed.c must print (among other lines).
+cat >"$tmp/embed.expect" <<'END'
+array x: float32, input
+array y: float32, updated in place
+n=1001 alpha=0.5: y[0]=1 y[1000]=501
+n=2001 alpha=1: y[0]=1 y[2000]=2001
+n=3001 alpha=1.5: y[0]=1 y[3000]=4501
+compiling two typos: program error (exit code 65), kernel NULL
+error 1 of 2: program error at line 1, column 13: unknown function 'exq'; did you mean 'exp'?
+error 2 of 2: program error at line 2, column 5: unknown function 'sinn'; did you mean 'sin'?
+axpy.jitc:1:13: error: unknown function 'exq'; did you mean 'exp'?
+  y = alpha * exq(x) + y
+              ^
+axpy.jitc:2:5: error: unknown function 'sinn'; did you mean 'sin'?
+END
+
+for src in $(find samples -name '*.c' | sort); do
+  name=${src#samples/}
+  name=sample.${name%.c}
+  exe=$tmp/$(basename "$src" .c)
+  # shellcheck disable=SC2086
+  if ! $CC ${CFLAGS:-} -Wall -Wextra -Werror -Isrc -o "$exe" "$src" $libs ${LDFLAGS:-} \
+       2>"$tmp/err"; then
+    echo "FAIL $name.build: $(head -c 2000 "$tmp/err")"
+    continue
+  fi
+  "$exe" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  why=$(tail -n 1 "$tmp/err")
+  if [ $rc -eq 0 ]; then
+    echo "ok $name"
+  elif [ $rc -eq 69 ] && ! have cuda; then
+    echo "skip $name: $why"
+  else
+    echo "FAIL $name: exit status $rc"
+    cat "$tmp/out" "$tmp/err"
+  fi
+  sed -n 's/^skipping \([a-z]*\): \(.*\)/\1 \2/p' "$tmp/out" | while read -r t rest; do
+    if have "$t"; then
+      echo "FAIL $name.$t: skipped where the target is available: $rest"
+    else
+      echo "skip $name.$t: $rest"
+    fi
+  done
+  if [ "$name" = sample.embed ] && [ $rc -eq 0 ]; then
+    if grep -vxFf "$tmp/out" "$tmp/embed.expect" >"$tmp/missing"; then
+      echo "FAIL $name.output: these lines are missing:"
+      cat "$tmp/missing"
+      echo "--- it printed"
+      cat "$tmp/out"
+    else
+      echo "ok $name.output"
+    fi
+  fi
+done
