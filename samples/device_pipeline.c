@@ -10,8 +10,8 @@
 ** more than the kernels).  The same three kernels on host arrays, on the
 ** host's target (cpu, or interp where jitc was built without LLVM), are the
 ** reference that w is checked against.  Last, the same computation as one
-** program with `let`: one kernel that reads x and writes w, and moves a
-** third of the bytes.
+** program with `let`: one kernel that reads x and writes w, two passes
+** over memory where the three kernels make seven.
 **
 ** Without a GPU it runs the host part (the fused program included, checked
 ** against the three kernels), says why it stops, and exits with
