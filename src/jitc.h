@@ -336,6 +336,18 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
                                       jitc_buffer *const *bufs, const jitc_value *scalars,
                                       jitc_run_info *info);
 
+/* ---- the caller's device memory ---- */
+
+/* jitc_run() on device memory the caller owns (CuPy arrays, PyTorch
+** tensors, cudaMalloc'ed buffers), for a kernel of the cuda target. */
+JITC_API jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                                     const uint64_t *ptrs, const jitc_value *scalars,
+                                     void *stream);
+/* ptrs: device addresses (CUdeviceptr) in the kernel's array order; stream: a CUstream, NULL for
+   the default stream; queued on the stream, returns without waiting; uses the context current on
+   the calling thread (CuPy and PyTorch leave the device's primary context current), else the
+   primary context of the pointers' device.  JITC_E_UNAVAILABLE without a GPU. */
+
 #ifdef __cplusplus
 }
 #endif
