@@ -18,7 +18,9 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-LIB = os.path.join("build", "pylib")
+# JITC_BUILD names a build directory of the Makefile to link (the tests
+# link the library they test); make brings it up to date either way.
+LIB = os.environ.get("JITC_BUILD") or os.path.join("build", "pylib")
 
 
 class BuildWithLibrary(build_ext):

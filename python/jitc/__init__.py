@@ -207,7 +207,7 @@ def _dtype_name(spec):
 
 def _signature_code(name, spec):
     """The _jitc code (kind | dtype) that one entry of a signature means."""
-    if spec in (bool, int, float):
+    if spec is bool or spec is int or spec is float:
         return _jitc.WEAK | _DTYPES[{bool: "bool", int: "int64", float: "float64"}[spec]]
     if isinstance(spec, _np.generic) or (isinstance(spec, _np.ndarray) and spec.ndim == 0):
         dt = _dtype_name(spec.dtype)
