@@ -308,10 +308,10 @@ static int bind_value(Bound *b, const char *name, PyObject *o) {
 /* _device_info's tuple: (ptr, shape, strides in bytes or None, typestr,
 ** stream, device, keepalive). */
 static int bind_device(Bound *b, const char *name, PyObject *info) {
-  PyObject *shape, *strides, *ts;
+  PyObject *shape, *strides, *ts, *rest1, *rest2, *rest3;
   unsigned long long ptr;
-  if (!PyArg_ParseTuple(info, "KO!OU|OOO", &ptr, &PyTuple_Type, &shape, &strides, &ts, NULL,
-                        NULL, NULL))
+  if (!PyArg_ParseTuple(info, "KO!OU|OOO", &ptr, &PyTuple_Type, &shape, &strides, &ts, &rest1,
+                        &rest2, &rest3))
     return -1;
   const char *s = PyUnicode_AsUTF8(ts);
   if (!s) return -1;
