@@ -40,10 +40,11 @@ class BuildWithLibrary(build_ext):
 setup(
     ext_modules=[Extension(
         "jitc._jitc",
-        sources=["python/jitc/_jitc.c"],
+        sources=["python/jitc/" + f for f in ("_jitc.c", "values.c", "kernel.c", "evaluate.c")],
         include_dirs=["src", numpy.get_include()],
-        extra_compile_args=["-std=c11", "-O2"],
-        depends=["src/jitc.h"],
+        # Only PyInit__jitc is exported (PyMODINIT_FUNC marks it).
+        extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden"],
+        depends=["src/jitc.h", "python/jitc/pyjitc.h"],
     )],
     cmdclass={"build_ext": BuildWithLibrary},
 )
