@@ -105,6 +105,7 @@ static Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwn
     nn++;
   }
   const char *src = PyUnicode_AsUTF8(program);
+  if (!src) goto out;
   for (int round = 0; round < MAXNAMES; round++) {
     jitc_array_decl ad[MAXNAMES];
     jitc_scalar_decl sd[MAXNAMES];

@@ -121,3 +121,8 @@ def test_no_length(target):
 def test_evaluate_bad_call():
     with pytest.raises(jitc.UsageError):
         jitc.evaluate(3)
+
+
+def test_program_not_utf8():
+    with pytest.raises(UnicodeEncodeError):
+        jitc.evaluate("c = a + 1\ud800", a=np.ones(2))
