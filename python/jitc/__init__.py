@@ -43,8 +43,8 @@ Values:
 
 Results: the array the program assigns (a new array; or, for an array the
 program updates in place such as ``a[i] += 1``, the array passed, updated);
-a dict by name when it assigns several; None when it assigns none.  An
-output given by name is written in place (its dtype then fixes the output's).
+a dict by name when it assigns several.  An output given by name is written
+in place (its dtype then fixes the output's).
 
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
 ``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),

@@ -432,11 +432,12 @@ PyTypeObject KernelType = {
   .tp_vectorcall_offset = offsetof(KernelObject, vectorcall),
   .tp_getset = kernel_getset,
   .tp_doc = "A compiled program: call it with its arrays and scalars.\n\n"
-            "kernel(*args, **names): positional arguments bind kernel.params in order, "
-            "keywords bind by name.  Arrays must have the dtypes the kernel was compiled for; "
-            "scalars are converted to the type they have in the kernel.  Outputs not given "
-            "are allocated.  Returns what jitc.evaluate returns: the array the program "
-            "assigns, a dict by name when it assigns several, None when it assigns none.\n\n"
+            "kernel(*args, **names): positional arguments bind kernel.params in\n"
+            "order, keywords bind by name.  Arrays must have the dtypes the kernel\n"
+            "was compiled for; scalars are converted to the type they have in the\n"
+            "kernel.  Outputs not given are allocated.  Returns what jitc.evaluate\n"
+            "returns: the array the program assigns, or a dict by name when it\n"
+            "assigns several.\n\n"
             "Made by jitc.compile(); jitc.evaluate keeps its own in a cache.",
 };
 
