@@ -172,6 +172,13 @@ static Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwn
     /* Look the unknown names up in the caller's variables. */
     int missing = 0;
     for (int j = 0; j < nfound; j++) {
+      /* A name read in several places is unknown at each. */
+      int seen = 0;
+      for (int i = 0; i < nn && !seen; i++) seen = name_eq(names[i], found[j]);
+      if (seen) {
+        Py_DECREF(found[j]);
+        continue;
+      }
       PyObject *v = missing || nn == MAXNAMES ? NULL : frame_lookup(found[j], locals);
       if (PyErr_Occurred()) missing = 1;
       if (!v) missing = 1;

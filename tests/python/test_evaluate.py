@@ -155,6 +155,13 @@ def test_caller_locals_and_globals(target):
     same(jitc.evaluate("c = a * s + g", target=target), np.arange(3.0) * 2.0 + G_ARRAY)
 
 
+def test_caller_name_read_twice(target):
+    a = np.arange(3.0)
+    r = jitc.evaluate("c = a*2 + a; d = a - 1", target=target)
+    same(r["c"], a * 2 + a)
+    same(r["d"], a - 1)
+
+
 G_ARRAY = np.array([10.0, 20.0, 30.0])
 g = G_ARRAY
 
