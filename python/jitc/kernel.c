@@ -200,6 +200,19 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
     }
     b->code = (dev ? K_DEV : K_HOST) | K->adtypes[j];
   }
+  /* jitc_run's arrays must not overlap where one is written: a given
+  ** output or an in-place array sharing memory with another is refused. */
+  for (int j = 0; j < na; j++) {
+    if (K->aroles[j] == JITC_INPUT) continue;
+    uint64_t lo = arrs[j].ptr, hi = lo + (uint64_t)n * jitc_dtype_size(K->adtypes[j]);
+    for (int i = 0; i < na && n > 0; i++) {
+      uint64_t lo2 = arrs[i].ptr, hi2 = lo2 + (uint64_t)n * jitc_dtype_size(K->adtypes[i]);
+      if (i != j && lo < hi2 && lo2 < hi)
+        return raise_input("'%U' and '%U' share memory: the arrays of a call must not "
+                           "overlap (update an array in place with a[i] = ...)",
+                           K->anames[j], K->anames[i]);
+    }
+  }
   /* The run. */
   void *ptrs_stack[16];
   jitc_value vals_stack[16];
