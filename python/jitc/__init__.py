@@ -35,7 +35,8 @@ Values:
   contiguous (C or Fortran order; others are refused: copy with
   ``np.ascontiguousarray``), have one shape (jitc does not broadcast) and
   one memory order.  Any number of dimensions: outputs get the inputs'
-  shape and order.  Host and device arrays do not mix in one call.
+  shape and order.  Host and device arrays do not mix in one call, and an
+  array the program writes shares no memory with another array of the call.
 - Scalars: Python ``bool``, ``int`` and ``float`` are weak (a ``float32``
   array times ``2.5`` stays ``float32``, as in NumPy 2); NumPy scalars
   (``np.float64(2.5)``) and 0-d arrays are typed (``float32`` array times
