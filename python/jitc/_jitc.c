@@ -39,8 +39,6 @@ PyObject *g_device_info;  /* obj -> None | ndarray (host view) | tuple */
 PyObject *g_device_empty; /* (like, shape, dtype name, fortran) -> array */
 PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
 
-
-
 PyObject *raise_status(jitc_status s, const char *msg) {
   PyObject *cls = g_exc[s < 8 ? s : JITC_E_INTERNAL];
   PyErr_SetString(cls ? cls : PyExc_RuntimeError, msg);
@@ -76,7 +74,6 @@ PyObject *raise_usage(const char *fmt, ...) {
 
 /* The library's error after a failed call, copied while the lock is held:
 ** raising it needs the GIL, which a holder of the lock must not wait for. */
-
 
 void failure_take(Failure *f, jitc_status s) {
   f->status = s;
@@ -161,7 +158,6 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
   Py_XSETREF(g_device_empty, Py_NewRef(empty));
   Py_RETURN_NONE;
 }
-
 
 static PyObject *py_available(PyObject *self, PyObject *arg) {
   jitc_target t;

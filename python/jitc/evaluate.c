@@ -6,7 +6,6 @@
 */
 #include "pyjitc.h"
 
-
 typedef struct Entry {
   uint8_t key[MAXNAMES + 1]; /* target, then the code of each name */
   KernelObject *K;

@@ -5,17 +5,16 @@
 */
 #include "pyjitc.h"
 
-
-
-
+/* Frees a kernel under the lock: safe with the GIL held, as a holder of
+** the lock never waits for the GIL. */
+static void kernel_free_locked(jitc_kernel *k) {
+  PyThread_acquire_lock(g_lock, WAIT_LOCK);
+  jitc_kernel_free(k);
+  PyThread_release_lock(g_lock);
+}
 
 static void kernel_dealloc(KernelObject *K) {
-  if (K->k) {
-    /* Safe with the GIL held: a holder of the lock never waits for it. */
-    PyThread_acquire_lock(g_lock, WAIT_LOCK);
-    jitc_kernel_free(K->k);
-    PyThread_release_lock(g_lock);
-  }
+  if (K->k) kernel_free_locked(K->k);
   for (int j = 0; j < K->narrays; j++) Py_XDECREF(K->anames[j]);
   for (int j = 0; j < K->nscalars; j++) Py_XDECREF(K->snames[j]);
   PyMem_Free(K->anames);
@@ -47,7 +46,7 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
                           PyObject *params) {
   KernelObject *K = PyObject_New(KernelObject, &KernelType);
   if (!K) {
-    jitc_kernel_free(k);
+    kernel_free_locked(k);
     Py_XDECREF(params);
     return NULL;
   }

@@ -6,9 +6,6 @@
 */
 #include "pyjitc.h"
 
-
-
-
 void bound_clear(Bound *b) {
   Py_CLEAR(b->arr);
   Py_CLEAR(b->dev);
