@@ -285,3 +285,33 @@ def test_gil_released_while_running():
     th.join()
     assert loops > 1000
     assert gap < 0.5 * alone, (gap, alone)
+
+
+def test_threads_with_clear_cache(target):
+    """Calls from several threads while another empties the cache: right
+    answers, no crash (a call keeps its kernel while it runs)."""
+    import threading
+    a = np.arange(50000.0)
+    stop = threading.Event()
+    errors = []
+
+    def work(k):
+        for rep in range(30):
+            r = jitc.evaluate(f"c = a + {k}", target=target, a=a)
+            if not np.array_equal(r, a + k):
+                errors.append((k, rep))
+
+    def clear():
+        while not stop.is_set():
+            jitc.clear_cache()
+
+    cl = threading.Thread(target=clear)
+    cl.start()
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    stop.set()
+    cl.join()
+    assert not errors
