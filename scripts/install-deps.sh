@@ -4,6 +4,7 @@
 #   libsleef-dev  vectorised math functions for the cpu target
 #   python3 numpy the tests' oracle (NumPy >= 2, from PyPI when the system's is older)
 #   groff-base    groff, which the tests render the man page docs/jitc.1 with
+#   python3-dev, pytest, setuptools, wheel   the Python package's build and tests
 # Run as root (it calls apt-get); without root it prints the commands instead.
 set -u
 need_apt=""
@@ -11,6 +12,10 @@ command -v llvm-config-19 >/dev/null 2>&1 || need_apt="$need_apt llvm-19-dev"
 [ -f /usr/include/sleef.h ] || need_apt="$need_apt libsleef-dev"
 command -v python3 >/dev/null 2>&1 || need_apt="$need_apt python3 python3-pip"
 command -v groff >/dev/null 2>&1 || need_apt="$need_apt groff-base"
+# Python.h of the python3 that runs the tests (a python of its own, such as
+# pyenv's, brings its headers).
+python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(
+  sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null || need_apt="$need_apt python3-dev"
 if [ -n "$need_apt" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing:$need_apt"
@@ -26,4 +31,13 @@ if ! python3 -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]
     python3 -m pip install -q --break-system-packages 'numpy>=2' ||
     { echo "could not install numpy; run: python3 -m pip install 'numpy>=2'" >&2; exit 1; }
 fi
+# The Python package: built with pip --no-build-isolation (setuptools,
+# wheel) and tested with pytest.
+for m in pytest setuptools wheel; do
+  python3 -c "import $m" 2>/dev/null && continue
+  echo "installing $m (pip)"
+  python3 -m pip install -q "$m" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "$m" ||
+    { echo "could not install $m; run: python3 -m pip install $m" >&2; exit 1; }
+done
 exit 0

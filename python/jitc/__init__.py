@@ -1,0 +1,274 @@
+"""jitc: a JIT compiler for element-wise array programs, from Python.
+
+    >>> import numpy as np, jitc
+    >>> a = np.arange(5.0); b = np.ones(5)
+    >>> jitc.evaluate("c = 2*a + b")
+    array([1., 3., 5., 7., 9.])
+
+A program is a few statements over arrays of one shape, element by element
+(docs/language.md): ``c = exp(a) * b``, ``a[i] += 1``, ``m = where(x > 0, x,
+0)``.  It is compiled once for a target and kept:
+
+- ``interp``: the reference interpreter;
+- ``cpu``: LLVM, vectorised and threaded (the default when jitc was built
+  with LLVM);
+- ``cuda``: NVRTC and the CUDA driver, on device arrays (CuPy arrays,
+  PyTorch tensors, anything with ``__cuda_array_interface__`` or DLPack on
+  a CUDA device), in place and on the array's current stream.
+
+The functions:
+
+- ``evaluate(program, target=None, **names)``: compiles (once) and runs;
+  names not given are taken from the caller's variables, as
+  ``numexpr.evaluate`` does.
+- ``compile(program, target=None, **signature)``: a ``Kernel`` to call many
+  times.
+- ``available(target)``, ``default_target()``, ``cache_info()``,
+  ``clear_cache()``.
+
+Values:
+
+- Arrays: NumPy arrays, objects with the buffer protocol or
+  ``__array_interface__`` (used in place, never copied), and device arrays,
+  of bool, int32, int64, float32 or float64.  Other dtypes are refused with
+  a message naming the array (convert with ``.astype``).  They must be
+  contiguous (C or Fortran order; others are refused: copy with
+  ``np.ascontiguousarray``), have one shape (jitc does not broadcast) and
+  one memory order.  Any number of dimensions: outputs get the inputs'
+  shape and order.  Host and device arrays do not mix in one call, and an
+  array the program writes shares no memory with another array of the call.
+- Scalars: Python ``bool``, ``int`` and ``float`` are weak (a ``float32``
+  array times ``2.5`` stays ``float32``, as in NumPy 2); NumPy scalars
+  (``np.float64(2.5)``) and 0-d arrays are typed (``float32`` array times
+  ``np.float64(2.5)`` is ``float64``).
+
+Results: the array the program assigns (a new array; or, for an array the
+program updates in place such as ``a[i] += 1``, the array passed, updated);
+a dict by name when it assigns several.  An output given by name is written
+in place (its dtype then fixes the output's).
+
+Errors raise ``jitc.Error`` subclasses named after the library's statuses:
+``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
+``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
+ValueError), ``TargetUnavailable``, ``OutOfMemory``, ``InternalError``.
+
+Threads: the GIL is released while a kernel compiles and runs.  The package
+holds one library context, used by one thread at a time under a lock, so
+calls from several threads are safe and run one after another (the cpu
+target spreads one large call over all cores itself).
+"""
+import numpy as _np
+
+from . import _jitc
+from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
+
+__all__ = [
+    "evaluate", "compile", "Kernel", "available", "default_target", "cache_info",
+    "clear_cache", "Error", "ProgramError", "InputError", "UsageError",
+    "TargetUnavailable", "OutOfMemory", "InternalError", "OutputError", "__version__",
+]
+__version__ = _jitc.version
+
+
+class Error(Exception):
+    """The base of jitc's exceptions."""
+
+
+class UsageError(Error, ValueError):
+    """A bad argument to jitc itself: an unknown target, a name the program
+    does not use, a missing argument to a kernel."""
+
+
+class ProgramError(Error):
+    """A syntax, name or type error in the program.
+
+    The message shows each error's position, the source line and a caret
+    under the spot; ``line`` and ``col`` (1-based) are the first one's.
+    """
+
+    def __init__(self, message="", line=0, col=0):
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
+
+class InputError(Error, ValueError, TypeError):
+    """A value jitc cannot take: a dtype it does not have, a non-contiguous
+    array, arrays of different shapes, a name that is nowhere."""
+
+
+class TargetUnavailable(Error, RuntimeError):
+    """The target cannot run here (no LLVM for cpu, no GPU for cuda)."""
+
+
+class InternalError(Error, RuntimeError):
+    """A bug in jitc, or a failure of a back end (LLVM, NVRTC, the driver)."""
+
+
+class OutputError(Error):
+    """An output that cannot be written."""
+
+
+class OutOfMemory(Error, MemoryError):
+    """Out of host or device memory."""
+
+
+# By jitc_status (jitc.h): OK, USAGE, PROGRAM, INPUT, UNAVAILABLE, INTERNAL,
+# OUTPUT, NOMEM.
+_STATUS = (Error, UsageError, ProgramError, InputError, TargetUnavailable, InternalError,
+           OutputError, OutOfMemory)
+
+# The library's dtype numbers (jitc_dtype) and the codes of _jitc's keys.
+_DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
+_ALIASES = {"b1": "bool", "i32": "int32", "i64": "int64", "f32": "float32",
+            "f64": "float64", "int": "int64", "float": "float64"}
+_TORCH_TYPESTR = {"torch.bool": "|b1", "torch.int32": "<i4", "torch.int64": "<i8",
+                  "torch.float32": "<f4", "torch.float64": "<f8"}
+
+
+def available(target):
+    """Whether ``target`` ('interp', 'cpu' or 'cuda') can run here."""
+    return _jitc._available(target) is True
+
+
+def _module_of(obj):
+    return type(obj).__module__.split(".")[0]
+
+
+def _device_info(obj):
+    """What _jitc needs of a device array: (pointer, shape, strides in bytes
+    or None, typestr, stream, device, keepalive); an ndarray view for a
+    DLPack array on the CPU; None when obj is not an array."""
+    kind = _module_of(obj)
+    if kind == "torch":
+        if not obj.is_cuda:
+            return _np.from_dlpack(obj)
+        import torch
+        item = obj.element_size()
+        return (obj.data_ptr(), tuple(obj.shape), tuple(s * item for s in obj.stride()),
+                _TORCH_TYPESTR.get(str(obj.dtype), str(obj.dtype)),
+                torch.cuda.current_stream(obj.device).cuda_stream, obj.device.index, obj)
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is None:
+        dev = obj.__dlpack_device__()
+        if dev[0] == 1:  # kDLCPU
+            return _np.from_dlpack(obj)
+        if dev[0] not in (2, 13):  # kDLCUDA, kDLCUDAManaged
+            return None
+        try:
+            import cupy
+            view = cupy.from_dlpack(obj)
+        except ImportError:
+            import torch
+            view = torch.utils.dlpack.from_dlpack(obj)
+        info = _device_info(view)
+        return info[:6] + (view,)
+    if kind == "cupy":
+        import cupy
+        stream = cupy.cuda.get_current_stream().ptr
+        device = obj.device.id
+    else:
+        # __cuda_array_interface__ v3: None: no stream to order against;
+        # 1: the legacy default stream; 2: the per-thread default stream.
+        stream = cai.get("stream")
+        stream = 0 if stream in (None, 1) else stream
+        device = None
+    strides = cai.get("strides")
+    return (cai["data"][0], tuple(cai["shape"]), tuple(strides) if strides else None,
+            cai["typestr"], stream, device, obj)
+
+
+def _device_empty(like, shape, dtype, fortran):
+    """A new device array of the kind of ``like``, on its device."""
+    if _module_of(like) == "torch":
+        import torch
+        t = getattr(torch, dtype)
+        if fortran and len(shape) > 1:
+            return torch.empty(tuple(reversed(shape)), dtype=t, device=like.device).T
+        return torch.empty(shape, dtype=t, device=like.device)
+    try:
+        import cupy
+    except ImportError:
+        raise InputError("outputs on the device are CuPy arrays or PyTorch tensors: install "
+                         "CuPy, or pass the outputs") from None
+    dev = getattr(like, "device", None)
+    with cupy.cuda.Device(dev.id if hasattr(dev, "id") else None):
+        return cupy.empty(shape, dtype=dtype, order="F" if fortran else "C")
+
+
+def _dtype_name(spec):
+    if isinstance(spec, str) and (spec in _DTYPES or spec in _ALIASES):
+        return _ALIASES.get(spec, spec)
+    try:
+        name = _np.dtype(spec).name
+    except TypeError:
+        return None
+    return name if name in _DTYPES else None
+
+
+def _signature_code(name, spec):
+    """The _jitc code (kind | dtype) that one entry of a signature means."""
+    if spec is bool or spec is int or spec is float:
+        return _jitc.WEAK | _DTYPES[{bool: "bool", int: "int64", float: "float64"}[spec]]
+    if isinstance(spec, _np.generic) or (isinstance(spec, _np.ndarray) and spec.ndim == 0):
+        dt = _dtype_name(spec.dtype)
+        if dt:
+            return _jitc.STRONG | _DTYPES[dt]
+    elif isinstance(spec, (bool, int, float)):
+        return _jitc.WEAK | _DTYPES["bool" if isinstance(spec, bool) else
+                                    "int64" if isinstance(spec, int) else "float64"]
+    elif isinstance(spec, _np.ndarray):
+        dt = _dtype_name(spec.dtype)
+        if dt:
+            return _jitc.HOST | _DTYPES[dt]
+    elif hasattr(spec, "__cuda_array_interface__") or hasattr(spec, "__dlpack_device__"):
+        info = _device_info(spec)
+        if isinstance(info, _np.ndarray):
+            return _signature_code(name, info)
+        dt = info and _dtype_name(info[3])
+        if dt:
+            return _jitc.DEVICE | _DTYPES[dt]
+    else:
+        dt = _dtype_name(spec)
+        if dt:
+            return _jitc.HOST | _DTYPES[dt]
+    raise InputError(f"signature: '{name}' = {spec!r}: give a dtype (np.float32, 'int64') or "
+                     "an example array for an array, int, float or bool (or an example "
+                     "value) for a weak scalar, a NumPy scalar for a typed one; jitc's "
+                     "dtypes are bool, int32, int64, float32 and float64")
+
+
+def compile(program, target=None, **signature):
+    """Compiles ``program`` into a Kernel to call many times.
+
+    ``signature`` gives, by name, what the kernel will be called with:
+
+    - an array: its dtype (``np.float32``, ``'int64'``, ``np.dtype('f8')``)
+      or an example array (a device array makes a kernel for device arrays);
+    - a weak scalar: ``int``, ``float`` or ``bool``, or an example Python
+      number;
+    - a typed scalar: an example NumPy scalar (``np.float32(0)``).
+
+    Names the program reads must all be in the signature (there is no
+    lookup in the caller's variables).  An output in the signature has its
+    dtype fixed, and may then be passed to be written in place.
+    ``kernel.params`` is the signature's order, which positional arguments
+    follow::
+
+        k = jitc.compile("c = alpha*a + b", a=np.float64, b=np.float64, alpha=float)
+        c = k(x, y, 2.0)            # or k(a=x, b=y, alpha=2.0)
+
+    target: 'interp', 'cpu' or 'cuda'; None: 'cuda' for a device-array
+    signature, else ``default_target()``.
+    """
+    decls = tuple((name, _signature_code(name, spec)) for name, spec in signature.items())
+    return _jitc._compile(program, target, decls)
+
+
+_jitc._init(_STATUS, _device_info, _device_empty)
+for _f in (evaluate, cache_info, clear_cache, default_target):
+    try:
+        _f.__module__ = "jitc"
+    except (AttributeError, TypeError):
+        pass
+del _f

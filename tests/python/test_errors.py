@@ -1,0 +1,138 @@
+"""Errors: exceptions named after the library's statuses, with messages that
+say what is wrong; never a crash."""
+import numpy as np
+import pytest
+
+import jitc
+
+
+def test_exception_hierarchy():
+    assert issubclass(jitc.ProgramError, jitc.Error)
+    assert issubclass(jitc.InputError, ValueError) and issubclass(jitc.InputError, TypeError)
+    assert issubclass(jitc.UsageError, ValueError)
+    assert issubclass(jitc.TargetUnavailable, RuntimeError)
+    assert issubclass(jitc.OutOfMemory, MemoryError)
+
+
+def test_program_error_position(target):
+    with pytest.raises(jitc.ProgramError) as e:
+        jitc.evaluate("c = a +* b", target=target, a=np.ones(2), b=np.ones(2))
+    assert e.value.line == 1 and e.value.col == 8
+    msg = str(e.value)
+    assert "1:8" in msg and "c = a +* b" in msg and "^" in msg
+    assert msg.splitlines()[-1].strip() == "^"
+
+
+def test_program_type_error_line(target):
+    with pytest.raises(jitc.ProgramError) as e:
+        jitc.evaluate("c = a + 1\nd = c & 1", target=target, a=np.ones(3))
+    assert e.value.line == 2
+
+
+def test_unknown_name(target):
+    with pytest.raises(jitc.ProgramError, match="unknown name 'zzz_nowhere'"):
+        jitc.evaluate("c = zzz_nowhere + 1", target=target)
+
+
+def test_unused_name_given(target):
+    with pytest.raises(jitc.UsageError, match="'b' is not a name the program uses"):
+        jitc.evaluate("c = a + 1", target=target, a=np.ones(2), b=np.ones(2))
+
+
+def test_bad_dtype_named(target):
+    with pytest.raises(jitc.InputError, match="'a' is an array of int8"):
+        jitc.evaluate("c = a + 1", target=target, a=np.ones(3, np.int8))
+    with pytest.raises(jitc.InputError, match="'a' is an array of complex128"):
+        jitc.evaluate("c = a + 1", target=target, a=np.ones(3, complex))
+    with pytest.raises(jitc.InputError, match="float16 scalar|half"):
+        jitc.evaluate("c = a + s", target=target, a=np.ones(3), s=np.float16(1))
+
+
+def test_non_contiguous_refused(target):
+    a = np.arange(10.0)[::2]
+    with pytest.raises(jitc.InputError, match="not contiguous.*ascontiguousarray"):
+        jitc.evaluate("c = a + 1", target=target, a=a)
+
+
+def test_shape_mismatch(target):
+    with pytest.raises(jitc.InputError, match="does not broadcast"):
+        jitc.evaluate("c = a + b", target=target, a=np.ones(3), b=np.ones(4))
+    with pytest.raises(jitc.InputError, match="shape"):
+        jitc.evaluate("c = a + b", target=target, a=np.ones((2, 3)), b=np.ones(6))
+
+
+def test_mixed_order(target):
+    a = np.ones((3, 4))
+    b = np.asfortranarray(np.ones((3, 4)))
+    with pytest.raises(jitc.InputError, match="order"):
+        jitc.evaluate("c = a + b", target=target, a=a, b=b)
+
+
+def test_read_only_in_place(target):
+    a = np.ones(3)
+    a.flags.writeable = False
+    with pytest.raises(jitc.InputError, match="read-only"):
+        jitc.evaluate("a[i] += 1", target=target, a=a)
+
+
+def test_not_an_array(target):
+    with pytest.raises(jitc.InputError, match="'a' is a list"):
+        jitc.evaluate("c = a + 1", target=target, a=[1.0, 2.0])
+    with pytest.raises(jitc.InputError, match="does not fit in int64"):
+        jitc.evaluate("c = a + s", target=target, a=np.ones(2), s=2**70)
+
+
+def test_bad_target():
+    with pytest.raises(jitc.UsageError, match="target"):
+        jitc.evaluate("c = a + 1", target="gpu", a=np.ones(2))
+
+
+def test_cuda_unavailable_or_device_only():
+    if jitc.available("cuda"):
+        pytest.skip("a GPU is here")
+    with pytest.raises(jitc.TargetUnavailable):
+        jitc.evaluate("c = a + 1", target="cuda", a=np.ones(2))
+
+
+def test_weak_scalar_overflow_int32(target):
+    with pytest.raises(jitc.Error, match="int32"):
+        jitc.evaluate("c = a + s", target=target, a=np.ones(2, np.int32), s=2**40)
+
+
+def test_kernel_call_errors(target):
+    k = jitc.compile("c = a + s", target=target, a=np.float64, s=float)
+    with pytest.raises(jitc.InputError, match="'a' is float32; the kernel takes float64"):
+        k(np.ones(2, np.float32), 1.0)
+    with pytest.raises(jitc.UsageError, match="missing scalar 's'"):
+        k(np.ones(2))
+    with pytest.raises(jitc.UsageError, match="not a name of the kernel"):
+        k(np.ones(2), 1.0, zz=1)
+    with pytest.raises(jitc.UsageError, match="too many"):
+        k(np.ones(2), 1.0, np.ones(2), 4)
+    with pytest.raises(jitc.InputError, match="signature"):
+        jitc.compile("c = a + 1", target=target, a=np.int8)
+
+
+def test_no_length(target):
+    with pytest.raises(jitc.UsageError, match="length"):
+        jitc.evaluate("c = s + 1", target=target, s=1.0)
+
+
+def test_evaluate_bad_call():
+    with pytest.raises(jitc.UsageError):
+        jitc.evaluate(3)
+
+
+def test_program_not_utf8():
+    with pytest.raises(UnicodeEncodeError):
+        jitc.evaluate("c = a + 1\ud800", a=np.ones(2))
+
+
+def test_overlapping_arrays_refused(target):
+    x = np.arange(6.0)
+    with pytest.raises(jitc.InputError, match="'c' and 'a' share memory"):
+        jitc.evaluate("c = a + 1", target=target, a=x, c=x)
+    with pytest.raises(jitc.InputError, match="share memory"):
+        jitc.evaluate("a[i] += b", target=target, a=x[:4], b=x[2:])
+    same_memory_read_twice = jitc.evaluate("c = a + b", target=target, a=x, b=x)
+    assert np.array_equal(same_memory_read_twice, 2 * x)
