@@ -177,3 +177,11 @@ def test_local_cluster(client, rng):
     # Both worker processes ran blocks (each compiled the programs once).
     compiles = client.run(lambda: __import__("jitc").cache_info()["compiles"])
     assert len(compiles) == 2 and all(n >= 2 for n in compiles.values()), compiles
+
+
+def test_dask_cluster_sample(client):
+    # The sample connects to a running scheduler by its address, as it
+    # would to a cluster of several machines.
+    from test_samples import run_sample
+    out = run_sample("dask_cluster.py", client.scheduler.address)
+    assert "2 workers" in out and "as NumPy finds" in out
