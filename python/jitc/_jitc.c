@@ -308,10 +308,10 @@ static int bind_value(Bound *b, const char *name, PyObject *o) {
 /* _device_info's tuple: (ptr, shape, strides in bytes or None, typestr,
 ** stream, device, keepalive). */
 static int bind_device(Bound *b, const char *name, PyObject *info) {
-  PyObject *shape, *strides, *ts;
+  PyObject *shape, *strides, *ts, *rest1, *rest2, *rest3;
   unsigned long long ptr;
-  if (!PyArg_ParseTuple(info, "KO!OU|OOO", &ptr, &PyTuple_Type, &shape, &strides, &ts, NULL,
-                        NULL, NULL))
+  if (!PyArg_ParseTuple(info, "KO!OU|OOO", &ptr, &PyTuple_Type, &shape, &strides, &ts, &rest1,
+                        &rest2, &rest3))
     return -1;
   const char *s = PyUnicode_AsUTF8(ts);
   if (!s) return -1;
@@ -494,6 +494,14 @@ static PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
                          PyUnicode_AsUTF8(K->anames[first]), isdev ? "host" : "device");
     if (dev < 0) first = j;
     dev = isdev;
+    if (isdev && first != j) {
+      PyObject *d1 = PyTuple_GET_SIZE(arrs[first].dev) > 5 ? PyTuple_GET_ITEM(arrs[first].dev, 5)
+                                                            : Py_None;
+      PyObject *d2 = PyTuple_GET_SIZE(b->dev) > 5 ? PyTuple_GET_ITEM(b->dev, 5) : Py_None;
+      if (d1 != Py_None && d2 != Py_None && PyObject_RichCompareBool(d1, d2, Py_NE) == 1)
+        return raise_input("'%s' is on device %R and '%s' on device %R: the arrays of a call "
+                           "are on one device", PyUnicode_AsUTF8(K->anames[first]), d1, nm, d2);
+    }
     if (DT(b->code) != K->adtypes[j])
       return raise_input("'%s' is %s; the kernel takes %s (compile it for %s, or convert with "
                          ".astype())", nm, dt_name(DT(b->code)), dt_name(K->adtypes[j]),
@@ -692,14 +700,15 @@ typedef struct Prog {
   Entry *entries;
 } Prog;
 
-static void prog_free(PyObject *cap) {
-  Prog *p = PyCapsule_GetPointer(cap, "jitc.Prog");
+static void prog_release(Prog *p) {
   if (!p) return;
   for (int j = 0; j < p->nnames; j++) Py_XDECREF(p->names[j]);
   for (int j = 0; j < p->nentries; j++) Py_XDECREF(p->entries[j].K);
   PyMem_Free(p->entries);
   PyMem_Free(p);
 }
+
+static void prog_free(PyObject *cap) { prog_release(PyCapsule_GetPointer(cap, "jitc.Prog")); }
 
 /* The caller's variables: locals, then globals. */
 static PyObject *frame_lookup(PyObject *name, PyObject **locals) {
@@ -877,8 +886,7 @@ out:
     Py_DECREF(names[j]);
   }
   if (p && PyErr_Occurred()) {
-    PyObject *cap = PyCapsule_New(p, "jitc.Prog", prog_free);
-    Py_XDECREF(cap);
+    prog_release(p);
     p = NULL;
   }
   return p;
@@ -900,16 +908,15 @@ static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t narg
   Prog *p;
   if (cap) {
     p = PyCapsule_GetPointer(cap, "jitc.Prog");
+    Py_INCREF(cap); /* a clear_cache() in another thread must not free it under us */
   } else {
     if (PyErr_Occurred()) return NULL;
     if (!(p = prog_resolve(program, kwv, kwnames, &locals))) goto out;
     cap = PyCapsule_New(p, "jitc.Prog", prog_free);
     if (!cap || PyDict_SetItem(g_progs, program, cap)) {
-      if (!cap) prog_free(NULL);
-      Py_XDECREF(cap);
+      if (!cap) prog_release(p);
       goto out;
     }
-    Py_DECREF(cap); /* the dict holds it */
   }
   /* Every name given must be the program's. */
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -1002,6 +1009,7 @@ static PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t narg
 out:
   for (int i = 0; i < nb; i++) bound_clear(&b[i]);
   Py_XDECREF(locals);
+  Py_XDECREF(cap);
   return result;
 }
 

@@ -1,4 +1,6 @@
 """Shared fixtures: the host targets this machine has."""
+import os
+
 import numpy as np
 import pytest
 
@@ -15,3 +17,27 @@ def target(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# tests/t_python.sh: one line per test case in the file $JITC_RESULTS, in
+# tests/run.sh's format ("ok NAME", "FAIL NAME: why", "skip NAME: why").
+_RESULTS = os.environ.get("JITC_RESULTS")
+
+
+def pytest_runtest_logreport(report):
+    if not _RESULTS:
+        return
+    path, _, name = report.nodeid.partition("::")
+    name = "python." + os.path.splitext(os.path.basename(path))[0] + "." + name
+    line = None
+    if report.when == "call" and report.passed:
+        line = f"ok {name}"
+    elif report.failed:
+        why = str(report.longrepr).strip().splitlines()[-1] if report.longrepr else ""
+        line = f"FAIL {name}: {report.when}: {why}"
+    elif report.skipped:
+        why = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
+        line = f"skip {name}: {why.removeprefix('Skipped: ')}"
+    if line:
+        with open(_RESULTS, "a") as f:
+            f.write(line + "\n")

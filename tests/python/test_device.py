@@ -82,3 +82,37 @@ def test_device_array_on_cpu_target():
     cp = _cupy()
     with pytest.raises(jitc.InputError, match="cuda"):
         jitc.evaluate("c = a + 1", target="cpu", a=cp.ones(3))
+
+
+class FakeDeviceArray:
+    """An object with __cuda_array_interface__ (v3) over host memory: enough
+    to reach the device path without a GPU (the run itself is refused)."""
+
+    def __init__(self, host, strides=None, typestr=None):
+        self.host = host
+        self.__cuda_array_interface__ = {
+            "shape": host.shape, "typestr": typestr or host.dtype.str,
+            "data": (host.ctypes.data, False), "version": 3, "strides": strides,
+            "stream": None}
+
+
+def test_fake_device_array_reaches_cuda():
+    if jitc.available("cuda"):
+        pytest.skip("a GPU is here: the CuPy and PyTorch tests cover it")
+    a = FakeDeviceArray(np.ones(4))
+    with pytest.raises(jitc.TargetUnavailable):
+        jitc.evaluate("a[i] += 1", a=a)
+    with pytest.raises(jitc.TargetUnavailable):
+        jitc.compile("c = a + s", a=a, s=1.0)
+
+
+def test_fake_device_array_errors():
+    a = FakeDeviceArray(np.ones(4))
+    with pytest.raises(jitc.InputError, match="host and device"):
+        jitc.evaluate("c = a + b", a=a, b=np.ones(4))
+    with pytest.raises(jitc.InputError, match="cuda"):
+        jitc.evaluate("c = a + 1", target="interp", a=a)
+    with pytest.raises(jitc.InputError, match="device array of <f2"):
+        jitc.evaluate("c = a + 1", a=FakeDeviceArray(np.ones(4, np.float16)))
+    with pytest.raises(jitc.InputError, match="not contiguous"):
+        jitc.evaluate("c = a + 1", a=FakeDeviceArray(np.ones(4), strides=(16,)))

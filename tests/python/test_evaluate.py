@@ -243,3 +243,38 @@ def test_threads(target, rng):
         t.join()
     assert not errors
     assert all(results)
+
+
+def test_gil_released_while_running():
+    """Another Python thread runs while a kernel runs: the longest pause of a
+    loop in this thread during a slow kernel is well below the kernel's time
+    (with the GIL held it would be all of it)."""
+    import threading
+    import time
+    a = np.linspace(0, 1, 2_000_000)
+    prog = "c = exp(sin(a)) * cos(a) + sqrt(a)"
+    t0 = time.perf_counter()
+    jitc.evaluate(prog, target="interp", a=a)
+    alone = time.perf_counter() - t0
+    done = threading.Event()
+    started = threading.Event()
+
+    def work():
+        started.set()
+        time.sleep(0.05)  # the loop below is running when the kernel starts
+        jitc.evaluate(prog, target="interp", a=a)
+        done.set()
+
+    th = threading.Thread(target=work)
+    th.start()
+    started.wait()
+    last, gap = time.perf_counter(), 0.0
+    loops = 0
+    while not done.is_set():
+        loops += 1
+        now = time.perf_counter()
+        gap = max(gap, now - last)
+        last = now
+    th.join()
+    assert loops > 1000
+    assert gap < 0.5 * alone, (gap, alone)
