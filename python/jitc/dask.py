@@ -168,7 +168,11 @@ def evaluate(program, target=None, **names):
     outs = tuple(nm for nm, role, dt in kernel.arrays if role != "input")
     if not outs:
         return None
-    params = kernel.params
+    params = [nm for nm, _, _ in kernel.arrays] + [nm for nm, _ in kernel.scalars]
+    for nm in names:
+        if nm not in params:  # as jitc.evaluate, which would say so in every block
+            raise _jitc.UsageError("'%s' is not a name the program uses" % nm)
+    params = [nm for nm in kernel.params if nm in params]
     arrays = [nm for nm in params if _is_array(names[nm])]
     if not arrays:
         raise _jitc.InputError("jitc.dask.evaluate: no array among the names (%s): give at "

@@ -136,6 +136,8 @@ def test_errors_raise_when_the_graph_is_built():
         jitc.dask.evaluate("c = s * 2", s=2.0)
     with pytest.raises(jitc.UsageError):
         jitc.dask.evaluate("c = a * 2", target="gpu", a=a)
+    with pytest.raises(jitc.UsageError, match="'b' is not a name the program uses"):
+        jitc.dask.evaluate("c = a * 2", a=a, b=a)
 
 
 def test_cupy_chunks():
