@@ -157,6 +157,15 @@ def test_cupy_chunks():
     same(cp.asnumpy(a1), a + 1)
 
 
+def test_processes_scheduler(rng):
+    a = rng.standard_normal(2000)
+    A = da.from_array(a, chunks=500)
+    r = jitc.dask.evaluate("a[i] += 1; b = a * 2", a=A)
+    got = dask.compute(r["a"], r["b"], scheduler="processes", num_workers=2)
+    same(got[0], a + 1)
+    same(got[1], (a + 1) * 2)
+
+
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("distributed")
