@@ -17,7 +17,8 @@ or on its PYTHONPATH).
   chunks of the first Dask array).  They must have one shape (jitc does
   not broadcast); their chunks are unified (rechunked to common blocks) as
   ``blockwise`` does.  A block that is not contiguous, or not in the order
-  of the others, is copied to C order before jitc sees it.
+  of the others, is copied to C order before jitc sees it, and one whose
+  elements are not aligned (as a worker may receive it) is copied too.
 - Scalars pass through to every block, typed as ``jitc.evaluate`` types
   them: Python numbers are weak, NumPy scalars and 0-d arrays (Dask ones
   included) typed.
