@@ -33,17 +33,19 @@ class BuildWithLibrary(build_ext):
         private = re.search(r"^Libs.private:(.*)$", pc, re.M).group(1).split()
         for ext in self.extensions:
             ext.extra_objects = [os.path.join(ROOT, LIB, "libjitc.a")]
-            ext.extra_link_args = private
+            # The archive's jitc_* functions stay inside the extension.
+            ext.extra_link_args = ["-Wl,--exclude-libs,ALL"] + private
         super().run()
 
 
 setup(
     ext_modules=[Extension(
         "jitc._jitc",
-        sources=["python/jitc/_jitc.c"],
+        sources=["python/jitc/" + f for f in ("_jitc.c", "values.c", "kernel.c", "evaluate.c")],
         include_dirs=["src", numpy.get_include()],
-        extra_compile_args=["-std=c11", "-O2"],
-        depends=["src/jitc.h"],
+        # Only PyInit__jitc is exported (PyMODINIT_FUNC marks it).
+        extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden"],
+        depends=["src/jitc.h", "python/jitc/pyjitc.h"],
     )],
     cmdclass={"build_ext": BuildWithLibrary},
 )

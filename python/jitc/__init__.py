@@ -35,7 +35,8 @@ Values:
   contiguous (C or Fortran order; others are refused: copy with
   ``np.ascontiguousarray``), have one shape (jitc does not broadcast) and
   one memory order.  Any number of dimensions: outputs get the inputs'
-  shape and order.  Host and device arrays do not mix in one call.
+  shape and order.  Host and device arrays do not mix in one call, and an
+  array the program writes shares no memory with another array of the call.
 - Scalars: Python ``bool``, ``int`` and ``float`` are weak (a ``float32``
   array times ``2.5`` stays ``float32``, as in NumPy 2); NumPy scalars
   (``np.float64(2.5)``) and 0-d arrays are typed (``float32`` array times
@@ -43,8 +44,8 @@ Values:
 
 Results: the array the program assigns (a new array; or, for an array the
 program updates in place such as ``a[i] += 1``, the array passed, updated);
-a dict by name when it assigns several; None when it assigns none.  An
-output given by name is written in place (its dtype then fixes the output's).
+a dict by name when it assigns several.  An output given by name is written
+in place (its dtype then fixes the output's).
 
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
 ``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),

@@ -21,7 +21,7 @@ class OutOfMemory(Error, MemoryError): ...
 Value = Any
 # A dtype, an example array, int/float/bool or an example scalar.
 SignatureEntry = Any
-Result = Union[None, Any, Dict[str, Any]]
+Result = Union[Any, Dict[str, Any]]
 
 class Kernel:
     @property

@@ -121,3 +121,18 @@ def test_no_length(target):
 def test_evaluate_bad_call():
     with pytest.raises(jitc.UsageError):
         jitc.evaluate(3)
+
+
+def test_program_not_utf8():
+    with pytest.raises(UnicodeEncodeError):
+        jitc.evaluate("c = a + 1\ud800", a=np.ones(2))
+
+
+def test_overlapping_arrays_refused(target):
+    x = np.arange(6.0)
+    with pytest.raises(jitc.InputError, match="'c' and 'a' share memory"):
+        jitc.evaluate("c = a + 1", target=target, a=x, c=x)
+    with pytest.raises(jitc.InputError, match="share memory"):
+        jitc.evaluate("a[i] += b", target=target, a=x[:4], b=x[2:])
+    same_memory_read_twice = jitc.evaluate("c = a + b", target=target, a=x, b=x)
+    assert np.array_equal(same_memory_read_twice, 2 * x)

@@ -155,6 +155,13 @@ def test_caller_locals_and_globals(target):
     same(jitc.evaluate("c = a * s + g", target=target), np.arange(3.0) * 2.0 + G_ARRAY)
 
 
+def test_caller_name_read_twice(target):
+    a = np.arange(3.0)
+    r = jitc.evaluate("c = a*2 + a; d = a - 1", target=target)
+    same(r["c"], a * 2 + a)
+    same(r["d"], a - 1)
+
+
 G_ARRAY = np.array([10.0, 20.0, 30.0])
 g = G_ARRAY
 
@@ -278,3 +285,33 @@ def test_gil_released_while_running():
     th.join()
     assert loops > 1000
     assert gap < 0.5 * alone, (gap, alone)
+
+
+def test_threads_with_clear_cache(target):
+    """Calls from several threads while another empties the cache: right
+    answers, no crash (a call keeps its kernel while it runs)."""
+    import threading
+    a = np.arange(50000.0)
+    stop = threading.Event()
+    errors = []
+
+    def work(k):
+        for rep in range(30):
+            r = jitc.evaluate(f"c = a + {k}", target=target, a=a)
+            if not np.array_equal(r, a + k):
+                errors.append((k, rep))
+
+    def clear():
+        while not stop.is_set():
+            jitc.clear_cache()
+
+    cl = threading.Thread(target=clear)
+    cl.start()
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    stop.set()
+    cl.join()
+    assert not errors

@@ -1,0 +1,113 @@
+/*
+** pyjitc.h -- what the files of the extension jitc._jitc share: the module
+** state (_jitc.c), bound values (values.c), Kernel objects (kernel.c) and
+** the evaluate cache (evaluate.c).
+*/
+#ifndef PYJITC_H
+#define PYJITC_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL jitc_ARRAY_API
+#ifndef JITC_MODULE_INIT
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "jitc.h"
+
+/* Codes of a bound value, in cache keys: kind | dtype. */
+enum { K_NONE = 0, K_HOST = 0x10, K_DEV = 0x20, K_WEAK = 0x30, K_STRONG = 0x40 };
+#define KIND(c) ((c) & 0xf0)
+#define DT(c) ((jitc_dtype)((c) & 0x0f))
+#define MAXNAMES 64
+
+/* The module state (_jitc.c). */
+extern jitc_context *g_ctx;
+extern PyThread_type_lock g_lock;
+extern jitc_target g_default_target;
+extern PyObject *g_progs;
+extern long long g_compiles, g_hits;
+extern PyObject *g_exc[8];
+extern PyObject *g_device_info;
+extern PyObject *g_device_empty;
+extern PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
+extern PyTypeObject KernelType;
+
+typedef struct Failure {
+  jitc_status status;
+  char *msg;
+  int line, col;
+} Failure;
+
+typedef struct Bound {
+  uint8_t code;
+  PyObject *obj;        /* what the caller gave (borrowed) */
+  PyArrayObject *arr;   /* host array: an ndarray on obj's memory (new ref) */
+  PyObject *dev;        /* device array: _device_info's tuple (new ref) */
+  PyObject *own;        /* an output allocated for the call (new ref) */
+  jitc_value val;       /* scalar */
+  /* arrays: data, shape, layout (1: C-contiguous, 2: F-contiguous) */
+  uint64_t ptr;
+  int ndim, layout, writable;
+  npy_intp shape[NPY_MAXDIMS];
+  int64_t n;
+} Bound;
+
+typedef struct KernelObject {
+  PyObject_HEAD
+  jitc_kernel *k;
+  PyObject *program;
+  jitc_target target;
+  int device;               /* runs on device arrays */
+  int narrays, nscalars;
+  PyObject **anames;        /* interned str */
+  jitc_role *aroles;
+  jitc_dtype *adtypes;
+  PyObject **snames;
+  jitc_dtype *sdtypes;
+  PyObject *params;         /* tuple: positional parameter names */
+  vectorcallfunc vectorcall;
+} KernelObject;
+
+/* _jitc.c: errors.  raise_input and raise_usage format as PyUnicode_FromFormat. */
+PyObject *raise_status(jitc_status s, const char *msg);
+PyObject *raise_input(const char *fmt, ...);
+PyObject *raise_usage(const char *fmt, ...);
+void failure_take(Failure *f, jitc_status s);
+PyObject *failure_raise(Failure *f);
+
+/* values.c */
+int bind_value(Bound *b, const char *name, PyObject *o);
+int bind_device(Bound *b, const char *name, PyObject *info);
+void bound_clear(Bound *b);
+const char *dt_name(jitc_dtype t);
+
+/* kernel.c */
+jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
+                           const jitc_scalar_decl *sd, int ns, const jitc_options *o,
+                           jitc_kernel **out, Failure *f);
+KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int device,
+                          PyObject *params);
+KernelObject *compile_bound(PyObject *program, jitc_target t, int device, int nnames,
+                            PyObject *const *names, const Bound *b, PyObject *params);
+int decls_of(int n, PyObject *const *names, const Bound *b, jitc_array_decl *ad, int *na,
+             jitc_scalar_decl *sd, int *ns);
+PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals);
+PyObject *kernel_vcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                       PyObject *kwnames);
+int kernel_slot(const KernelObject *K, PyObject *name);
+int name_eq(PyObject *a, PyObject *b);
+int parse_target(PyObject *t, int device, jitc_target *out);
+
+/* evaluate.c */
+PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *py_cache_info(PyObject *self, PyObject *noargs);
+PyObject *py_clear_cache(PyObject *self, PyObject *noargs);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+** values.c -- what a Python value is to a kernel: a host array (an ndarray,
+** or a view of a buffer or __array_interface__), a device array (through
+** __init__.py's _device_info), or a scalar, weak (Python's numbers) or
+** strong (NumPy's scalars, 0-d arrays).  Views only: nothing is copied.
+*/
+#include "pyjitc.h"
+
+void bound_clear(Bound *b) {
+  Py_CLEAR(b->arr);
+  Py_CLEAR(b->dev);
+  Py_CLEAR(b->own);
+  b->code = K_NONE;
+}
+
+static int dtype_of_kind(char kind, int size, jitc_dtype *out) {
+  if (kind == 'b' && size == 1) *out = JITC_BOOL;
+  else if (kind == 'i' && size == 4) *out = JITC_INT32;
+  else if (kind == 'i' && size == 8) *out = JITC_INT64;
+  else if (kind == 'f' && size == 4) *out = JITC_FLOAT32;
+  else if (kind == 'f' && size == 8) *out = JITC_FLOAT64;
+  else return -1;
+  return 0;
+}
+
+/* Whether a strided layout is C- (1) or Fortran- (2) contiguous, or both. */
+static int layout_of(int ndim, const npy_intp *shape, const npy_intp *strides, npy_intp item) {
+  int c = 1, f = 1;
+  npy_intp s = item;
+  for (int d = ndim - 1; d >= 0; d--) {
+    if (shape[d] == 0) return 3;
+    if (shape[d] != 1 && strides[d] != s) c = 0;
+    s *= shape[d];
+  }
+  s = item;
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] != 1 && strides[d] != s) f = 0;
+    s *= shape[d];
+  }
+  return c | f << 1;
+}
+
+const char *dt_name(jitc_dtype t) { return jitc_dtype_name(t); }
+
+/* A host ndarray: checks its dtype and fills the array fields. */
+static int bind_ndarray(Bound *b, const char *name, PyArrayObject *a) {
+  PyArray_Descr *d = PyArray_DESCR(a);
+  jitc_dtype t;
+  if (PyArray_ISBYTESWAPPED(a) || dtype_of_kind(d->kind, (int)PyDataType_ELSIZE(d), &t)) {
+    PyObject *r = PyObject_Str((PyObject *)d);
+    raise_input("'%s' is an array of %S; jitc takes bool, int32, int64, float32 and float64 "
+                "(convert it with .astype())", name, r ? r : Py_None);
+    Py_XDECREF(r);
+    return -1;
+  }
+  b->ndim = PyArray_NDIM(a);
+  b->layout = layout_of(b->ndim, PyArray_SHAPE(a), PyArray_STRIDES(a), PyDataType_ELSIZE(d));
+  if (!b->layout) {
+    raise_input("'%s' is not contiguous: jitc takes C- or Fortran-contiguous arrays "
+                "(copy it with np.ascontiguousarray)", name);
+    return -1;
+  }
+  memcpy(b->shape, PyArray_SHAPE(a), sizeof(npy_intp) * b->ndim);
+  b->n = PyArray_SIZE(a);
+  b->ptr = (uint64_t)(uintptr_t)PyArray_DATA(a);
+  b->writable = PyArray_ISWRITEABLE(a);
+  b->code = K_HOST | t;
+  return 0;
+}
+
+/* A 0-d array or NumPy scalar of dtype t at p: a strong scalar. */
+static void bind_strong(Bound *b, jitc_dtype t, const void *p) {
+  b->code = K_STRONG | t;
+  b->val.dtype = t;
+  switch (t) {
+  case JITC_BOOL: b->val.u.i = *(const npy_bool *)p != 0; break;
+  case JITC_INT32: b->val.u.i = *(const int32_t *)p; break;
+  case JITC_INT64: b->val.u.i = *(const int64_t *)p; break;
+  case JITC_FLOAT32: b->val.u.f = *(const float *)p; break;
+  default: b->val.u.f = *(const double *)p; break;
+  }
+}
+
+/* Classifies a value: array (host or device) or scalar (weak or strong). */
+int bind_value(Bound *b, const char *name, PyObject *o) {
+  memset(b, 0, sizeof *b);
+  b->obj = o;
+  if (PyArray_CheckExact(o) || PyArray_Check(o)) {
+    PyArrayObject *a = (PyArrayObject *)o;
+    if (PyArray_NDIM(a) == 0) {
+      jitc_dtype t;
+      PyArray_Descr *d = PyArray_DESCR(a);
+      if (PyArray_ISBYTESWAPPED(a) || dtype_of_kind(d->kind, (int)PyDataType_ELSIZE(d), &t))
+        return bind_ndarray(b, name, a); /* for its message */
+      bind_strong(b, t, PyArray_DATA(a));
+      return 0;
+    }
+    Py_INCREF(o);
+    b->arr = a;
+    return bind_ndarray(b, name, a);
+  }
+  if (PyFloat_CheckExact(o)) {
+    b->code = K_WEAK | JITC_FLOAT64;
+    b->val.dtype = JITC_FLOAT64;
+    b->val.u.f = PyFloat_AS_DOUBLE(o);
+    return 0;
+  }
+  if (PyArray_IsScalar(o, Generic)) {
+    PyArray_Descr *d = PyArray_DescrFromScalar(o);
+    jitc_dtype t;
+    int bad = !d || dtype_of_kind(d->kind, (int)PyDataType_ELSIZE(d), &t);
+    Py_XDECREF(d);
+    if (bad) {
+      raise_input("'%s' is a %s scalar; jitc takes bool, int32, int64, float32 and float64",
+                  name, Py_TYPE(o)->tp_name);
+      return -1;
+    }
+    char buf[16];
+    PyArray_ScalarAsCtype(o, buf);
+    bind_strong(b, t, buf);
+    return 0;
+  }
+  if (PyBool_Check(o)) {
+    b->code = K_WEAK | JITC_BOOL;
+    b->val.dtype = JITC_BOOL;
+    b->val.u.i = o == Py_True;
+    return 0;
+  }
+  if (PyLong_Check(o)) {
+    int over;
+    long long v = PyLong_AsLongLongAndOverflow(o, &over);
+    if (over) {
+      raise_input("'%s' = %S does not fit in int64", name, o);
+      return -1;
+    }
+    if (v == -1 && PyErr_Occurred()) return -1;
+    b->code = K_WEAK | JITC_INT64;
+    b->val.dtype = JITC_INT64;
+    b->val.u.i = v;
+    return 0;
+  }
+  if (PyFloat_Check(o)) {
+    b->code = K_WEAK | JITC_FLOAT64;
+    b->val.dtype = JITC_FLOAT64;
+    b->val.u.f = PyFloat_AsDouble(o);
+    return 0;
+  }
+  /* Device arrays first: a CuPy array also has the buffer protocol's
+  ** absence, but a PyTorch CPU tensor has DLPack and no buffer. */
+  if (g_device_info && (PyObject_HasAttr(o, s_cai) || PyObject_HasAttr(o, s_dlpack_device))) {
+    PyObject *info = PyObject_CallOneArg(g_device_info, o);
+    if (!info) return -1;
+    if (PyArray_Check(info)) {
+      b->arr = (PyArrayObject *)info;
+      return bind_ndarray(b, name, b->arr);
+    }
+    if (PyTuple_Check(info)) {
+      b->dev = info;
+      return bind_device(b, name, info);
+    }
+    Py_DECREF(info);
+  }
+  if (PyObject_CheckBuffer(o) || PyObject_HasAttr(o, s_array_interface)) {
+    /* A view of the object's memory, never a copy: the flags ask for none
+    ** and the layout is checked as for an ndarray. */
+    PyObject *a = PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
+    if (!a) return -1;
+    if (PyArray_NDIM((PyArrayObject *)a) == 0) {
+      Py_DECREF(a);
+      raise_input("'%s' is a 0-d buffer; pass a scalar or an array", name);
+      return -1;
+    }
+    b->arr = (PyArrayObject *)a;
+    return bind_ndarray(b, name, b->arr);
+  }
+  raise_input("'%s' is a %s, not an array or a number: jitc takes NumPy arrays, objects with "
+              "the buffer protocol, __array_interface__, __cuda_array_interface__ or DLPack, "
+              "and Python or NumPy scalars", name, Py_TYPE(o)->tp_name);
+  return -1;
+}
+
+/* _device_info's tuple: (ptr, shape, strides in bytes or None, typestr,
+** stream, device, keepalive). */
+int bind_device(Bound *b, const char *name, PyObject *info) {
+  PyObject *shape, *strides, *ts, *rest1, *rest2, *rest3;
+  unsigned long long ptr;
+  if (!PyArg_ParseTuple(info, "KO!OU|OOO", &ptr, &PyTuple_Type, &shape, &strides, &ts, &rest1,
+                        &rest2, &rest3))
+    return -1;
+  const char *s = PyUnicode_AsUTF8(ts);
+  if (!s) return -1;
+  jitc_dtype t;
+  int size = atoi(s + 2);
+  if (!(s[0] == '<' || s[0] == '|' || s[0] == '=') ||
+      dtype_of_kind(s[1] == 'b' ? 'b' : s[1], size, &t)) {
+    raise_input("'%s' is a device array of %s; jitc takes bool, int32, int64, float32 and "
+                "float64", name, s);
+    return -1;
+  }
+  int nd = (int)PyTuple_GET_SIZE(shape);
+  if (nd > NPY_MAXDIMS) {
+    raise_input("'%s' has %d dimensions", name, nd);
+    return -1;
+  }
+  npy_intp st[NPY_MAXDIMS];
+  b->n = 1;
+  for (int d = 0; d < nd; d++) {
+    b->shape[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+    b->n *= b->shape[d];
+  }
+  for (int d = nd - 1, acc = size; d >= 0; d--) { /* C order when strides is None */
+    st[d] = acc;
+    acc *= (int)b->shape[d];
+  }
+  if (strides != Py_None) {
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != nd)
+      return raise_input("'%s': bad strides", name), -1;
+    for (int d = 0; d < nd; d++) st[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, d));
+  }
+  if (PyErr_Occurred()) return -1;
+  b->ndim = nd;
+  b->layout = layout_of(nd, b->shape, st, size);
+  if (!b->layout) {
+    raise_input("'%s' is not contiguous: jitc takes C- or Fortran-contiguous arrays (copy it "
+                "with .copy() or cupy.ascontiguousarray)", name);
+    return -1;
+  }
+  if (nd == 0) {
+    raise_input("'%s' is a 0-d device array; pass a scalar or an array", name);
+    return -1;
+  }
+  b->ptr = ptr;
+  b->writable = 1;
+  b->code = K_DEV | t;
+  return 0;
+}
+
