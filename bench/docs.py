@@ -165,6 +165,67 @@ def plots(prefix, overview):
     return "\n".join(out)
 
 
+def python_section():
+    """From Python: the per-call cost (python_call.json), CuPy arrays against
+    C (python_gpu.md) and jitc.dask on one GPU and two (python_dask_gpu.md)."""
+    L = ["## From Python", "",
+         "The `jitc` package (python/) on NumPy arrays, on CuPy arrays, and over Dask "
+         "arrays of CuPy chunks with `jitc.dask`.  Reproducing:", "",
+         "    python3 bench/python_call.py --json > bench/results/python_call.json",
+         "    python3 bench/python_gpu.py --build build-gpu   # a GPU and CuPy, after "
+         "sh bench/gpu.sh (it builds build-gpu/bench/jitc_bench)",
+         "    python3 bench/python_dask_gpu.py      # two GPUs, CuPy, Dask (dask-cuda if "
+         "installed)",
+         "    python3 bench/docs.py                 # this page", ""]
+    pc = load("python_call.json")
+    L += ["### Per call, on the CPU", ""]
+    if pc:
+        us = pc["n1000_us"]
+        L += [f"`c = 2*a + b` on float64 arrays, target `{pc['target']}`, median time per "
+              "call (µs), the call from Python included.  Measured on the 2-core development "
+              "machine, shared with other work: the 10M figures vary most.", "",
+              "| 1,000 elements | µs |", "|---|---|"]
+        L += [f"| {k} | {v:.2f} |" if v is not None else f"| {k} | n/a |"
+              for k, v in us.items()]
+        L += ["", "| 10,000,000 elements | ms |", "|---|---|",
+              f"| jitc kernel from Python, c given | {pc['n10M_python_us'] / 1e3:.2f} |",
+              f"| jitc kernel from Python, a new c each call | "
+              f"{pc['n10M_python_new_c_us'] / 1e3:.2f} |"]
+        if pc.get("n10M_c_us"):
+            L += [f"| the same kernel from C (`jitc --repeat`) | {pc['n10M_c_us'] / 1e3:.2f} |"]
+        L += [""]
+    else:
+        L += ["> **Not run yet.**", ""]
+    for title, name, none in (
+            ("### CuPy arrays against the same kernel from C", "python_gpu.md",
+             "> **Not run yet.** `python3 bench/python_gpu.py` on a GPU machine."),
+            ("### Dask arrays of CuPy chunks: one GPU against two", "python_dask_gpu.md",
+             "> **Not run yet.** `python3 bench/python_dask_gpu.py` on a machine with two "
+             "GPUs.")):
+        md = load(name)
+        L += [title, ""]
+        if md:
+            first = md.split("\n\n")[1] if "\n\n" in md else ""
+            L += [first.strip(), "", body(md).replace("\n## ", "\n#### "), ""]
+            if name == "python_gpu.md":
+                L += ["Python's kernel time leaves out all host work (the spin kernel keeps "
+                      "the stream busy until the call has queued its launch), while C's "
+                      "events, inside `jitc_run_buffers` on an idle GPU, also hold the "
+                      "host side of the launch (its arguments, `cuLaunchKernel`): hence "
+                      "Python a few microseconds below C.  jitc ran "
+                      "its kernels on the CuPy arrays' memory through `jitc_run_device`.", ""]
+            if name == "python_dask_gpu.md":
+                L += ["A block's task returns once its kernel is queued, so the GPU works "
+                      "while the scheduler hands out the next blocks: where the wall time "
+                      "hardly grows with n, what is measured is Dask's scheduling (about 2 ms "
+                      "a task with one thread a worker), and a second GPU halves the tasks "
+                      "each worker takes rather than the kernel time.  Dask+CuPy runs several "
+                      "kernels and temporaries a block, and its time grows with n.", ""]
+        else:
+            L += [none, ""]
+    return L
+
+
 def main():
     cpu, cpu_md = load("cpu.json"), load("cpu.md")
     gpu, gpu_md = load("gpu.json"), load("gpu.md")
@@ -293,6 +354,7 @@ def main():
               "is the figure to read for ptx and cubin).  "
               "Written by `python3 bench/compile_time.py --arch sm_90 --targets ptx,cubin,cuda "
               "--out bench/results/compile_time_gpu.md` there.", "", gt.strip(), ""]
+    L += python_section()
     os.makedirs(os.path.dirname(DOC), exist_ok=True)
     with open(DOC + ".tmp", "w") as f:
         f.write("\n".join(L))

@@ -5,6 +5,7 @@
 #   python3 numpy the tests' oracle (NumPy >= 2, from PyPI when the system's is older)
 #   groff-base    groff, which the tests render the man page docs/jitc.1 with
 #   python3-dev, pytest, setuptools, wheel   the Python package's build and tests
+#   dask[array,distributed]                  jitc.dask and its tests
 # Run as root (it calls apt-get); without root it prints the commands instead.
 set -u
 need_apt=""
@@ -40,4 +41,12 @@ for m in pytest setuptools wheel; do
     python3 -m pip install -q --break-system-packages "$m" ||
     { echo "could not install $m; run: python3 -m pip install $m" >&2; exit 1; }
 done
+# jitc.dask and its tests: Dask arrays and dask.distributed (optional for
+# the package itself; the tests skip without them).
+if ! python3 -c 'import dask.array, distributed' 2>/dev/null; then
+  echo "installing dask[array,distributed] (pip)"
+  python3 -m pip install -q 'dask[array,distributed]' 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages 'dask[array,distributed]' ||
+    { echo "could not install dask; run: python3 -m pip install 'dask[array,distributed]'" >&2; exit 1; }
+fi
 exit 0
