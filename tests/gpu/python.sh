@@ -14,11 +14,11 @@ $PYTHON -m pip install --no-build-isolation --no-deps --target "$site" . >"$out/
   { tail -40 "$out/pip.log"; echo "FAIL python.install"; exit 1; }
 echo "ok python.install"
 here=$PWD
-(cd "$site" && PYTHONPATH="$site" $PYTHON -m pytest -v -rfEs -p no:cacheprovider \
+(cd "$site" && PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" $PYTHON -m pytest -v -rfEs -p no:cacheprovider \
    "$here/tests/python" >"$out/pytest.txt" 2>&1)
 status=$?
 grep -E 'passed|failed' "$out/pytest.txt" | tail -1
-(cd "$site" && PYTHONPATH="$site" $PYTHON "$here/bench/python_call.py" --jitc "$here/build/jitc" \
+(cd "$site" && PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" $PYTHON "$here/bench/python_call.py" --jitc "$here/build/jitc" \
    >"$out/bench.txt" 2>&1)
 cat "$out/bench.txt"
 exit $status
