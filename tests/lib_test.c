@@ -121,6 +121,10 @@ static void test_run(jitc_target t) {
   }
   CHECK("run.array_count", jitc_kernel_array_count(kern) == 5, "%d",
         jitc_kernel_array_count(kern));
+  /* Only the cpu target compiles for a machine (cpu_check.c checks which). */
+  const char *machine = jitc_kernel_compile_info(kern)->machine;
+  CHECK("run.machine", (t == JITC_TARGET_CPU) == (machine != NULL), "%s",
+        machine ? machine : "(null)");
   const char *name;
   jitc_role role;
   jitc_dtype dt;
