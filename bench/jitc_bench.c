@@ -252,6 +252,11 @@ int main(int argc, char **argv) {
   printf(", \"total_ms\": %.6f, \"frontend_ms\": %.6f, \"ir_ms\": %.6f, \"optimize_ms\": %.6f, "
          "\"codegen_ms\": %.6f, \"load_ms\": %.6f}",
          ci.total_ms, ci.frontend_ms, ci.ir_ms, ci.optimize_ms, ci.codegen_ms, ci.load_ms);
+  printf(", \"machine\": ");
+  if (ci.machine)
+    json_string(stdout, ci.machine);
+  else
+    printf("null");
   if (compile_only) {
     printf("}\n");
     rc = 0;

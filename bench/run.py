@@ -150,11 +150,12 @@ class Bench:
             else:
                 self.targets[t] = {"available": True, "device": r.get("device", "")}
                 if t == "cpu":
-                    # The x86-64 level the code was compiled for: $JITC_CPU, or
-                    # the host's own level ("native"), as the device names it.
+                    # The x86-64 level the code was compiled for: the machine
+                    # the compile names ($JITC_CPU, else "native": the host's
+                    # own level, which ends the device line).
                     dev = r.get("device", "")
-                    host = re.search(r"(x86-64(?:-v\d)?); code for", dev)
-                    code = os.environ.get("JITC_CPU") or "native"
+                    host = re.search(r"(x86-64(?:-v\d)?)\)$", dev)
+                    code = r.get("machine") or os.environ.get("JITC_CPU") or "native"
                     self.targets[t]["cpu"] = code
                     self.targets[t]["level"] = (host.group(1) if host and code == "native"
                                                 else code)

@@ -71,6 +71,11 @@ static void report_json(const Run *r, const Result *res) {
          "\"optimize_ms\": %.4f, \"codegen_ms\": %.4f, \"load_ms\": %.4f",
          res->compile_ms, ci->cache ? ci->cache : "none", ci->frontend_ms, ci->ir_ms,
          ci->optimize_ms, ci->codegen_ms, ci->load_ms);
+  printf(", \"machine\": ");
+  if (ci->machine)
+    json_string(stdout, ci->machine);
+  else
+    printf("null");
   if (res->target == JITC_TARGET_CUDA)
     printf(", \"nvrtc_ms\": %.4f, \"h2d_ms\": %.4f, \"kernel_ms\": %.4f, \"d2h_ms\": %.4f",
            ci->codegen_ms, res->rinfo.h2d_ms, res->rinfo.kernel_ms, res->rinfo.d2h_ms);
@@ -116,8 +121,11 @@ static void report_text(const Run *r, const Result *res) {
       printf("%-8s %-7s from %s%s\n", "", "", A->source,
              A->defaulted ? " (not given with --in: default)" : "");
   }
-  printf("compile  %.3f ms (cache: %s)\n", res->compile_ms,
+  printf("compile  %.3f ms (cache: %s", res->compile_ms,
          res->cinfo.cache ? res->cinfo.cache : "none");
+  if (res->cinfo.machine)
+    printf("; code for %s", res->cinfo.machine);
+  printf(")\n");
   if (cli->repeat > 1)
     printf("run      %.3f ms (median of %d), %.2f GB/s\n", res->run_ms, cli->repeat, gbps);
   else

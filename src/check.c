@@ -407,6 +407,14 @@ static void assign(Checker *K, AstStmt *s, const char *name, Val v, bool in_plac
   sym->current = tmp;
 }
 
+/* `name` is defined by a statement that failed (its error is reported):
+** it exists but has no known value or type, so later uses stay quiet. */
+static void poison(Checker *K, const char *name, SymKind kind, int off) {
+  Sym *sym = add_sym(K, name, kind, off);
+  if (sym)
+    sym->poisoned = true;
+}
+
 static void check_stmt(Checker *K, AstStmt *s) {
   switch (s->kind) {
   case S_LET: {
@@ -425,8 +433,10 @@ static void check_stmt(Checker *K, AstStmt *s) {
       return;
     }
     Val v = check_expr(K, s->value);
-    if (v.bad)
+    if (v.bad) { /* reported: the name is known, its uses stay quiet */
+      poison(K, name, SYM_TEMP, s->name_off);
       return;
+    }
     int tmp = new_temp(K, v.n->type);
     emit(K, IR_LET, tmp, v.n, s->off);
     Sym *sym = add_sym(K, name, SYM_TEMP, s->name_off);
@@ -471,10 +481,7 @@ Program *check(Compiler *C, AstProgram *ast) {
     if (!s->bad) {
       check_stmt(&K, s);
     } else if (s->name && !lookup(&K, s->name)) {
-      /* Its target exists but has no known value: later uses stay quiet. */
-      Sym *sym = add_sym(&K, s->name, s->kind == S_LET ? SYM_TEMP : SYM_ARRAY, s->name_off);
-      if (sym)
-        sym->poisoned = true;
+      poison(&K, s->name, s->kind == S_LET ? SYM_TEMP : SYM_ARRAY, s->name_off);
     }
   }
   Program *p = arena_alloc(C->arena, sizeof *p);

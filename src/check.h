@@ -29,7 +29,7 @@ typedef struct Sym {
   jitc_dtype dtype;
   bool has_dtype; /* arrays: dtype known (declared, or from the first assignment) */
   bool provided;
-  bool poisoned;  /* defined by a statement with a syntax error: uses stay quiet */
+  bool poisoned;  /* defined by a statement that failed: uses stay quiet */
   int first_off;
   struct Sym *next;  /* program order */
   struct Sym *hnext; /* hash chain */

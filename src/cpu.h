@@ -147,8 +147,8 @@ typedef struct CpuBuild CpuBuild;
 /* NULL with the reason in ctx's diagnostics (no LLVM, out of memory). */
 CpuBuild *cpu_build_new(jitc_context *ctx);
 void cpu_build_free(CpuBuild *b);
-/* "znver3, x86-64-v3; code for native": the LLVM CPU, its level and the
-** default machine, for the device line. */
+/* "znver3, x86-64-v3": the host's LLVM CPU and its level, for the device
+** line (what a kernel's code is for is its compile info's `machine`). */
 void cpu_build_describe(const CpuBuild *b, char *out, size_t n);
 /* Compiles k (through the code cache) and loads it: *fn is its entry, and
 ** a call needs *scratch bytes of scratch memory (cpu_gen_scratch). */

@@ -192,8 +192,8 @@ void cpu_build_free(CpuBuild *st) {
 }
 
 void cpu_build_describe(const CpuBuild *st, char *out, size_t n) {
-  snprintf(out, n, "%s%s%s; code for %s", st->host_cpu, st->host_level ? ", " : "",
-           level_names[st->host_level], st->env_cpu ? st->env_cpu : "native");
+  snprintf(out, n, "%s%s%s", st->host_cpu, st->host_level ? ", " : "",
+           level_names[st->host_level]);
 }
 
 static int vec_bits_of_level(int level) {
@@ -476,6 +476,11 @@ jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, Ke
            (unsigned long long)hash64(key, strlen(key), 0));
   jitc_compile_info *ci = &k->cinfo;
   ci->ir_ms = ci->optimize_ms = ci->codegen_ms = ci->load_ms = 0;
+  /* The kernel's own copy: its compile info lives as long as it does. */
+  if (!(ci->machine = arena_strdup(k->arena, mc->name))) {
+    free(key);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
   CodeBuild b = {"cpu", key, strlen(key), build_object, load, NULL, &job};
   void *code;
   jitc_status s = code_get(ctx, &k->opt, &b, &code, ci);

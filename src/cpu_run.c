@@ -44,8 +44,8 @@ static CpuState *cpu_state(jitc_context *ctx) {
     return NULL;
   }
   st->build = b;
-  /* The host and what code is compiled for by default, so that a
-  ** benchmark's record says which level it measured. */
+  /* The host, its CPU and its x86-64 level: a benchmark's record says
+  ** which machine it measured on. */
   char model[200], what[100];
   host_cpu_model(model, sizeof model);
   cpu_build_describe(b, what, sizeof what);

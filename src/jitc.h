@@ -148,7 +148,8 @@ typedef struct jitc_options {
   const char *source_name; /* names the program in messages ("prog.jitc"); NULL: "<program>" */
 } jitc_options;
 
-/* Times of the last compile, in milliseconds, and whether the cache served it. */
+/* Times of the last compile, in milliseconds, whether the cache served it and
+** what machine the code is for. */
 typedef struct jitc_compile_info {
   double total_ms;
   double frontend_ms;  /* lex, parse, check */
@@ -157,6 +158,10 @@ typedef struct jitc_compile_info {
   double codegen_ms;   /* back end: machine code (or NVRTC) */
   double load_ms;      /* back end: loading the code */
   const char *cache;   /* "none", "memory", "disk" or "miss" */
+  const char *machine; /* cpu: the machine the code was compiled for, as asked
+                          (jitc_options.cpu, else $JITC_CPU, else "native"), e.g.
+                          "native", "x86-64-v3", "znver3"; NULL for other targets;
+                          owned by the kernel */
 } jitc_compile_info;
 
 /* Times of the last run, in milliseconds (0 where a stage does not apply). */

@@ -789,6 +789,31 @@ static void check_machine(void) {
     FAIL("cpu cache key", "x86-64 '%s', x86-64-v2 '%s', x86-64 again '%s'", c1, c2, c3);
   else
     printf("ok cpu cache key: one entry per CPU\n");
+  /* The kernel names the machine its code is for, as asked, and the same
+  ** program compiled again for another is another; the device is the host. */
+  const char *env = getenv("JITC_CPU");
+  const char *asked[2] = {"x86-64", NULL}, *want[2] = {"x86-64", env && *env ? env : "native"};
+  for (int m = 0; m < 2; m++) {
+    jitc_array_decl ad[1] = {{"a", JITC_FLOAT64}};
+    jitc_options o;
+    jitc_options_init(&o);
+    o.target = JITC_TARGET_CPU;
+    o.cpu = asked[m];
+    jitc_kernel *k = NULL;
+    char name[80];
+    snprintf(name, sizeof name, "cpu machine %s", want[m]);
+    s = jitc_compile(ctx, src, ad, 1, NULL, 0, &o, &k);
+    const char *got = s ? NULL : jitc_kernel_compile_info(k)->machine;
+    if (s || !got || strcmp(got, want[m]))
+      FAIL(name, "status %d, machine '%s': %s", s, got ? got : "(null)", jitc_errmsg(ctx));
+    else
+      printf("ok %s\n", name);
+    jitc_kernel_free(k);
+  }
+  if (strstr(jitc_target_device(ctx, JITC_TARGET_CPU), "code for"))
+    FAIL("cpu device", "names a machine code is for: %s", jitc_target_device(ctx, JITC_TARGET_CPU));
+  else
+    printf("ok cpu device: the host alone\n");
   jitc_context_free(ctx);
 }
 

@@ -82,6 +82,12 @@ static void test_errors(jitc_target t) {
   jitc_error_get(ctx, 0, &e0);
   CHECK("errors.read_before_assign", st == JITC_E_PROGRAM &&
         strstr(e0.message, "'d' is read before it is assigned"), "%s", e0.message);
+  /* A let that failed defines its name: its uses add nothing, other errors stay. */
+  st = jitc_compile(ctx, "let t = exq(a)\nc = t + 1\nd = t * sinn(b)", arrays, 2, NULL, 0, &o,
+                    &k);
+  jitc_error_get(ctx, 1, &e1);
+  CHECK("errors.failed_let", st == JITC_E_PROGRAM && jitc_error_count(ctx) == 2 &&
+        e1.line == 3 && strstr(e1.message, "'sinn'"), "%s", jitc_errmsg(ctx));
 
   /* Usage errors. */
   st = jitc_compile(ctx, NULL, arrays, 2, NULL, 0, &o, &k);
@@ -115,6 +121,10 @@ static void test_run(jitc_target t) {
   }
   CHECK("run.array_count", jitc_kernel_array_count(kern) == 5, "%d",
         jitc_kernel_array_count(kern));
+  /* Only the cpu target compiles for a machine (cpu_check.c checks which). */
+  const char *machine = jitc_kernel_compile_info(kern)->machine;
+  CHECK("run.machine", (t == JITC_TARGET_CPU) == (machine != NULL), "%s",
+        machine ? machine : "(null)");
   const char *name;
   jitc_role role;
   jitc_dtype dt;

@@ -44,7 +44,7 @@ expect program_file 0 'b = \[2\. 2\. 2\.\]' -- $JITC -t interp -n 3 -f "$tmp/pro
 expect scalars 0 'y = \[3\.5 3\.5 3\.5\]' -- $JITC -t interp -n 3 -D alpha=2.5 --dtype f32 'y = alpha * x + y'
 expect scalar_typed 0 'float32' -- $JITC -t interp -n 3 -D s=2:f32 --emit types 'b = a * s'
 expect json 0 '"target": "interp"' -- $JITC -t interp -n 100 --json --repeat 3 'b = a + 1'
-for key in device n program arrays compile_ms cache run_ms runs bytes gbps total_ms; do
+for key in device n program arrays compile_ms cache machine run_ms runs bytes gbps total_ms; do
   grep -q "\"$key\":" "$tmp/out" || echo "FAIL cli.json_$key: missing"
 done
 echo "ok cli.json_keys"
@@ -196,6 +196,13 @@ import numpy as np
 np.save('$tmp/x32.npy', (np.random.RandomState(3).randn(100000) * 10).astype(np.float32))
 "
 if $JITC -t cpu -q -n 1 'b = a' >/dev/null 2>&1; then
+  # The compile says what the code is for (--cpu, else $JITC_CPU, else
+  # native); the device line names the host alone.
+  expect cpu_code_for 0 '^compile .*; code for x86-64)$' -- env -u JITC_CPU $JITC -t cpu --cpu x86-64 -n 3 'a[i] += 1'
+  grep -q '^target .*code for' "$tmp/out" && { echo "FAIL cli.cpu_device_host_only"; cat "$tmp/out"; } ||
+    echo "ok cli.cpu_device_host_only"
+  expect cpu_code_for_env 0 '^compile .*; code for x86-64)$' -- env JITC_CPU=x86-64 $JITC -t cpu -n 3 'a[i] += 1'
+  expect cpu_code_for_native 0 '"machine": "native"' -- env -u JITC_CPU $JITC -t cpu --json -n 3 'a[i] += 1'
   expect all_widened_f32 0 'ulp of float32' -- $JITC -t all --in x=$tmp/x32.npy 'r = f64(sin(x))'
   # float32 only inside the program, from a cast of float64 data.
   expect all_cast_f32 0 'ulp of float32' -- $JITC -t all -n 100000 --in a=rand 'o = f64(sin(f32(a) * 30))'
