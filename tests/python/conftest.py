@@ -15,6 +15,18 @@ def target(request):
 
 
 @pytest.fixture
+def cp():
+    """CuPy on a GPU; the test is skipped without CuPy or a GPU."""
+    cp = pytest.importorskip("cupy")
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no GPU")
+    except Exception as e:  # noqa: BLE001 - no driver is a skip
+        pytest.skip(f"no GPU: {e}")
+    return cp
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(12345)
 

@@ -140,13 +140,7 @@ def test_errors_raise_when_the_graph_is_built():
         jitc.dask.evaluate("c = a * 2", a=a, b=a)
 
 
-def test_cupy_chunks():
-    cp = pytest.importorskip("cupy")
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no GPU")
-    except Exception as e:  # noqa: BLE001 - no driver is a skip
-        pytest.skip(f"no GPU: {e}")
+def test_cupy_chunks(cp):
     a = np.random.default_rng(1).standard_normal(100_001)
     A = da.from_array(cp.asarray(a), chunks=10_000)
     r = jitc.dask.evaluate("c = exp(a) * 2; a[i] += 1", a=A)

@@ -6,16 +6,6 @@ import pytest
 
 import jitc
 
-def _cupy():
-    cp = pytest.importorskip("cupy")
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no GPU")
-    except Exception as e:  # noqa: BLE001 - no driver is a skip
-        pytest.skip(f"no GPU: {e}")
-    return cp
-
-
 def _torch():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
@@ -23,8 +13,7 @@ def _torch():
     return torch
 
 
-def test_cupy_evaluate():
-    cp = _cupy()
+def test_cupy_evaluate(cp):
     a = cp.arange(1000, dtype=cp.float64)
     b = cp.ones(1000, dtype=cp.float64)
     c = jitc.evaluate("c = 2*a + b", a=a, b=b)
@@ -32,8 +21,7 @@ def test_cupy_evaluate():
     np.testing.assert_array_equal(cp.asnumpy(c), 2 * np.arange(1000.0) + 1)
 
 
-def test_cupy_in_place_and_float32():
-    cp = _cupy()
+def test_cupy_in_place_and_float32(cp):
     a = cp.arange(10, dtype=cp.float32)
     r = jitc.evaluate("a[i] += 1.5", a=a)
     assert r is a
@@ -42,8 +30,7 @@ def test_cupy_in_place_and_float32():
     assert c.dtype == cp.float64
 
 
-def test_cupy_stream_and_fortran():
-    cp = _cupy()
+def test_cupy_stream_and_fortran(cp):
     s = cp.cuda.Stream(non_blocking=True)
     with s:
         a = cp.asfortranarray(cp.arange(12.0).reshape(3, 4))
@@ -72,14 +59,12 @@ def test_torch_compile_kernel():
     torch.testing.assert_close(k(a, 2.0), torch.exp(a) * 2.0)
 
 
-def test_host_and_device_mixed():
-    cp = _cupy()
+def test_host_and_device_mixed(cp):
     with pytest.raises(jitc.InputError, match="host and device"):
         jitc.evaluate("c = a + b", a=cp.ones(3), b=np.ones(3))
 
 
-def test_device_array_on_cpu_target():
-    cp = _cupy()
+def test_device_array_on_cpu_target(cp):
     with pytest.raises(jitc.InputError, match="cuda"):
         jitc.evaluate("c = a + 1", target="cpu", a=cp.ones(3))
 
