@@ -21,6 +21,23 @@ def test_cupy_evaluate(cp):
     np.testing.assert_array_equal(cp.asnumpy(c), 2 * np.arange(1000.0) + 1)
 
 
+def test_cupy_second_device(cp):
+    """Arrays on device 1 run there, the output is made there; arrays on two
+    devices are refused."""
+    if cp.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("one GPU")
+    with cp.cuda.Device(1):
+        a = cp.arange(1001, dtype=cp.float64)
+        b = cp.ones(1001, dtype=cp.float64)
+    c = jitc.evaluate("c = 2*a + b", a=a, b=b)  # device 0 is current here
+    assert c.device.id == 1
+    np.testing.assert_array_equal(cp.asnumpy(c), 2 * np.arange(1001.0) + 1)
+    with cp.cuda.Device(0):
+        b0 = cp.ones(1001, dtype=cp.float64)
+    with pytest.raises(jitc.Error, match="device"):
+        jitc.evaluate("c = 2*a + b", a=a, b=b0)
+
+
 def test_cupy_in_place_and_float32(cp):
     a = cp.arange(10, dtype=cp.float32)
     r = jitc.evaluate("a[i] += 1.5", a=a)
