@@ -16,7 +16,8 @@
 ** the assigned value, kept in a temporary.
 **
 ** Errors are reported with their position and checking goes on; a node that
-** failed to type gets the poison flag so that no error cascades from it.
+** failed to type gets the poison flag so that no error cascades from it, and
+** so does a name that a failed statement defines and whose type it would set.
 */
 #include "check.h"
 
@@ -344,32 +345,47 @@ static Val check_expr(Checker *K, Ast *a) {
 
 /* ---- statements ---- */
 
-static void assign(Checker *K, AstStmt *s, const char *name, Val v, bool in_place) {
-  if (v.bad)
-    return;
-  int off = s->name_off;
-  if (!strcmp(name, "i") || is_constant_name(name)) {
+/* `name` is defined by a statement that failed (its error is reported):
+** it exists but has no known value or type, so later uses stay quiet. */
+static void poison(Checker *K, const char *name, SymKind kind, int off) {
+  Sym *sym = add_sym(K, name, kind, off);
+  if (sym)
+    sym->poisoned = true;
+}
+
+/* Reports why `name` cannot be assigned, if it cannot.  The name keeps its
+** meaning (a constant, a scalar, a let), so it is not poisoned, and the
+** value's own errors are independent of this one. */
+static bool cannot_assign(Checker *K, const char *name, int off) {
+  Sym *sym = lookup(K, name);
+  if (!strcmp(name, "i") || is_constant_name(name))
     error_at(K->C, off, "cannot assign to '%s': it is %s", name,
              !strcmp(name, "i") ? "the element index" : "a constant");
-    return;
-  }
-  if (op_lookup_function(name, strlen(name), NULL) >= 0 || is_reduction(name)) {
+  else if (op_lookup_function(name, strlen(name), NULL) >= 0 || is_reduction(name))
     error_at(K->C, off, "cannot assign to '%s': it is the name of a function", name);
-    return;
-  }
-  Sym *sym = lookup(K, name);
-  if (!sym && declared_scalar(K, name)) {
+  else if (sym ? sym->kind == SYM_PARAM : declared_scalar(K, name) != NULL)
     error_at(K->C, off, "cannot assign to '%s': it is a scalar parameter", name);
-    return;
-  }
-  if (sym && sym->kind == SYM_PARAM) {
-    error_at(K->C, off, "cannot assign to '%s': it is a scalar parameter", name);
-    return;
-  }
-  if (sym && sym->kind == SYM_TEMP) {
+  else if (sym && sym->kind == SYM_TEMP)
     error_at(K->C, off, "cannot assign to '%s': it is a let temporary (use another let)", name);
+  else
+    return false;
+  return true;
+}
+
+/* Stores v in array `name`, a target that can be assigned. */
+static void store(Checker *K, AstStmt *s, const char *name, Val v, bool in_place) {
+  int off = s->name_off;
+  Sym *sym = lookup(K, name);
+  if (v.bad && !sym && !declared_array(K, name)) {
+    /* A new output would take the failed value's type: it has none. */
+    poison(K, name, SYM_ARRAY, off);
     return;
   }
+  /* A failed value is reported; an array whose type is known keeps it
+  ** (stores convert to it), so errors in its later uses are independent.
+  ** A poisoned output still has no type: a later value cannot give it one. */
+  if (v.bad || (sym && sym->poisoned))
+    return;
   if (!sym) {
     const jitc_array_decl *ad = declared_array(K, name);
     sym = add_sym(K, name, SYM_ARRAY, off);
@@ -407,14 +423,6 @@ static void assign(Checker *K, AstStmt *s, const char *name, Val v, bool in_plac
   sym->current = tmp;
 }
 
-/* `name` is defined by a statement that failed (its error is reported):
-** it exists but has no known value or type, so later uses stay quiet. */
-static void poison(Checker *K, const char *name, SymKind kind, int off) {
-  Sym *sym = add_sym(K, name, kind, off);
-  if (sym)
-    sym->poisoned = true;
-}
-
 static void check_stmt(Checker *K, AstStmt *s) {
   switch (s->kind) {
   case S_LET: {
@@ -449,25 +457,27 @@ static void check_stmt(Checker *K, AstStmt *s) {
     return;
   }
   case S_EXPR:
-    assign(K, s, "out", check_expr(K, s->value), false);
+  case S_ASSIGN: {
+    const char *name = s->kind == S_EXPR ? "out" : s->name;
+    bool ok = !cannot_assign(K, name, s->name_off);
+    Val v = check_expr(K, s->value);
+    if (ok)
+      store(K, s, name, v, false);
     return;
-  case S_ASSIGN:
-    assign(K, s, s->name, check_expr(K, s->value), false);
-    return;
+  }
   case S_AUG: {
     /* a op= b is a = a op b, with the in-place casting rule. */
-    Ast target = {.kind = A_NAME, .off = s->name_off, .name = s->name};
-    Sym *sym = lookup(K, s->name);
-    if (sym && sym->kind != SYM_ARRAY) {
-      assign(K, s, s->name, (Val){NULL, false, false}, true); /* reports why */
+    if (cannot_assign(K, s->name, s->name_off)) {
+      check_expr(K, s->value);
       return;
     }
+    Ast target = {.kind = A_NAME, .off = s->name_off, .name = s->name};
     Val lhs = check_expr(K, &target);
     Val rhs = check_expr(K, s->value);
     Val v[2] = {lhs, rhs};
     Val r = s->op == OP_POW ? check_power(K, s->off, v, false)
                             : apply(K, (OpId)s->op, s->off, v, 2, JITC_BOOL, false);
-    assign(K, s, s->name, r, true);
+    store(K, s, s->name, r, true);
     return;
   }
   }

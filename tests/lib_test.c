@@ -88,6 +88,19 @@ static void test_errors(jitc_target t) {
   jitc_error_get(ctx, 1, &e1);
   CHECK("errors.failed_let", st == JITC_E_PROGRAM && jitc_error_count(ctx) == 2 &&
         e1.line == 3 && strstr(e1.message, "'sinn'"), "%s", jitc_errmsg(ctx));
+  /* So does a new output, or an in-place update of an unknown name (no "unknown name"
+  ** again at each use); a declared array keeps its type, so its uses are still checked. */
+  st = jitc_compile(ctx, "c = exq(a)\nd = c + 1\ne = c * sinn(b)", arrays, 2, NULL, 0, &o, &k);
+  jitc_error_get(ctx, 1, &e1);
+  CHECK("errors.failed_output", st == JITC_E_PROGRAM && jitc_error_count(ctx) == 2 &&
+        e1.line == 3 && strstr(e1.message, "'sinn'"), "%s", jitc_errmsg(ctx));
+  st = jitc_compile(ctx, "c[i] += exq(a)\nd = c * 2", arrays, 2, NULL, 0, &o, &k);
+  CHECK("errors.failed_update", st == JITC_E_PROGRAM && jitc_error_count(ctx) == 2,
+        "%s", jitc_errmsg(ctx));
+  st = jitc_compile(ctx, "a = exq(b)\nc = a << 1", arrays, 2, NULL, 0, &o, &k);
+  jitc_error_get(ctx, 1, &e1);
+  CHECK("errors.failed_declared", st == JITC_E_PROGRAM && jitc_error_count(ctx) == 2 &&
+        e1.line == 2 && strstr(e1.message, "'<<'"), "%s", jitc_errmsg(ctx));
 
   /* Usage errors. */
   st = jitc_compile(ctx, NULL, arrays, 2, NULL, 0, &o, &k);
