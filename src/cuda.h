@@ -111,6 +111,24 @@ float cuda_elapsed(CudaState *S, CUevent a, CUevent b);
 /* An error for a failed driver call. */
 jitc_status cuda_fail(jitc_context *ctx, CudaState *S, CUresult r, const char *what);
 
+/* The CUDA context current on the calling thread is the caller's: every
+** entry point that calls the driver saves it first (cuda_enter), switches
+** with cuda_switch only, and sets it back on every return (cuda_leave). */
+typedef struct CudaCurrent {
+  CUcontext saved; /* current on entry */
+  CUcontext now;   /* current since the last switch */
+} CudaCurrent;
+/* Saves the current context in *c and makes cx current (NULL: saves only).
+** After a failure, cuda_leave changes nothing. */
+CUresult cuda_enter(CudaState *S, CUcontext cx, CudaCurrent *c);
+/* Makes cx current, after cuda_enter. */
+CUresult cuda_switch(CudaState *S, CudaCurrent *c, CUcontext cx);
+/* Makes the saved context current again. */
+void cuda_leave(CudaState *S, const CudaCurrent *c);
+/* cuda_enter with the device's primary context, where jitc works; a
+** failure is the context's error. */
+jitc_status cuda_enter_device(jitc_context *ctx, CudaState *S, CudaCurrent *c);
+
 /* ---- cuda_build.c: NVRTC, modules ---- */
 
 jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k);

@@ -229,9 +229,10 @@ static jitc_status build(jitc_context *ctx, void *arg, void **data, size_t *len)
 
 /* Unloads m from its context (made current), with its jitc_run_device
 ** scratch and event. */
-static void unload_one(CudaState *S, CudaModule *m) {
+static void unload_one(CudaState *S, CudaCurrent *c, CudaModule *m) {
   CudaApi *A = &S->api;
-  A->cuCtxSetCurrent(m->cx);
+  if (cuda_switch(S, c, m->cx) != CUDA_SUCCESS)
+    return; /* the context is gone, and its module with it */
   if (m->dscratch)
     A->cuMemFree(m->dscratch);
   if (m->dscratch_done)
@@ -243,16 +244,19 @@ static void unload_one(CudaState *S, CudaModule *m) {
 static void module_unload(jitc_context *ctx, void *code) {
   CudaModule *m = code;
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
+  /* Called from compiling (an eviction) and from jitc_context_free. */
+  CudaCurrent c;
+  bool live = S && S->gpu_ok && cuda_enter(S, NULL, &c) == CUDA_SUCCESS;
   for (CudaModule *o = m->others, *next; o; o = next) {
     next = o->next;
-    if (S && S->gpu_ok)
-      unload_one(S, o);
+    if (live)
+      unload_one(S, &c, o);
     free(o->gfn);
     free(o);
   }
-  if (S && S->gpu_ok) {
-    unload_one(S, m);
-    S->api.cuCtxSetCurrent(S->pctx);
+  if (live) {
+    unload_one(S, &c, m);
+    cuda_leave(S, &c);
   }
   free(m->image);
   free(m->gfn);
@@ -396,6 +400,7 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   pthread_mutex_lock(&S->lock);
   jitc_status st = JITC_OK;
+  CudaCurrent c = {0};
   CudaKernel *ck = calloc(1, sizeof *ck);
   bool oom = !ck;
   if (ck) {
@@ -406,10 +411,9 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
     st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   else if (!cuda_load_gpu(S))
     st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
-  else {
-    S->api.cuCtxSetCurrent(S->pctx);
+  else if ((st = cuda_enter_device(ctx, S, &c)) == JITC_OK)
     st = get_module(ctx, S, k, ck);
-  }
+  cuda_leave(S, &c);
   if (st == JITC_OK) {
     k->impl = ck;
   } else if (ck) {
@@ -425,10 +429,13 @@ void cuda_release(jitc_kernel *k) {
   CudaState *S = k->ctx ? k->ctx->target_state[JITC_TARGET_CUDA] : NULL;
   if (ck && S && (ck->scratch[0] || ck->scratch[1])) {
     pthread_mutex_lock(&S->lock);
-    S->api.cuCtxSetCurrent(S->pctx);
-    for (int q = 0; q < 2; q++)
-      if (ck->scratch[q])
-        S->api.cuMemFree(ck->scratch[q]);
+    CudaCurrent c;
+    if (cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS) {
+      for (int q = 0; q < 2; q++)
+        if (ck->scratch[q])
+          S->api.cuMemFree(ck->scratch[q]);
+      cuda_leave(S, &c);
+    }
     pthread_mutex_unlock(&S->lock);
   }
   if (ck)

@@ -3,7 +3,9 @@
 ** the libraries (NVRTC, the CUDA driver, opened at run time by
 ** runtime/cuda_loader.c, so a machine without them still runs every other
 ** target), the device and its primary context, and the two streams with
-** their events.  The device is JITC_CUDA_DEVICE's (0).  Building
+** their events.  The device is JITC_CUDA_DEVICE's (0).  jitc works in its
+** primary context without leaving it current: the caller's current context
+** is the caller's (cuda_enter, cuda_leave).  Building
 ** (cuda_build.c), launching (cuda_launch.c) and the host pipeline
 ** (cuda_host.c) stand on this file; it calls none of them.
 */
@@ -52,7 +54,6 @@ static bool load_driver_and_device(CudaState *S) {
     return false;
   }
   S->retained = true;
-  A->cuCtxSetCurrent(S->pctx);
   char name[256] = "CUDA device";
   A->cuDeviceGetName(name, (int)sizeof name, S->dev);
   A->cuDeviceGetAttribute(&S->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, S->dev);
@@ -146,4 +147,37 @@ float cuda_elapsed(CudaState *S, CUevent a, CUevent b) {
 jitc_status cuda_fail(jitc_context *ctx, CudaState *S, CUresult r, const char *what) {
   return ctx_error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? JITC_E_NOMEM : JITC_E_INTERNAL,
                    "cuda: %s failed (%s)", what, cuda_result_name(&S->api, r));
+}
+
+/* The current context is the driver's per-thread state, which the caller
+** may be using (a context of its own, cuCtxCreate): the entry points save
+** it and set it back, as CUDA libraries do.  Get and set rather than push
+** and pop: when the caller's context is jitc's own, the common case, one
+** cheap call is all it costs. */
+CUresult cuda_enter(CudaState *S, CUcontext cx, CudaCurrent *c) {
+  c->saved = NULL;
+  CUresult r = S->api.cuCtxGetCurrent(&c->saved);
+  if (r != CUDA_SUCCESS)
+    c->saved = NULL;
+  c->now = c->saved;
+  return r != CUDA_SUCCESS || !cx ? r : cuda_switch(S, c, cx);
+}
+
+CUresult cuda_switch(CudaState *S, CudaCurrent *c, CUcontext cx) {
+  if (cx == c->now)
+    return CUDA_SUCCESS;
+  CUresult r = S->api.cuCtxSetCurrent(cx);
+  if (r == CUDA_SUCCESS)
+    c->now = cx;
+  return r;
+}
+
+void cuda_leave(CudaState *S, const CudaCurrent *c) {
+  if (c->now != c->saved)
+    S->api.cuCtxSetCurrent(c->saved);
+}
+
+jitc_status cuda_enter_device(jitc_context *ctx, CudaState *S, CudaCurrent *c) {
+  CUresult r = cuda_enter(S, S->pctx, c);
+  return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "making the device's context current");
 }

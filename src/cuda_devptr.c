@@ -193,15 +193,16 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     return ctx_error(ctx, JITC_E_USAGE, "cuda: kernel not compiled in this context");
   pthread_mutex_lock(&S->lock);
   CudaApi *A = &S->api;
-  CUcontext cur = NULL, cx = NULL, own = NULL;
+  CUcontext cx = NULL, own = NULL;
   int dev = -1;
-  CUresult r = A->cuCtxGetCurrent(&cur);
+  CudaCurrent c;
+  CUresult r = cuda_enter(S, NULL, &c);
   jitc_status st = r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "cuCtxGetCurrent");
   if (st == JITC_OK)
     st = check_arrays(ctx, S, p, ptrs, &dev, &own);
   if (st == JITC_OK)
-    st = choose_context(ctx, S, cur, dev, own, &cx);
-  if (st == JITC_OK && cx != cur && (r = A->cuCtxSetCurrent(cx)) != CUDA_SUCCESS)
+    st = choose_context(ctx, S, c.saved, dev, own, &cx);
+  if (st == JITC_OK && (r = cuda_switch(S, &c, cx)) != CUDA_SUCCESS)
     st = cuda_fail(ctx, S, r, "making the arrays' context current");
   /* A stream of another context would fail at launch with a bare
   ** CUDA_ERROR_INVALID_HANDLE: say which.  NULL and the special handles
@@ -229,8 +230,7 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
         free(d);
     }
   }
-  if (cx && cx != cur)
-    A->cuCtxSetCurrent(cur);
+  cuda_leave(S, &c);
   pthread_mutex_unlock(&S->lock);
   return st;
 }

@@ -184,8 +184,10 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     return JITC_OK;
   pthread_mutex_lock(&S->lock);
   CudaApi *A = &S->api;
-  A->cuCtxSetCurrent(S->pctx);
-  jitc_status st = cuda_ensure_slots(ctx, S);
+  CudaCurrent c;
+  jitc_status st = cuda_enter_device(ctx, S, &c);
+  if (st == JITC_OK)
+    st = cuda_ensure_slots(ctx, S);
   int na = p->narrays;
   HostRun H = {.k = k, .arrays = arrays, .params = params};
   size_t *mem = calloc((size_t)na * 3 + 1, sizeof(size_t));
@@ -251,6 +253,7 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
 out:
   free(mem);
   free(pinned);
+  cuda_leave(S, &c);
   pthread_mutex_unlock(&S->lock);
   return st;
 }

@@ -18,10 +18,11 @@ static void cuda_shutdown(jitc_context *ctx) {
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
   if (!S)
     return;
-  if (S->gpu_ok) {
-    S->api.cuCtxSetCurrent(S->pctx);
+  CudaCurrent c;
+  if (S->gpu_ok && cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS) {
     cuda_host_free(S);
     cuda_devptr_free(S);
+    cuda_leave(S, &c);
   }
   if (S->retained)
     S->api.cuDevicePrimaryCtxRelease(S->dev);
@@ -64,11 +65,13 @@ static jitc_status cuda_buffer_new(jitc_context *ctx, jitc_buffer *b) {
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   pthread_mutex_lock(&S->lock);
   jitc_status st = JITC_OK;
+  CudaCurrent c = {0};
   if (!cuda_load_gpu(S)) {
     st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
     goto out;
   }
-  S->api.cuCtxSetCurrent(S->pctx);
+  if ((st = cuda_enter_device(ctx, S, &c)) != JITC_OK)
+    goto out;
   size_t bytes = (size_t)b->n * jitc_dtype_size(b->dtype);
   CUdeviceptr d = 0;
   if (bytes > 0) {
@@ -86,6 +89,7 @@ static jitc_status cuda_buffer_new(jitc_context *ctx, jitc_buffer *b) {
   }
   b->impl = (void *)(uintptr_t)d;
 out:
+  cuda_leave(S, &c);
   pthread_mutex_unlock(&S->lock);
   return st;
 }
@@ -101,11 +105,14 @@ static jitc_status cuda_buffer_copy(jitc_context *ctx, jitc_buffer *b, void *hos
   if (n == 0)
     return JITC_OK;
   pthread_mutex_lock(&S->lock);
-  S->api.cuCtxSetCurrent(S->pctx);
+  CudaCurrent c;
   size_t es = jitc_dtype_size(b->dtype);
   CUdeviceptr d = (CUdeviceptr)(uintptr_t)b->impl + (CUdeviceptr)((size_t)off * es);
-  CUresult r = upload ? S->api.cuMemcpyHtoD(d, host, (size_t)n * es)
-                      : S->api.cuMemcpyDtoH(host, d, (size_t)n * es);
+  CUresult r = cuda_enter(S, S->pctx, &c);
+  if (r == CUDA_SUCCESS)
+    r = upload ? S->api.cuMemcpyHtoD(d, host, (size_t)n * es)
+               : S->api.cuMemcpyDtoH(host, d, (size_t)n * es);
+  cuda_leave(S, &c);
   pthread_mutex_unlock(&S->lock);
   return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, upload ? "upload" : "download");
 }
@@ -115,8 +122,10 @@ static void cuda_buffer_free(jitc_buffer *b) {
   CUdeviceptr d = (CUdeviceptr)(uintptr_t)b->impl;
   if (S && S->gpu_ok && d) {
     pthread_mutex_lock(&S->lock);
-    S->api.cuCtxSetCurrent(S->pctx);
-    S->api.cuMemFree(d);
+    CudaCurrent c;
+    if (cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS)
+      S->api.cuMemFree(d);
+    cuda_leave(S, &c);
     pthread_mutex_unlock(&S->lock);
   }
   b->impl = NULL;
@@ -146,8 +155,10 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
   if (n <= 0)
     return JITC_OK;
   pthread_mutex_lock(&S->lock);
-  S->api.cuCtxSetCurrent(S->pctx);
-  jitc_status st = cuda_ensure_slots(ctx, S);
+  CudaCurrent c;
+  jitc_status st = cuda_enter_device(ctx, S, &c);
+  if (st == JITC_OK)
+    st = cuda_ensure_slots(ctx, S);
   CUdeviceptr stack_d[64];
   CUdeviceptr *d = p->narrays <= 64 ? stack_d : malloc((size_t)p->narrays * sizeof *d);
   if (st == JITC_OK && !d)
@@ -175,6 +186,7 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
   }
   if (d != stack_d)
     free(d);
+  cuda_leave(S, &c);
   pthread_mutex_unlock(&S->lock);
   return st;
 }

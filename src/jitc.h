@@ -24,7 +24,12 @@
 ** uses its thread pool or GPU streams): give each thread its own context, or
 ** hand one context from thread to thread under a lock of your own.  The
 ** library keeps no per-thread state and takes no locks for the caller.
-** Kernels and buffers must be freed before their context.
+** Kernels and buffers must be freed before their context.  The CUDA context
+** current on the calling thread (the driver's per-thread state) stays the
+** caller's: every call returns with the one it found current, or none, on
+** errors too.  The cuda target works in the primary context of its device
+** (jitc_run_device: in the arrays' context) and makes that current only
+** while a call lasts.
 **
 ** The environment (docs/environment.md) is read once, by jitc_context_new().
 */
@@ -366,8 +371,9 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
 ** current on the calling thread when it is on that device (CuPy and PyTorch
 ** leave the device's primary context current), else in the context that
 ** allocated the first array, else in the device's primary context, which
-** jitc then retains until jitc_context_free().  The caller's current
-** context is the same on return.  A kernel compiled once runs on every
+** jitc then retains until jitc_context_free().  (As every call does, it
+** returns with the caller's current context: see Threads.)  A kernel
+** compiled once runs on every
 ** device of the arch it was compiled for (the device of JITC_CUDA_DEVICE);
 ** on a device of another arch the load fails with JITC_E_INTERNAL.  Queued
 ** work must be complete before jitc_context_free(), and a CUDA context the
