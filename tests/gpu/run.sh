@@ -48,7 +48,7 @@ if [ -n "$cs" ]; then
   if "$cs" --tool memcheck --error-exitcode 9 "$out/devptr_gpu" quick >"$out/cs" 2>&1; then
     echo "ok devptr.memcheck" | tee -a "$log"
   else
-    tail -n 30 "$out/cs"; echo "FAIL devptr.memcheck: see above" | tee -a "$log"
+    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL devptr.memcheck: see above" | tee -a "$log"
   fi
 else
   echo "skip devptr.memcheck: no compute-sanitizer" | tee -a "$log"
