@@ -41,8 +41,10 @@ for t in tests/t_*.sh tests/t_*.py; do
     *)    cmd="sh $t" ;;
   esac
   echo "== $t"
+  start=$(date +%s)
   $cmd >"$tmp" 2>&1
   tally $? "$t"
+  echo "== $t took $(( $(date +%s) - start )) s"
 done
 # The differential group again for the cpu target compiled for each x86-64
 # level the host runs (as the library finds them: JITC_CPU=LEVEL compiles
