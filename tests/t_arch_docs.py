@@ -6,13 +6,16 @@
 - Every relative link of docs/architecture.md and docs/api.md leads to a file
   that exists, and to a heading of it that exists (`file.md#anchor`).
 - A link that names a function, [name()](../src/file.c), leads to the file
-  that defines or declares it: a line that starts with a type and has
-  `name(` in it, or a macro of that name.
+  that defines it.  The links are checked by tests/t_docs.py's link checker,
+  which tests/t_tutorial.py uses for README.md and every page of docs/.
 """
 import glob
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from t_docs import link_problems, markdown_links  # noqa: E402  the docs' link checker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs")
@@ -35,49 +38,18 @@ def source_files():
                   for p in glob.glob(os.path.join(ROOT, d, "*.[ch]")))
 
 
-def prose(text):
-    """The text without its fenced blocks (links there are not links)."""
-    return re.sub(r"^```.*?^```[ \t]*$", "", text, flags=re.M | re.S)
-
-
 def section(text, title):
     m = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(title), text, re.M | re.S)
     return m.group(1) if m else ""
 
 
-def slug(heading):
-    """GitHub's anchor of a heading."""
-    s = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return s.replace(" ", "-")
-
-
-def defines(path, name):
-    src = open(path, encoding="utf-8").read()
-    return re.search(r"^(?:[A-Za-z_][\w \t*]*[ \t*])?%s\s*\(|^#\s*define\s+%s\b" % (name, name),
-                     src, re.M) is not None
-
-
 def check_links(page):
-    text = prose(open(os.path.join(DOCS, page), encoding="utf-8").read())
-    bad, nfun = [], 0
-    for label, target in re.findall(r"\[([^\]]*)\]\(([^)\s]+)\)", text):
-        if re.match(r"[a-z]+:", target):
-            continue  # an absolute address
-        path, _, anchor = target.partition("#")
-        full = os.path.normpath(os.path.join(DOCS, path)) if path else os.path.join(DOCS, page)
-        if not os.path.exists(full):
-            bad.append("%s: no file %s" % (label, path))
-            continue
-        if anchor and full.endswith(".md"):
-            heads = re.findall(r"^#+\s+(.*)$", prose(open(full, encoding="utf-8").read()), re.M)
-            if anchor not in [slug(h) for h in heads]:
-                bad.append("%s: no heading #%s in %s" % (label, anchor, path or page))
-        m = re.fullmatch(r"`?(\w+)\(\)`?", label)
-        if m and not full.endswith(".md"):
-            nfun += 1
-            if not defines(full, m.group(1)):
-                bad.append("%s is not in %s" % (label, path))
-    return bad, nfun
+    """The page's link problems (the docs' link checker), and how many of its
+    links name a function."""
+    md = os.path.join(DOCS, page)
+    nfun = sum(1 for _, text, target in markdown_links(md)
+               if re.fullmatch(r"`?\w+\(\)`?", text) and not target.split("#")[0].endswith(".md"))
+    return link_problems(md), nfun
 
 
 def main():

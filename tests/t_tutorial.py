@@ -41,6 +41,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from t_docs import defines, link_problems, slug  # noqa: E402  the docs' link checker
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TUTORIAL = os.path.join(ROOT, "docs", "tutorial.md")
 SECTION = "## Adding a math function"
@@ -392,76 +395,6 @@ def steps_test(drop, keep):
             print("copy kept in " + scratch)
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-
-
-# ---------------------------------------------------------------------------
-# Links from the docs into the source
-
-def slug(heading):
-    """GitHub's anchor of a heading."""
-    h = re.sub(r"[`*_]", "", heading.strip().lower())
-    h = re.sub(r"[^\w\- ]", "", h)
-    return h.replace(" ", "-")
-
-
-def headings(path):
-    out, fence = set(), False
-    for line in open(path, encoding="utf-8"):
-        if line.startswith("```"):
-            fence = not fence
-        elif not fence and line.startswith("#"):
-            out.add(slug(line.lstrip("#")))
-    return out
-
-
-def defines(path, fn):
-    """Whether the file defines the function fn."""
-    text = open(path, encoding="utf-8", errors="replace").read()
-    if path.endswith(".py"):
-        return re.search(r"^\s*def %s\(" % re.escape(fn), text, re.M) is not None
-    if path.endswith(".sh"):
-        return re.search(r"^%s\(\)" % re.escape(fn), text, re.M) is not None
-    # C: a definition starts at the line's start and is not a declaration
-    # (its line has a '{' or does not end with ';'); a header may define a
-    # macro.
-    for m in re.finditer(r"^[A-Za-z_][^;{}()=]*?\b%s\s*\(.*$" % re.escape(fn), text, re.M):
-        if "{" in m.group(0) or not m.group(0).rstrip().endswith(";"):
-            return True
-    return re.search(r"^#\s*define\s+%s\(" % re.escape(fn), text, re.M) is not None
-
-
-def markdown_links(path):
-    """(line, text, target) of the inline links outside fenced blocks."""
-    out, fence = [], False
-    for n, line in enumerate(open(path, encoding="utf-8"), 1):
-        if re.match(r"^\s*(```|~~~)", line):
-            fence = not fence
-            continue
-        if fence:
-            continue
-        for m in re.finditer(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)\)", line):
-            out.append((n, m.group(1), m.group(2)))
-    return out
-
-
-def link_problems(md):
-    """What is wrong with the relative links of the Markdown file md."""
-    bad, total = [], 0
-    for n, text, target in markdown_links(md):
-        if re.match(r"^[a-z]+:", target):
-            continue  # a URL
-        total += 1
-        path, _, frag = target.partition("#")
-        dest = md if not path else os.path.normpath(os.path.join(os.path.dirname(md), path))
-        if not os.path.exists(dest):
-            bad.append("%d: %s: no such file" % (n, target))
-            continue
-        if frag and dest.endswith(".md") and frag not in headings(dest):
-            bad.append("%d: %s: no heading #%s" % (n, target, frag))
-        m = re.fullmatch(r"`?([A-Za-z_]\w*)\(\)`?", text)
-        if m and not (os.path.isfile(dest) and defines(dest, m.group(1))):
-            bad.append("%d: %s() is not defined in %s" % (n, m.group(1), path))
-    return bad
 
 
 def links_test():
