@@ -69,10 +69,11 @@ static int new_temp(Checker *K, jitc_dtype t) {
   return K->ntemps++;
 }
 
-static void emit(Checker *K, IrStmtKind kind, int slot, Node *value, int off) {
+static IrStmt *emit(Checker *K, IrStmtKind kind, int slot, Node *value, int off) {
   if (!checker_grow(K, (void **)&K->stmts, &K->cap, K->nstmts + 1, sizeof(IrStmt)))
-    return;
-  K->stmts[K->nstmts++] = (IrStmt){kind, slot, value, off};
+    return NULL;
+  K->stmts[K->nstmts] = (IrStmt){kind, slot, value, off, OP_COUNT};
+  return &K->stmts[K->nstmts++];
 }
 
 static bool is_constant_name(const char *s) {
@@ -83,8 +84,10 @@ static bool is_constant_name(const char *s) {
   return false;
 }
 
-static bool is_reduction(const char *s) {
-  return !strcmp(s, "sum") || !strcmp(s, "prod") || !strcmp(s, "min") || !strcmp(s, "max");
+/* The reduction called `name` (sum, amin, ...), or -1. */
+static int reduction_op(const char *name) {
+  int op = op_lookup_function(name, strlen(name), NULL);
+  return op >= 0 && op_info[op].kind == K_REDUCE ? op : -1;
 }
 
 /* Names for "did you mean": functions, constants and the program's symbols. */
@@ -92,7 +95,7 @@ static const char *suggest(Checker *K, const char *name, bool want_function) {
   const char *names[256];
   int n = 0;
   for (int op = 0; op < OP_COUNT && n < 256; op++)
-    if (op_info[op].kind == K_FUNCTION)
+    if (op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE)
       names[n++] = op_info[op].name;
 #define FN(s, id) if (n < 256) names[n++] = s;
 #define CAST(s, t) if (n < 256) names[n++] = s;
@@ -168,13 +171,6 @@ static Val check_name(Checker *K, Ast *a) {
     }
     return (Val){n, true, false};
   }
-  if (is_reduction(name)) {
-    error_at(K->C, off, "'%s' is reserved for reductions, which this version does not have%s",
-             name, !strcmp(name, "min") ? "; for the element-wise minimum use minimum(a, b)"
-                   : !strcmp(name, "max") ? "; for the element-wise maximum use maximum(a, b)"
-                                          : "");
-    return bad_val(K, off);
-  }
   if (op_lookup_function(name, strlen(name), NULL) >= 0) {
     error_at(K->C, off, "'%s' is a function; call it as %s(...)", name, name);
     return bad_val(K, off);
@@ -220,6 +216,12 @@ static Val check_name(Checker *K, Ast *a) {
     n->slot = s->slot;
     return (Val){n, s->weak, false};
   }
+  if (s && s->kind == SYM_ARRAY && s->reduced) {
+    error_at(K->C, off, "'%s' is the result of %s(), known only after every element has been "
+             "read: it cannot be used in the program that computes it (use it in a second "
+             "program)", name, op_info[s->red_op].name);
+    return bad_val(K, off);
+  }
   if (s && s->kind == SYM_ARRAY) {
     s->read = true;
     if (s->current >= 0) {
@@ -262,14 +264,18 @@ static Val check_call(Checker *K, Ast *a) {
   const char *name = a->name;
   jitc_dtype cast_to = JITC_FLOAT64;
   int op = op_lookup_function(name, strlen(name), &cast_to);
+  if (op >= 0 && op_info[op].kind == K_REDUCE) {
+    error_at(K->C, a->off, "%s() reduces all elements to one value, so it must be the whole "
+             "value of an assignment, as in 's = %s(...)'%s", name, name,
+             op == OP_MIN ? "; for the element-wise minimum use minimum(a, b)"
+             : op == OP_MAX ? "; for the element-wise maximum use maximum(a, b)" : "");
+    for (int k = 0; k < a->nargs; k++)
+      check_expr(K, a->args[k]);
+    return bad_val(K, a->off);
+  }
   if (op < 0) {
     Sym *s = lookup(K, name);
-    if (is_reduction(name))
-      error_at(K->C, a->off, "'%s' is reserved for reductions, which this version does not "
-               "have%s", name,
-               !strcmp(name, "min") ? "; for the element-wise minimum use minimum(a, b)"
-               : !strcmp(name, "max") ? "; for the element-wise maximum use maximum(a, b)" : "");
-    else if (s || declared_array(K, name) || declared_scalar(K, name))
+    if (s || declared_array(K, name) || declared_scalar(K, name))
       error_at(K->C, a->off, "'%s' is not a function", name);
     else {
       const char *near = suggest(K, name, true);
@@ -361,7 +367,7 @@ static bool cannot_assign(Checker *K, const char *name, int off) {
   if (!strcmp(name, "i") || is_constant_name(name))
     error_at(K->C, off, "cannot assign to '%s': it is %s", name,
              !strcmp(name, "i") ? "the element index" : "a constant");
-  else if (op_lookup_function(name, strlen(name), NULL) >= 0 || is_reduction(name))
+  else if (op_lookup_function(name, strlen(name), NULL) >= 0)
     error_at(K->C, off, "cannot assign to '%s': it is the name of a function", name);
   else if (sym ? sym->kind == SYM_PARAM : declared_scalar(K, name) != NULL)
     error_at(K->C, off, "cannot assign to '%s': it is a scalar parameter", name);
@@ -386,6 +392,11 @@ static void store(Checker *K, AstStmt *s, const char *name, Val v, bool in_place
   ** A poisoned output still has no type: a later value cannot give it one. */
   if (v.bad || (sym && sym->poisoned))
     return;
+  if (sym && sym->reduced) {
+    error_at(K->C, off, "'%s' already holds the result of %s(); give this value another name",
+             name, op_info[sym->red_op].name);
+    return;
+  }
   if (!sym) {
     const jitc_array_decl *ad = declared_array(K, name);
     sym = add_sym(K, name, SYM_ARRAY, off);
@@ -423,11 +434,68 @@ static void store(Checker *K, AstStmt *s, const char *name, Val v, bool in_place
   sym->current = tmp;
 }
 
+/* name = op(x), a reduction over all elements: its result is an array of
+** role JITC_RESULT, one element of NumPy's result type. */
+static void check_reduce(Checker *K, AstStmt *s, const char *name, bool ok) {
+  Ast *call = s->value;
+  OpId op = (OpId)reduction_op(call->name);
+  int off = s->kind == S_EXPR ? s->off : s->name_off;
+  if (call->nargs != 1) {
+    error_at(K->C, call->off, "%s() takes 1 argument but %d were given", call->name,
+             call->nargs);
+    for (int k = 0; k < call->nargs; k++)
+      check_expr(K, call->args[k]);
+    if (ok && !lookup(K, name))
+      poison(K, name, SYM_ARRAY, off);
+    return;
+  }
+  Val v = check_expr(K, call->args[0]);
+  if (!ok)
+    return;
+  Sym *sym = lookup(K, name);
+  if (sym && !sym->poisoned) {
+    if (sym->reduced)
+      error_at(K->C, off, "'%s' already holds the result of %s(); give this one another name",
+               name, op_info[sym->red_op].name);
+    else
+      error_at(K->C, off, "'%s' is an array of elements; the result of %s() needs a name of "
+               "its own", name, call->name);
+    return;
+  }
+  if (sym || v.bad) {
+    if (!sym)
+      poison(K, name, SYM_ARRAY, off);
+    return;
+  }
+  jitc_dtype t = v.n->type; /* a weak value has its Python type, as np.sum(2.5) */
+  jitc_dtype in = reduce_input(op, t), res = reduce_result(op, t);
+  const jitc_array_decl *ad = declared_array(K, name);
+  if (ad && ad->dtype != res) {
+    error_at(K->C, off, "'%s' is declared %s, but %s() of %s values is %s", name,
+             tname(ad->dtype), op_info[op].name, tname(t), tname(res));
+    poison(K, name, SYM_ARRAY, off);
+    return;
+  }
+  sym = add_sym(K, name, SYM_ARRAY, off);
+  if (!sym)
+    return;
+  sym->slot = K->narrays++;
+  sym->provided = ad != NULL;
+  sym->dtype = res;
+  sym->has_dtype = sym->assigned = sym->reduced = true;
+  sym->red_op = op;
+  K->dtypes |= 1u << res;
+  IrStmt *st = emit(K, IR_REDUCE, sym->slot, convert(K, (Val){v.n, false, false}, in), s->off);
+  if (st)
+    st->op = op;
+  K->nreduce++;
+}
+
 static void check_stmt(Checker *K, AstStmt *s) {
   switch (s->kind) {
   case S_LET: {
     const char *name = s->name;
-    if (!strcmp(name, "i") || is_constant_name(name) || is_reduction(name) ||
+    if (!strcmp(name, "i") || is_constant_name(name) ||
         op_lookup_function(name, strlen(name), NULL) >= 0 || !strcmp(name, "let")) {
       error_at(K->C, s->name_off, "'%s' is reserved and cannot be a let name", name);
       check_expr(K, s->value);
@@ -460,6 +528,10 @@ static void check_stmt(Checker *K, AstStmt *s) {
   case S_ASSIGN: {
     const char *name = s->kind == S_EXPR ? "out" : s->name;
     bool ok = !cannot_assign(K, name, s->name_off);
+    if (s->value->kind == A_CALL && reduction_op(s->value->name) >= 0) {
+      check_reduce(K, s, name, ok);
+      return;
+    }
     Val v = check_expr(K, s->value);
     if (ok)
       store(K, s, name, v, false);
@@ -507,7 +579,8 @@ Program *check(Compiler *C, AstProgram *ast) {
   for (Sym *s = K.syms; s; s = s->next) {
     if (s->kind != SYM_ARRAY || s->poisoned)
       continue;
-    jitc_role role = s->read_first ? (s->assigned ? JITC_INOUT : JITC_INPUT) : JITC_OUTPUT;
+    jitc_role role = s->reduced ? JITC_RESULT
+                     : s->read_first ? (s->assigned ? JITC_INOUT : JITC_INPUT) : JITC_OUTPUT;
     p->arrays[s->slot] = (IrArray){s->name, role, s->dtype, s->provided};
     K.dtypes |= 1u << s->dtype;
   }
@@ -521,6 +594,7 @@ Program *check(Compiler *C, AstProgram *ast) {
   p->stmts = K.stmts;
   p->nchecks = K.nchecks;
   p->checks = K.checks;
+  p->nreduce = K.nreduce;
   p->dtypes = K.dtypes;
   return p;
 }

@@ -30,6 +30,8 @@ typedef struct Sym {
   bool has_dtype; /* arrays: dtype known (declared, or from the first assignment) */
   bool provided;
   bool poisoned;  /* defined by a statement that failed: uses stay quiet */
+  bool reduced;   /* arrays: a reduction's result (JITC_RESULT) */
+  OpId red_op;    /* which reduction, for messages */
   int first_off;
   struct Sym *next;  /* program order */
   struct Sym *hnext; /* hash chain */
@@ -43,7 +45,7 @@ typedef struct Checker {
   const jitc_options *opt;
   Sym *syms, *last;   /* in program order */
   Sym **buckets;      /* SYM_BUCKETS chains: lookups stay O(1) in long programs */
-  int narrays, nparams, ntemps;
+  int narrays, nparams, ntemps, nreduce;
   /* growable IR statement list and temp types, rebuilt in the arena */
   IrStmt *stmts;
   int nstmts, cap;

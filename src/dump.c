@@ -149,7 +149,7 @@ void dump_node(Buf *b, const Program *p, const Node *n) {
 }
 
 void dump_program(Buf *b, const Program *p) {
-  static const char *const roles[] = {"in", "out", "inout"};
+  static const char *const roles[] = {"in", "out", "inout", "result"};
   for (int k = 0; k < p->narrays; k++)
     buf_printf(b, "array %s: %s %s\n", p->arrays[k].name, jitc_dtype_name(p->arrays[k].dtype),
                roles[p->arrays[k].role]);
@@ -160,6 +160,9 @@ void dump_program(Buf *b, const Program *p) {
     const IrStmt *s = &p->stmts[k];
     if (s->kind == IR_LET)
       buf_printf(b, "let t%d: %s = ", s->slot, jitc_dtype_name(p->temps[s->slot]));
+    else if (s->kind == IR_REDUCE)
+      buf_printf(b, "reduce %s = %s:%s over ", p->arrays[s->slot].name, op_info[s->op].name,
+                 jitc_dtype_name(reduce_acc(s->op, s->value->type)));
     else
       buf_printf(b, "store %s[i] = ", p->arrays[s->slot].name);
     dump_node(b, p, s->value);

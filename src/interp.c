@@ -60,7 +60,7 @@ static jitc_status interp_run(jitc_context *ctx, const jitc_kernel *k, int64_t n
   (void)info;
   if (!k->impl)
     return ctx_error(ctx, JITC_E_USAGE, "interp: kernel not compiled");
-  return interp_exec(ctx, k->impl, n, arrays, params);
+  return interp_exec(ctx, k->impl, k->prog, n, arrays, params);
 }
 
 static void interp_release(jitc_kernel *k) {

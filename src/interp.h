@@ -14,7 +14,9 @@ typedef enum InsKind {
   I_CONST, /* dst = constant value (per block: not hoisted) */
   I_PARAM, /* dst = params[slot] (per block: not hoisted) */
   I_INDEX, /* dst = begin + j */
-  I_BOOL   /* dst = args[0] != 0: a bool array as loaded, normalised to 0/1 */
+  I_BOOL,  /* dst = args[0] != 0: a bool array as loaded, normalised to 0/1 */
+  I_REDUCE /* the block's partial of reduction `slot` (op, over args[0] of
+              type atype); dst unused */
 } InsKind;
 
 /* A buffer id: >= 0 is scratch buffer `id`; < 0 is array -id-1 itself at
@@ -57,14 +59,18 @@ typedef struct Plan {
   int blk;         /* elements per block */
   int narrays;
   uint8_t *esize;  /* per array: bytes per element */
+  int nreduce;     /* reductions: partial r of each block goes to array rslot[r] */
+  int *rslot;
 } Plan;
 
 /* interp_plan.c: the plan of a program (JITC_OK, or an error added to ctx). */
 jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out);
 void interp_plan_free(Plan *p);
 
-/* interp_exec.c: runs the plan over elements [0, n). */
-jitc_status interp_exec(jitc_context *ctx, const Plan *p, int64_t n, void *const *arrays,
-                        const ParamSlot *params);
+/* interp_exec.c: runs the plan over elements [0, n); a reduction's result
+** is combined from the partials of the blocks (reduce.c) and written to its
+** array's one element. */
+jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, int64_t n,
+                        void *const *arrays, const ParamSlot *params);
 
 #endif /* JITC_INTERP_H */

@@ -24,9 +24,12 @@ typedef struct RunState {
   size_t stride;           /* bytes per scratch buffer */
   void *const *arrays;
   int64_t begin;
+  Partial *part;           /* reductions: nblocks partials per reduction */
+  int64_t nblocks;
 } RunState;
 
 static inline void *buf_ptr(const RunState *rs, int id) {
+  if (id == NO_BUF) return NULL;
   if (id >= 0) return rs->scratch + (size_t)id * rs->stride;
   int a = -id - 1;
   return (unsigned char *)rs->arrays[a] + (size_t)rs->begin * rs->p->esize[a];
@@ -97,22 +100,53 @@ static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
       for (int j = 0; j < m; j++) r[j] = x[j] != 0;
       break;
     }
+    case I_REDUCE: {
+      Partial *acc = &rs->part[in->slot * rs->nblocks + rs->begin / p->blk];
+      *acc = reduce_identity((OpId)in->op, (jitc_dtype)in->atype);
+      reduce_step((OpId)in->op, (jitc_dtype)in->atype, acc, buf_ptr(rs, in->arg[0]), rs->begin, m);
+      break;
+    }
     }
   }
   return true;
 }
 
+/* The results of the reductions: block b's partial of reduction r is
+** part[r * nblocks + b]; they are combined in reduce.c's fixed tree. */
+static void finish_reductions(const Plan *p, const Program *prog, int64_t n, void *const *arrays,
+                              Partial *part, int64_t nblocks) {
+  int r = 0;
+  for (int s = 0; s < prog->nstmts; s++) {
+    const IrStmt *st = &prog->stmts[s];
+    if (st->kind != IR_REDUCE) continue;
+    jitc_dtype in = st->value->type;
+    Partial acc = reduce_tree(st->op, in, part ? part + r * nblocks : NULL, nblocks);
+    reduce_finish(st->op, in, acc, n, arrays[p->rslot[r]]);
+    r++;
+  }
+}
+
 /* Runs p over [0, n), in blocks of p->blk elements. */
-jitc_status interp_exec(jitc_context *ctx, const Plan *p, int64_t n, void *const *arrays,
-                        const ParamSlot *params) {
-  if (n <= 0 || p->nins == 0) return JITC_OK;
+jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, int64_t n,
+                        void *const *arrays, const ParamSlot *params) {
+  if (n <= 0 || p->nins == 0) {
+    finish_reductions(p, prog, 0, arrays, NULL, 0);
+    return JITC_OK;
+  }
   RunState rs = {.p = p, .arrays = arrays};
   rs.stride = (size_t)p->blk * 8;
   /* 64-byte aligned scratch; at least one byte so malloc never sees 0. */
   size_t bytes = rs.stride * (size_t)p->nbufs + 64;
+  int64_t nblocks = (n + p->blk - 1) / p->blk;
   void *raw = malloc(bytes);
-  if (!raw) return ctx_error(ctx, JITC_E_NOMEM, "interp: out of memory (%zu bytes of scratch)", bytes);
+  rs.part = p->nreduce ? malloc((size_t)nblocks * (size_t)p->nreduce * sizeof(Partial)) : NULL;
+  if (!raw || (p->nreduce && !rs.part)) {
+    free(raw);
+    free(rs.part);
+    return ctx_error(ctx, JITC_E_NOMEM, "interp: out of memory (%zu bytes of scratch)", bytes);
+  }
   rs.scratch = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+  rs.nblocks = nblocks;
 
   for (int q = 0; q < p->ninit; q++) {
     const Init *it = &p->init[q];
@@ -130,6 +164,8 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, int64_t n, void *const
       break;
     }
   }
+  if (!st) finish_reductions(p, prog, n, arrays, rs.part, nblocks);
+  free(rs.part);
   free(raw);
   return st;
 }

@@ -41,6 +41,7 @@ void interp_plan_free(Plan *p) {
   free(p->ins);
   free(p->init);
   free(p->esize);
+  free(p->rslot);
   free(p);
 }
 
@@ -327,7 +328,8 @@ jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out) {
   p->narrays = prog->narrays;
   p->esize = calloc((size_t)prog->narrays + 1, 1);
   B.temp_buf = calloc((size_t)prog->ntemps + 1, sizeof(int));
-  if (!p->esize || !B.temp_buf) goto oom;
+  p->rslot = calloc((size_t)prog->nreduce + 1, sizeof(int));
+  if (!p->esize || !B.temp_buf || !p->rslot) goto oom;
   for (int k = 0; k < prog->narrays; k++)
     p->esize[k] = (uint8_t)jitc_dtype_size(prog->arrays[k].dtype);
 
@@ -364,6 +366,22 @@ jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out) {
       if (!release_buf(&B, q)) goto oom;
     int want;
     size_t wsize;
+    if (st->kind == IR_REDUCE) {
+      int v = emit_value(&B, st->value, NO_BUF, 0);
+      if (B.oom) goto oom;
+      if (B.err) goto bad;
+      Ins *in = emit_ins(&B);
+      if (!in) goto oom;
+      in->kind = I_REDUCE;
+      in->op = (uint8_t)st->op;
+      in->type = in->atype = (uint8_t)st->value->type;
+      in->nargs = 1;
+      in->arg[0] = v;
+      in->dst = NO_BUF;
+      in->slot = p->nreduce;
+      p->rslot[p->nreduce++] = st->slot;
+      continue;
+    }
     if (st->kind == IR_STORE) {
       want = -st->slot - 1;
       wsize = p->esize[st->slot];

@@ -281,6 +281,7 @@ static jitc_status frontend(jitc_context *ctx, const char *source,
   k->cinfo.cache = "none";
   k->source = arena_strdup(arena, source);
   k->opt.source_name = NULL; /* the caller's string; the name lives in ctx->diags */
+  k->source_name = arena_strdup(arena, opt->source_name ? opt->source_name : "<program>");
   Compiler C = {arena, &ctx->diags, k->source, 0, arrays, narrays, scalars, nscalars, &k->opt};
   /* The library keeps no pointers to the caller's signature past this call. */
   st = JITC_OK;
@@ -364,6 +365,8 @@ jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array
     return st;
   k->cinfo.frontend_ms = now_ms() - t0;
   st = k->target->available(ctx);
+  if (!st && k->prog->nreduce && opt && opt->target != JITC_TARGET_INTERP)
+    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "reductions run on the interp target only so far");
   if (!st)
     st = k->target->compile(ctx, k);
   if (st) {
@@ -574,6 +577,23 @@ static jitc_status check_weak(jitc_context *ctx, const jitc_kernel *k, const Par
   return JITC_OK;
 }
 
+/* Over zero elements, a reduction without an identity (min, max, argmin,
+** argmax) has no value: an error at the reduction, as NumPy raises one. */
+static jitc_status check_empty(jitc_context *ctx, const jitc_kernel *k) {
+  const Program *p = k->prog;
+  for (int s = 0; s < p->nstmts; s++) {
+    const IrStmt *st = &p->stmts[s];
+    if (st->kind != IR_REDUCE || !(op_info[st->op].flags & F_NOID))
+      continue;
+    diags_set_name(&ctx->diags, k->source_name);
+    diag_add(&ctx->diags, JITC_E_PROGRAM, k->source, st->off, "%s() of zero elements: it has "
+             "no identity, so there is no value to give '%s' (NumPy raises ValueError)",
+             op_info[st->op].name, p->arrays[st->slot].name);
+    return JITC_E_PROGRAM;
+  }
+  return JITC_OK;
+}
+
 /* What a run runs on: host pointers (jitc_run), buffers (jitc_run_buffers)
 ** or the caller's device pointers on a stream (jitc_run_device); one is set. */
 typedef struct RunOn {
@@ -593,7 +613,9 @@ static jitc_status run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n
   if (k->opt.target != JITC_TARGET_CUDA || !k->target->run_device)
     return ctx_error(ctx, JITC_E_USAGE, "jitc_run_device runs kernels compiled for cuda; this "
                      "one was compiled for %s", k->target->name);
-  return n == 0 ? JITC_OK : k->target->run_device(ctx, k, n, on->ptrs, slots, on->stream);
+  if (n == 0 && !k->prog->nreduce)
+    return JITC_OK;
+  return k->target->run_device(ctx, k, n, on->ptrs, slots, on->stream);
 }
 
 /* The common part of jitc_run, jitc_run_buffers and jitc_run_device:
@@ -611,7 +633,9 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
   jitc_buffer *const *bufs = on->bufs;
   if (p->narrays && !arrays && !bufs && !on->ptrs)
     return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
-  for (int j = 0; j < p->narrays && (arrays || on->ptrs) && n > 0; j++) {
+  for (int j = 0; j < p->narrays && (arrays || on->ptrs); j++) {
+    if (n == 0 && p->arrays[j].role != JITC_RESULT)
+      continue; /* a result is written even over no elements */
     uint64_t addr = arrays ? (uint64_t)(uintptr_t)arrays[j] : on->ptrs[j];
     if (!addr)
       return ctx_error(ctx, JITC_E_USAGE, "array '%s' is NULL", p->arrays[j].name);
@@ -627,10 +651,16 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
     if (b->ctx != ctx || b->target != k->opt.target)
       return ctx_error(ctx, JITC_E_USAGE, "buffer for array '%s' belongs to another context or "
                        "target", p->arrays[j].name);
-    if (b->dtype != p->arrays[j].dtype || b->n < n)
+    int64_t need = p->arrays[j].role == JITC_RESULT ? 1 : n;
+    if (b->dtype != p->arrays[j].dtype || b->n < need)
       return ctx_error(ctx, JITC_E_USAGE, "buffer for array '%s' holds %lld %s; the kernel needs "
                        "%lld %s", p->arrays[j].name, (long long)b->n, jitc_dtype_name(b->dtype),
-                       (long long)n, jitc_dtype_name(p->arrays[j].dtype));
+                       (long long)need, jitc_dtype_name(p->arrays[j].dtype));
+  }
+  if (n == 0 && p->nreduce) {
+    jitc_status st = check_empty(ctx, k);
+    if (st)
+      return st;
   }
   ParamSlot stack_slots[16];
   ParamSlot *slots = p->nparams <= 16 ? stack_slots : calloc((size_t)p->nparams, sizeof *slots);

@@ -76,7 +76,9 @@ typedef enum jitc_dtype {
 typedef enum jitc_role {
   JITC_INPUT = 0,  /* only read */
   JITC_OUTPUT = 1, /* only assigned: a new array the caller allocates */
-  JITC_INOUT = 2   /* read, then assigned: updated in place */
+  JITC_INOUT = 2,  /* read, then assigned: updated in place */
+  JITC_RESULT = 3  /* a reduction's result (`s = sum(a * b)`): one element,
+                      written by the run; see "Reductions" at jitc_run() */
 } jitc_role;
 
 /* Status codes.  jitc_exit_code() maps them to sysexits-style exit codes. */
@@ -311,7 +313,17 @@ JITC_API void jitc_free(void *p);
 ** order (host pointers to n elements each, suitably aligned for their
 ** dtype; arrays must not overlap).  `scalars` gives a value per kernel
 ** scalar, in the kernel's order; values are converted to the scalar's type
-** (an integer that does not fit is an error).  `info` may be NULL. */
+** (an integer that does not fit is an error).  `info` may be NULL.
+**
+** Reductions: an array of role JITC_RESULT (`s` in `s = sum(a * b)`) is
+** one element of its dtype, never NULL, even when n is 0: the run writes
+** the reduction of all n elements there (NumPy's result type: sum of int32
+** is int64, mean of integers float64, argmax int64, any and all bool).
+** Over n == 0, sum is 0, prod 1, any false, all true and mean NaN; min, max,
+** argmin and argmax have no value and the run fails with JITC_E_PROGRAM,
+** writing nothing.  The same inputs give bit-identical results on every
+** run of a target, whatever jitc_options.threads is; float sums may differ
+** between targets in the last bits (docs/language.md, "Reductions"). */
 JITC_API jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                               void *const *arrays, const jitc_value *scalars,
                               jitc_run_info *info);

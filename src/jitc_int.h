@@ -89,7 +89,7 @@ typedef enum OpId {
   OP_COUNT
 } OpId;
 
-typedef enum OpKind { K_OPERATOR, K_FUNCTION, K_CAST } OpKind;
+typedef enum OpKind { K_OPERATOR, K_FUNCTION, K_CAST, K_REDUCE } OpKind;
 
 /* Binary operators' precedence, loosest first (the parser's levels). */
 typedef enum Prec {
@@ -98,10 +98,11 @@ typedef enum Prec {
 
 typedef enum TypeRule {
   R_ARITH, R_ARITH_NB, R_TRUEDIV, R_BITWISE, R_SHIFT, R_COMPARE, R_SAME,
-  R_SAME_NB, R_FLOAT, R_PROMOTE, R_PRED, R_WHERE, R_CAST
+  R_SAME_NB, R_FLOAT, R_PROMOTE, R_PRED, R_WHERE, R_CAST,
+  R_RSUM, R_RSAME, R_RMEAN, R_RBOOL, R_RARG /* reductions */
 } TypeRule;
 
-enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4 };
+enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8 };
 
 /* The C library's functions of a row, by arity (NULL where it has none). */
 typedef struct LibmFn {
@@ -304,8 +305,12 @@ typedef struct Node {
 } Node;
 
 typedef enum IrStmtKind {
-  IR_LET,  /* temps[slot] = value */
-  IR_STORE /* arrays[slot][i] = value; value->type == the array's dtype */
+  IR_LET,   /* temps[slot] = value */
+  IR_STORE, /* arrays[slot][i] = value; value->type == the array's dtype */
+  IR_REDUCE /* arrays[slot] (role JITC_RESULT, one element) = the reduction
+               `op` of value over all elements; value->type is the op's
+               input type (reduce_input), the array's dtype its result type
+               (reduce_result) */
 } IrStmtKind;
 
 typedef struct IrStmt {
@@ -313,6 +318,7 @@ typedef struct IrStmt {
   int slot;
   Node *value;
   int off;
+  OpId op; /* IR_REDUCE: the reduction (an op of kind K_REDUCE) */
 } IrStmt;
 
 typedef struct IrArray {
@@ -353,6 +359,7 @@ typedef struct Program {
   int nstmts;
   IrCheck *checks;
   int nchecks;
+  int nreduce;     /* IR_REDUCE statements */
   unsigned dtypes; /* bit t: some value has dtype t (folded ones too) */
 } Program;
 
@@ -371,6 +378,49 @@ typedef union ParamSlot {
   uint8_t b;
   uint64_t bits;
 } ParamSlot;
+
+/* ===================================================================== */
+/* reduce.c: the semantics of reductions                                  */
+/* ===================================================================== */
+
+/* A reduction `op` (a K_REDUCE row of ops.h) over elements of type t:
+** reduce_result() is NumPy's type of its result; reduce_input() the type
+** the checker converts the elements to before they are accumulated (sum of
+** int32 or bool: int64; mean of integers: float64; any, all: bool; else t);
+** reduce_acc() the type of the accumulator over elements of that input
+** type: float64 for sum and mean of float32 (more accurate than NumPy's
+** pairwise float32 sum), else the input type. */
+jitc_dtype reduce_result(OpId op, jitc_dtype t);
+jitc_dtype reduce_input(OpId op, jitc_dtype t);
+jitc_dtype reduce_acc(OpId op, jitc_dtype in);
+
+/* A partial reduction of some elements: the accumulator (bool and integers
+** in v.i, floats in v.f; a float32 accumulator holds float32 values, exact
+** in a double) and, for argmin and argmax, the index of the element it
+** holds (-1: no element yet).  16 bytes; the cpu target's kernels write
+** this layout. */
+typedef struct Partial {
+  union {
+    int64_t i;
+    double f;
+  } v;
+  int64_t idx;
+} Partial;
+
+/* `in` below is the op's input type (IrStmt.value->type). */
+/* The partial of no elements. */
+Partial reduce_identity(OpId op, jitc_dtype in);
+/* Folds elements x[0..m) of type `in`, whose indices are first.., into *acc. */
+void reduce_step(OpId op, jitc_dtype in, Partial *acc, const void *x, int64_t first, int m);
+/* The partial of the elements of a and of b.  It does not depend on which
+** came first: ties of argmin/argmax go to the lower index. */
+Partial reduce_combine(OpId op, jitc_dtype in, Partial a, Partial b);
+/* The partials p[0..np) combined in a fixed pairwise tree (the identity
+** when np == 0): the same partials give the same bits. */
+Partial reduce_tree(OpId op, jitc_dtype in, const Partial *p, int64_t np);
+/* Writes the result of acc, the reduction of n elements, as one element of
+** type reduce_result(op, ...) at out (mean divides by n). */
+void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out);
 
 /* split.c: cuts the statements into groups of about `budget` nodes each:
 ** group g is statements [start[g], start[g + 1]) (start has nstmts + 2
@@ -554,6 +604,7 @@ struct jitc_kernel {
   jitc_context *ctx;
   Arena *arena;        /* the program and its IR */
   const char *source;  /* copy of the source, in the arena */
+  const char *source_name; /* its name in messages, in the arena */
   Program *prog;
   char *key;           /* dump_program() text, in the arena */
   jitc_options opt;

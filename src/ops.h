@@ -13,7 +13,9 @@
 **     NAME   its spelling in --emit output: the symbol of a binary
 **            operator, the canonical name of a function
 **     KIND   OPERATOR (written with a symbol), FUNCTION (called by name),
-**            CAST (a conversion, called by the name of its type)
+**            CAST (a conversion, called by the name of its type), REDUCE
+**            (a reduction over all elements, called by name: the whole
+**            value of an assignment, `s = sum(a * b)`)
 **     ARITY  number of operands
 **     SPELL  an operator's symbol in the source (NULL for functions)
 **     PREC   a binary operator's precedence level (P_UNARY for unary
@@ -36,6 +38,12 @@
 **       R_WHERE    where(cond, x, y): cond any type (non-zero is true),
 **                  result promote(x, y)
 **       R_CAST     conversion to the type named by the function
+**     and for reductions, NumPy's result over elements of type t (reduce.c):
+**       R_RSUM     bool and integers accumulate in int64; floats keep t
+**       R_RSAME    t itself
+**       R_RMEAN    bool and integers become float64; floats keep t
+**       R_RBOOL    non-zero is true; result bool
+**       R_RARG     the index of the first extreme element: int64
 **     LIBM   the C library function computing it on float64 (float32:
 **            the same name with "f"), as an identifier; NOLIB where none.
 **            A function the back ends have no special case for is this
@@ -47,8 +55,10 @@
 **       F_INT_ID  the identity on integers and bool (floor, ceil, trunc)
 **       F_NANARG  a float function whose NaN argument is its result, sign
 **                 and payload kept (vector math libraries may lose them)
+**       F_NOID    a reduction without an identity: over zero elements it
+**                 is an error, as in NumPy
 **
-**   A FUNCTION row's NAME is also its name in the language.  FN(NAME, ID)
+**   A FUNCTION or REDUCE row's NAME is also its name in the language.  FN(NAME, ID)
 **   adds an alias of OP_<ID> (asin for arcsin, pow for power).
 **   CAST(NAME, DTYPE) maps a cast function to OP_CAST.
 */
@@ -119,6 +129,15 @@ OP(ISNAN,      "isnan",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,   
 OP(ISINF,      "isinf",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
 OP(ISFINITE,   "isfinite",   FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
 OP(CAST,       "cast",       CAST,     1, NULL, P_NONE,    R_CAST,     NOLIB,    NULL,             0)
+OP(SUM,        "sum",        REDUCE,   1, NULL, P_NONE,    R_RSUM,     NOLIB,    NULL,             0)
+OP(PROD,       "prod",       REDUCE,   1, NULL, P_NONE,    R_RSUM,     NOLIB,    NULL,             0)
+OP(MIN,        "min",        REDUCE,   1, NULL, P_NONE,    R_RSAME,    NOLIB,    NULL,             F_NOID)
+OP(MAX,        "max",        REDUCE,   1, NULL, P_NONE,    R_RSAME,    NOLIB,    NULL,             F_NOID)
+OP(MEAN,       "mean",       REDUCE,   1, NULL, P_NONE,    R_RMEAN,    NOLIB,    NULL,             0)
+OP(ANY,        "any",        REDUCE,   1, NULL, P_NONE,    R_RBOOL,    NOLIB,    NULL,             0)
+OP(ALL,        "all",        REDUCE,   1, NULL, P_NONE,    R_RBOOL,    NOLIB,    NULL,             0)
+OP(ARGMIN,     "argmin",     REDUCE,   1, NULL, P_NONE,    R_RARG,     NOLIB,    NULL,             F_NOID)
+OP(ARGMAX,     "argmax",     REDUCE,   1, NULL, P_NONE,    R_RARG,     NOLIB,    NULL,             F_NOID)
 #endif
 
 #ifdef FN
@@ -132,6 +151,7 @@ FN("acosh", ACOSH)
 FN("atanh", ATANH)
 FN("power", POW)  FN("pow", POW)
 FN("round", RINT)
+FN("amin", MIN)  FN("amax", MAX)
 #endif
 
 #ifdef CAST

@@ -55,6 +55,8 @@ static const char *check_op(const Node *n) {
   /* Operands other than where's condition and a cast's source share one type. */
   int first = n->op == OP_WHERE ? 1 : 0;
   jitc_dtype t = n->args[first]->type;
+  if (oi->kind == K_REDUCE)
+    return "a reduction inside an expression";
   if (oi->kind != K_CAST)
     for (int k = first; k < n->nargs; k++)
       if (n->args[k]->type != t)
@@ -97,6 +99,8 @@ static const char *check_op(const Node *n) {
     return r == t ? NULL : "result type differs from operands";
   case R_CAST:
     return NULL;
+  case R_RSUM: case R_RSAME: case R_RMEAN: case R_RBOOL: case R_RARG:
+    return "a reduction inside an expression";
   }
   return "unknown type rule";
 }
@@ -114,7 +118,7 @@ static const char *check_node(Validator *V, const Node *n) {
   case N_LOAD:
     if (n->slot < 0 || n->slot >= p->narrays || p->arrays[n->slot].dtype != n->type)
       return "load of an unknown array, or with the wrong type";
-    if (p->arrays[n->slot].role == JITC_OUTPUT)
+    if (p->arrays[n->slot].role == JITC_OUTPUT || p->arrays[n->slot].role == JITC_RESULT)
       return "load of an output array";
     return V->stored[n->slot] ? "load of an array after a store to it" : NULL;
   case N_PARAM:
@@ -222,8 +226,8 @@ static const char *check_stmt(Validator *V, const IrStmt *st) {
   case IR_STORE:
     if (st->slot < 0 || st->slot >= p->narrays)
       return "store to an unknown array";
-    if (p->arrays[st->slot].role == JITC_INPUT)
-      return "store to an input array";
+    if (p->arrays[st->slot].role == JITC_INPUT || p->arrays[st->slot].role == JITC_RESULT)
+      return "store to an input array or a reduction's result";
     if (st->value->type != p->arrays[st->slot].dtype)
       return "stored value's type differs from the array's";
     V->stored[st->slot] = true;
@@ -237,6 +241,19 @@ static const char *check_stmt(Validator *V, const IrStmt *st) {
       return "temporary assigned twice";
     V->defined[st->slot] = true;
     return NULL;
+  case IR_REDUCE:
+    if (st->slot < 0 || st->slot >= p->narrays || p->arrays[st->slot].role != JITC_RESULT)
+      return "reduction into an array that is not a result";
+    if ((unsigned)st->op >= OP_COUNT || op_info[st->op].kind != K_REDUCE)
+      return "reduction by an op that is not one";
+    if (reduce_input(st->op, st->value->type) != st->value->type)
+      return "reduced value not of the reduction's input type";
+    if (reduce_result(st->op, st->value->type) != p->arrays[st->slot].dtype)
+      return "result array not of the reduction's result type";
+    if (V->stored[st->slot])
+      return "result reduced twice";
+    V->stored[st->slot] = true;
+    return NULL;
   }
   return "unknown statement kind";
 }
@@ -244,7 +261,7 @@ static const char *check_stmt(Validator *V, const IrStmt *st) {
 static const char *check_program(Validator *V) {
   const Program *p = V->p;
   for (int k = 0; k < p->narrays; k++)
-    if (!is_dtype(p->arrays[k].dtype) || (unsigned)p->arrays[k].role > JITC_INOUT)
+    if (!is_dtype(p->arrays[k].dtype) || (unsigned)p->arrays[k].role > JITC_RESULT)
       return "array of unknown dtype or role";
   for (int k = 0; k < p->nparams; k++)
     if (!is_dtype(p->params[k].type))
