@@ -82,4 +82,5 @@ const Target target_interp = {
     .stages = (const char *const[]){NULL},
     .release = interp_release,
     .shutdown = interp_shutdown,
+    .reduces = true,
 };

@@ -365,8 +365,9 @@ jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array
     return st;
   k->cinfo.frontend_ms = now_ms() - t0;
   st = k->target->available(ctx);
-  if (!st && k->prog->nreduce && opt && opt->target != JITC_TARGET_INTERP)
-    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "reductions run on the interp target only so far");
+  if (!st && k->prog->nreduce && !k->target->reduces)
+    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions",
+                   k->target->name);
   if (!st)
     st = k->target->compile(ctx, k);
   if (st) {

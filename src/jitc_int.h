@@ -517,6 +517,8 @@ typedef struct Target {
   jitc_status (*run_buffers)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                              jitc_buffer *const *bufs, const ParamSlot *params,
                              jitc_run_info *info);
+  /* Whether run, run_buffers and run_device compute IR_REDUCE statements. */
+  bool reduces;
   /* jitc_run_device (NULL where the target has no device): the caller's
   ** device pointers, already checked for NULL and alignment, n > 0. */
   jitc_status (*run_device)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
