@@ -64,7 +64,7 @@ from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
 
 __all__ = [
     "evaluate", "compile", "Kernel", "available", "default_target", "cache_info",
-    "clear_cache", "Error", "ProgramError", "InputError", "UsageError",
+    "clear_cache", "Error", "ProgramError", "EmptyReductionError", "InputError", "UsageError",
     "TargetUnavailable", "OutOfMemory", "InternalError", "OutputError", "__version__",
 ]
 __version__ = _jitc.version
@@ -95,6 +95,12 @@ class ProgramError(Error):
 class InputError(Error, ValueError, TypeError):
     """A value jitc cannot take: a dtype it does not have, a non-contiguous
     array, arrays of different shapes, a name that is nowhere."""
+
+
+class EmptyReductionError(ProgramError, ValueError):
+    """``min``, ``max``, ``argmin`` or ``argmax`` of zero elements, which
+    have no value (NumPy raises ValueError there): a ProgramError whose
+    ``line`` and ``col`` point at the reduction, and a ValueError."""
 
 
 class TargetUnavailable(Error, RuntimeError):
@@ -265,7 +271,7 @@ def compile(program, target=None, **signature):
     return _jitc._compile(program, target, decls)
 
 
-_jitc._init(_STATUS, _device_info, _device_empty)
+_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError)
 for _f in (evaluate, cache_info, clear_cache, default_target):
     try:
         _f.__module__ = "jitc"
