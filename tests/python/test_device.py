@@ -118,3 +118,85 @@ def test_fake_device_array_errors():
         jitc.evaluate("c = a + 1", a=FakeDeviceArray(np.ones(4, np.float16)))
     with pytest.raises(jitc.InputError, match="not contiguous"):
         jitc.evaluate("c = a + 1", a=FakeDeviceArray(np.ones(4), strides=(16,)))
+
+
+# ---- reductions: a 0-d array of the inputs' kind on their device ----
+
+RED_OPS = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
+
+
+def _same_0d(got, want):
+    """A 0-d array copied to the host equals NumPy's scalar: dtype, value,
+    NaN; float sums and means within float tolerance."""
+    assert got.shape == () and got.dtype == want.dtype, (got.shape, got.dtype, want.dtype)
+    if want.dtype.kind == "f" and np.isfinite(want):
+        np.testing.assert_allclose(got, want, rtol=1e-5 if want.dtype == np.float32 else 1e-12,
+                                   atol=1e-5)
+    else:
+        assert np.array_equal(got, want, equal_nan=True), (got, want)
+
+
+@pytest.mark.parametrize("op", RED_OPS)
+@pytest.mark.parametrize("dt", ["bool", "int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 100_003])
+def test_cupy_reduction(cp, op, dt, n):
+    rng = np.random.default_rng(n)
+    host = (rng.random(n) < 0.5) if dt == "bool" else (rng.standard_normal(n) * 10).astype(dt)
+    a = cp.asarray(host)
+    r = jitc.evaluate(f"s = {op}(a)", a=a)
+    assert isinstance(r, cp.ndarray) and r.shape == () and r.device.id == a.device.id
+    _same_0d(cp.asnumpy(r), np.asarray(getattr(np, op)(host)))
+
+
+def test_cupy_reductions_with_outputs_on_a_stream(cp):
+    host_a = np.random.default_rng(1).standard_normal(1_000_001).astype(np.float32)
+    host_b = np.random.default_rng(2).standard_normal(1_000_001).astype(np.float32)
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        a, b = cp.asarray(host_a), cp.asarray(host_b)
+        r = jitc.evaluate("s = sum(a*b); m = max(abs(a - b)); c = a - b; k = argmin(a)",
+                          a=a, b=b)
+    s.synchronize()
+    assert set(r) == {"s", "m", "c", "k"}
+    assert all(isinstance(v, cp.ndarray) for v in r.values())
+    _same_0d(cp.asnumpy(r["s"]), np.asarray(np.sum(host_a * host_b)))
+    _same_0d(cp.asnumpy(r["m"]), np.asarray(np.max(np.abs(host_a - host_b))))
+    _same_0d(cp.asnumpy(r["k"]), np.asarray(np.argmin(host_a)))
+    np.testing.assert_array_equal(cp.asnumpy(r["c"]), host_a - host_b)
+
+
+def test_cupy_reduction_same_bits_every_run(cp):
+    a = cp.asarray(np.random.default_rng(3).standard_normal(3_000_017).astype(np.float32))
+    first = cp.asnumpy(jitc.evaluate("sum(a)", a=a)).tobytes()
+    for _ in range(19):
+        assert cp.asnumpy(jitc.evaluate("sum(a)", a=a)).tobytes() == first
+
+
+def test_cupy_reduction_empty(cp):
+    a = cp.zeros(0, dtype=cp.float64)
+    r = jitc.evaluate("s = sum(a); p = prod(a); y = any(a)", a=a)
+    assert float(r["s"]) == 0.0 and float(r["p"]) == 1.0 and not bool(r["y"])
+    with pytest.raises(jitc.EmptyReductionError):
+        jitc.evaluate("s = max(a)", a=a)
+
+
+def test_torch_reductions():
+    torch = _torch()
+    a = torch.rand(10_001, device="cuda", dtype=torch.float64)
+    i = torch.arange(-50, 51, device="cuda", dtype=torch.int32)
+    r = jitc.evaluate("s = sum(a); k = argmax(a); c = a * 2", a=a)
+    assert isinstance(r["s"], torch.Tensor) and r["s"].shape == () and r["s"].device == a.device
+    torch.testing.assert_close(r["s"], a.sum())
+    assert r["k"].dtype == torch.int64 and int(r["k"]) == int(a.argmax())
+    torch.testing.assert_close(r["c"], a * 2)
+    t = jitc.evaluate("sum(i)", i=i)
+    assert t.dtype == torch.int64 and int(t) == 0 and t.device == i.device
+    k = jitc.compile("s = mean(x)", x=i)
+    torch.testing.assert_close(k(i), i.double().mean())
+
+
+def test_fake_device_array_reduction_needs_cuda():
+    if jitc.available("cuda"):
+        pytest.skip("a GPU is here: the CuPy and PyTorch tests cover it")
+    with pytest.raises(jitc.TargetUnavailable):
+        jitc.evaluate("s = sum(a)", a=FakeDeviceArray(np.ones(4)))
