@@ -1,36 +1,19 @@
 """Reductions from Python against NumPy: every op and dtype, sizes 0, 1 and
 odd, NaN, inf and -0.0, NumPy scalars of NumPy's types, several reductions
 with element-wise outputs, let, where, casts and scalars, compiled kernels.
-On each host target that runs reductions (the others are skipped, saying
-so: they pick the tests up when they run them)."""
+On each host target that runs reductions (conftest's rtarget: the others
+are skipped, saying so, and pick the tests up when they run them)."""
 import warnings
 
 import numpy as np
 import pytest
 
 import jitc
-from conftest import HOST_TARGETS
+from conftest import HOST_TARGETS, reduces
 
 OPS = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
 NOID = {"min", "max", "argmin", "argmax"}  # no identity: an error over no elements
 DTYPES = [np.bool_, np.int32, np.int64, np.float32, np.float64]
-
-
-def _reduces(t):
-    try:
-        jitc.compile("s = sum(a)", t, a=np.float64)
-    except jitc.TargetUnavailable as e:
-        return str(e)
-    return None
-
-
-@pytest.fixture(params=HOST_TARGETS)
-def rtarget(request):
-    """A host target, skipped while it does not run reductions."""
-    why = _reduces(request.param)
-    if why:
-        pytest.skip(why)
-    return request.param
 
 
 def numpy_of(op, x):
@@ -284,7 +267,7 @@ def test_same_bits_every_run(rtarget, rng):
 def test_target_without_reductions_says_so():
     """A target that does not run reductions yet refuses them at compile
     time, naming itself; nothing to see where every target runs them."""
-    without = [t for t in HOST_TARGETS if _reduces(t)]
+    without = [t for t in HOST_TARGETS if reduces(t)]
     if not without:
         pytest.skip("every host target here runs reductions")
     for t in without:
