@@ -7,7 +7,10 @@
 
 A program is a few statements over arrays of one shape, element by element
 (docs/language.md): ``c = exp(a) * b``, ``a[i] += 1``, ``m = where(x > 0, x,
-0)``.  It is compiled once for a target and kept:
+0)``, and reductions of all the elements to one value: ``s = sum(a*b)``,
+``prod``, ``min``, ``max``, ``mean``, ``any``, ``all``, ``argmin``,
+``argmax``, several of them with element-wise outputs in one pass over the
+data.  It is compiled once for a target and kept:
 
 - ``interp``: the reference interpreter;
 - ``cpu``: LLVM, vectorised and threaded (the default when jitc was built
@@ -47,8 +50,23 @@ program updates in place such as ``a[i] += 1``, the array passed, updated);
 a dict by name when it assigns several.  An output given by name is written
 in place (its dtype then fixes the output's).
 
+Reductions: a reduction's result is what NumPy's own gives, a NumPy scalar
+of NumPy's type (``np.sum`` of float32 is ``np.float32``, of int32
+``np.int64``; ``mean`` of integers ``np.float64``; ``argmin``, ``argmax``
+``np.intp``; ``any``, ``all`` ``np.bool_``); for device arrays a 0-d array of
+their kind on their device, written on the current stream without waiting
+(as ``cupy.sum`` gives).  ``jitc.evaluate("s = sum(a*b); m = max(abs(a - b));
+c = a - b")`` returns ``{'s': ..., 'm': ..., 'c': array}``.  Over no
+elements sum is 0, prod 1, any False, all True, mean NaN; min, max, argmin
+and argmax raise ``EmptyReductionError``, a ``ProgramError`` (the status
+the library gives) and a ``ValueError`` (what NumPy raises).  argmin and
+argmax count in C order, as NumPy does: over arrays only Fortran-contiguous
+(several dimensions) they are refused.  A result is not given: the call
+makes it.  The same inputs give the same bits on every call of a target.
+
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
-``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
+``ProgramError`` (with ``.line``, ``.col`` and the caret in the message;
+``EmptyReductionError`` is one),
 ``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
 ValueError), ``TargetUnavailable``, ``OutOfMemory``, ``InternalError``.
 
@@ -257,7 +275,9 @@ def compile(program, target=None, **signature):
 
     Names the program reads must all be in the signature (there is no
     lookup in the caller's variables).  An output in the signature has its
-    dtype fixed, and may then be passed to be written in place.
+    dtype fixed, and may then be passed to be written in place; a
+    reduction's result there only states its dtype (the call returns it:
+    ``kernel.reductions`` names each result's reduction).
     ``kernel.params`` is the signature's order, which positional arguments
     follow::
 

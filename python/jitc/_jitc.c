@@ -203,7 +203,10 @@ static PyMethodDef methods[] = {
    "\n"
    "Returns the array the program assigns (a new one; or the array passed,\n"
    "updated in place, for 'a[i] += 1'), or a dict by name when it assigns\n"
-   "several.\n"
+   "several. A reduction ('s = sum(a*b)', prod, min, max, mean, any, all,\n"
+   "argmin, argmax) gives a NumPy scalar of NumPy's type (np.sum of float32:\n"
+   "np.float32; of int32: np.int64), or for device arrays a 0-d array of\n"
+   "their kind on their device, on the current stream.\n"
    "\n"
    "Python int, float and bool are weak scalars (they take the type of the\n"
    "array they meet, as in NumPy 2); NumPy scalars (np.float32(2)) and 0-d\n"
@@ -213,7 +216,9 @@ static PyMethodDef methods[] = {
    "same program, target and types only run it.\n"
    "\n"
    "Raises jitc.ProgramError (the program), jitc.InputError (the values),\n"
-   "jitc.UsageError, jitc.TargetUnavailable."},
+   "jitc.UsageError, jitc.TargetUnavailable; jitc.EmptyReductionError (a\n"
+   "ProgramError and a ValueError) for min, max, argmin or argmax of no\n"
+   "elements."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
   {"_init", py_init, METH_VARARGS,
    "_init(exceptions, device_info, device_empty, empty_reduction_error)"},

@@ -36,6 +36,21 @@ or on its PYTHONPATH).
   updates a copy of its chunk, never a chunk another task may read).  An
   output given by name fixes its dtype, as in ``jitc.evaluate``; its
   values are not read.
+- Reductions (``s = sum(a*b)``, prod, min, max, mean, any, all, argmin,
+  argmax) give 0-d Dask arrays (of CuPy chunks for CuPy chunks), made with
+  ``dask.array.reduction``: each block, in the same task as the
+  element-wise outputs, gives a partial (its own sum or extreme; for mean a
+  float64 sum and a count; for argmin and argmax the extreme and its index
+  in the whole array), and Dask's tree combines the partials, the blocks in
+  their order at each node, fixed by the number of blocks and
+  ``split_every``: the same chunks give the same bits on every compute.
+  Float32 sums and means add the blocks' float64 sums, rounded once.
+  Results are the NumPy scalars ``jitc.evaluate`` gives.  min, max, argmin
+  and argmax of no elements raise ``jitc.EmptyReductionError`` when the
+  graph is built (when the size is known; at compute time otherwise);
+  argmin and argmax need known chunk sizes.  A program with reductions
+  that reads the element index ``i`` is refused: each block counts ``i``
+  from 0.
 - Dtypes and errors come before any computing: the program is checked
   once on the client (on ``interp``, whose typing every target shares), so
   a program error raises ``jitc.ProgramError`` when the graph is built,
@@ -375,7 +390,9 @@ def evaluate(program, target=None, **names):
     Returns the output as a Dask array, or a dict of Dask arrays by name when
     the program assigns several (in-place ones such as ``a[i] += 1``
     included: the array passed is not changed), or None when it assigns
-    none.  Nothing is computed here: the program is checked, and the
+    none.  A reduction's result is a 0-d Dask array, combined from the
+    blocks' partials in a fixed tree (``dask.array.reduction``); compute it
+    with the other outputs (``dask.compute(*d.values())``) for one pass.  Nothing is computed here: the program is checked, and the
     outputs' dtypes found, on the client, so a program error, a bad value or
     arrays of different shapes raise now (``jitc.ProgramError``,
     ``jitc.InputError``, ``jitc.UsageError``), not at compute time.

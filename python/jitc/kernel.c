@@ -523,8 +523,9 @@ PyTypeObject KernelType = {
             "order, keywords bind by name.  Arrays must have the dtypes the kernel\n"
             "was compiled for; scalars are converted to the type they have in the\n"
             "kernel.  Outputs not given are allocated.  Returns what jitc.evaluate\n"
-            "returns: the array the program assigns, or a dict by name when it\n"
-            "assigns several.\n\n"
+            "returns: the array the program assigns (a reduction's result: a NumPy\n"
+            "scalar, or a 0-d device array), or a dict by name when it assigns\n"
+            "several.\n\n"
             "Made by jitc.compile(); jitc.evaluate keeps its own in a cache.",
 };
 
