@@ -392,10 +392,13 @@ def evaluate(program, target=None, **names):
     included: the array passed is not changed), or None when it assigns
     none.  A reduction's result is a 0-d Dask array, combined from the
     blocks' partials in a fixed tree (``dask.array.reduction``); compute it
-    with the other outputs (``dask.compute(*d.values())``) for one pass.  Nothing is computed here: the program is checked, and the
-    outputs' dtypes found, on the client, so a program error, a bad value or
-    arrays of different shapes raise now (``jitc.ProgramError``,
-    ``jitc.InputError``, ``jitc.UsageError``), not at compute time.
+    with the other outputs (``dask.compute(*d.values())``) for one pass.
+
+    Nothing is computed here: the program is checked, and the outputs'
+    dtypes found, on the client, so a program error, a bad value or arrays
+    of different shapes raise now (``jitc.ProgramError``,
+    ``jitc.InputError``, ``jitc.UsageError``, ``jitc.EmptyReductionError``),
+    not at compute time.
     """
     if target is not None:
         _jitc.available(target)  # an unknown target: UsageError now

@@ -81,7 +81,18 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
     jitc_kernel_scalar(k, j, &nm, &K->sdtypes[j]);
     K->snames[j] = PyUnicode_InternFromString(nm);
   }
-  if (!K->params) {
+  if (K->params) {
+    /* The signature's order, less the results: a result there states its
+    ** dtype, and the call makes it. */
+    PyObject *l = PyList_New(0);
+    for (Py_ssize_t j = 0; l && j < PyTuple_GET_SIZE(K->params); j++) {
+      PyObject *nm = PyTuple_GET_ITEM(K->params, j);
+      int slot = kernel_slot(K, nm);
+      if ((slot < 0 || K->aroles[slot] != JITC_RESULT) && PyList_Append(l, nm)) Py_CLEAR(l);
+    }
+    Py_SETREF(K->params, l ? PyList_AsTuple(l) : NULL);
+    Py_XDECREF(l);
+  } else {
     /* Positional order: the arrays the kernel reads, then its scalars. */
     PyObject *l = PyList_New(0);
     for (int j = 0; l && j < K->narrays; j++)

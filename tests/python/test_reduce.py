@@ -242,6 +242,12 @@ def test_kernel(rtarget, rng):
         assert np.array_equal(r["c"], a * 2.0)
         same_scalar(r["j"], np.argmax(a))
         assert type(r["s"]) is np.float64 and np.isclose(r["s"], np.sum(a * 2.0), rtol=1e-12)
+    # A result in the signature states its dtype; it is no parameter.
+    typed = jitc.compile("s = sum(a)", rtarget, s=np.float32, a=np.float32)
+    assert typed.params == ("a",) and typed.arrays[1] == ("s", "result", "float32")
+    same_scalar(typed(np.ones(3, np.float32)), np.float32(3))
+    with pytest.raises(jitc.ProgramError, match="'s' is declared float64"):
+        jitc.compile("s = sum(a)", rtarget, s=np.float64, a=np.float32)
     one = jitc.compile("s = amin(a)", rtarget, a=np.int32)
     assert one.reductions == {"s": "min"} and one.params == ("a",)
     same_scalar(one(a=np.array([4, -2, 7], np.int32)), np.int32(-2))
