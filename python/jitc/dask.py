@@ -244,6 +244,10 @@ def _block_program(program, reductions, dtypes):
             parts += [src[done:end]]
         done = end
     parts.append(src[done:])
+    missing = [nm for nm in reductions if nm not in where]
+    if missing:
+        raise _jitc.UsageError("jitc.dask.evaluate: cannot find the reduction of %s in the "
+                               "program's text" % ", ".join(repr(nm) for nm in missing))
     return "".join(parts), where
 
 

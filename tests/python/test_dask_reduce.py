@@ -193,3 +193,20 @@ def test_cupy_chunks_reductions(cp):
     assert int(k) == np.argmax(a)
     np.testing.assert_array_equal(cp.asnumpy(c), a * 2)
 
+
+
+def test_program_forms(rtarget, rng):
+    """Reductions written every way the language allows: parenthesised,
+    bare (assigning out), as s[i] =, over several lines, with a comment
+    that names another reduction."""
+    a = rng.standard_normal(100)
+    A = da.from_array(a, chunks=30)
+    r = jitc.dask.evaluate("s = (sum(a))  # c = mean(a)\nk[i] = argmax(\n  a * 2)\n(argmin(a))",
+                           target=rtarget, a=A)
+    assert list(r) == ["s", "k", "out"]
+    s, k, out = dask.compute(r["s"], r["k"], r["out"], **THREADS)
+    assert np.isclose(s, np.sum(a), rtol=1e-12)
+    same_scalar(k, np.argmax(a))
+    same_scalar(out, np.argmin(a))
+    m = jitc.dask.evaluate("c = a\nmean(a)", target=rtarget, a=A)
+    assert np.isclose(m["out"].compute(**THREADS), np.mean(a), rtol=1e-12)
