@@ -358,7 +358,7 @@ def _empty_error(op, name, where):
         "value to give '%s' (NumPy raises ValueError)" % (line, col, op, name), line, col)
 
 
-def _reduce(both, nout, results, dtypes, where, meta, token):
+def _reduce(both, results, dtypes, where, meta, token):
     """The 0-d Dask arrays of the reductions, by name: per-block partials
     from the blocks of `both` (the element-wise outputs, then the raw
     reductions), combined by dask.array.reduction."""
@@ -469,23 +469,17 @@ def evaluate(program, target=None, **names):
     spec = (block_program, target, tuple(params), tuple(modes), outs, red)
     token = _tokenize(spec, *args)
     meta = ref._meta
-    if red:
-        both = _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
-                             dtype=object, meta=_np.empty((0,) * len(ind), dtype=object))
-        got = _reduce(both, len(outs), results, dtypes, where, meta, token)
-        got.update({nm: _da.blockwise(operator.getitem, ind, both, ind, k, None,
-                                      name="jitc-%s-%s" % (nm, token), dtype=dtypes[nm],
-                                      meta=_meta_from_array(meta, len(ind), dtypes[nm]))
-                    for k, nm in enumerate(outs)})
-        got = {nm: got[nm] for nm in assigned}
-        return got if len(got) > 1 else got[assigned[0]]
-    if len(outs) == 1:
+    if len(outs) == 1 and not red:
         dt = dtypes[outs[0]]
         return _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
                              dtype=dt, meta=_meta_from_array(meta, len(ind), dt))
+    # One task per block computes everything; the outputs are split off it.
     both = _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
                          dtype=object, meta=_np.empty((0,) * len(ind), dtype=object))
-    return {nm: _da.blockwise(operator.getitem, ind, both, ind, k, None,
-                              name="jitc-%s-%s" % (nm, token), dtype=dtypes[nm],
-                              meta=_meta_from_array(meta, len(ind), dtypes[nm]))
-            for k, nm in enumerate(outs)}
+    got = _reduce(both, results, dtypes, where, meta, token) if red else {}
+    got.update({nm: _da.blockwise(operator.getitem, ind, both, ind, k, None,
+                                  name="jitc-%s-%s" % (nm, token), dtype=dtypes[nm],
+                                  meta=_meta_from_array(meta, len(ind), dtypes[nm]))
+                for k, nm in enumerate(outs)})
+    got = {nm: got[nm] for nm in assigned}
+    return got if len(got) > 1 else got[assigned[0]]
