@@ -292,6 +292,18 @@ def determinism(target, tag):
     ok("%s.determinism (%d runs)" % (tag, len(variants)))
 
 
+def all_targets():
+    """-t all: every target's results agree within the tolerance of compare.c."""
+    prog = "s = sum(a * b); m = max(a); k = argmin(b); u = mean(a); t = sum(int32(b * 100))"
+    p = subprocess.run([JITC, "-t", "all", "-n", "1000003", "--dtype", "f32", "--in", "a=randn:3",
+                        "--in", "b=randn:4", prog], capture_output=True, text=True)
+    lines = [ln for ln in p.stdout.splitlines() if " vs " in ln]
+    if p.returncode != 0 or len(lines) != 5 * (len(TARGETS) - 1):
+        return fail("all_targets", "exit %d, %d comparisons: %s %s" % (
+            p.returncode, len(lines), p.stdout[-500:], p.stderr[-300:]))
+    ok("all_targets (%s)" % "; ".join(lines))
+
+
 def cpu_levels():
     """The x86-64 levels this host executes code for, as the cpu target sees them."""
     out = []
@@ -310,6 +322,8 @@ def main():
         empty_cases(t, t)
         mixed_case(t, t)
         determinism(t, t)
+    if len(TARGETS) > 1:
+        all_targets()
     if "cpu" in TARGETS:
         for lv in cpu_levels():
             random_cases("cpu", "cpu@" + lv, env={"JITC_CPU": lv})
