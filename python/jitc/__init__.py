@@ -50,19 +50,20 @@ program updates in place such as ``a[i] += 1``, the array passed, updated);
 a dict by name when it assigns several.  An output given by name is written
 in place (its dtype then fixes the output's).
 
-Reductions: a reduction's result is what NumPy's own gives, a NumPy scalar
-of NumPy's type (``np.sum`` of float32 is ``np.float32``, of int32
-``np.int64``; ``mean`` of integers ``np.float64``; ``argmin``, ``argmax``
-``np.intp``; ``any``, ``all`` ``np.bool_``); for device arrays a 0-d array of
-their kind on their device, written on the current stream without waiting
-(as ``cupy.sum`` gives).  ``jitc.evaluate("s = sum(a*b); m = max(abs(a - b));
-c = a - b")`` returns ``{'s': ..., 'm': ..., 'c': array}``.  Over no
-elements sum is 0, prod 1, any False, all True, mean NaN; min, max, argmin
-and argmax raise ``EmptyReductionError``, a ``ProgramError`` (the status
-the library gives) and a ``ValueError`` (what NumPy raises).  argmin and
-argmax count in C order, as NumPy does: over arrays only Fortran-contiguous
-(several dimensions) they are refused.  A result is not given: the call
-makes it.  The same inputs give the same bits on every call of a target.
+Reductions (docs/language.md, "Reductions"): a reduction's result is what
+NumPy's own gives, a NumPy scalar of NumPy's type (``np.sum`` of float32 is
+``np.float32``, of int32 ``np.int64``; ``mean`` of integers ``np.float64``;
+``argmin``, ``argmax`` ``np.intp``; ``any``, ``all`` ``np.bool_``); for
+device arrays a 0-d array of their kind on their device, written on the
+current stream without waiting (as ``cupy.sum`` gives).  ``jitc.evaluate("s =
+sum(a*b); m = max(abs(a - b)); c = a - b")`` returns ``{'s': ..., 'm': ...,
+'c': array}``.  Over no elements sum is 0, prod 1, any False, all True, mean
+NaN; min, max, argmin and argmax raise ``EmptyReductionError``, a
+``ProgramError`` (the status the library gives) and a ``ValueError`` (what
+NumPy raises).  argmin and argmax count in C order, as NumPy does: over
+arrays only Fortran-contiguous (several dimensions) they are refused.  A
+result is not given: the call makes it.  The same inputs give the same bits
+on every call of a target.
 
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
 ``ProgramError`` (with ``.line``, ``.col`` and the caret in the message;
