@@ -471,6 +471,17 @@ jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const char **nam
   return JITC_OK;
 }
 
+const char *jitc_kernel_reduction(const jitc_kernel *k, int index) {
+  if (!k || index < 0 || index >= k->prog->narrays || k->prog->arrays[index].role != JITC_RESULT)
+    return NULL;
+  for (int s = 0; s < k->prog->nstmts; s++) {
+    const IrStmt *st = &k->prog->stmts[s];
+    if (st->kind == IR_REDUCE && st->slot == index)
+      return op_info[st->op].name;
+  }
+  return NULL;
+}
+
 int jitc_kernel_find_array(const jitc_kernel *k, const char *name) {
   for (int j = 0; k && name && j < k->prog->narrays; j++)
     if (!strcmp(k->prog->arrays[j].name, name))

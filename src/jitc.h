@@ -275,6 +275,12 @@ JITC_API int jitc_kernel_scalar_count(const jitc_kernel *k);
 JITC_API jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const char **name,
                                         jitc_dtype *dtype);
 
+/* The reduction that writes array `index` ("sum", "prod", "min", "max",
+** "mean", "any", "all", "argmin" or "argmax") when its role is JITC_RESULT,
+** else NULL.  A binding combining partial results of several runs (a sum of
+** sums, a mean from sums and counts) needs it; the role alone does not say. */
+JITC_API const char *jitc_kernel_reduction(const jitc_kernel *k, int index);
+
 /* The index of the array or scalar called `name`, or -1. */
 JITC_API int jitc_kernel_find_array(const jitc_kernel *k, const char *name);
 JITC_API int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name);

@@ -336,6 +336,28 @@ static void test_threads(jitc_target t) {
   CHECK("threads.separate_contexts", ok, "a thread got wrong results");
 }
 
+/* jitc_kernel_reduction names the reduction of each result (an alias by
+** its own name), and nothing for another array, a bad index or no kernel. */
+static void test_reduction_names(void) {
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o = opts(JITC_TARGET_INTERP);
+  jitc_array_decl arrays[] = {{"a", JITC_FLOAT64}};
+  jitc_kernel *k;
+  jitc_status st = jitc_compile(ctx, "c = a + 1\ns = sum(a)\nlo = amin(a)\nat = argmax(a)",
+                                arrays, 1, NULL, 0, &o, &k);
+  CHECK("reduction.compile", st == JITC_OK, "%s", jitc_errmsg(ctx));
+  if (!st) {
+    const char *r[6];
+    for (int j = 0; j < 6; j++) r[j] = jitc_kernel_reduction(k, j - 1);
+    CHECK("reduction.names", !r[0] && !r[1] && !r[2] && r[3] && !strcmp(r[3], "sum") && r[4] &&
+          !strcmp(r[4], "min") && r[5] && !strcmp(r[5], "argmax") &&
+          !jitc_kernel_reduction(k, 5) && !jitc_kernel_reduction(NULL, 0),
+          "%s %s %s", r[3] ? r[3] : "-", r[4] ? r[4] : "-", r[5] ? r[5] : "-");
+    jitc_kernel_free(k);
+  }
+  jitc_context_free(ctx);
+}
+
 int main(int argc, char **argv) {
   jitc_target t = JITC_TARGET_INTERP;
   if (argc > 1 && jitc_target_parse(argv[1], &t)) {
@@ -353,6 +375,7 @@ int main(int argc, char **argv) {
   test_run(t);
   test_run_device(t);
   test_emit();
+  test_reduction_names();
   test_threads(t);
   return failures ? 1 : 0;
 }

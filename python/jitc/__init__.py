@@ -7,7 +7,10 @@
 
 A program is a few statements over arrays of one shape, element by element
 (docs/language.md): ``c = exp(a) * b``, ``a[i] += 1``, ``m = where(x > 0, x,
-0)``.  It is compiled once for a target and kept:
+0)``, and reductions of all the elements to one value: ``s = sum(a*b)``,
+``prod``, ``min``, ``max``, ``mean``, ``any``, ``all``, ``argmin``,
+``argmax``, several of them with element-wise outputs in one pass over the
+data.  It is compiled once for a target and kept:
 
 - ``interp``: the reference interpreter;
 - ``cpu``: LLVM, vectorised and threaded (the default when jitc was built
@@ -47,8 +50,24 @@ program updates in place such as ``a[i] += 1``, the array passed, updated);
 a dict by name when it assigns several.  An output given by name is written
 in place (its dtype then fixes the output's).
 
+Reductions (docs/language.md, "Reductions"): a reduction's result is what
+NumPy's own gives, a NumPy scalar of NumPy's type (``np.sum`` of float32 is
+``np.float32``, of int32 ``np.int64``; ``mean`` of integers ``np.float64``;
+``argmin``, ``argmax`` ``np.intp``; ``any``, ``all`` ``np.bool_``); for
+device arrays a 0-d array of their kind on their device, written on the
+current stream without waiting (as ``cupy.sum`` gives).  ``jitc.evaluate("s =
+sum(a*b); m = max(abs(a - b)); c = a - b")`` returns ``{'s': ..., 'm': ...,
+'c': array}``.  Over no elements sum is 0, prod 1, any False, all True, mean
+NaN; min, max, argmin and argmax raise ``EmptyReductionError``, a
+``ProgramError`` (the status the library gives) and a ``ValueError`` (what
+NumPy raises).  argmin and argmax count in C order, as NumPy does: over
+arrays only Fortran-contiguous (several dimensions) they are refused.  A
+result is not given: the call makes it.  The same inputs give the same bits
+on every call of a target.
+
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
-``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
+``ProgramError`` (with ``.line``, ``.col`` and the caret in the message;
+``EmptyReductionError`` is one),
 ``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
 ValueError), ``TargetUnavailable``, ``OutOfMemory``, ``InternalError``.
 
@@ -64,7 +83,7 @@ from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
 
 __all__ = [
     "evaluate", "compile", "Kernel", "available", "default_target", "cache_info",
-    "clear_cache", "Error", "ProgramError", "InputError", "UsageError",
+    "clear_cache", "Error", "ProgramError", "EmptyReductionError", "InputError", "UsageError",
     "TargetUnavailable", "OutOfMemory", "InternalError", "OutputError", "__version__",
 ]
 __version__ = _jitc.version
@@ -95,6 +114,12 @@ class ProgramError(Error):
 class InputError(Error, ValueError, TypeError):
     """A value jitc cannot take: a dtype it does not have, a non-contiguous
     array, arrays of different shapes, a name that is nowhere."""
+
+
+class EmptyReductionError(ProgramError, ValueError):
+    """``min``, ``max``, ``argmin`` or ``argmax`` of zero elements, which
+    have no value (NumPy raises ValueError there): a ProgramError whose
+    ``line`` and ``col`` point at the reduction, and a ValueError."""
 
 
 class TargetUnavailable(Error, RuntimeError):
@@ -251,7 +276,9 @@ def compile(program, target=None, **signature):
 
     Names the program reads must all be in the signature (there is no
     lookup in the caller's variables).  An output in the signature has its
-    dtype fixed, and may then be passed to be written in place.
+    dtype fixed, and may then be passed to be written in place; a
+    reduction's result there only states its dtype (the call returns it:
+    ``kernel.reductions`` names each result's reduction).
     ``kernel.params`` is the signature's order, which positional arguments
     follow::
 
@@ -265,7 +292,7 @@ def compile(program, target=None, **signature):
     return _jitc._compile(program, target, decls)
 
 
-_jitc._init(_STATUS, _device_info, _device_empty)
+_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError)
 for _f in (evaluate, cache_info, clear_cache, default_target):
     try:
         _f.__module__ = "jitc"

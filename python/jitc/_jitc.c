@@ -35,6 +35,7 @@ long long g_compiles, g_hits;
 /* Set by __init__.py through _init(): the exception classes (indexed by
 ** jitc_status) and the device-array helpers. */
 PyObject *g_exc[8];
+PyObject *g_empty_exc;    /* a reduction without identity over no elements */
 PyObject *g_device_info;  /* obj -> None | ndarray (host view) | tuple */
 PyObject *g_device_empty; /* (like, shape, dtype name, fortran) -> array */
 PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
@@ -88,9 +89,13 @@ void failure_take(Failure *f, jitc_status s) {
   }
 }
 
-PyObject *failure_raise(Failure *f) {
+PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }
+
+/* Raises f as an instance of cls (a subclass of its status's class), or of
+** its status's class when cls is NULL. */
+PyObject *failure_raise_as(Failure *f, PyObject *cls) {
   const char *m = f->msg && f->msg[0] ? f->msg : jitc_status_name(f->status);
-  PyObject *cls = g_exc[f->status < 8 ? f->status : JITC_E_INTERNAL];
+  if (!cls) cls = g_exc[f->status < 8 ? f->status : JITC_E_INTERNAL];
   PyObject *exc = cls ? PyObject_CallFunction(cls, "s", m) : NULL;
   if (exc) {
     if (f->status == JITC_E_PROGRAM) {
@@ -150,8 +155,10 @@ static PyObject *py_compile(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_init(PyObject *self, PyObject *args) {
-  PyObject *excs, *info, *empty;
-  if (!PyArg_ParseTuple(args, "O!OO", &PyTuple_Type, &excs, &info, &empty)) return NULL;
+  PyObject *excs, *info, *empty, *empty_exc;
+  if (!PyArg_ParseTuple(args, "O!OOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc))
+    return NULL;
+  Py_XSETREF(g_empty_exc, Py_NewRef(empty_exc));
   for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(excs) && j < 8; j++)
     Py_XSETREF(g_exc[j], Py_NewRef(PyTuple_GET_ITEM(excs, j)));
   Py_XSETREF(g_device_info, Py_NewRef(info));
@@ -196,7 +203,10 @@ static PyMethodDef methods[] = {
    "\n"
    "Returns the array the program assigns (a new one; or the array passed,\n"
    "updated in place, for 'a[i] += 1'), or a dict by name when it assigns\n"
-   "several.\n"
+   "several. A reduction ('s = sum(a*b)', prod, min, max, mean, any, all,\n"
+   "argmin, argmax) gives a NumPy scalar of NumPy's type (np.sum of float32:\n"
+   "np.float32; of int32: np.int64), or for device arrays a 0-d array of\n"
+   "their kind on their device, on the current stream.\n"
    "\n"
    "Python int, float and bool are weak scalars (they take the type of the\n"
    "array they meet, as in NumPy 2); NumPy scalars (np.float32(2)) and 0-d\n"
@@ -206,9 +216,12 @@ static PyMethodDef methods[] = {
    "same program, target and types only run it.\n"
    "\n"
    "Raises jitc.ProgramError (the program), jitc.InputError (the values),\n"
-   "jitc.UsageError, jitc.TargetUnavailable."},
+   "jitc.UsageError, jitc.TargetUnavailable; jitc.EmptyReductionError (a\n"
+   "ProgramError and a ValueError) for min, max, argmin or argmax of no\n"
+   "elements."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
-  {"_init", py_init, METH_VARARGS, "_init(exceptions, device_info, device_empty)"},
+  {"_init", py_init, METH_VARARGS,
+   "_init(exceptions, device_info, device_empty, empty_reduction_error)"},
   {"cache_info", py_cache_info, METH_NOARGS,
    "cache_info() -> dict\n--\n\n"
    "The evaluate cache: programs and kernels held, compiles made and cache hits since the "

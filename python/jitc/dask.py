@@ -36,11 +36,28 @@ or on its PYTHONPATH).
   updates a copy of its chunk, never a chunk another task may read).  An
   output given by name fixes its dtype, as in ``jitc.evaluate``; its
   values are not read.
+- Reductions (``s = sum(a*b)``, prod, min, max, mean, any, all, argmin,
+  argmax) give 0-d Dask arrays (of CuPy chunks for CuPy chunks), made with
+  ``dask.array.reduction``: each block, in the same task as the
+  element-wise outputs, gives a partial (its own sum or extreme; for mean a
+  float64 sum and a count; for argmin and argmax the extreme and its index
+  in the whole array), and Dask's tree combines the partials, the blocks in
+  their order at each node, fixed by the number of blocks and
+  ``split_every``: the same chunks give the same bits on every compute.
+  Float32 sums and means add the blocks' float64 sums, rounded once.
+  Results are the NumPy scalars ``jitc.evaluate`` gives.  min, max, argmin
+  and argmax of no elements raise ``jitc.EmptyReductionError`` when the
+  graph is built (when the size is known; at compute time otherwise);
+  argmin and argmax need known chunk sizes.  A program with reductions
+  that reads the element index ``i`` is refused: each block counts ``i``
+  from 0.
 - Dtypes and errors come before any computing: the program is checked
   once on the client (on ``interp``, whose typing every target shares), so
   a program error raises ``jitc.ProgramError`` when the graph is built,
   with the dtypes of the outputs taken from that check.
 """
+import collections
+import functools
 import operator
 import re
 import sys
@@ -107,7 +124,7 @@ def _check(program, names, frame):
 def _run_block(spec, *chunks):
     """One block: jitc.evaluate on the chunks, its outputs as a tuple (or
     the one output).  Runs in the workers: module-level, to be pickled."""
-    program, target, names, modes, outs = spec
+    program, target, names, modes, outs, red = spec
     bound = {}
     arrays = []
     for nm, mode, c in zip(names, modes, chunks):
@@ -123,22 +140,247 @@ def _run_block(spec, *chunks):
                 c = c.copy(order="K")
         bound[nm] = c
     # jitc takes contiguous arrays of one order; Dask's chunks may be
-    # views (transposes, steps, broadcasts).
+    # views (transposes, steps, broadcasts).  An argmin counts the block's
+    # elements in C order (_partials makes that an index of the whole array).
     flags = [bound[nm].flags for nm in arrays]
-    if not (all(f.c_contiguous for f in flags) or all(f.f_contiguous for f in flags)):
+    if (red and red.c_order) or not (all(f.c_contiguous for f in flags) or
+                                     all(f.f_contiguous for f in flags)):
         for nm in arrays:
             if not bound[nm].flags.c_contiguous:
                 bound[nm] = bound[nm].copy(order="C")
+    if red is None:
+        r = _jitc.evaluate(program, target, **bound)
+        return r if len(outs) == 1 else tuple(r[nm] for nm in outs)
+    # With reductions: the element-wise outputs, then (the block's element
+    # count, the block's reductions), or None for a block of no elements,
+    # where min() has no value and the outputs are empty.
+    n = bound[arrays[0]].size
+    if n == 0:
+        like = bound[arrays[0]]
+        return tuple(bound[nm] if nm in bound else _empty_like(like, red.dtypes[nm])
+                     for nm in outs) + (None,)
     r = _jitc.evaluate(program, target, **bound)
-    if len(outs) == 1:
-        return r
-    return tuple(r[nm] for nm in outs)
+    if not isinstance(r, dict):
+        r = {red.names[0]: r}
+    return tuple(r[nm] for nm in outs) + ((n,) + tuple(r[nm] for nm in red.names),)
 
 
-def _empty_like(c):
+def _empty_like(c, dtype=None):
     mod = sys.modules.get(type(c).__module__.split(".")[0])
     empty = getattr(mod, "empty_like", None) or _np.empty_like
-    return empty(c)
+    return empty(c, dtype=dtype)
+
+
+# ---- reductions: per-block partials, combined by Dask's tree ----
+#
+# Each block runs the program and gives, per reduction, a partial result;
+# dask.array.reduction combines the partials in a tree fixed by the number
+# of blocks and split_every (the blocks in their order at each node), so
+# the same chunks give the same bits on every compute.  What a block gives:
+#   sum, prod, min, max, any, all   its own reduction (float32 sums in
+#                                   float64, rounded once at the end)
+#   mean                            its sum in float64 and its count
+#   argmin, argmax                  the extreme and its index in the whole
+#                                   array (the block's offset added)
+
+# A reduction in the program: the checker allows one only as the whole
+# value of a statement, so every match is one (the language has no
+# strings; comments are removed first, which moves no line or column).
+_REDUCTION = re.compile(r"\b(sum|prod|amin|min|amax|max|mean|any|all|argmin|argmax)\s*\(")
+# What precedes it in its statement: the name assigned, or none (a bare
+# statement assigns `out`).
+_ASSIGNED = re.compile(r"(?:\b(\w+)\s*(?:\[\s*i\s*\]\s*)?=\s*)?[(\s]*$")
+# The element index read as a value (not as the `[i]` of an array).
+_INDEX = re.compile(r"\bi\b")
+_NOID = ("min", "max", "argmin", "argmax")
+
+# What a block's task needs to know of the reductions: the element-wise
+# outputs' dtypes (for empty blocks), whether argmin/argmax need C order,
+# and the names the block program assigns its reductions to (each result,
+# then a helper per argmin/argmax holding its extreme value).
+_Red = collections.namedtuple("_Red", "dtypes c_order names")
+
+
+def _closing(src, at):
+    """The index after the parenthesis that closes the one at `at`."""
+    depth = 0
+    for j in range(at, len(src)):
+        depth += {"(": 1, ")": -1}.get(src[j], 0)
+        if depth == 0:
+            return j + 1
+    raise _jitc.InternalError("jitc.dask: unbalanced parentheses in a checked program")
+
+
+def _helper(name):
+    return "_jitc_dask_" + name
+
+
+def _block_program(program, reductions, dtypes):
+    """The program a block runs for the partials: mean(X) becomes
+    sum(float64(X)) (mean's own sum), a float32 sum(X) sum(float64(X)), and
+    an argmin(X) gets `_jitc_dask_NAME = min(X)` just before it.  Returns it
+    and the position (line, column) of each reduction."""
+    src = re.sub(r"#[^\n]*", "", program)
+    parts, done, where = [], 0, {}
+    for m in _REDUCTION.finditer(src):
+        if m.start() < done:
+            continue
+        a = _ASSIGNED.search(src, 0, m.start())
+        name = a.group(1) or "out"
+        op = reductions.get(name)
+        if op is None:
+            raise _jitc.UsageError("jitc.dask.evaluate: cannot tell which result the %s() at "
+                                   "offset %d gives" % (m.group(1), m.start()))
+        at = a.start(1) if a.group(1) else m.start()  # where jitc puts its caret
+        where[name] = (src.count("\n", 0, at) + 1, at - src.rfind("\n", 0, at))
+        end = _closing(src, m.end() - 1)
+        arg = src[m.end():end - 1]
+        if op == "mean" or (op == "sum" and dtypes[name] == _np.float32):
+            parts += [src[done:m.start()], "sum(float64(%s))" % arg]
+        elif op in ("argmin", "argmax"):
+            parts += [src[done:a.start()], "\n%s = %s(%s)\n" % (_helper(name), op[3:], arg),
+                      src[a.start():end]]
+        else:
+            parts += [src[done:end]]
+        done = end
+    parts.append(src[done:])
+    missing = [nm for nm in reductions if nm not in where]
+    if missing:
+        raise _jitc.UsageError("jitc.dask.evaluate: cannot find the reduction of %s in the "
+                               "program's text" % ", ".join(repr(nm) for nm in missing))
+    return "".join(parts), where
+
+
+def _host(v):
+    """A block's result as a NumPy scalar (a CuPy block's is a 0-d array)."""
+    return v.get()[()] if hasattr(v, "get") and not isinstance(v, _np.generic) else v
+
+
+def _partials(block, results, block_info=None):
+    """A block's partial of each reduction (results: (name, op) pairs), or
+    None for a block of no elements."""
+    raw = block[-1]
+    if raw is None:
+        return (None,) * len(results)
+    n, vals = raw[0], raw[1:]
+    parts = []
+    for k, (name, op) in enumerate(results):
+        v = _host(vals[k])
+        if op == "mean":
+            parts.append((v, n))
+        elif op in ("argmin", "argmax"):
+            info = block_info[0]
+            loc = info["array-location"]
+            local = _np.unravel_index(int(v), tuple(b - a for a, b in loc))
+            index = _np.ravel_multi_index(tuple(a + j for (a, _), j in zip(loc, local)),
+                                          info["shape"])
+            helper = len(results) + sum(1 for _, o in results[:k] if o in ("argmin", "argmax"))
+            parts.append((_host(vals[helper]), int(index)))
+        else:
+            parts.append(v)
+    return tuple(parts)
+
+
+def _pick(k, block, axis=None, keepdims=None):
+    return block[k]
+
+
+def _flat(nested):
+    if isinstance(nested, list):
+        return [p for x in nested for p in _flat(x)]
+    return [nested]
+
+
+def _first_of(less, a, b):
+    """argmin (less) or argmax of two (value, index) partials: the extreme,
+    a NaN first of all; of equal values the lower index (the first)."""
+    (va, ia), (vb, ib) = a, b
+    nan_a, nan_b = va != va, vb != vb
+    if nan_a or nan_b:
+        return a if nan_a and (not nan_b or ia < ib) else b
+    if va == vb:
+        return a if ia < ib else b
+    return a if (va < vb) == less else b
+
+
+def _combine2(op, a, b):
+    with _np.errstate(over="ignore", invalid="ignore"):  # integers wrap, as NumPy's
+        if op in ("sum", "mean"):
+            return (a[0] + b[0], a[1] + b[1]) if op == "mean" else a + b
+        if op == "prod":
+            return a * b
+        if op == "min":
+            return _np.minimum(a, b)
+        if op == "max":
+            return _np.maximum(a, b)
+        if op == "any":
+            return _np.logical_or(a, b)
+        if op == "all":
+            return _np.logical_and(a, b)
+        return _first_of(op == "argmin", a, b)
+
+
+def _combine(op, nested, axis=None, keepdims=None):
+    """The partials of some blocks in the blocks' order, combined left to
+    right; blocks of no elements (None) left out."""
+    acc = None
+    for p in _flat(nested):
+        if p is not None:
+            acc = p if acc is None else _combine2(op, acc, p)
+    return acc
+
+
+def _aggregate(op, name, rtype, where, device, nested, axis=None, keepdims=None):
+    """The result: the partials combined, finished into the result's type, a
+    NumPy scalar (a 0-d CuPy array for CuPy chunks)."""
+    acc = _combine(op, nested)
+    t = _np.dtype(rtype).type
+    if acc is None:
+        if op in _NOID:
+            raise _empty_error(op, name, where)
+        v = t({"sum": 0, "prod": 1, "any": False, "all": True, "mean": _np.nan}[op])
+    elif op == "mean":
+        v = t(acc[0] / _np.float64(acc[1]))
+    elif op in ("argmin", "argmax"):
+        v = _np.intp(acc[1])
+    else:
+        v = t(acc)
+    if device:
+        import cupy
+        return cupy.asarray(v)
+    return v
+
+
+def _empty_error(op, name, where):
+    line, col = where
+    return _jitc.EmptyReductionError(
+        "<program>:%d:%d: error: %s() of zero elements: it has no identity, so there is no "
+        "value to give '%s' (NumPy raises ValueError)" % (line, col, op, name), line, col)
+
+
+def _reduce(both, results, dtypes, where, meta, token):
+    """The 0-d Dask arrays of the reductions, by name: per-block partials
+    from the blocks of `both` (the element-wise outputs, then the raw
+    reductions), combined by dask.array.reduction."""
+    if any(op in ("argmin", "argmax") for _, op in results):
+        if any(_np.isnan(c) for cs in both.chunks for c in cs):
+            raise _jitc.InputError("jitc.dask.evaluate: argmin/argmax need the chunk sizes to "
+                                   "find the index in the whole array; compute them first "
+                                   "(x.compute_chunk_sizes())")
+    parts = _da.map_blocks(_partials, both, tuple(results), dtype=object,
+                           meta=_np.empty((0,) * both.ndim, dtype=object),
+                           name="jitc-partials-" + token)
+    device = type(meta).__module__.split(".")[0] == "cupy"
+    out = {}
+    for k, (name, op) in enumerate(results):
+        dt = dtypes[name]
+        out[name] = _da.reduction(
+            parts, functools.partial(_pick, k),
+            functools.partial(_aggregate, op, name, dt, where[name], device),
+            combine=functools.partial(_combine, op), axis=None, keepdims=False, dtype=dt,
+            concatenate=False, meta=_meta_from_array(meta, 0, dt),
+            name="jitc-%s-%s" % (name, token))
+    return out
 
 
 def evaluate(program, target=None, **names):
@@ -152,10 +394,15 @@ def evaluate(program, target=None, **names):
     Returns the output as a Dask array, or a dict of Dask arrays by name when
     the program assigns several (in-place ones such as ``a[i] += 1``
     included: the array passed is not changed), or None when it assigns
-    none.  Nothing is computed here: the program is checked, and the
-    outputs' dtypes found, on the client, so a program error, a bad value or
-    arrays of different shapes raise now (``jitc.ProgramError``,
-    ``jitc.InputError``, ``jitc.UsageError``), not at compute time.
+    none.  A reduction's result is a 0-d Dask array, combined from the
+    blocks' partials in a fixed tree (``dask.array.reduction``); compute it
+    with the other outputs (``dask.compute(*d.values())``) for one pass.
+
+    Nothing is computed here: the program is checked, and the outputs'
+    dtypes found, on the client, so a program error, a bad value or arrays
+    of different shapes raise now (``jitc.ProgramError``,
+    ``jitc.InputError``, ``jitc.UsageError``, ``jitc.EmptyReductionError``),
+    not at compute time.
     """
     if target is not None:
         _jitc.available(target)  # an unknown target: UsageError now
@@ -166,9 +413,15 @@ def evaluate(program, target=None, **names):
         del frame
     roles = {nm: role for nm, role, dt in kernel.arrays}
     dtypes = {nm: _np.dtype(dt) for nm, role, dt in kernel.arrays}
-    outs = tuple(nm for nm, role, dt in kernel.arrays if role != "input")
-    if not outs:
+    assigned = [nm for nm, role, dt in kernel.arrays if role != "input"]
+    outs = tuple(nm for nm, role, dt in kernel.arrays if role in ("output", "inout"))
+    reductions = kernel.reductions
+    if not assigned:
         return None
+    for nm in reductions:
+        if nm in names:
+            raise _jitc.UsageError("'%s' is the result of %s(): the call returns it, it is not "
+                                   "given" % (nm, reductions[nm]))
     params = [nm for nm, _, _ in kernel.arrays] + [nm for nm, _ in kernel.scalars]
     for nm in names:
         if nm not in params:  # as jitc.evaluate, which would say so in every block
@@ -199,16 +452,34 @@ def evaluate(program, target=None, **names):
             args += [v, None]
         role = roles.get(nm, "input")
         modes.append(_COPY if role == "inout" else _EMPTY if role == "output" else _PASS)
-    spec = (program, target, tuple(params), tuple(modes), outs)
+    red, block_program = None, program
+    if reductions:
+        if _INDEX.search(re.sub(r"\[\s*i\s*\]", "", re.sub(r"#[^\n]*", "", program))):
+            raise _jitc.UsageError("jitc.dask.evaluate: a program with reductions that reads "
+                                   "the element index i: each block would count i from 0")
+        block_program, where = _block_program(program, reductions, dtypes)
+        results = tuple(reductions.items())
+        helpers = tuple(_helper(nm) for nm, op in results if op in ("argmin", "argmax"))
+        red = _Red({nm: dtypes[nm] for nm in outs},
+                   len(helpers) > 0, tuple(reductions) + helpers)
+        if known and 0 in shape:
+            for nm, op in results:
+                if op in _NOID:
+                    raise _empty_error(op, nm, where[nm])
+    spec = (block_program, target, tuple(params), tuple(modes), outs, red)
     token = _tokenize(spec, *args)
     meta = ref._meta
-    if len(outs) == 1:
+    if len(outs) == 1 and not red:
         dt = dtypes[outs[0]]
         return _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
                              dtype=dt, meta=_meta_from_array(meta, len(ind), dt))
+    # One task per block computes everything; the outputs are split off it.
     both = _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
                          dtype=object, meta=_np.empty((0,) * len(ind), dtype=object))
-    return {nm: _da.blockwise(operator.getitem, ind, both, ind, k, None,
-                              name="jitc-%s-%s" % (nm, token), dtype=dtypes[nm],
-                              meta=_meta_from_array(meta, len(ind), dtypes[nm]))
-            for k, nm in enumerate(outs)}
+    got = _reduce(both, results, dtypes, where, meta, token) if red else {}
+    got.update({nm: _da.blockwise(operator.getitem, ind, both, ind, k, None,
+                                  name="jitc-%s-%s" % (nm, token), dtype=dtypes[nm],
+                                  meta=_meta_from_array(meta, len(ind), dtypes[nm]))
+                for k, nm in enumerate(outs)})
+    got = {nm: got[nm] for nm in assigned}
+    return got if len(got) > 1 else got[assigned[0]]

@@ -259,7 +259,7 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     memset(&b[i], 0, sizeof b[i]);
     nb = i + 1;
     PyObject *v = kw_lookup(kwv, kwnames, p->names[i]);
-    if (!v && p->roles[i] != JITC_OUTPUT) {
+    if (!v && p->roles[i] != JITC_OUTPUT && p->roles[i] != JITC_RESULT) {
       v = frame_lookup(p->names[i], &locals);
       if (!v) {
         if (!PyErr_Occurred())

@@ -21,6 +21,7 @@ static void kernel_dealloc(KernelObject *K) {
   PyMem_Free(K->snames);
   PyMem_Free(K->aroles);
   PyMem_Free(K->adtypes);
+  PyMem_Free(K->areds);
   PyMem_Free(K->sdtypes);
   Py_XDECREF(K->program);
   Py_XDECREF(K->params);
@@ -61,9 +62,10 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
   K->anames = PyMem_Calloc(K->narrays + 1, sizeof *K->anames);
   K->aroles = PyMem_Calloc(K->narrays + 1, sizeof *K->aroles);
   K->adtypes = PyMem_Calloc(K->narrays + 1, sizeof *K->adtypes);
+  K->areds = PyMem_Calloc(K->narrays + 1, sizeof *K->areds);
   K->snames = PyMem_Calloc(K->nscalars + 1, sizeof *K->snames);
   K->sdtypes = PyMem_Calloc(K->nscalars + 1, sizeof *K->sdtypes);
-  if (!K->anames || !K->aroles || !K->adtypes || !K->snames || !K->sdtypes) {
+  if (!K->anames || !K->aroles || !K->adtypes || !K->areds || !K->snames || !K->sdtypes) {
     K->narrays = K->nscalars = 0;
     Py_DECREF(K);
     return (KernelObject *)PyErr_NoMemory();
@@ -71,6 +73,7 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
   for (int j = 0; j < K->narrays; j++) {
     const char *nm;
     jitc_kernel_array(k, j, &nm, &K->aroles[j], &K->adtypes[j]);
+    K->areds[j] = jitc_kernel_reduction(k, j);
     K->anames[j] = PyUnicode_InternFromString(nm);
   }
   for (int j = 0; j < K->nscalars; j++) {
@@ -78,11 +81,23 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
     jitc_kernel_scalar(k, j, &nm, &K->sdtypes[j]);
     K->snames[j] = PyUnicode_InternFromString(nm);
   }
-  if (!K->params) {
+  if (K->params) {
+    /* The signature's order, less the results: a result there states its
+    ** dtype, and the call makes it. */
+    PyObject *l = PyList_New(0);
+    for (Py_ssize_t j = 0; l && j < PyTuple_GET_SIZE(K->params); j++) {
+      PyObject *nm = PyTuple_GET_ITEM(K->params, j);
+      int slot = kernel_slot(K, nm);
+      if ((slot < 0 || K->aroles[slot] != JITC_RESULT) && PyList_Append(l, nm)) Py_CLEAR(l);
+    }
+    Py_SETREF(K->params, l ? PyList_AsTuple(l) : NULL);
+    Py_XDECREF(l);
+  } else {
     /* Positional order: the arrays the kernel reads, then its scalars. */
     PyObject *l = PyList_New(0);
     for (int j = 0; l && j < K->narrays; j++)
-      if (K->aroles[j] != JITC_OUTPUT && K->anames[j]) PyList_Append(l, K->anames[j]);
+      if ((K->aroles[j] == JITC_INPUT || K->aroles[j] == JITC_INOUT) && K->anames[j])
+        PyList_Append(l, K->anames[j]);
     for (int j = 0; l && j < K->nscalars; j++)
       if (K->snames[j]) PyList_Append(l, K->snames[j]);
     K->params = l ? PyList_AsTuple(l) : NULL;
@@ -95,13 +110,47 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
   return K;
 }
 
+static const int npy_of[] = {NPY_BOOL, NPY_INT32, NPY_INT64, NPY_FLOAT32, NPY_FLOAT64};
+
+/* A reduction's one element: on the host the Bound's own cell, made a NumPy
+** scalar after the run; for device arrays a 0-d array of the kind of
+** `like` on its device (what cupy.sum gives), written on the call's stream. */
+static int result_alloc(const KernelObject *K, int j, Bound *b, int dev, PyObject *like) {
+  b->code = (dev ? K_DEV : K_HOST) | K->adtypes[j];
+  if (!dev) {
+    b->cell = 0;
+    b->ptr = (uint64_t)(uintptr_t)&b->cell;
+    return 0;
+  }
+  PyObject *shape = PyTuple_New(0);
+  PyObject *a = shape ? PyObject_CallFunction(g_device_empty, "OOsi", like, shape,
+                                              dt_name(K->adtypes[j]), 0)
+                      : NULL;
+  Py_XDECREF(shape);
+  PyObject *info = a ? PyObject_CallOneArg(g_device_info, a) : NULL;
+  unsigned long long ptr = 0;
+  if (info && PyTuple_Check(info) && PyTuple_GET_SIZE(info) > 0)
+    ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(info, 0));
+  if (!ptr) {
+    Py_XDECREF(info);
+    Py_XDECREF(a);
+    if (!PyErr_Occurred()) raise_input("could not allocate a device result");
+    return -1;
+  }
+  b->dev = info;
+  b->obj = b->own = a;
+  b->ptr = ptr;
+  return 0;
+}
+
 int name_eq(PyObject *a, PyObject *b) {
   return a == b || PyUnicode_Compare(a, b) == 0;
 }
 
 /* Runs K on bound values: arrs[j] for kernel array j (code K_NONE for an
-** output to allocate), scals[j] for scalar j.  Returns the assigned arrays:
-** one as itself, several as a dict by name. */
+** output or result to allocate), scals[j] for scalar j.  Returns what the
+** program assigns: one array or reduction's result as itself, several as a
+** dict by name. */
 PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
   int na = K->narrays, dev = -1, first = -1, order = 3;
   int64_t n = -1;
@@ -110,6 +159,9 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
     Bound *b = &arrs[j];
     if (KIND(b->code) == K_NONE) continue;
     const char *nm = PyUnicode_AsUTF8(K->anames[j]);
+    if (K->aroles[j] == JITC_RESULT)
+      return raise_usage("'%s' is the result of %s(): the call returns it, it is not given", nm,
+                         K->areds[j]);
     if (KIND(b->code) != K_HOST && KIND(b->code) != K_DEV)
       return raise_input("'%s' is an array in this kernel; got a scalar", nm);
     int isdev = KIND(b->code) == K_DEV;
@@ -164,17 +216,27 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
     if (KIND(scals[j].code) != K_WEAK && KIND(scals[j].code) != K_STRONG)
       return raise_input("'%s' is a scalar in this kernel; got an array",
                          PyUnicode_AsUTF8(K->snames[j]));
+  /* NumPy's argmin and argmax index the elements in C order, jitc's runs in
+  ** memory order: over arrays only Fortran-contiguous they differ (ties too). */
+  for (int j = 0; j < na && order == 2; j++)
+    if (K->areds[j] && !strncmp(K->areds[j], "arg", 3))
+      return raise_input("%s() over Fortran-ordered arrays: its index would count in memory "
+                         "order, not NumPy's C order (pass C-ordered arrays: "
+                         "np.ascontiguousarray)", K->areds[j]);
   /* Outputs not given: new arrays of the inputs' shape and order. */
   int fortran = order == 2;
   for (int j = 0; j < na; j++) {
     Bound *b = &arrs[j];
     if (KIND(b->code) != K_NONE) continue;
+    if (K->aroles[j] == JITC_RESULT) {
+      if (result_alloc(K, j, b, dev, arrs[first].obj)) return NULL;
+      continue;
+    }
     if (K->aroles[j] != JITC_OUTPUT)
       return raise_status(JITC_E_USAGE, "an input array is missing");
     if (!dev) {
-      int tn[] = {NPY_BOOL, NPY_INT32, NPY_INT64, NPY_FLOAT32, NPY_FLOAT64};
       PyObject *a = PyArray_EMPTY(shape_of->ndim, (npy_intp *)shape_of->shape,
-                                  tn[K->adtypes[j]], fortran);
+                                  npy_of[K->adtypes[j]], fortran);
       if (!a) return NULL;
       b->obj = b->own = a;
       b->arr = (PyArrayObject *)Py_NewRef(a);
@@ -200,13 +262,14 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
     b->code = (dev ? K_DEV : K_HOST) | K->adtypes[j];
   }
   /* jitc_run's arrays must not overlap where one is written: a given
-  ** output or an in-place array sharing memory with another is refused. */
+  ** output or an in-place array sharing memory with another is refused.
+  ** Results are the call's own. */
   for (int j = 0; j < na; j++) {
-    if (K->aroles[j] == JITC_INPUT) continue;
+    if (K->aroles[j] == JITC_INPUT || K->aroles[j] == JITC_RESULT) continue;
     uint64_t lo = arrs[j].ptr, hi = lo + (uint64_t)n * jitc_dtype_size(K->adtypes[j]);
     for (int i = 0; i < na && n > 0; i++) {
       uint64_t lo2 = arrs[i].ptr, hi2 = lo2 + (uint64_t)n * jitc_dtype_size(K->adtypes[i]);
-      if (i != j && lo < hi2 && lo2 < hi)
+      if (i != j && K->aroles[i] != JITC_RESULT && lo < hi2 && lo2 < hi)
         return raise_input("'%U' and '%U' share memory: the arrays of a call must not "
                            "overlap (update an array in place with a[i] = ...)",
                            K->anames[j], K->anames[i]);
@@ -244,7 +307,17 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
   Py_END_ALLOW_THREADS
   if (ptrs != ptrs_stack) PyMem_Free(ptrs);
   if (vals != vals_stack) PyMem_Free(vals);
-  if (s) return failure_raise(&f);
+  /* A run fails with JITC_E_PROGRAM only for min, max, argmin or argmax of
+  ** no elements: NumPy raises ValueError there, so the error is one too. */
+  if (s) return failure_raise_as(&f, s == JITC_E_PROGRAM ? g_empty_exc : NULL);
+  for (int j = 0; j < na && !dev; j++)
+    if (K->aroles[j] == JITC_RESULT) {
+      PyArray_Descr *d = PyArray_DescrFromType(npy_of[K->adtypes[j]]);
+      PyObject *v = d ? PyArray_Scalar(&arrs[j].cell, d, NULL) : NULL;
+      Py_XDECREF(d);
+      if (!v) return NULL;
+      arrs[j].obj = arrs[j].own = v;
+    }
   /* The result: every array the program assigns. */
   int count = 0, last = -1;
   for (int j = 0; j < na; j++)
@@ -360,7 +433,7 @@ PyObject *kernel_vcall(PyObject *self, PyObject *const *args, size_t nargsf,
     if (bind_value(b, PyUnicode_AsUTF8(nm), args[j])) goto out;
   }
   for (int j = 0; j < K->narrays; j++)
-    if (ka[j].code == K_NONE && K->aroles[j] != JITC_OUTPUT) {
+    if (ka[j].code == K_NONE && (K->aroles[j] == JITC_INPUT || K->aroles[j] == JITC_INOUT)) {
       raise_usage("missing array '%U'", K->anames[j]);
       goto out;
     }
@@ -383,7 +456,7 @@ static PyObject *kernel_get_target(KernelObject *K, void *c) {
 static PyObject *kernel_get_params(KernelObject *K, void *c) { return Py_NewRef(K->params); }
 
 static PyObject *kernel_get_arrays(KernelObject *K, void *c) {
-  static const char *roles[] = {"input", "output", "inout"};
+  static const char *roles[] = {"input", "output", "inout", "result"};
   PyObject *t = PyTuple_New(K->narrays);
   for (int j = 0; t && j < K->narrays; j++) {
     PyObject *e = Py_BuildValue("(Oss)", K->anames[j], roles[K->aroles[j]],
@@ -392,6 +465,16 @@ static PyObject *kernel_get_arrays(KernelObject *K, void *c) {
     else PyTuple_SET_ITEM(t, j, e);
   }
   return t;
+}
+
+static PyObject *kernel_get_reductions(KernelObject *K, void *c) {
+  PyObject *d = PyDict_New();
+  for (int j = 0; d && j < K->narrays; j++) {
+    PyObject *op = K->areds[j] ? PyUnicode_FromString(K->areds[j]) : NULL;
+    if (K->areds[j] && (!op || PyDict_SetItem(d, K->anames[j], op))) Py_CLEAR(d);
+    Py_XDECREF(op);
+  }
+  return d;
 }
 
 static PyObject *kernel_get_scalars(KernelObject *K, void *c) {
@@ -424,8 +507,11 @@ static PyGetSetDef kernel_getset[] = {
   {"params", (getter)kernel_get_params, NULL,
    "The names positional arguments bind, in order.", NULL},
   {"arrays", (getter)kernel_get_arrays, NULL,
-   "The arrays, in the program's order: (name, role, dtype), role 'input', 'output' or "
-   "'inout'.", NULL},
+   "The arrays, in the program's order: (name, role, dtype), role 'input', 'output', "
+   "'inout' or 'result' (a reduction's, returned as a scalar).", NULL},
+  {"reductions", (getter)kernel_get_reductions, NULL,
+   "The reductions' results by name: {name: 'sum', 'prod', 'min', 'max', 'mean', 'any', "
+   "'all', 'argmin' or 'argmax'}.", NULL},
   {"scalars", (getter)kernel_get_scalars, NULL,
    "The scalars the program uses: (name, dtype inside the kernel).", NULL},
   {"compile_info", (getter)kernel_get_info, NULL,
@@ -448,8 +534,9 @@ PyTypeObject KernelType = {
             "order, keywords bind by name.  Arrays must have the dtypes the kernel\n"
             "was compiled for; scalars are converted to the type they have in the\n"
             "kernel.  Outputs not given are allocated.  Returns what jitc.evaluate\n"
-            "returns: the array the program assigns, or a dict by name when it\n"
-            "assigns several.\n\n"
+            "returns: the array the program assigns (a reduction's result: a NumPy\n"
+            "scalar, or a 0-d device array), or a dict by name when it assigns\n"
+            "several.\n\n"
             "Made by jitc.compile(); jitc.evaluate keeps its own in a cache.",
 };
 

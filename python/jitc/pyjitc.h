@@ -34,6 +34,7 @@ extern jitc_target g_default_target;
 extern PyObject *g_progs;
 extern long long g_compiles, g_hits;
 extern PyObject *g_exc[8];
+extern PyObject *g_empty_exc;
 extern PyObject *g_device_info;
 extern PyObject *g_device_empty;
 extern PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
@@ -57,6 +58,7 @@ typedef struct Bound {
   int ndim, layout, writable;
   npy_intp shape[NPY_MAXDIMS];
   int64_t n;
+  uint64_t cell;        /* a reduction's result on the host: written by the run */
 } Bound;
 
 typedef struct KernelObject {
@@ -69,6 +71,7 @@ typedef struct KernelObject {
   PyObject **anames;        /* interned str */
   jitc_role *aroles;
   jitc_dtype *adtypes;
+  const char **areds;       /* a result's reduction ("sum", ...), else NULL; k's */
   PyObject **snames;
   jitc_dtype *sdtypes;
   PyObject *params;         /* tuple: positional parameter names */
@@ -81,6 +84,7 @@ PyObject *raise_input(const char *fmt, ...);
 PyObject *raise_usage(const char *fmt, ...);
 void failure_take(Failure *f, jitc_status s);
 PyObject *failure_raise(Failure *f);
+PyObject *failure_raise_as(Failure *f, PyObject *cls);
 
 /* values.c */
 int bind_value(Bound *b, const char *name, PyObject *o);

@@ -14,6 +14,25 @@ def target(request):
     return request.param
 
 
+def reduces(t):
+    """Why target t does not run reductions, or None when it does."""
+    try:
+        jitc.compile("s = sum(a)", t, a=np.float64)
+    except jitc.TargetUnavailable as e:
+        return str(e)
+    return None
+
+
+@pytest.fixture(params=HOST_TARGETS)
+def rtarget(request):
+    """A host target, skipped while it does not run reductions (the tests
+    pick it up when it does)."""
+    why = reduces(request.param)
+    if why:
+        pytest.skip(why)
+    return request.param
+
+
 @pytest.fixture
 def cp():
     """CuPy on a GPU; the test is skipped without CuPy or a GPU."""

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import jitc
+from test_reduce import data, float_tol, numpy_of, same_scalar
 
 def _torch():
     torch = pytest.importorskip("torch")
@@ -118,3 +119,79 @@ def test_fake_device_array_errors():
         jitc.evaluate("c = a + 1", a=FakeDeviceArray(np.ones(4, np.float16)))
     with pytest.raises(jitc.InputError, match="not contiguous"):
         jitc.evaluate("c = a + 1", a=FakeDeviceArray(np.ones(4), strides=(16,)))
+
+
+# ---- reductions: a 0-d array of the inputs' kind on their device ----
+
+RED_OPS = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
+
+
+@pytest.mark.parametrize("op", RED_OPS)
+@pytest.mark.parametrize("dt", [np.bool_, np.int32, np.int64, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", [1, 7, 100_003])
+def test_cupy_reduction(cp, op, dt, n):
+    host = data(np.random.default_rng(n), dt, n, op)
+    a = cp.asarray(host)
+    r = jitc.evaluate(f"s = {op}(a)", a=a)
+    assert isinstance(r, cp.ndarray) and r.shape == () and r.device.id == a.device.id
+    want = numpy_of(op, host)
+    inexact = isinstance(want, np.floating) and op in ("sum", "mean", "prod") and n > 1
+    same_scalar(cp.asnumpy(r)[()], want, exact=not inexact,
+                tol=float_tol(op, host, want) if inexact else 0)
+
+
+def test_cupy_reductions_with_outputs_on_a_stream(cp):
+    host_a = np.random.default_rng(1).standard_normal(1_000_001).astype(np.float32)
+    host_b = np.random.default_rng(2).standard_normal(1_000_001).astype(np.float32)
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        a, b = cp.asarray(host_a), cp.asarray(host_b)
+        r = jitc.evaluate("s = sum(a*b); m = max(abs(a - b)); c = a - b; k = argmin(a)",
+                          a=a, b=b)
+    s.synchronize()
+    assert set(r) == {"s", "m", "c", "k"}
+    assert all(isinstance(v, cp.ndarray) for v in r.values())
+    ab = host_a * host_b
+    same_scalar(cp.asnumpy(r["s"])[()], np.sum(ab), exact=False,
+                tol=float_tol("sum", ab, np.sum(ab)))
+    same_scalar(cp.asnumpy(r["m"])[()], np.max(np.abs(host_a - host_b)))
+    same_scalar(cp.asnumpy(r["k"])[()], np.argmin(host_a))
+    np.testing.assert_array_equal(cp.asnumpy(r["c"]), host_a - host_b)
+
+
+def test_cupy_reduction_same_bits_every_run(cp):
+    a = cp.asarray(np.random.default_rng(3).standard_normal(3_000_017).astype(np.float32))
+    first = cp.asnumpy(jitc.evaluate("sum(a)", a=a)).tobytes()
+    for _ in range(19):
+        assert cp.asnumpy(jitc.evaluate("sum(a)", a=a)).tobytes() == first
+
+
+def test_cupy_reduction_empty(cp):
+    a = cp.zeros(0, dtype=cp.float64)
+    r = jitc.evaluate("s = sum(a); p = prod(a); y = any(a)", a=a)
+    assert float(r["s"]) == 0.0 and float(r["p"]) == 1.0 and not bool(r["y"])
+    with pytest.raises(jitc.EmptyReductionError):
+        jitc.evaluate("s = max(a)", a=a)
+
+
+def test_torch_reductions():
+    torch = _torch()
+    a = torch.rand(10_001, device="cuda", dtype=torch.float64)
+    i = torch.arange(-50, 51, device="cuda", dtype=torch.int32)
+    r = jitc.evaluate("s = sum(a); k = argmax(a); c = a * 2", a=a)
+    assert isinstance(r["s"], torch.Tensor) and r["s"].shape == () and r["s"].device == a.device
+    torch.testing.assert_close(r["s"], a.sum())
+    assert r["k"].dtype == torch.int64 and int(r["k"]) == int(a.argmax())
+    torch.testing.assert_close(r["c"], a * 2)
+    t = jitc.evaluate("sum(i)", i=i)
+    assert t.dtype == torch.int64 and int(t) == 0 and t.device == i.device
+    k = jitc.compile("s = mean(x)", x=i)
+    torch.testing.assert_close(k(i), i.double().mean())
+
+
+def test_fake_device_array_reduction_needs_cuda():
+    if jitc.available("cuda"):
+        pytest.skip("a GPU is here: the CuPy and PyTorch tests cover it")
+    with pytest.raises(jitc.TargetUnavailable):
+        jitc.evaluate("s = sum(a)", a=FakeDeviceArray(np.ones(4)))

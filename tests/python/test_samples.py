@@ -19,7 +19,7 @@ def run_sample(name, *args):
     return p.stdout
 
 
-@pytest.mark.parametrize("name", ["inc.py", "exp.py", "device_arrays.py"])
+@pytest.mark.parametrize("name", ["inc.py", "exp.py", "device_arrays.py", "reductions.py"])
 def test_sample(name):
     out = run_sample(name)
     assert out.strip()
@@ -27,4 +27,4 @@ def test_sample(name):
 
 def test_every_sample_is_tested():
     scripts = {f for f in os.listdir(SAMPLES) if f.endswith(".py") and not f.startswith("_")}
-    assert scripts == {"inc.py", "exp.py", "device_arrays.py", "dask_cluster.py"}
+    assert scripts == {"inc.py", "exp.py", "device_arrays.py", "dask_cluster.py", "reductions.py"}
