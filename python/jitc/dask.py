@@ -48,9 +48,9 @@ or on its PYTHONPATH).
   Results are the NumPy scalars ``jitc.evaluate`` gives.  min, max, argmin
   and argmax of no elements raise ``jitc.EmptyReductionError`` when the
   graph is built (when the size is known; at compute time otherwise);
-  argmin and argmax need known chunk sizes.  A program with reductions
-  that reads the element index ``i`` is refused: each block counts ``i``
-  from 0.
+  argmin and argmax need known chunk sizes.
+- A program that reads the element index ``i`` is refused over more than
+  one block (and with reductions): each block would count ``i`` from 0.
 - Dtypes and errors come before any computing: the program is checked
   once on the client (on ``interp``, whose typing every target shares), so
   a program error raises ``jitc.ProgramError`` when the graph is built,
@@ -453,10 +453,13 @@ def evaluate(program, target=None, **names):
         role = roles.get(nm, "input")
         modes.append(_COPY if role == "inout" else _EMPTY if role == "output" else _PASS)
     red, block_program = None, program
+    reads_i = _INDEX.search(re.sub(r"\[\s*i\s*\]", "", re.sub(r"#[^\n]*", "", program)))
+    nblocks = functools.reduce(lambda x, c: x * c, ref.numblocks, 1) if ref is not None else 1
+    if reads_i and (reductions or nblocks != 1):
+        raise _jitc.UsageError("jitc.dask.evaluate: the program reads the element index i, "
+                               "which each block would count from 0; use jitc.evaluate, or "
+                               "pass the index as an array")
     if reductions:
-        if _INDEX.search(re.sub(r"\[\s*i\s*\]", "", re.sub(r"#[^\n]*", "", program))):
-            raise _jitc.UsageError("jitc.dask.evaluate: a program with reductions that reads "
-                                   "the element index i: each block would count i from 0")
         block_program, where = _block_program(program, reductions, dtypes)
         results = tuple(reductions.items())
         helpers = tuple(_helper(nm) for nm, op in results if op in ("argmin", "argmax"))

@@ -140,6 +140,17 @@ def test_errors_raise_when_the_graph_is_built():
         jitc.dask.evaluate("c = a * 2", a=a, b=a)
 
 
+
+def test_element_index_needs_one_block():
+    # Each block would count i from 0: over several blocks that would be a
+    # wrong answer, so it is refused; over one block it is right.
+    a = np.arange(10.0)
+    with pytest.raises(jitc.UsageError, match="element index i"):
+        jitc.dask.evaluate("c = a + i", a=da.from_array(a, chunks=3))
+    c = jitc.dask.evaluate("c = a + i", a=da.from_array(a, chunks=10)).compute()
+    assert np.array_equal(c, a + np.arange(10))
+
+
 def test_cupy_chunks(cp):
     a = np.random.default_rng(1).standard_normal(100_001)
     A = da.from_array(cp.asarray(a), chunks=10_000)
