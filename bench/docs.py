@@ -226,6 +226,28 @@ def python_section():
     return L
 
 
+def reductions_section():
+    """The cuda target's reductions against torch.dot, cupy.dot and a copy."""
+    L = ["## Reductions", "",
+         "`s = sum(a * b)` in float32 over 10,000,000 elements already on the GPU, against "
+         "`torch.dot`, `cupy.dot` and a device-to-device copy of the same bytes, measured in "
+         "the same run; and a program with three reductions and one output against that "
+         "output alone.  The goals: the dot product at 85% or more of the copy's bandwidth "
+         "and faster than both peers; the fused program within 1.2x of `c = a - b`.  jitc "
+         "runs through `jitc_run_device` on CuPy's arrays and stream: each call is a kernel "
+         "that reduces while it streams, one partial per block, and a one-block kernel "
+         "combining the partials in a fixed order (no atomics: the same bits on every run).  "
+         "Reproduce with `sh bench/gpu.sh --reductions` (bench/gpu_reduce.py, which writes "
+         "bench/results/gpu_reduce.json and gpu_reduce.md).", ""]
+    md = load("gpu_reduce.md")
+    if md:
+        L += [md.strip(), ""]
+    else:
+        L += ["> **Not run yet.** `sh bench/gpu.sh --reductions` on the GPU machine writes "
+              "the table here.", ""]
+    return L
+
+
 def main():
     cpu, cpu_md = load("cpu.json"), load("cpu.md")
     gpu, gpu_md = load("gpu.json"), load("gpu.md")
@@ -328,6 +350,7 @@ def main():
               "CuPy and numba-cuda, a device-to-device copy of the same bytes and pinned "
               "host-device copies, for every workload above at 1e3 to 1e8 elements (over "
               "1e9 bytes moved at the largest size).", ""]
+    L += reductions_section()
     L += ["## Compile time against program size", "",
           "A program above a few hundred operations is cut into groups of statements "
           "(src/split.c), each compiled as its own function (cpu) or kernel (cuda), so that "

@@ -312,6 +312,9 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
     return ctx_error(ctx, JITC_E_INTERNAL, "cuda: kernel missing from the module (%s)",
                      cuda_result_name(A, r));
   }
+  /* jitc_r exists when the program has reductions. */
+  if (A->cuModuleGetFunction(&m->rfn, m->mod, "jitc_r") != CUDA_SUCCESS)
+    m->rfn = NULL;
   int occ = 0;
   if (A->cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, m->fn, CUDA_BLOCK, 0) != CUDA_SUCCESS ||
       occ < 1)
@@ -427,13 +430,15 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
 void cuda_release(jitc_kernel *k) {
   CudaKernel *ck = k->impl;
   CudaState *S = k->ctx ? k->ctx->target_state[JITC_TARGET_CUDA] : NULL;
-  if (ck && S && (ck->scratch[0] || ck->scratch[1])) {
+  if (ck && S && (ck->scratch[0] || ck->scratch[1] || ck->part)) {
     pthread_mutex_lock(&S->lock);
     CudaCurrent c;
     if (cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS) {
       for (int q = 0; q < 2; q++)
         if (ck->scratch[q])
           S->api.cuMemFree(ck->scratch[q]);
+      if (ck->part)
+        S->api.cuMemFree(ck->part);
       cuda_leave(S, &c);
     }
     pthread_mutex_unlock(&S->lock);

@@ -412,7 +412,7 @@ static void put_src_comment(Buf *b, const char *src, int off) {
 int cuda_vec_width(const Program *p, int vbytes) {
   size_t maxsz = 1;
   for (int k = 0; k < p->narrays; k++)
-    if (jitc_dtype_size(p->arrays[k].dtype) > maxsz)
+    if (p->arrays[k].role != JITC_RESULT && jitc_dtype_size(p->arrays[k].dtype) > maxsz)
       maxsz = jitc_dtype_size(p->arrays[k].dtype);
   int v = vbytes / (int)maxsz;
   return v < 1 ? 1 : v;
@@ -433,7 +433,9 @@ static bool emit_stmts(Emit *E, int from, int to, int *stmt_line, const bool *cr
     Val v;
     if (!emit_node(E, st->value, &v))
       return false;
-    if (st->kind == IR_LET) {
+    if (st->kind == IR_REDUCE) {
+      buf_printf(body, "  jitc_step%d(x%d, %s, i);\n", st->slot, st->slot, v.s);
+    } else if (st->kind == IR_LET) {
       buf_printf(body, "  const %s t%d = %s;\n", cuda_ctype[p->temps[st->slot]], st->slot, v.s);
       if (cross && cross[st->slot])
         buf_printf(body, "  s%d[j] = t%d;\n", st->slot, st->slot);
@@ -470,7 +472,7 @@ static void emit_prelude(Emit *E, Buf *b) {
   }
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
-    static const char *const role[] = {"input", "output", "inout"};
+    static const char *const role[] = {"input", "output", "inout", "result"};
     buf_printf(b, "// a%d: array '%s', %s, %s\n", k, a->name, jitc_dtype_name(a->dtype),
                role[a->role]);
   }
@@ -485,7 +487,7 @@ static void emit_prelude(Emit *E, Buf *b) {
     for (int t = 0; t < JITC_NDTYPES; t++)
       if (E->used[h][t])
         cuda_helper_text(b, (CudaHelper)h, (jitc_dtype)t);
-
+  cuda_reduce_text(b, p);
 }
 
 /* The remainder out-parameters of jitc_divmod, one per float type used. */
@@ -495,13 +497,98 @@ static void emit_divmod_vars(Emit *E, Buf *b) {
       buf_printf(b, "  %s m_%s = 0; (void)m_%s;\n", cuda_ctype[t], cuda_ctype[t], cuda_ctype[t]);
 }
 
-/* The arrays as pointer parameters, then the scalars. */
+/* The arrays as pointer parameters, then the scalars (a reduction's
+** result is no parameter of the element-wise kernels: its partials are). */
 static void put_pointer_params(Buf *b, const Program *p) {
   for (int k = 0; k < p->narrays; k++)
-    buf_printf(b, ", %s%s *__restrict__ a%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
+    if (p->arrays[k].role != JITC_RESULT)
+      buf_printf(b, ", %s%s *__restrict__ a%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
                cuda_ctype[p->arrays[k].dtype], k);
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
+}
+
+/* Appends array k's element `e` as jitc_elem takes it: the thread's
+** accumulator for a reduction's result, else the element's variable. */
+static void put_elem_arg(Buf *b, const Program *p, int k, const char *elem) {
+  if (p->arrays[k].role == JITC_RESULT)
+    buf_printf(b, ", x%d", k);
+  else
+    buf_printf(b, ", %s", elem);
+}
+
+/* The kernels of a program with reductions (cuda_reduce.c): jitc_k32 over
+** a slice with a grid of at most a few waves, each thread accumulating, and
+** each block writing its partials; then jitc_r. */
+static void emit_reduce_kernels(Buf *b, const Program *p, int vec) {
+  buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
+                "// Elements [0, n), element j being element base + j of the whole array\n"
+                "// (i in the program).  Thread t takes vector steps t, t + stride, ...,\n"
+                "// V = %d elements each, loaded whole when `vec` says every pointer is\n"
+                "// aligned for it, else one by one: the same elements in the same order\n"
+                "// either way, so that the partials do not depend on alignment.  Then the\n"
+                "// last n %% V elements, one per thread, and the block's partials.\n"
+                "extern \"C\" __global__ void __launch_bounds__(%d) jitc_k32(const u32 n, const i64 base, "
+                "const int vec", vec, CUDA_BLOCK);
+  put_pointer_params(b, p);
+  cuda_reduce_params(b, p, 0, p->nstmts);
+  buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n"
+              "  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;\n");
+  cuda_reduce_init(b, p, 0, p->nstmts);
+  buf_printf(b, "  const u32 nv = n / %d;\n  for (u32 w = t; w < nv; w += stride) {\n", vec);
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    const char *T = cuda_ctype[a->dtype];
+    if (a->role == JITC_RESULT)
+      continue;
+    buf_printf(b, "    jitc_vec<%s, %d> r%d;\n", T, vec, k);
+    if (a->role != JITC_OUTPUT)
+      buf_printf(b, "    if (vec) r%d = ((const jitc_vec<%s, %d> *)a%d)[w];\n"
+                    "    else for (int e = 0; e < %d; e++) r%d.v[e] = a%d[w * %d + e];\n",
+                 k, T, vec, k, vec, k, k, vec);
+  }
+  buf_printf(b, "#pragma unroll\n    for (int e = 0; e < %d; e++)\n      jitc_elem(base + (i64)(w * %d + e)",
+             vec, vec);
+  for (int k = 0; k < p->narrays; k++) {
+    char elem[32];
+    snprintf(elem, sizeof elem, "r%d.v[e]", k);
+    put_elem_arg(b, p, k, elem);
+  }
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", p%d", k);
+  buf_puts(b, ");\n");
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    if (a->role == JITC_OUTPUT || a->role == JITC_INOUT)
+      buf_printf(b, "    if (vec) ((jitc_vec<%s, %d> *)a%d)[w] = r%d;\n"
+                    "    else for (int e = 0; e < %d; e++) a%d[w * %d + e] = r%d.v[e];\n",
+                 cuda_ctype[a->dtype], vec, k, k, vec, k, vec, k);
+  }
+  buf_printf(b, "  }\n  for (u32 j = nv * %d + t; j < n; j += stride) {\n", vec);
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    if (a->role == JITC_OUTPUT)
+      buf_printf(b, "    %s x%d;\n", cuda_ctype[a->dtype], k);
+    else if (a->role != JITC_RESULT)
+      buf_printf(b, "    %s%s x%d = a%d[j];\n", a->role == JITC_INPUT ? "const " : "",
+                 cuda_ctype[a->dtype], k, k);
+  }
+  buf_puts(b, "    jitc_elem(base + (i64)j");
+  for (int k = 0; k < p->narrays; k++) {
+    char elem[32];
+    snprintf(elem, sizeof elem, "x%d", k);
+    put_elem_arg(b, p, k, elem);
+  }
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", p%d", k);
+  buf_puts(b, ");\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_OUTPUT || p->arrays[k].role == JITC_INOUT)
+      buf_printf(b, "    a%d[j] = x%d;\n", k, k);
+  buf_puts(b, "  }\n");
+  cuda_reduce_tail(b, p, 0, p->nstmts);
+  buf_puts(b, "}\n");
+  cuda_reduce_kernel(b, p);
 }
 
 /* The CUDA C of program p as one kernel, and per IR statement the line it
@@ -528,8 +615,11 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, Buf 
   /* jitc_elem: arrays by reference (loaded values in, results out). */
   buf_puts(b, "\n// One element.  xK holds element i of array aK.\n" DEV "void jitc_elem(const i64 i");
   for (int k = 0; k < p->narrays; k++)
-    buf_printf(b, ", %s%s &x%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
-               cuda_ctype[p->arrays[k].dtype], k);
+    if (p->arrays[k].role == JITC_RESULT) /* the thread's accumulator */
+      buf_printf(b, ", jitc_p%d &x%d", k, k);
+    else
+      buf_printf(b, ", %s%s &x%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
+                 cuda_ctype[p->arrays[k].dtype], k);
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
   buf_puts(b, ") {\n  (void)i;\n");
@@ -546,6 +636,10 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, Buf 
   if (body.s)
     buf_puts(b, body.s);
   buf_puts(b, "}\n\n");
+  if (p->nreduce) {
+    emit_reduce_kernels(b, p, vec);
+    goto done;
+  }
 
   /* The kernels. */
   buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
@@ -613,6 +707,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, Buf 
       buf_printf(b, ", p%d", k);
     buf_puts(b, ");\n}\n");
   }
+done:
   free(E.temp_reads);
   bool oom = body.oom || b->oom;
   buf_free(&body);
@@ -648,8 +743,10 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
         buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
       for (int k = 0; k < P->ntmp[g]; k++)
         buf_printf(b, ", %s *__restrict__ s%d", cuda_ctype[p->temps[P->tmp[g][k]]], P->tmp[g][k]);
-      buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n"
-                  "  for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {\n"
+      cuda_reduce_params(b, p, P->start[g], P->start[g + 1]);
+      buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n");
+      cuda_reduce_init(b, p, P->start[g], P->start[g + 1]);
+      buf_puts(b, "  for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {\n"
                   "  const i64 i = base + (i64)j;\n  (void)i;\n");
       emit_divmod_vars(&E, b);
       for (int k = 0; k < P->narr[g]; k++) {
@@ -671,8 +768,11 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
       for (int k = 0; k < P->narr[g]; k++)
         if (P->arr_use[g][k] & 2)
           buf_printf(b, "  a%d[j] = x%d;\n", P->arr[g][k], P->arr[g][k]);
-      buf_puts(b, "  }\n}\n");
+      buf_puts(b, "  }\n");
+      cuda_reduce_tail(b, p, P->start[g], P->start[g + 1]);
+      buf_puts(b, "}\n");
     }
+    cuda_reduce_kernel(b, p);
   }
   for (int g = 0; bodies && g < P->ng; g++)
     buf_free(&bodies[g]);
@@ -683,6 +783,8 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
 
 jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, Buf *out,
                      int *stmt_line, int *elem_end) {
+  if (!cuda_reduce_check(p))
+    return JITC_E_INTERNAL;
   if (plan)
     return emit_split(p, src, plan, out);
   return emit_program(p, src, vec, out, stmt_line, elem_end);

@@ -59,6 +59,21 @@ typedef struct CudaPlan {
 CudaPlan *cuda_plan_new(const Program *p, bool *oom);
 void cuda_plan_free(CudaPlan *P);
 
+/* ---- cuda_reduce.c: reductions in the kernels ---- */
+
+/* Whether every JITC_RESULT array of p has its one IR_REDUCE statement. */
+bool cuda_reduce_check(const Program *p);
+/* The partial type and device functions of every reduction (the prelude). */
+void cuda_reduce_text(Buf *b, const Program *p);
+/* For the reductions of statements [from, to): the kernel's partial
+** pointer parameters, the accumulators' declarations, and after the
+** element loop each block's partials. */
+void cuda_reduce_params(Buf *b, const Program *p, int from, int to);
+void cuda_reduce_init(Buf *b, const Program *p, int from, int to);
+void cuda_reduce_tail(Buf *b, const Program *p, int from, int to);
+/* jitc_r: combines the partials of all blocks and writes the results. */
+void cuda_reduce_kernel(Buf *b, const Program *p);
+
 /* ---- cuda_gen.c: the kernels ---- */
 
 /* Elements per vector step: the widest element fills `vbytes` bytes. */

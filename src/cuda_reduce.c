@@ -1,0 +1,204 @@
+/*
+** cuda_reduce.c -- the reductions of the target `cuda` as CUDA C: what
+** cuda_gen.c adds to a kernel when the program has IR_REDUCE statements.
+**
+** The same two steps as reduce.c, on the GPU.  Each thread folds its
+** elements into a register accumulator, `jitc_part<A>` (the value in the
+** accumulator type A of reduce_acc, and for min, max, argmin and argmax the
+** index of the element it holds, -1 for none yet), with the element-wise
+** statements of the same pass.  After its loop each block combines its
+** threads' accumulators in a fixed tree (warp shuffles, then the warps'
+** results through shared memory) and writes one partial per reduction
+** to device scratch.  A second small kernel, jitc_r, one block, combines
+** the partials of every block of every launch in a fixed order (thread t
+** takes partials t, t + 256, ... in turn, then the same block tree) and
+** writes each result's one element, finished as reduce_finish does.  The
+** grid is a function of n and the device only, so the same inputs give the
+** same bits on every run; nothing is atomic.
+**
+** Per reduction K (named by its result array's slot) the generated C has:
+** jitc_pK (its partial type), jitc_idK() (the partial of no elements),
+** jitc_stepK(acc, x, i) (one element), jitc_cK (combine, a functor for
+** the tree template) and jitc_finK(acc, n) (the result).  Pure, like the
+** rest of generation.
+*/
+#include "jitc_int.h"
+#include "cuda_gen.h"
+
+#include <stdio.h>
+
+/* The statement of the reduction into array slot k, or NULL. */
+static const IrStmt *reduce_of(const Program *p, int k) {
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].slot == k)
+      return &p->stmts[s];
+  return NULL;
+}
+
+/* Whether the reduction into slot k is computed by statements [from, to). */
+static bool in_range(const Program *p, int k, int from, int to) {
+  const IrStmt *st = reduce_of(p, k);
+  return st && st - p->stmts >= from && st - p->stmts < to;
+}
+
+bool cuda_reduce_check(const Program *p) {
+  int n = 0;
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT) {
+      if (!reduce_of(p, k))
+        return false;
+      n++;
+    }
+  return n == p->nreduce;
+}
+
+/* Whether b comes before a: for min and argmin the smaller, for max and
+** argmax the larger, a NaN before everything (the first NaN wins). */
+static void emit_before(Buf *b, int k, const char *T, bool fl, bool less) {
+  buf_printf(b, DEV "bool jitc_bef%d(const %s b, const %s a) { ", k, T, T);
+  if (fl)
+    buf_printf(b, "return a != a ? false : b != b ? true : b %c a; }\n", less ? '<' : '>');
+  else
+    buf_printf(b, "return b %c a; }\n", less ? '<' : '>');
+}
+
+/* The functions of the reduction of statement st (see the head). */
+static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
+  int k = st->slot;
+  OpId op = st->op;
+  jitc_dtype in = st->value->type, acc = reduce_acc(op, in), res = reduce_result(op, in);
+  const char *A = cuda_ctype[acc], *I = cuda_ctype[in], *R = cuda_ctype[res];
+  const char *U = cuda_utype[acc];
+  bool fl = dtype_is_float(acc), arg = op == OP_ARGMIN || op == OP_ARGMAX;
+  bool ext = arg || op == OP_MIN || op == OP_MAX, less = op == OP_MIN || op == OP_ARGMIN;
+  buf_printf(b, "\n// %s = %s() of %s elements, accumulated in %s.\n", p->arrays[k].name,
+             op_info[op].name, jitc_dtype_name(in), jitc_dtype_name(acc));
+  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n", A, k);
+  const char *id = op == OP_PROD || op == OP_ALL ? "1" : "0";
+  buf_printf(b, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = (%s)%s; a.idx = -1; return a; }\n",
+             k, k, k, A, id);
+  /* The accumulation, on a.v and b (an element or another partial's v). */
+  char f[160];
+  switch (op) {
+  case OP_SUM:
+  case OP_MEAN:
+    if (fl)
+      snprintf(f, sizeof f, "a.v + (%s)b", A);
+    else /* wraps, as NumPy */
+      snprintf(f, sizeof f, "(%s)((%s)a.v + (%s)b)", A, U, U);
+    break;
+  case OP_PROD:
+    if (fl)
+      snprintf(f, sizeof f, "a.v * (%s)b", A);
+    else
+      snprintf(f, sizeof f, "(%s)((%s)a.v * (%s)b)", A, U, U);
+    break;
+  case OP_ANY: snprintf(f, sizeof f, "(b8)(a.v | b)"); break;
+  case OP_ALL: snprintf(f, sizeof f, "(b8)(a.v & b)"); break;
+  default: f[0] = 0; break;
+  }
+  if (ext) {
+    emit_before(b, k, A, fl, less);
+    /* One thread's elements come in increasing index: ties keep a. */
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
+                  "  if (a.idx < 0 || jitc_bef%d(b, a.v)) { a.v = b; a.idx = i; }\n}\n",
+               k, k, I, k);
+    buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
+                  "    if (a.idx < 0) return b;\n    if (b.idx < 0) return a;\n"
+                  "    if (jitc_bef%d(b.v, a.v)) return b;\n", k, k, k, k, k);
+    if (fl)
+      buf_puts(b, "    if ((a.v == b.v || (a.v != a.v && b.v != b.v)) && b.idx < a.idx) return b;\n");
+    else
+      buf_puts(b, "    if (a.v == b.v && b.idx < a.idx) return b;\n");
+    buf_puts(b, "    return a;\n  }\n};\n");
+  } else {
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) { (void)i; a.v = %s; }\n",
+               k, k, I, f);
+    /* f with b read as the other partial's value. */
+    buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(jitc_p%d a, const jitc_p%d p) const {\n"
+                  "    const %s b = p.v; a.v = %s; return a;\n  }\n};\n", k, k, k, k, A, f);
+  }
+  buf_printf(b, DEV "%s jitc_fin%d(const jitc_p%d a, const i64 n) { (void)n; ", R, k, k);
+  if (arg)
+    buf_puts(b, "return a.idx; }\n");
+  else if (op == OP_MEAN)
+    buf_printf(b, "return n > 0 ? (%s)(a.v / (f64)n) : (%s)__longlong_as_double(0x7ff8000000000000ll); }\n",
+               R, R);
+  else if (res == JITC_BOOL)
+    buf_puts(b, "return (b8)(a.v != 0); }\n");
+  else
+    buf_printf(b, "return (%s)a.v; }\n", R);
+}
+
+void cuda_reduce_text(Buf *b, const Program *p) {
+  if (!p->nreduce)
+    return;
+  buf_printf(b, "\n// Reductions: a partial is an accumulator and, for min, max, argmin and\n"
+                "// argmax, the index of the element it holds (-1: none yet).\n"
+                "template <typename T> struct jitc_part { T v; i64 idx; };\n"
+                DEV "b8 jitc_shfl(const b8 v, const int o) { return (b8)__shfl_down_sync(0xffffffffu, (int)v, o); }\n"
+                "template <typename T> " DEV "T jitc_shfl(const T v, const int o) { return __shfl_down_sync(0xffffffffu, v, o); }\n"
+                "template <typename T, typename C> " DEV "jitc_part<T> jitc_down(jitc_part<T> a, const C c, const int o) {\n"
+                "  jitc_part<T> b;\n  b.v = jitc_shfl(a.v, o);\n  b.idx = __shfl_down_sync(0xffffffffu, a.idx, o);\n"
+                "  return c(a, b);\n}\n"
+                "// The block's partial in thread 0: a fixed tree of warp shuffles, then one\n"
+                "// over the %d warps' partials in shared memory.\n"
+                "template <typename T, typename C> " DEV "jitc_part<T> jitc_block(jitc_part<T> a, const C c, jitc_part<T> *sh) {\n"
+                "  for (int o = 16; o > 0; o >>= 1) a = jitc_down(a, c, o);\n"
+                "  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = a;\n"
+                "  __syncthreads();\n"
+                "  if (threadIdx.x < 32) {\n    a = sh[threadIdx.x & %d];\n"
+                "    for (int o = %d; o > 0; o >>= 1) a = jitc_down(a, c, o);\n  }\n"
+                "  return a;\n}\n",
+             CUDA_BLOCK / 32, CUDA_BLOCK / 32 - 1, CUDA_BLOCK / 64);
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE)
+      emit_one(b, p, &p->stmts[s]);
+}
+
+void cuda_reduce_params(Buf *b, const Program *p, int from, int to) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+      buf_printf(b, ", jitc_p%d *__restrict__ q%d", k, k);
+}
+
+void cuda_reduce_init(Buf *b, const Program *p, int from, int to) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+      buf_printf(b, "  jitc_p%d x%d = jitc_id%d();\n", k, k, k);
+}
+
+void cuda_reduce_tail(Buf *b, const Program *p, int from, int to) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+      buf_printf(b, "  {\n    __shared__ jitc_p%d sh[%d];\n    const jitc_p%d r = jitc_block(x%d, jitc_c%d(), sh);\n"
+                    "    if (threadIdx.x == 0) q%d[blockIdx.x] = r;\n  }\n",
+                 k, CUDA_BLOCK / 32, k, k, k, k);
+}
+
+void cuda_reduce_kernel(Buf *b, const Program *p) {
+  if (!p->nreduce)
+    return;
+  buf_printf(b, "\n// The results: the np partials of every block of every launch, combined\n"
+                "// in a fixed order by one block, finished over n elements.\n"
+                "extern \"C\" __global__ void __launch_bounds__(%d) jitc_r(const u32 np, const i64 n",
+             CUDA_BLOCK);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, ", const jitc_p%d *__restrict__ q%d", k, k);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype[p->arrays[k].dtype], k);
+  buf_puts(b, ") {\n");
+  cuda_reduce_init(b, p, 0, p->nstmts);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "  for (u32 j = threadIdx.x; j < np; j += %d) x%d = jitc_c%d()(x%d, q%d[j]);\n",
+                 CUDA_BLOCK, k, k, k, k);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "  {\n    __shared__ jitc_p%d sh[%d];\n    const jitc_p%d r = jitc_block(x%d, jitc_c%d(), sh);\n"
+                    "    if (threadIdx.x == 0) a%d[0] = jitc_fin%d(r, n);\n  }\n",
+                 k, CUDA_BLOCK / 32, k, k, k, k, k);
+  buf_puts(b, "}\n");
+}
