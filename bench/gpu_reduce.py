@@ -12,9 +12,11 @@ Workloads, float32, n elements of non-zero data (a, b normal + 3):
 - fused: `s = sum(a * b); m = max(abs(a - b)); k = argmin(a); c = a - b`
   against `c = a - b` alone on the same data: three reductions and one
   output read the inputs once.
-Timing: CUDA events around `batch` back-to-back calls on one stream, the
-per-call time of each batch; the median of `reps` batches.  Every result
-is checked against NumPy first.  Writes gpu_reduce.json and gpu_reduce.md
+Timing, as bench/python_gpu.py does: the GPU time of `batch` back-to-back
+calls queued behind a spin kernel (the host's side of the calls is done
+while the stream is busy), CUDA events around them, per call; the median of
+`reps` batches.  Also the time of one call on an idle GPU, host side
+included (events around it).  Every result is checked against NumPy first.  Writes gpu_reduce.json and gpu_reduce.md
 into --out-dir (bench/results); bench/docs.py puts the table in
 docs/PERFORMANCE.md, "Reductions".
 """
@@ -76,21 +78,36 @@ class Jitc:
             raise RuntimeError(self.lib.jitc_errmsg(self.ctx).decode())
 
 
-def timed(cp, fn, batch, reps, warmup=3):
-    """Median per-call ms of `reps` batches of `batch` calls, CUDA events
-    around each batch on CuPy's current stream."""
+SPIN = r'''
+extern "C" __global__ void spin(long long cycles) {
+  long long t0 = clock64();
+  while (clock64() - t0 < cycles) {}
+}
+'''
+
+
+def timed(cp, spin, fn, batch, reps, warmup=3):
+    """(median per-call GPU ms of `reps` batches of `batch` calls queued
+    behind a spin kernel, those times, median ms of one call on an idle
+    GPU with its host side), on CuPy's current stream."""
     for _ in range(warmup):
         fn()
     cp.cuda.get_current_stream().synchronize()
-    e0, e1, times = cp.cuda.Event(), cp.cuda.Event(), []
+    e0, e1, times, calls = cp.cuda.Event(), cp.cuda.Event(), [], []
     for _ in range(reps):
+        spin((1,), (1,), (np.int64(8_000_000),))  # a few ms of a busy stream
         e0.record()
         for _ in range(batch):
             fn()
         e1.record()
         e1.synchronize()
         times.append(cp.cuda.get_elapsed_time(e0, e1) / batch)
-    return float(np.median(times)), times
+        e0.record()
+        fn()
+        e1.record()
+        e1.synchronize()
+        calls.append(cp.cuda.get_elapsed_time(e0, e1))
+    return float(np.median(times)), times, float(np.median(calls))
 
 
 def main():
@@ -135,14 +152,16 @@ def main():
 
     src, dst = cp.empty(2 * n, cp.float32), cp.empty(2 * n, cp.float32)
     src.fill(1.5)
+    spin = cp.RawKernel(SPIN, "spin")
     T = {}
     with torch.cuda.stream(torch.cuda.ExternalStream(stream.ptr)):
-        T["jitc-cuda dot"] = timed(cp, lambda: dot(n, sp), a.batch, a.reps)
-        T["torch.dot"] = timed(cp, lambda: torch.dot(ta, tb), a.batch, a.reps)
-        T["cupy.dot"] = timed(cp, lambda: cp.dot(da, db), a.batch, a.reps)
-        T["d2d copy"] = timed(cp, lambda: dst.__setitem__(Ellipsis, src), a.batch, a.reps)
-        T["jitc-cuda fused"] = timed(cp, lambda: fused(n, sp), a.batch, a.reps)
-        T["jitc-cuda c = a - b"] = timed(cp, lambda: sub(n, sp), a.batch, a.reps)
+        for name, fn in (("jitc-cuda dot", lambda: dot(n, sp)),
+                         ("torch.dot", lambda: torch.dot(ta, tb)),
+                         ("cupy.dot", lambda: cp.dot(da, db)),
+                         ("d2d copy", lambda: dst.__setitem__(Ellipsis, src)),
+                         ("jitc-cuda fused", lambda: fused(n, sp)),
+                         ("jitc-cuda c = a - b", lambda: sub(n, sp))):
+            T[name] = timed(cp, spin, fn, a.batch, a.reps)
     read = 2 * n * 4
     copy_gbs = 2 * read / T["d2d copy"][0] / 1e6
     dot_gbs = read / T["jitc-cuda dot"][0] / 1e6
@@ -152,6 +171,7 @@ def main():
         "torch": torch.__version__, "cupy": cp.__version__,
         "median_ms": {k: v[0] for k, v in T.items()},
         "times_ms": {k: v[1] for k, v in T.items()},
+        "call_ms": {k: v[2] for k, v in T.items()},
         "copy_GBps": copy_gbs, "dot_GBps": dot_gbs, "dot_of_copy": dot_gbs / copy_gbs,
         "fused_over_sub": T["jitc-cuda fused"][0] / T["jitc-cuda c = a - b"][0],
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -159,23 +179,31 @@ def main():
     os.makedirs(a.out_dir, exist_ok=True)
     common.write_json(os.path.join(a.out_dir, "gpu_reduce.json"), out)
     ms = out["median_ms"]
+    cm = out["call_ms"]
     lines = [
-        "%s, %s float32 elements on the device, non-zero data; median of %d batches of %d "
-        "calls (CUDA events around each batch); torch %s, CuPy %s; %s." %
+        "%s, %s float32 elements on the device, non-zero data; GPU time per call: the median "
+        "of %d batches of %d calls queued behind a spin kernel (CUDA events around each "
+        "batch); one call: events around a single call on an idle GPU, its host side "
+        "included; torch %s, CuPy %s; %s." %
         (out["device"], f"{n:,}", a.reps, a.batch, out["torch"], out["cupy"], out["date"]), "",
-        "| what | ms per call | GB/s read | note |", "|---|---:|---:|---|",
-        "| jitc `s = sum(a * b)` | %.4f | %.0f | %.0f%% of the copy's bandwidth |" %
-        (ms["jitc-cuda dot"], dot_gbs, 100 * out["dot_of_copy"]),
-        "| torch.dot | %.4f | %.0f | |" % (ms["torch.dot"], read / ms["torch.dot"] / 1e6),
-        "| cupy.dot | %.4f | %.0f | |" % (ms["cupy.dot"], read / ms["cupy.dot"] / 1e6),
-        "| device-to-device copy of the same %d MB | %.4f | %.0f | reads and writes them: "
-        "%.0f GB/s moved |" % (read // 10**6, ms["d2d copy"], read / ms["d2d copy"] / 1e6,
-                                copy_gbs),
+        "| what | GPU ms per call | GB/s read | one call, ms | note |",
+        "|---|---:|---:|---:|---|",
+        "| jitc `s = sum(a * b)` | %.4f | %.0f | %.4f | %.0f%% of the copy's bandwidth |" %
+        (ms["jitc-cuda dot"], dot_gbs, cm["jitc-cuda dot"], 100 * out["dot_of_copy"]),
+        "| torch.dot | %.4f | %.0f | %.4f | |" % (ms["torch.dot"], read / ms["torch.dot"] / 1e6,
+                                                 cm["torch.dot"]),
+        "| cupy.dot | %.4f | %.0f | %.4f | |" % (ms["cupy.dot"], read / ms["cupy.dot"] / 1e6,
+                                                cm["cupy.dot"]),
+        "| device-to-device copy of the same %d MB | %.4f | %.0f | %.4f | reads and writes "
+        "them: %.0f GB/s moved |" % (read // 10**6, ms["d2d copy"], read / ms["d2d copy"] / 1e6,
+                                      cm["d2d copy"], copy_gbs),
         "| jitc `s = sum(a * b); m = max(abs(a - b)); k = argmin(a); c = a - b` | %.4f | "
-        "%.0f | %.2fx the time of `c = a - b` |" %
-        (ms["jitc-cuda fused"], read / ms["jitc-cuda fused"] / 1e6, out["fused_over_sub"]),
-        "| jitc `c = a - b` | %.4f | %.0f | |" %
-        (ms["jitc-cuda c = a - b"], read / ms["jitc-cuda c = a - b"] / 1e6), ""]
+        "%.0f | %.4f | %.2fx the time of `c = a - b` |" %
+        (ms["jitc-cuda fused"], read / ms["jitc-cuda fused"] / 1e6, cm["jitc-cuda fused"],
+         out["fused_over_sub"]),
+        "| jitc `c = a - b` | %.4f | %.0f | %.4f | |" %
+        (ms["jitc-cuda c = a - b"], read / ms["jitc-cuda c = a - b"] / 1e6,
+         cm["jitc-cuda c = a - b"]), ""]
     with open(os.path.join(a.out_dir, "gpu_reduce.md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))

@@ -98,11 +98,18 @@ typedef struct CudaKernel {
 /* Where a run's reductions put their block partials (cuda_reduce.c): per
 ** reduction, in the order of their result arrays, `cap` partials of
 ** CUDA_PART bytes from base + r * cap * CUDA_PART; the launches so far
-** wrote `used` of them, which jitc_r combines in that order. */
+** wrote `used` of them, which are combined in that order at the end.
+** A run on one stream sets res (indexed by array: the results' device
+** memory) and count (a counter at 0): then the last launch's last block
+** writes the results (cuda_reduce_last) and sets `finished`; else jitc_r
+** does, cuda_reduce_launch. */
 enum { CUDA_PART = 16 };
 typedef struct CudaParts {
   CUdeviceptr base;
   int64_t cap, used;
+  const CUdeviceptr *res;
+  CUdeviceptr count;
+  bool finished;
 } CudaParts;
 
 /* ---- cuda_device.c: state, libraries, device, streams ---- */
@@ -171,8 +178,18 @@ size_t cuda_parts_bytes(const Program *p, int64_t cap);
 /* Grows ck->part to `bytes` (jitc_run and jitc_run_buffers, which wait
 ** for their kernels: one scratch per kernel suffices). */
 jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKernel *ck, size_t bytes);
-/* res[a] for each result array a: its 8 bytes after the partials. */
+/* res[a] for each result array a: its 8 bytes after the partials; then
+** the counter's 4. */
 void cuda_parts_results(const Program *p, const CudaParts *parts, CUdeviceptr *res);
+CUdeviceptr cuda_parts_count(const Program *p, const CudaParts *parts);
+/* Runs on one stream s: sets parts->res and count (zeroed on s) so that the
+** last launch writes the results; after cuda_launch, cuda_reduce_end
+** launches jitc_r when it did not (n == 0, a split program). */
+jitc_status cuda_reduce_begin(jitc_context *ctx, CudaState *S, const Program *p,
+                              CudaParts *parts, const CUdeviceptr *res, CUstream s);
+jitc_status cuda_reduce_end(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                            const CudaModule *m, const CudaParts *parts, int64_t n,
+                            CUstream s);
 /* jitc_r on stream s: combines parts->used partials, and writes the
 ** results of n elements at res[a] (indexed by array, result arrays only). */
 jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,

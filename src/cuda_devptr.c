@@ -201,14 +201,14 @@ static jitc_status reduce_here(jitc_context *ctx, CudaState *S, const jitc_kerne
     return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: reductions on the caller's stream need "
                      "the driver's stream-ordered allocator (CUDA 11.2 or later)");
   CudaParts parts = {.cap = cuda_partials(S, k, m, n)};
-  if (parts.cap) {
-    CUresult r = A->cuMemAllocAsync(&parts.base, cuda_parts_bytes(p, parts.cap), s);
-    if (r != CUDA_SUCCESS)
-      return cuda_fail(ctx, S, r, "allocating scratch for the reductions' partials");
-  }
-  jitc_status st = launch_here(ctx, S, k, m, n, d, params, &parts, s);
+  CUresult r = A->cuMemAllocAsync(&parts.base, cuda_parts_bytes(p, parts.cap), s);
+  if (r != CUDA_SUCCESS)
+    return cuda_fail(ctx, S, r, "allocating scratch for the reductions' partials");
+  jitc_status st = cuda_reduce_begin(ctx, S, p, &parts, d, s);
   if (st == JITC_OK)
-    st = cuda_reduce_launch(ctx, S, k, m, &parts, n, d, s);
+    st = launch_here(ctx, S, k, m, n, d, params, &parts, s);
+  if (st == JITC_OK)
+    st = cuda_reduce_end(ctx, S, k, m, &parts, n, s);
   if (parts.base) {
     CUresult r = A->cuMemFreeAsync(parts.base, s);
     if (st == JITC_OK && r != CUDA_SUCCESS)

@@ -517,53 +517,72 @@ static void put_elem_arg(Buf *b, const Program *p, int k, const char *elem) {
     buf_printf(b, ", %s", elem);
 }
 
-/* The kernels of a program with reductions (cuda_reduce.c): jitc_k32 over
-** a slice with a grid of at most a few waves, each thread accumulating, and
-** each block writing its partials; then jitc_r. */
-static void emit_reduce_kernels(Buf *b, const Program *p, int vec) {
-  buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
-                "// Elements [0, n), element j being element base + j of the whole array\n"
-                "// (i in the program).  Thread t takes vector steps t, t + stride, ...,\n"
-                "// V = %d elements each, loaded whole when `vec` says every pointer is\n"
-                "// aligned for it, else one by one: the same elements in the same order\n"
-                "// either way, so that the partials do not depend on alignment.  Then the\n"
-                "// last n %% V elements, one per thread, and the block's partials.\n"
-                "extern \"C\" __global__ void __launch_bounds__(%d) jitc_k32(const u32 n, const i64 base, "
-                "const int vec", vec, CUDA_BLOCK);
-  put_pointer_params(b, p);
-  cuda_reduce_params(b, p, 0, p->nstmts);
-  buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n"
-              "  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;\n");
-  cuda_reduce_init(b, p, 0, p->nstmts);
-  buf_printf(b, "  const u32 nv = n / %d;\n  for (u32 w = t; w < nv; w += stride) {\n", vec);
+/* Vector steps whose loads a thread issues before it computes any of them:
+** more bytes in flight, as the grid of a program with reductions is one
+** wave of blocks striding over the arrays. */
+enum { REDUCE_UNROLL = 4 };
+
+/* Appends the loads (stores: !load) of vector step `w` of every array that
+** the statements read (write), whole or element by element. */
+static void put_vec_access(Buf *b, const Program *p, int vec, bool load) {
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
     const char *T = cuda_ctype[a->dtype];
-    if (a->role == JITC_RESULT)
+    if (a->role == JITC_RESULT || (load ? a->role == JITC_OUTPUT : a->role == JITC_INPUT))
       continue;
-    buf_printf(b, "    jitc_vec<%s, %d> r%d;\n", T, vec, k);
-    if (a->role != JITC_OUTPUT)
-      buf_printf(b, "    if (vec) r%d = ((const jitc_vec<%s, %d> *)a%d)[w];\n"
-                    "    else for (int e = 0; e < %d; e++) r%d.v[e] = a%d[w * %d + e];\n",
+    if (load)
+      buf_printf(b, "        if (vec) r%d[u] = ((const jitc_vec<%s, %d> *)a%d)[w];\n"
+                    "        else for (int e = 0; e < %d; e++) r%d[u].v[e] = a%d[w * %d + e];\n",
                  k, T, vec, k, vec, k, k, vec);
+    else
+      buf_printf(b, "        if (vec) ((jitc_vec<%s, %d> *)a%d)[w] = r%d[u];\n"
+                    "        else for (int e = 0; e < %d; e++) a%d[w * %d + e] = r%d[u].v[e];\n",
+                 T, vec, k, k, vec, k, vec, k);
   }
-  buf_printf(b, "#pragma unroll\n    for (int e = 0; e < %d; e++)\n      jitc_elem(base + (i64)(w * %d + e)",
-             vec, vec);
+}
+
+/* The kernels of a program with reductions (cuda_reduce.c): jitc_k32 over
+** a slice with a grid of one wave of blocks, each thread accumulating, and
+** each block writing its partials; then jitc_r. */
+static void emit_reduce_kernels(Buf *b, const Program *p, int vec) {
+  const int U = REDUCE_UNROLL;
+  buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
+                "// Elements [0, n), element j being element base + j of the whole array\n"
+                "// (i in the program).  Thread t takes vector steps t, t + stride, ... in\n"
+                "// that order, V = %d elements each, loaded whole when `vec` says every\n"
+                "// pointer is aligned for it, else one by one: the same elements in the\n"
+                "// same order either way, so that the partials do not depend on alignment.\n"
+                "// The loads of %d steps go out before any is used.  Then the last n %% V\n"
+                "// elements, one per thread, and the block's partials.\n"
+                "extern \"C\" __global__ void __launch_bounds__(%d) jitc_k32(const u32 n, const i64 base, "
+                "const int vec", vec, U, CUDA_BLOCK);
+  put_pointer_params(b, p);
+  cuda_reduce_params(b, p, 0, p->nstmts);
+  cuda_reduce_final_params(b, p);
+  buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n"
+              "  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;\n");
+  cuda_reduce_init(b, p, 0, p->nstmts);
+  buf_printf(b, "  const u32 nv = n / %d;\n  for (u32 w0 = t; w0 < nv; w0 += %d * stride) {\n", vec, U);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role != JITC_RESULT)
+      buf_printf(b, "    jitc_vec<%s, %d> r%d[%d];\n", cuda_ctype[p->arrays[k].dtype], vec, k, U);
+  buf_printf(b, "#pragma unroll\n    for (int u = 0; u < %d; u++) {\n"
+                "      const u32 w = w0 + (u32)u * stride;\n      if (w < nv) {\n", U);
+  put_vec_access(b, p, vec, true);
+  buf_printf(b, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < %d; u++) {\n"
+                "      const u32 w = w0 + (u32)u * stride;\n      if (w < nv) {\n"
+                "#pragma unroll\n        for (int e = 0; e < %d; e++)\n"
+                "          jitc_elem(base + (i64)(w * %d + e)", U, vec, vec);
   for (int k = 0; k < p->narrays; k++) {
     char elem[32];
-    snprintf(elem, sizeof elem, "r%d.v[e]", k);
+    snprintf(elem, sizeof elem, "r%d[u].v[e]", k);
     put_elem_arg(b, p, k, elem);
   }
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, ", p%d", k);
   buf_puts(b, ");\n");
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    if (a->role == JITC_OUTPUT || a->role == JITC_INOUT)
-      buf_printf(b, "    if (vec) ((jitc_vec<%s, %d> *)a%d)[w] = r%d;\n"
-                    "    else for (int e = 0; e < %d; e++) a%d[w * %d + e] = r%d.v[e];\n",
-                 cuda_ctype[a->dtype], vec, k, k, vec, k, vec, k);
-  }
+  put_vec_access(b, p, vec, false);
+  buf_puts(b, "      }\n    }\n");
   buf_printf(b, "  }\n  for (u32 j = nv * %d + t; j < n; j += stride) {\n", vec);
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
@@ -587,6 +606,7 @@ static void emit_reduce_kernels(Buf *b, const Program *p, int vec) {
       buf_printf(b, "    a%d[j] = x%d;\n", k, k);
   buf_puts(b, "  }\n");
   cuda_reduce_tail(b, p, 0, p->nstmts);
+  cuda_reduce_last(b, p);
   buf_puts(b, "}\n");
   cuda_reduce_kernel(b, p);
 }

@@ -71,7 +71,15 @@ void cuda_reduce_text(Buf *b, const Program *p);
 void cuda_reduce_params(Buf *b, const Program *p, int from, int to);
 void cuda_reduce_init(Buf *b, const Program *p, int from, int to);
 void cuda_reduce_tail(Buf *b, const Program *p, int from, int to);
-/* jitc_r: combines the partials of all blocks and writes the results. */
+/* jitc_k32's parameters for the last launch of a run (np: the partials of
+** the run, 0 in the other launches; ntot: its elements; cnt: a counter at
+** 0; then the results), and after the block partials the last block's
+** combine (jitc_finish).  Runs on one stream use these. */
+void cuda_reduce_final_params(Buf *b, const Program *p);
+void cuda_reduce_last(Buf *b, const Program *p);
+/* jitc_r: combines the partials of all blocks and writes the results, for
+** runs whose partials come from several streams (the host pipeline), a
+** split program's kernels or no launch at all (n == 0). */
 void cuda_reduce_kernel(Buf *b, const Program *p);
 
 /* ---- cuda_gen.c: the kernels ---- */

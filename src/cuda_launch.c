@@ -71,7 +71,28 @@ int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, i
 }
 
 size_t cuda_parts_bytes(const Program *p, int64_t cap) {
-  return (size_t)p->nreduce * ((size_t)cap * CUDA_PART + 8);
+  return (size_t)p->nreduce * ((size_t)cap * CUDA_PART + 8) + 8;
+}
+
+CUdeviceptr cuda_parts_count(const Program *p, const CudaParts *parts) {
+  return parts->base + (CUdeviceptr)((size_t)p->nreduce * ((size_t)parts->cap * CUDA_PART + 8));
+}
+
+jitc_status cuda_reduce_begin(jitc_context *ctx, CudaState *S, const Program *p,
+                              CudaParts *parts, const CUdeviceptr *res, CUstream s) {
+  parts->res = res;
+  parts->count = cuda_parts_count(p, parts);
+  parts->finished = false;
+  CUresult r = S->api.cuMemsetD8Async(parts->count, 0, 4, s);
+  return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "zeroing the reductions' counter");
+}
+
+jitc_status cuda_reduce_end(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                            const CudaModule *m, const CudaParts *parts, int64_t n,
+                            CUstream s) {
+  if (parts->finished)
+    return JITC_OK;
+  return cuda_reduce_launch(ctx, S, k, m, parts, n, parts->res, s);
 }
 
 jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKernel *ck, size_t bytes) {
@@ -262,9 +283,9 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
     if (p->arrays[a].role != JITC_RESULT &&
         dptr[a] % ((CUdeviceptr)ck->vec * jitc_dtype_size(p->arrays[a].dtype)) != 0)
       aligned = false;
-  int nargs = 3 + p->narrays + p->nparams + p->nreduce;
+  int nargs = 6 + p->narrays + p->nparams + 2 * p->nreduce;
   void **args = malloc((size_t)nargs * sizeof *args);
-  CUdeviceptr *ptr = malloc(((size_t)p->narrays + (size_t)p->nreduce + 1) * sizeof *ptr);
+  CUdeviceptr *ptr = malloc(((size_t)p->narrays + 2 * (size_t)p->nreduce + 2) * sizeof *ptr);
   jitc_status st = JITC_OK;
   if (!args || !ptr)
     st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
@@ -280,10 +301,27 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
     }
     for (int a = 0; a < p->nparams; a++)
       args[q++] = (void *)&params[a]; /* the value sits at offset 0 of its slot */
+    uint32_t np = 0;
+    int64_t ntot = n;
     if (p->nreduce) {
       /* The same threads take the same elements whether aligned or not. */
       blocks = reduce_blocks(S, m, ms / ck->vec + 1);
       put_parts(p, parts, ptr + p->narrays, args, &q);
+      /* On one stream the last launch finishes (cuda_reduce_last). */
+      bool last = parts->res && off + slice >= n;
+      np = last ? (uint32_t)(parts->used + blocks) : 0;
+      CUdeviceptr *fin = ptr + p->narrays + p->nreduce;
+      fin[0] = last ? parts->count : 0;
+      args[q++] = &np;
+      args[q++] = &ntot;
+      args[q++] = &fin[0];
+      int r = 1;
+      for (int a = 0; a < p->narrays; a++)
+        if (p->arrays[a].role == JITC_RESULT) {
+          fin[r] = last ? parts->res[a] : 0;
+          args[q++] = &fin[r++];
+        }
+      parts->finished |= last;
     }
     st = launch_slice(ctx, S, ck, m, ms, base + off, aligned, blocks, args, s);
     if (p->nreduce)

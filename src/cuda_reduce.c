@@ -130,6 +130,57 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
     buf_printf(b, "return (%s)a.v; }\n", R);
 }
 
+/* fmt once per result array, given its slot twice (a format may use one). */
+static void put_each(Buf *b, const Program *p, const char *fmt) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, fmt, k, k);
+}
+
+static void put_result_params(Buf *b, const Program *p) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype[p->arrays[k].dtype], k);
+}
+
+static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write);
+
+/* Partials a thread of jitc_finish loads before it combines them. */
+enum { R_UNROLL = 4 };
+
+/* jitc_finish, run by one whole block: the np partials of every block of
+** every launch combined in a fixed order (thread t: partials t, t + 256,
+** ..., the loads of several going out first; read from L2, as other
+** blocks wrote them), then the block tree, then the results of n
+** elements. */
+static void emit_finish(Buf *b, const Program *p) {
+  buf_puts(b, "\n// The results from the np partials of all blocks, by one whole block.\n"
+              DEV "void jitc_finish(const u32 np, const i64 n");
+  put_each(b, p, ", const jitc_p%d *__restrict__ q%d");
+  put_result_params(b, p);
+  buf_puts(b, ") {\n");
+  cuda_reduce_init(b, p, 0, p->nstmts);
+  buf_printf(b, "  for (u32 j = threadIdx.x; j < np; j += %d) {\n", CUDA_BLOCK * R_UNROLL);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "    jitc_p%d y%d[%d];\n", k, k, R_UNROLL);
+  buf_printf(b, "#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
+             R_UNROLL, CUDA_BLOCK);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "        y%d[u].v = __ldcg(&q%d[j + u * %d].v);\n"
+                    "        y%d[u].idx = __ldcg(&q%d[j + u * %d].idx);\n",
+                 k, k, CUDA_BLOCK, k, k, CUDA_BLOCK);
+  buf_printf(b, "      }\n#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
+             R_UNROLL, CUDA_BLOCK);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "        x%d = jitc_c%d()(x%d, y%d[u]);\n", k, k, k, k);
+  buf_puts(b, "      }\n  }\n");
+  put_blocks(b, p, 0, p->nstmts, "a%d[0] = jitc_fin%d(r, n)");
+  buf_puts(b, "}\n");
+}
+
 void cuda_reduce_text(Buf *b, const Program *p) {
   if (!p->nreduce)
     return;
@@ -154,6 +205,7 @@ void cuda_reduce_text(Buf *b, const Program *p) {
   for (int s = 0; s < p->nstmts; s++)
     if (p->stmts[s].kind == IR_REDUCE)
       emit_one(b, p, &p->stmts[s]);
+  emit_finish(b, p);
 }
 
 void cuda_reduce_params(Buf *b, const Program *p, int from, int to) {
@@ -168,37 +220,49 @@ void cuda_reduce_init(Buf *b, const Program *p, int from, int to) {
       buf_printf(b, "  jitc_p%d x%d = jitc_id%d();\n", k, k, k);
 }
 
-void cuda_reduce_tail(Buf *b, const Program *p, int from, int to) {
+/* Each selected reduction's block tree; thread 0 then does `write`, a
+** format of the slot (twice) with r, the block's partial. */
+static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write) {
   for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to)) {
       buf_printf(b, "  {\n    __shared__ jitc_p%d sh[%d];\n    const jitc_p%d r = jitc_block(x%d, jitc_c%d(), sh);\n"
-                    "    if (threadIdx.x == 0) q%d[blockIdx.x] = r;\n  }\n",
-                 k, CUDA_BLOCK / 32, k, k, k, k);
+                    "    if (threadIdx.x == 0) ", k, CUDA_BLOCK / 32, k, k, k);
+      buf_printf(b, write, k, k);
+      buf_puts(b, ";\n  }\n");
+    }
+}
+
+void cuda_reduce_tail(Buf *b, const Program *p, int from, int to) {
+  put_blocks(b, p, from, to, "q%d[blockIdx.x] = r"); /* the second slot unused */
+}
+
+void cuda_reduce_final_params(Buf *b, const Program *p) {
+  buf_puts(b, ", const u32 np, const i64 ntot, unsigned *__restrict__ cnt");
+  put_result_params(b, p);
+}
+
+void cuda_reduce_last(Buf *b, const Program *p) {
+  buf_puts(b, "  // The last launch of a run: the last block to finish writes the results.\n"
+              "  // The counter wraps back to 0 for the next run.\n"
+              "  if (np) {\n    __shared__ bool last;\n    if (threadIdx.x == 0) {\n"
+              "      __threadfence();\n"
+              "      last = atomicInc(cnt, gridDim.x - 1) == gridDim.x - 1;\n    }\n"
+              "    __syncthreads();\n    if (last) {\n      __threadfence();\n"
+              "      jitc_finish(np, ntot");
+  put_each(b, p, ", q%d - (np - gridDim.x)");
+  put_each(b, p, ", a%d");
+  buf_puts(b, ");\n    }\n  }\n");
 }
 
 void cuda_reduce_kernel(Buf *b, const Program *p) {
   if (!p->nreduce)
     return;
-  buf_printf(b, "\n// The results: the np partials of every block of every launch, combined\n"
-                "// in a fixed order by one block, finished over n elements.\n"
-                "extern \"C\" __global__ void __launch_bounds__(%d) jitc_r(const u32 np, const i64 n",
-             CUDA_BLOCK);
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, ", const jitc_p%d *__restrict__ q%d", k, k);
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype[p->arrays[k].dtype], k);
-  buf_puts(b, ") {\n");
-  cuda_reduce_init(b, p, 0, p->nstmts);
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "  for (u32 j = threadIdx.x; j < np; j += %d) x%d = jitc_c%d()(x%d, q%d[j]);\n",
-                 CUDA_BLOCK, k, k, k, k);
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "  {\n    __shared__ jitc_p%d sh[%d];\n    const jitc_p%d r = jitc_block(x%d, jitc_c%d(), sh);\n"
-                    "    if (threadIdx.x == 0) a%d[0] = jitc_fin%d(r, n);\n  }\n",
-                 k, CUDA_BLOCK / 32, k, k, k, k, k);
-  buf_puts(b, "}\n");
+  buf_puts(b, "\n// The results when the partials come from several streams or kernels.\n"
+              "extern \"C\" __global__ void __launch_bounds__(256) jitc_r(const u32 np, const i64 n");
+  put_each(b, p, ", const jitc_p%d *__restrict__ q%d");
+  put_result_params(b, p);
+  buf_puts(b, ") {\n  jitc_finish(np, n");
+  put_each(b, p, ", q%d");
+  put_each(b, p, ", a%d");
+  buf_puts(b, ");\n}\n");
 }

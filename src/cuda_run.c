@@ -173,13 +173,15 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
       parts.cap = cuda_partials(S, k, ck->mod, n);
       st = cuda_parts_ensure(ctx, S, ck, cuda_parts_bytes(p, parts.cap));
       parts.base = ck->part;
+      if (st == JITC_OK)
+        st = cuda_reduce_begin(ctx, S, p, &parts, d, sl->stream);
     }
     CUresult r = st == JITC_OK ? S->api.cuEventRecord(sl->ev[1], sl->stream) : CUDA_SUCCESS;
     if (r == CUDA_SUCCESS && st == JITC_OK)
       st = cuda_launch(ctx, S, k, ck->mod, &ck->scratch[0], n, 0, d, params, &parts, sl->stream);
     /* The results straight into their buffers. */
     if (r == CUDA_SUCCESS && st == JITC_OK && p->nreduce)
-      st = cuda_reduce_launch(ctx, S, k, ck->mod, &parts, n, d, sl->stream);
+      st = cuda_reduce_end(ctx, S, k, ck->mod, &parts, n, sl->stream);
     if (r == CUDA_SUCCESS && st == JITC_OK)
       r = S->api.cuEventRecord(sl->ev[2], sl->stream);
     if (r == CUDA_SUCCESS && st == JITC_OK)

