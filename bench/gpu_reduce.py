@@ -129,7 +129,9 @@ def main():
     res = {k: cp.zeros(1, t) for k, t in (("s", cp.float32), ("m", cp.float32),
                                            ("k", cp.int64))}
     J = Jitc(a.build)
-    stream = cp.cuda.get_current_stream()
+    # One explicit stream for everyone: jitc's argument, CuPy's current, torch's.
+    stream = cp.cuda.Stream(non_blocking=False)
+    stream.use()
     sp = ctypes.c_void_p(stream.ptr)
     dot = J.kernel("s = sum(a * b)", {"a": da, "b": db, "s": res["s"]})
     fused = J.kernel("s = sum(a * b); m = max(abs(a - b)); k = argmin(a); c = a - b",

@@ -3,8 +3,8 @@
 ** (cuda_gen.h): the per-context state, a compiled kernel, and the calls
 ** between the files below.  Only they include it.
 **
-** The target in one paragraph, bottom up: cuda_gen.c (with cuda_helpers.c
-** and cuda_plan.c) writes the program as CUDA C; cuda_device.c owns the
+** The target in one paragraph, bottom up: cuda_gen.c (with cuda_helpers.c,
+** cuda_plan.c and cuda_reduce.c) writes the program as CUDA C; cuda_device.c owns the
 ** libraries, the device and the streams; cuda_build.c compiles the CUDA C
 ** with NVRTC (through the shared code cache) and loads the module;
 ** cuda_launch.c launches its kernels on device memory; cuda_host.c moves
@@ -88,6 +88,7 @@ typedef struct CudaState {
 typedef struct CudaKernel {
   CudaModule *mod;        /* owned by the context's code cache */
   int vec;                /* elements per vector step */
+  int unroll;             /* with reductions: vector steps loaded at once */
   CudaPlan *plan;         /* a split program's groups, else NULL */
   CUdeviceptr scratch[2]; /* a split program's scratch, per stream slot */
   int64_t range;          /* elements per range of a split program's launches */

@@ -84,8 +84,8 @@ static jitc_status source_make(jitc_context *ctx, CudaState *S, const jitc_kerne
   const Program *p = k->prog;
   P->vec = ck->vec;
   P->stmt_line = calloc((size_t)p->nstmts + 1, sizeof(int));
-  jitc_status st = P->stmt_line ? cuda_gen(p, k->source, ck->plan, P->vec, &P->src, P->stmt_line,
-                                           &P->elem_end)
+  jitc_status st = P->stmt_line ? cuda_gen(p, k->source, ck->plan, P->vec, ck->unroll, &P->src,
+                                           P->stmt_line, &P->elem_end)
                                 : JITC_E_NOMEM;
   if (st != JITC_OK) {
     source_free(P);
@@ -409,6 +409,7 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
   if (ck) {
     ck->plan = cuda_plan_new(k->prog, &oom);
     ck->vec = ck->plan ? 1 : cuda_vec_width(k->prog, S->env->cuda_vbytes);
+    ck->unroll = S->env->cuda_runroll;
   }
   if (oom)
     st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
@@ -471,6 +472,7 @@ jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
   if (oom)
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   ck.vec = ck.plan ? 1 : cuda_vec_width(k->prog, S->env->cuda_vbytes);
+  ck.unroll = S->env->cuda_runroll;
   pthread_mutex_lock(&S->lock);
   jitc_status st = JITC_OK;
   CudaSource P;

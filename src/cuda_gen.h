@@ -89,12 +89,12 @@ int cuda_vec_width(const Program *p, int vbytes);
 
 /* The CUDA C of p (src: its source, for comments; may be NULL) appended to
 ** out.  Without a plan: one kernel, jitc_k32, taking `vec` elements per
-** vector step; stmt_line (p->nstmts entries, may be NULL) gets the line
+** vector step (with reductions, `unroll` steps' loads at once); stmt_line (p->nstmts entries, may be NULL) gets the line
 ** each statement starts on and *elem_end the last line of the statements,
 ** to map NVRTC's messages back to the source.  With a plan: one kernel per
 ** group, jitc_g0, jitc_g1, ...  JITC_OK, JITC_E_NOMEM, or JITC_E_INTERNAL
 ** for an IR this generator does not know (a bug in the checker). */
-jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, Buf *out,
-                     int *stmt_line, int *elem_end);
+jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, int unroll,
+                     Buf *out, int *stmt_line, int *elem_end);
 
 #endif /* JITC_CUDA_GEN_H */
