@@ -56,8 +56,8 @@ bool cuda_reduce_check(const Program *p) {
 ** argmax the larger, a NaN before everything (the first NaN wins). */
 static void emit_before(Buf *b, int k, const char *T, bool fl, bool less) {
   buf_printf(b, DEV "bool jitc_bef%d(const %s b, const %s a) { ", k, T, T);
-  if (fl)
-    buf_printf(b, "return a != a ? false : b != b ? true : b %c a; }\n", less ? '<' : '>');
+  if (fl) /* a NaN: never; else b NaN, or b < a (b > a): !(b >= a) (!(b <= a)) */
+    buf_printf(b, "return a == a && !(b %s a); }\n", less ? ">=" : "<=");
   else
     buf_printf(b, "return b %c a; }\n", less ? '<' : '>');
 }
@@ -177,7 +177,7 @@ static void emit_finish(Buf *b, const Program *p) {
     if (p->arrays[k].role == JITC_RESULT)
       buf_printf(b, "        x%d = jitc_c%d()(x%d, y%d[u]);\n", k, k, k, k);
   buf_puts(b, "      }\n  }\n");
-  put_blocks(b, p, 0, p->nstmts, "a%d[0] = jitc_fin%d(r, n)");
+  put_blocks(b, p, 0, p->nstmts, "        a%d[0] = jitc_fin%d(x%d, n);\n");
   buf_puts(b, "}\n");
 }
 
@@ -192,16 +192,7 @@ void cuda_reduce_text(Buf *b, const Program *p) {
                 "template <typename T, typename C> " DEV "jitc_part<T> jitc_down(jitc_part<T> a, const C c, const int o) {\n"
                 "  jitc_part<T> b;\n  b.v = jitc_shfl(a.v, o);\n  b.idx = __shfl_down_sync(0xffffffffu, a.idx, o);\n"
                 "  return c(a, b);\n}\n"
-                "// The block's partial in thread 0: a fixed tree of warp shuffles, then one\n"
-                "// over the %d warps' partials in shared memory.\n"
-                "template <typename T, typename C> " DEV "jitc_part<T> jitc_block(jitc_part<T> a, const C c, jitc_part<T> *sh) {\n"
-                "  for (int o = 16; o > 0; o >>= 1) a = jitc_down(a, c, o);\n"
-                "  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = a;\n"
-                "  __syncthreads();\n"
-                "  if (threadIdx.x < 32) {\n    a = sh[threadIdx.x & %d];\n"
-                "    for (int o = %d; o > 0; o >>= 1) a = jitc_down(a, c, o);\n  }\n"
-                "  return a;\n}\n",
-             CUDA_BLOCK / 32, CUDA_BLOCK / 32 - 1, CUDA_BLOCK / 64);
+                );
   for (int s = 0; s < p->nstmts; s++)
     if (p->stmts[s].kind == IR_REDUCE)
       emit_one(b, p, &p->stmts[s]);
@@ -220,20 +211,38 @@ void cuda_reduce_init(Buf *b, const Program *p, int from, int to) {
       buf_printf(b, "  jitc_p%d x%d = jitc_id%d();\n", k, k, k);
 }
 
-/* Each selected reduction's block tree; thread 0 then does `write`, a
-** format of the slot (twice) with r, the block's partial. */
-static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write) {
+/* One line `fmt` (given the slot three times) per selected reduction. */
+static void put_sel(Buf *b, const Program *p, int from, int to, const char *fmt) {
   for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to)) {
-      buf_printf(b, "  {\n    __shared__ jitc_p%d sh[%d];\n    const jitc_p%d r = jitc_block(x%d, jitc_c%d(), sh);\n"
-                    "    if (threadIdx.x == 0) ", k, CUDA_BLOCK / 32, k, k, k);
-      buf_printf(b, write, k, k);
-      buf_puts(b, ";\n  }\n");
-    }
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+      buf_printf(b, fmt, k, k, k);
+}
+
+/* The block's partial of each selected reduction in thread 0, all of them
+** in step: a fixed tree of warp shuffles, then one over the warps'
+** partials in shared memory (one barrier); thread 0 then does `write` (a
+** line given the slot three times, the partial in xK). */
+static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write) {
+  buf_puts(b, "  {\n");
+  char sh[64];
+  snprintf(sh, sizeof sh, "    __shared__ jitc_p%%d sh%%d[%d];\n", CUDA_BLOCK / 32);
+  put_sel(b, p, from, to, sh);
+  buf_puts(b, "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
+  put_sel(b, p, from, to, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  buf_puts(b, "    }\n    if ((threadIdx.x & 31) == 0) {\n");
+  put_sel(b, p, from, to, "      sh%d[threadIdx.x >> 5] = x%d;\n");
+  buf_printf(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
+  snprintf(sh, sizeof sh, "      x%%d = sh%%d[threadIdx.x & %d];\n", CUDA_BLOCK / 32 - 1);
+  put_sel(b, p, from, to, sh);
+  buf_printf(b, "#pragma unroll\n      for (int o = %d; o > 0; o >>= 1) {\n", CUDA_BLOCK / 64);
+  put_sel(b, p, from, to, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  buf_puts(b, "      }\n      if (threadIdx.x == 0) {\n");
+  put_sel(b, p, from, to, write);
+  buf_puts(b, "      }\n    }\n  }\n");
 }
 
 void cuda_reduce_tail(Buf *b, const Program *p, int from, int to) {
-  put_blocks(b, p, from, to, "q%d[blockIdx.x] = r"); /* the second slot unused */
+  put_blocks(b, p, from, to, "        q%d[blockIdx.x] = x%d;\n");
 }
 
 void cuda_reduce_final_params(Buf *b, const Program *p) {
