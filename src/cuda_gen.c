@@ -509,6 +509,29 @@ static void put_pointer_params(Buf *b, const Program *p) {
     buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
 }
 
+/* The body of the one-element loops: element j of every array loaded (an
+** output declared), jitc_elem, then the outputs stored.  A reduction's
+** result is its accumulator, xK, already. */
+static void put_one_element(Buf *b, const Program *p) {
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    if (a->role == JITC_OUTPUT)
+      buf_printf(b, "    %s x%d;\n", cuda_ctype[a->dtype], k);
+    else if (a->role != JITC_RESULT)
+      buf_printf(b, "    %s%s x%d = a%d[j];\n", a->role == JITC_INPUT ? "const " : "",
+                 cuda_ctype[a->dtype], k, k);
+  }
+  buf_puts(b, "    jitc_elem(base + (i64)j");
+  for (int k = 0; k < p->narrays; k++)
+    buf_printf(b, ", x%d", k);
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", p%d", k);
+  buf_puts(b, ");\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_OUTPUT || p->arrays[k].role == JITC_INOUT)
+      buf_printf(b, "    a%d[j] = x%d;\n", k, k);
+}
+
 /* Appends array k's element `e` as jitc_elem takes it: the thread's
 ** accumulator for a reduction's result, else the element's variable. */
 static void put_elem_arg(Buf *b, const Program *p, int k, const char *elem) {
@@ -583,26 +606,7 @@ static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll) {
   put_vec_access(b, p, vec, false);
   buf_puts(b, "      }\n    }\n");
   buf_printf(b, "  }\n  for (u32 j = nv * %d + t; j < n; j += stride) {\n", vec);
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    if (a->role == JITC_OUTPUT)
-      buf_printf(b, "    %s x%d;\n", cuda_ctype[a->dtype], k);
-    else if (a->role != JITC_RESULT)
-      buf_printf(b, "    %s%s x%d = a%d[j];\n", a->role == JITC_INPUT ? "const " : "",
-                 cuda_ctype[a->dtype], k, k);
-  }
-  buf_puts(b, "    jitc_elem(base + (i64)j");
-  for (int k = 0; k < p->narrays; k++) {
-    char elem[32];
-    snprintf(elem, sizeof elem, "x%d", k);
-    put_elem_arg(b, p, k, elem);
-  }
-  for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", p%d", k);
-  buf_puts(b, ");\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_OUTPUT || p->arrays[k].role == JITC_INOUT)
-      buf_printf(b, "    a%d[j] = x%d;\n", k, k);
+  put_one_element(b, p);
   buf_puts(b, "  }\n");
   cuda_reduce_tail(b, p, 0, p->nstmts);
   cuda_reduce_last(b, p);
@@ -695,23 +699,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
       buf_printf(b, "      ((jitc_vec<%s, %d> *)a%d)[w] = r%d;\n", cuda_ctype[a->dtype], vec, k, k);
   }
   buf_printf(b, "    }\n    done = nv * %d;\n  }\n  for (I j = done + t; j < n; j += stride) {\n", vec);
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    if (a->role == JITC_OUTPUT)
-      buf_printf(b, "    %s x%d;\n", cuda_ctype[a->dtype], k);
-    else
-      buf_printf(b, "    %s%s x%d = a%d[j];\n", a->role == JITC_INPUT ? "const " : "",
-                 cuda_ctype[a->dtype], k, k);
-  }
-  buf_puts(b, "    jitc_elem(base + (i64)j");
-  for (int k = 0; k < p->narrays; k++)
-    buf_printf(b, ", x%d", k);
-  for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", p%d", k);
-  buf_puts(b, ");\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role != JITC_INPUT)
-      buf_printf(b, "    a%d[j] = x%d;\n", k, k);
+  put_one_element(b, p);
   buf_puts(b, "  }\n}\n\n");
   {
     /* The kernel: 32-bit indices, as the launcher keeps every range below
