@@ -18,7 +18,10 @@
 ** A split program's kernels pass temporaries through scratch memory; runs
 ** on several of the caller's streams share one scratch per context, so each
 ** run waits on the stream for the last one's kernels (an event, on the
-** device: the host never waits).  Start reading at cuda_run_device().
+** device: the host never waits).  A program with reductions takes scratch
+** for its partials from the driver's stream-ordered allocator on the
+** caller's stream and gives it back there (reduce_here), so runs queued on
+** several streams each have their own.  Start reading at cuda_run_device().
 */
 #include "cuda.h"
 

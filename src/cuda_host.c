@@ -8,7 +8,10 @@
 ** computed and a third copied out.  The copies between user memory and the
 ** staging run on JITC_CUDA_COPY_THREADS (4) threads; an array in pinned
 ** memory skips the staging and is copied by DMA straight from and to it.
-** Start reading at cuda_run(), at the end.
+** Reductions: every chunk's blocks write their partials in one scratch, in
+** chunk order; once both streams are drained jitc_r combines them all and
+** the results come back (host_results).  Start reading at cuda_run(), at
+** the end.
 */
 #include "cuda.h"
 

@@ -5,7 +5,12 @@
 ** slice (2^30 elements) are launched one slice after another, the pointers
 ** advanced and `base` telling the kernel where the slice starts.  A split
 ** program (cuda_plan.c) runs its kernels one group after another per range.
-** Start reading at cuda_launch(), at the end.
+** A program with reductions (cuda_reduce.c) has a grid of one wave of
+** blocks, a function of the element count and the device alone, each block
+** writing one partial per reduction at the run's next free places
+** (CudaParts); the last launch on one stream finishes in its last block,
+** else jitc_r does (cuda_reduce_launch).  Start reading at cuda_launch(), at
+** the end.
 */
 #include "cuda.h"
 

@@ -8,19 +8,23 @@
 ** index of the element it holds, -1 for none yet), with the element-wise
 ** statements of the same pass.  After its loop each block combines its
 ** threads' accumulators in a fixed tree (warp shuffles, then the warps'
-** results through shared memory) and writes one partial per reduction
-** to device scratch.  A second small kernel, jitc_r, one block, combines
-** the partials of every block of every launch in a fixed order (thread t
-** takes partials t, t + 256, ... in turn, then the same block tree) and
-** writes each result's one element, finished as reduce_finish does.  The
-** grid is a function of n and the device only, so the same inputs give the
-** same bits on every run; nothing is atomic.
+** results through shared memory, all reductions in step) and writes one
+** partial per reduction to device scratch.  jitc_finish, run by one block,
+** combines the partials of every block of every launch in a fixed order
+** (thread t takes partials t, t + 256, ... in turn, then the same block
+** tree) and writes each result's one element, finished as reduce_finish
+** does.  On one stream the last block of the last launch runs it, found
+** with an integer counter (atomicInc, which wraps it back to 0); when the
+** partials come from two streams (the host pipeline), from a split
+** program's kernels or from no launch (n == 0), the kernel jitc_r does.
+** The grid is a function of n and the device only, so the same inputs give
+** the same bits on every run; no float is ever added atomically.
 **
 ** Per reduction K (named by its result array's slot) the generated C has:
 ** jitc_pK (its partial type), jitc_idK() (the partial of no elements),
 ** jitc_stepK(acc, x, i) (one element), jitc_cK (combine, a functor for
-** the tree template) and jitc_finK(acc, n) (the result).  Pure, like the
-** rest of generation.
+** the shuffles) and jitc_finK(acc, n) (the result).  Pure, like the rest
+** of generation.
 */
 #include "jitc_int.h"
 #include "cuda_gen.h"
