@@ -169,9 +169,15 @@ typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int 
                                      unsigned bz, unsigned smem, CUstream s,           \
                                      void **params, void **extra))
 
-/* Driver functions that may be missing (left NULL): cuCtxGetId is CUDA 12.0's. */
+/* Driver functions that may be missing (left NULL): cuCtxGetId is CUDA
+** 12.0's; the stream-ordered allocator (jitc_run_device's scratch for the
+** partials of reductions) CUDA 11.2's; a stream's write of one word (the
+** reductions' counter, cheaper than a memset) is there by default from 11.7. */
 #define CUDA_OPTIONAL_FUNCTIONS(CUDA_FN)                                               \
-  CUDA_FN(CUresult, cuCtxGetId, (CUcontext ctx, unsigned long long *id))
+  CUDA_FN(CUresult, cuCtxGetId, (CUcontext ctx, unsigned long long *id))               \
+  CUDA_FN(CUresult, cuMemAllocAsync, (CUdeviceptr *p, size_t bytes, CUstream s))       \
+  CUDA_FN(CUresult, cuMemFreeAsync, (CUdeviceptr p, CUstream s))                      \
+  CUDA_FN(CUresult, cuStreamWriteValue32, (CUstream s, CUdeviceptr p, unsigned v, unsigned f))
 
 /* ---- NVRTC ---- */
 

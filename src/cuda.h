@@ -3,8 +3,8 @@
 ** (cuda_gen.h): the per-context state, a compiled kernel, and the calls
 ** between the files below.  Only they include it.
 **
-** The target in one paragraph, bottom up: cuda_gen.c (with cuda_helpers.c
-** and cuda_plan.c) writes the program as CUDA C; cuda_device.c owns the
+** The target in one paragraph, bottom up: cuda_gen.c (with cuda_helpers.c,
+** cuda_plan.c and cuda_reduce.c) writes the program as CUDA C; cuda_device.c owns the
 ** libraries, the device and the streams; cuda_build.c compiles the CUDA C
 ** with NVRTC (through the shared code cache) and loads the module;
 ** cuda_launch.c launches its kernels on device memory; cuda_host.c moves
@@ -32,6 +32,7 @@ typedef struct CudaModule {
   CUmodule mod;
   CUfunction fn;   /* jitc_k32; jitc_g0 of a split program */
   CUfunction *gfn; /* a split program's kernels, one per group */
+  CUfunction rfn;  /* jitc_r, combining the partials of reductions; or NULL */
   int ngfn;
   int occ;         /* resident blocks of CUDA_BLOCK threads per SM */
   CUcontext cx;    /* the context it is loaded in */
@@ -87,10 +88,30 @@ typedef struct CudaState {
 typedef struct CudaKernel {
   CudaModule *mod;        /* owned by the context's code cache */
   int vec;                /* elements per vector step */
+  int unroll;             /* with reductions: vector steps loaded at once */
   CudaPlan *plan;         /* a split program's groups, else NULL */
   CUdeviceptr scratch[2]; /* a split program's scratch, per stream slot */
   int64_t range;          /* elements per range of a split program's launches */
+  CUdeviceptr part;       /* partials and results of reductions (jitc_run, buffers) */
+  size_t part_bytes;
 } CudaKernel;
+
+/* Where a run's reductions put their block partials (cuda_reduce.c): per
+** reduction, in the order of their result arrays, `cap` partials of
+** CUDA_PART bytes from base + r * cap * CUDA_PART; the launches so far
+** wrote `used` of them, which are combined in that order at the end.
+** A run on one stream sets res (indexed by array: the results' device
+** memory) and count (a counter at 0): then the last launch's last block
+** writes the results (cuda_reduce_last) and sets `finished`; else jitc_r
+** does, cuda_reduce_launch. */
+enum { CUDA_PART = 16 };
+typedef struct CudaParts {
+  CUdeviceptr base;
+  int64_t cap, used;
+  const CUdeviceptr *res;
+  CUdeviceptr count;
+  bool finished;
+} CudaParts;
 
 /* ---- cuda_device.c: state, libraries, device, streams ---- */
 
@@ -148,7 +169,33 @@ jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CU
 ** Nothing compiles here. */
 jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                         const CudaModule *m, CUdeviceptr *scratch, int64_t n, int64_t base,
-                        const CUdeviceptr *dptr, const ParamSlot *params, CUstream s);
+                        const CUdeviceptr *dptr, const ParamSlot *params, CudaParts *parts,
+                        CUstream s);
+/* With reductions: the partials cuda_launch over n elements writes (0 for
+** none), a function of n and the device only, and the bytes of scratch
+** for `cap` of them per reduction plus the results (8 bytes each). */
+int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, int64_t n);
+size_t cuda_parts_bytes(const Program *p, int64_t cap);
+/* Grows ck->part to `bytes` (jitc_run and jitc_run_buffers, which wait
+** for their kernels: one scratch per kernel suffices). */
+jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKernel *ck, size_t bytes);
+/* res[a] for each result array a: its 8 bytes after the partials; then
+** the counter's 4. */
+void cuda_parts_results(const Program *p, const CudaParts *parts, CUdeviceptr *res);
+CUdeviceptr cuda_parts_count(const Program *p, const CudaParts *parts);
+/* Runs on one stream s: sets parts->res and count (zeroed on s) so that the
+** last launch writes the results; after cuda_launch, cuda_reduce_end
+** launches jitc_r when it did not (n == 0, a split program). */
+jitc_status cuda_reduce_begin(jitc_context *ctx, CudaState *S, const Program *p,
+                              CudaParts *parts, const CUdeviceptr *res, CUstream s);
+jitc_status cuda_reduce_end(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                            const CudaModule *m, const CudaParts *parts, int64_t n,
+                            CUstream s);
+/* jitc_r on stream s: combines parts->used partials, and writes the
+** results of n elements at res[a] (indexed by array, result arrays only). */
+jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                               const CudaModule *m, const CudaParts *parts, int64_t n,
+                               const CUdeviceptr *res, CUstream s);
 
 /* ---- cuda_host.c: the host pipeline ---- */
 

@@ -84,8 +84,8 @@ static jitc_status source_make(jitc_context *ctx, CudaState *S, const jitc_kerne
   const Program *p = k->prog;
   P->vec = ck->vec;
   P->stmt_line = calloc((size_t)p->nstmts + 1, sizeof(int));
-  jitc_status st = P->stmt_line ? cuda_gen(p, k->source, ck->plan, P->vec, &P->src, P->stmt_line,
-                                           &P->elem_end)
+  jitc_status st = P->stmt_line ? cuda_gen(p, k->source, ck->plan, P->vec, ck->unroll, &P->src,
+                                           P->stmt_line, &P->elem_end)
                                 : JITC_E_NOMEM;
   if (st != JITC_OK) {
     source_free(P);
@@ -312,6 +312,9 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
     return ctx_error(ctx, JITC_E_INTERNAL, "cuda: kernel missing from the module (%s)",
                      cuda_result_name(A, r));
   }
+  /* jitc_r exists when the program has reductions. */
+  if (A->cuModuleGetFunction(&m->rfn, m->mod, "jitc_r") != CUDA_SUCCESS)
+    m->rfn = NULL;
   int occ = 0;
   if (A->cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, m->fn, CUDA_BLOCK, 0) != CUDA_SUCCESS ||
       occ < 1)
@@ -406,6 +409,7 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
   if (ck) {
     ck->plan = cuda_plan_new(k->prog, &oom);
     ck->vec = ck->plan ? 1 : cuda_vec_width(k->prog, S->env->cuda_vbytes);
+    ck->unroll = S->env->cuda_runroll;
   }
   if (oom)
     st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
@@ -427,13 +431,15 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
 void cuda_release(jitc_kernel *k) {
   CudaKernel *ck = k->impl;
   CudaState *S = k->ctx ? k->ctx->target_state[JITC_TARGET_CUDA] : NULL;
-  if (ck && S && (ck->scratch[0] || ck->scratch[1])) {
+  if (ck && S && (ck->scratch[0] || ck->scratch[1] || ck->part)) {
     pthread_mutex_lock(&S->lock);
     CudaCurrent c;
     if (cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS) {
       for (int q = 0; q < 2; q++)
         if (ck->scratch[q])
           S->api.cuMemFree(ck->scratch[q]);
+      if (ck->part)
+        S->api.cuMemFree(ck->part);
       cuda_leave(S, &c);
     }
     pthread_mutex_unlock(&S->lock);
@@ -466,6 +472,7 @@ jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
   if (oom)
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   ck.vec = ck.plan ? 1 : cuda_vec_width(k->prog, S->env->cuda_vbytes);
+  ck.unroll = S->env->cuda_runroll;
   pthread_mutex_lock(&S->lock);
   jitc_status st = JITC_OK;
   CudaSource P;

@@ -18,7 +18,10 @@
 ** A split program's kernels pass temporaries through scratch memory; runs
 ** on several of the caller's streams share one scratch per context, so each
 ** run waits on the stream for the last one's kernels (an event, on the
-** device: the host never waits).  Start reading at cuda_run_device().
+** device: the host never waits).  A program with reductions takes scratch
+** for its partials from the driver's stream-ordered allocator on the
+** caller's stream and gives it back there (reduce_here), so runs queued on
+** several streams each have their own.  Start reading at cuda_run_device().
 */
 #include "cuda.h"
 
@@ -56,13 +59,15 @@ static CUresult where_is(CudaApi *A, CUdeviceptr p, Where *w) {
 
 /* Checks every array's memory; *dev gets their device (-1 when all are
 ** managed) and *cx the context that allocated the first device array. */
-static jitc_status check_arrays(jitc_context *ctx, CudaState *S, const Program *p,
+static jitc_status check_arrays(jitc_context *ctx, CudaState *S, const Program *p, int64_t n,
                                 const uint64_t *ptrs, int *dev, CUcontext *cx) {
   int first = -1;
   *dev = -1;
   *cx = NULL;
   for (int a = 0; a < p->narrays; a++) {
     const char *name = p->arrays[a].name;
+    if (n == 0 && p->arrays[a].role != JITC_RESULT)
+      continue; /* not used: may be NULL */
     Where w;
     CUresult r = where_is(&S->api, (CUdeviceptr)ptrs[a], &w);
     if (r != CUDA_SUCCESS)
@@ -163,11 +168,11 @@ static jitc_status choose_context(jitc_context *ctx, CudaState *S, CUcontext cur
 ** that used this context's scratch, whatever its stream. */
 static jitc_status launch_here(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                                CudaModule *m, int64_t n, const CUdeviceptr *d,
-                               const ParamSlot *params, CUstream s) {
+                               const ParamSlot *params, CudaParts *parts, CUstream s) {
   const CudaKernel *ck = k->impl;
   CudaApi *A = &S->api;
   if (!ck->plan)
-    return cuda_launch(ctx, S, k, m, NULL, n, 0, d, params, s);
+    return cuda_launch(ctx, S, k, m, NULL, n, 0, d, params, parts, s);
   CUresult r = CUDA_SUCCESS;
   if (m->dscratch_done)
     r = A->cuStreamWaitEvent(s, m->dscratch_done, 0);
@@ -177,10 +182,41 @@ static jitc_status launch_here(jitc_context *ctx, CudaState *S, const jitc_kerne
     m->dscratch_done = NULL;
     return cuda_fail(ctx, S, r, "ordering the kernel's scratch");
   }
-  jitc_status st = cuda_launch(ctx, S, k, m, &m->dscratch, n, 0, d, params, s);
+  jitc_status st = cuda_launch(ctx, S, k, m, &m->dscratch, n, 0, d, params, parts, s);
   r = A->cuEventRecord(m->dscratch_done, s);
   if (st == JITC_OK && r != CUDA_SUCCESS)
     st = cuda_fail(ctx, S, r, "ordering the kernel's scratch");
+  return st;
+}
+
+/* launch_here, and with reductions their partials in memory allocated and
+** freed in the order of stream s (two runs queued on two streams each have
+** their own), then jitc_r writing the results into the caller's memory:
+** the host waits for nothing. */
+static jitc_status reduce_here(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                               CudaModule *m, int64_t n, const CUdeviceptr *d,
+                               const ParamSlot *params, CUstream s) {
+  const Program *p = k->prog;
+  CudaApi *A = &S->api;
+  if (!p->nreduce)
+    return launch_here(ctx, S, k, m, n, d, params, NULL, s);
+  if (!A->cuMemAllocAsync || !A->cuMemFreeAsync)
+    return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: reductions on the caller's stream need "
+                     "the driver's stream-ordered allocator (CUDA 11.2 or later)");
+  CudaParts parts = {.cap = cuda_partials(S, k, m, n)};
+  CUresult r = A->cuMemAllocAsync(&parts.base, cuda_parts_bytes(p, parts.cap), s);
+  if (r != CUDA_SUCCESS)
+    return cuda_fail(ctx, S, r, "allocating scratch for the reductions' partials");
+  jitc_status st = cuda_reduce_begin(ctx, S, p, &parts, d, s);
+  if (st == JITC_OK)
+    st = launch_here(ctx, S, k, m, n, d, params, &parts, s);
+  if (st == JITC_OK)
+    st = cuda_reduce_end(ctx, S, k, m, &parts, n, s);
+  if (parts.base) {
+    CUresult r = A->cuMemFreeAsync(parts.base, s);
+    if (st == JITC_OK && r != CUDA_SUCCESS)
+      st = cuda_fail(ctx, S, r, "freeing the reductions' partials");
+  }
   return st;
 }
 
@@ -199,7 +235,7 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   CUresult r = cuda_enter(S, NULL, &c);
   jitc_status st = r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "cuCtxGetCurrent");
   if (st == JITC_OK)
-    st = check_arrays(ctx, S, p, ptrs, &dev, &own);
+    st = check_arrays(ctx, S, p, n, ptrs, &dev, &own);
   if (st == JITC_OK)
     st = choose_context(ctx, S, c.saved, dev, own, &cx);
   if (st == JITC_OK && (r = cuda_switch(S, &c, cx)) != CUDA_SUCCESS)
@@ -225,7 +261,7 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     } else {
       for (int a = 0; a < p->narrays; a++)
         d[a] = (CUdeviceptr)ptrs[a];
-      st = launch_here(ctx, S, k, m, n, d, params, s);
+      st = reduce_here(ctx, S, k, m, n, d, params, s);
       if (d != stack_d)
         free(d);
     }

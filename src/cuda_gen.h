@@ -59,6 +59,29 @@ typedef struct CudaPlan {
 CudaPlan *cuda_plan_new(const Program *p, bool *oom);
 void cuda_plan_free(CudaPlan *P);
 
+/* ---- cuda_reduce.c: reductions in the kernels ---- */
+
+/* Whether every JITC_RESULT array of p has its one IR_REDUCE statement. */
+bool cuda_reduce_check(const Program *p);
+/* The partial type and device functions of every reduction (the prelude). */
+void cuda_reduce_text(Buf *b, const Program *p);
+/* For the reductions of statements [from, to): the kernel's partial
+** pointer parameters, the accumulators' declarations, and after the
+** element loop each block's partials. */
+void cuda_reduce_params(Buf *b, const Program *p, int from, int to);
+void cuda_reduce_init(Buf *b, const Program *p, int from, int to);
+void cuda_reduce_tail(Buf *b, const Program *p, int from, int to);
+/* jitc_k32's parameters for the last launch of a run (np: the partials of
+** the run, 0 in the other launches; ntot: its elements; cnt: a counter at
+** 0; then the results), and after the block partials the last block's
+** combine (jitc_finish).  Runs on one stream use these. */
+void cuda_reduce_final_params(Buf *b, const Program *p);
+void cuda_reduce_last(Buf *b, const Program *p);
+/* jitc_r: combines the partials of all blocks and writes the results, for
+** runs whose partials come from several streams (the host pipeline), a
+** split program's kernels or no launch at all (n == 0). */
+void cuda_reduce_kernel(Buf *b, const Program *p);
+
 /* ---- cuda_gen.c: the kernels ---- */
 
 /* Elements per vector step: the widest element fills `vbytes` bytes. */
@@ -66,12 +89,12 @@ int cuda_vec_width(const Program *p, int vbytes);
 
 /* The CUDA C of p (src: its source, for comments; may be NULL) appended to
 ** out.  Without a plan: one kernel, jitc_k32, taking `vec` elements per
-** vector step; stmt_line (p->nstmts entries, may be NULL) gets the line
+** vector step (with reductions, `unroll` steps' loads at once); stmt_line (p->nstmts entries, may be NULL) gets the line
 ** each statement starts on and *elem_end the last line of the statements,
 ** to map NVRTC's messages back to the source.  With a plan: one kernel per
 ** group, jitc_g0, jitc_g1, ...  JITC_OK, JITC_E_NOMEM, or JITC_E_INTERNAL
 ** for an IR this generator does not know (a bug in the checker). */
-jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, Buf *out,
-                     int *stmt_line, int *elem_end);
+jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, int unroll,
+                     Buf *out, int *stmt_line, int *elem_end);
 
 #endif /* JITC_CUDA_GEN_H */

@@ -8,7 +8,10 @@
 ** computed and a third copied out.  The copies between user memory and the
 ** staging run on JITC_CUDA_COPY_THREADS (4) threads; an array in pinned
 ** memory skips the staging and is copied by DMA straight from and to it.
-** Start reading at cuda_run(), at the end.
+** Reductions: every chunk's blocks write their partials in one scratch, in
+** chunk order; once both streams are drained jitc_r combines them all and
+** the results come back (host_results).  Start reading at cuda_run(), at
+** the end.
 */
 #include "cuda.h"
 
@@ -92,6 +95,7 @@ typedef struct HostRun {
   size_t *hoff, *doff; /* per array: offset of its region in a half */
   bool *pinned;         /* per array: DMA straight from/to user memory */
   int64_t chunk;
+  CudaParts *parts; /* the reductions' partials, all chunks' in chunk order */
   double h2d, kern, d2h;
 } HostRun;
 
@@ -110,7 +114,7 @@ static jitc_status slot_finish(jitc_context *ctx, CudaState *S, HostRun *H, int 
   const Program *p = H->k->prog;
   char *half = (char *)S->hstage + (size_t)s * S->hstage_bytes;
   for (int a = 0; a < p->narrays; a++) {
-    if (p->arrays[a].role == JITC_INPUT || H->pinned[a])
+    if (p->arrays[a].role == JITC_INPUT || p->arrays[a].role == JITC_RESULT || H->pinned[a])
       continue;
     par_copy(S, (char *)H->arrays[a] + (size_t)sl->off * H->esize[a], half + H->hoff[a],
              (size_t)sl->m * H->esize[a]);
@@ -129,7 +133,7 @@ static jitc_status slot_start(jitc_context *ctx, CudaState *S, HostRun *H, int s
   CUresult r = A->cuEventRecord(sl->ev[0], sl->stream);
   for (int a = 0; a < p->narrays && r == CUDA_SUCCESS; a++) {
     dptr[a] = dhalf + H->doff[a];
-    if (p->arrays[a].role == JITC_OUTPUT)
+    if (p->arrays[a].role == JITC_OUTPUT || p->arrays[a].role == JITC_RESULT)
       continue;
     size_t bytes = (size_t)m * H->esize[a];
     const char *user = (const char *)H->arrays[a] + (size_t)off * H->esize[a];
@@ -145,7 +149,7 @@ static jitc_status slot_start(jitc_context *ctx, CudaState *S, HostRun *H, int s
   if (r == CUDA_SUCCESS) {
     CudaKernel *ck = H->k->impl;
     jitc_status st = cuda_launch(ctx, S, H->k, ck->mod, &ck->scratch[s], m, off, dptr, H->params,
-                                 sl->stream);
+                                 H->parts, sl->stream);
     if (st != JITC_OK) {
       A->cuStreamSynchronize(sl->stream);
       return st;
@@ -153,7 +157,7 @@ static jitc_status slot_start(jitc_context *ctx, CudaState *S, HostRun *H, int s
     r = A->cuEventRecord(sl->ev[2], sl->stream);
   }
   for (int a = 0; a < p->narrays && r == CUDA_SUCCESS; a++) {
-    if (p->arrays[a].role == JITC_INPUT)
+    if (p->arrays[a].role == JITC_INPUT || p->arrays[a].role == JITC_RESULT)
       continue;
     size_t bytes = (size_t)m * H->esize[a];
     void *dst = H->pinned[a] ? (char *)H->arrays[a] + (size_t)off * H->esize[a]
@@ -172,6 +176,30 @@ static jitc_status slot_start(jitc_context *ctx, CudaState *S, HostRun *H, int s
   return JITC_OK;
 }
 
+/* After both slots drained: the reductions' partials of all chunks
+** combined once, on slot 0's stream, and their results copied out. */
+static jitc_status host_results(jitc_context *ctx, CudaState *S, HostRun *H, int64_t n) {
+  const Program *p = H->k->prog;
+  CudaKernel *ck = H->k->impl;
+  CUstream s = S->slot[0].stream;
+  CUdeviceptr res_stack[64];
+  CUdeviceptr *res = p->narrays <= 64 ? res_stack : malloc((size_t)p->narrays * sizeof *res);
+  if (!res)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  cuda_parts_results(p, H->parts, res);
+  jitc_status st = cuda_reduce_launch(ctx, S, H->k, ck->mod, H->parts, n, res, s);
+  CUresult r = CUDA_SUCCESS;
+  for (int a = 0; a < p->narrays && st == JITC_OK && r == CUDA_SUCCESS; a++)
+    if (p->arrays[a].role == JITC_RESULT)
+      r = S->api.cuMemcpyDtoHAsync(H->arrays[a], res[a], H->esize[a], s);
+  CUresult w = S->api.cuStreamSynchronize(s);
+  if (st == JITC_OK && (r != CUDA_SUCCESS || w != CUDA_SUCCESS))
+    st = cuda_fail(ctx, S, r != CUDA_SUCCESS ? r : w, "the reductions' results");
+  if (res != res_stack)
+    free(res);
+  return st;
+}
+
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
@@ -180,8 +208,8 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   const Program *p = k->prog;
   if (!S || !S->gpu_ok || !k->impl)
     return ctx_error(ctx, JITC_E_USAGE, "cuda: kernel not compiled for this context");
-  if (n <= 0)
-    return JITC_OK;
+  if (n <= 0 && !p->nreduce)
+    return JITC_OK; /* with reductions, n == 0 writes their identities */
   pthread_mutex_lock(&S->lock);
   CudaApi *A = &S->api;
   CudaCurrent c;
@@ -207,7 +235,7 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   size_t maxsz = 1;
   for (int a = 0; a < na; a++) {
     H.esize[a] = jitc_dtype_size(p->arrays[a].dtype);
-    if (H.esize[a] > maxsz)
+    if (H.esize[a] > maxsz && p->arrays[a].role != JITC_RESULT)
       maxsz = H.esize[a];
     pinned[a] = is_pinned(S, arrays[a]);
   }
@@ -220,6 +248,8 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   H.chunk = chunk;
   size_t hoff = 0, doff = 0;
   for (int a = 0; a < na; a++) {
+    if (p->arrays[a].role == JITC_RESULT)
+      continue; /* one element, from jitc_r at the end */
     H.doff[a] = doff;
     doff += round_up((size_t)chunk * H.esize[a], 256);
     H.hoff[a] = hoff;
@@ -228,6 +258,16 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   }
   if ((st = ensure_stage(ctx, S, hoff ? hoff : 256, doff)) != JITC_OK)
     goto out;
+  CudaParts parts = {0};
+  if (p->nreduce) {
+    CudaKernel *ck = k->impl;
+    for (int64_t off = 0; off < n; off += chunk)
+      parts.cap += cuda_partials(S, k, ck->mod, n - off < chunk ? n - off : chunk);
+    if ((st = cuda_parts_ensure(ctx, S, ck, cuda_parts_bytes(p, parts.cap))) != JITC_OK)
+      goto out;
+    parts.base = ck->part;
+    H.parts = &parts;
+  }
   int s = 0;
   for (int64_t off = 0; off < n; off += chunk, s ^= 1) {
     int64_t m = n - off < chunk ? n - off : chunk;
@@ -245,6 +285,8 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
       S->slot[s].busy = false;
     }
   }
+  if (st == JITC_OK && p->nreduce)
+    st = host_results(ctx, S, &H, n);
   if (info) {
     info->h2d_ms = H.h2d;
     info->kernel_ms = H.kern;

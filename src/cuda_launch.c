@@ -5,13 +5,162 @@
 ** slice (2^30 elements) are launched one slice after another, the pointers
 ** advanced and `base` telling the kernel where the slice starts.  A split
 ** program (cuda_plan.c) runs its kernels one group after another per range.
-** Start reading at cuda_launch(), at the end.
+** A program with reductions (cuda_reduce.c) has a grid of one wave of
+** blocks, a function of the element count and the device alone, each block
+** writing one partial per reduction at the run's next free places
+** (CudaParts); the last launch on one stream finishes in its last block,
+** else jitc_r does (cuda_reduce_launch).  Start reading at cuda_launch(), at
+** the end.
 */
 #include "cuda.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A split program's elements per range of launches: scratch of at most
+** 64 MB per slot; ranges of whole blocks, within a slice. */
+static int64_t split_range(const CudaState *S, CudaKernel *ck) {
+  if (!ck->range) {
+    size_t per = ck->plan->per_elem;
+    int64_t r = per ? (int64_t)(((size_t)64 << 20) / per) : (int64_t)1 << 30;
+    r = r > ((int64_t)1 << 30) ? (int64_t)1 << 30 : r;
+    r = r > S->slice ? S->slice : r;
+    ck->range = r < CUDA_BLOCK ? CUDA_BLOCK : r / CUDA_BLOCK * CUDA_BLOCK;
+  }
+  return ck->range;
+}
+
+/* Elements per launch of jitc_k32: a multiple of 4096, which keeps every
+** array's alignment from one slice to the next. */
+static int64_t slice_of(const CudaState *S) {
+  int64_t slice = S->slice / 4096 * 4096;
+  return slice < 4096 ? 4096 : slice;
+}
+
+/* The blocks of a launch with reductions over `work` threads' worth of
+** elements: at most one wave of resident blocks, each thread then taking
+** several; a function of the element count and the device alone, as the
+** partials' values depend on it. */
+static int64_t reduce_blocks(const CudaState *S, const CudaModule *m, int64_t work) {
+  int64_t blocks = (work + CUDA_BLOCK - 1) / CUDA_BLOCK;
+  int64_t cap = (int64_t)S->nsm * m->occ;
+  if (blocks > cap)
+    blocks = cap;
+  return blocks < 1 ? 1 : blocks;
+}
+
+/* Points the launch's partial parameters at the next `blocks` partials of
+** each reduction (pp: one per reduction; args from *q on). */
+static void put_parts(const Program *p, const CudaParts *parts, CUdeviceptr *pp, void **args,
+                      int *q) {
+  int r = 0;
+  for (int a = 0; a < p->narrays; a++)
+    if (p->arrays[a].role == JITC_RESULT) {
+      pp[r] = parts->base + (CUdeviceptr)((r * parts->cap + parts->used) * CUDA_PART);
+      args[(*q)++] = &pp[r++];
+    }
+}
+
+int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, int64_t n) {
+  CudaKernel *ck = k->impl;
+  if (!k->prog->nreduce || n <= 0)
+    return 0;
+  int64_t total = 0;
+  int64_t step = ck->plan ? split_range(S, ck) : slice_of(S);
+  for (int64_t off = 0; off < n; off += step) {
+    int64_t m_ = n - off < step ? n - off : step;
+    total += reduce_blocks(S, m, ck->plan ? m_ : m_ / ck->vec + 1);
+  }
+  return total;
+}
+
+size_t cuda_parts_bytes(const Program *p, int64_t cap) {
+  return (size_t)p->nreduce * ((size_t)cap * CUDA_PART + 8) + 8;
+}
+
+CUdeviceptr cuda_parts_count(const Program *p, const CudaParts *parts) {
+  return parts->base + (CUdeviceptr)((size_t)p->nreduce * ((size_t)parts->cap * CUDA_PART + 8));
+}
+
+jitc_status cuda_reduce_begin(jitc_context *ctx, CudaState *S, const Program *p,
+                              CudaParts *parts, const CUdeviceptr *res, CUstream s) {
+  parts->res = res;
+  parts->count = cuda_parts_count(p, parts);
+  parts->finished = false;
+  CUresult r = S->api.cuStreamWriteValue32
+                   ? S->api.cuStreamWriteValue32(s, parts->count, 0, 0)
+                   : S->api.cuMemsetD8Async(parts->count, 0, 4, s);
+  if (r != CUDA_SUCCESS && S->api.cuStreamWriteValue32) /* not supported by this device */
+    r = S->api.cuMemsetD8Async(parts->count, 0, 4, s);
+  return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "zeroing the reductions' counter");
+}
+
+jitc_status cuda_reduce_end(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                            const CudaModule *m, const CudaParts *parts, int64_t n,
+                            CUstream s) {
+  if (parts->finished)
+    return JITC_OK;
+  return cuda_reduce_launch(ctx, S, k, m, parts, n, parts->res, s);
+}
+
+jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKernel *ck, size_t bytes) {
+  if (bytes <= ck->part_bytes)
+    return JITC_OK;
+  if (ck->part)
+    S->api.cuMemFree(ck->part);
+  ck->part = 0;
+  ck->part_bytes = 0;
+  CUresult r = S->api.cuMemAlloc(&ck->part, bytes);
+  if (r != CUDA_SUCCESS) {
+    ck->part = 0;
+    return cuda_fail(ctx, S, r, "allocating scratch for the reductions' partials");
+  }
+  ck->part_bytes = bytes;
+  return JITC_OK;
+}
+
+void cuda_parts_results(const Program *p, const CudaParts *parts, CUdeviceptr *res) {
+  int r = 0;
+  for (int a = 0; a < p->narrays; a++)
+    if (p->arrays[a].role == JITC_RESULT)
+      res[a] = parts->base + (CUdeviceptr)((size_t)p->nreduce * (size_t)parts->cap * CUDA_PART +
+                                           (size_t)r++ * 8);
+}
+
+jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                               const CudaModule *m, const CudaParts *parts, int64_t n,
+                               const CUdeviceptr *res, CUstream s) {
+  const Program *p = k->prog;
+  if (!m->rfn)
+    return ctx_error(ctx, JITC_E_INTERNAL, "cuda: the module has no jitc_r");
+  uint32_t np = (uint32_t)parts->used;
+  int64_t n64 = n;
+  int na = 2 + 2 * p->nreduce;
+  void **args = malloc((size_t)na * sizeof *args);
+  CUdeviceptr *pp = malloc((size_t)p->nreduce * 2 * sizeof *pp);
+  if (!args || !pp) {
+    free(args);
+    free(pp);
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  }
+  int q = 0;
+  args[q++] = &np;
+  args[q++] = &n64;
+  CudaParts at0 = *parts;
+  at0.used = 0;
+  put_parts(p, &at0, pp, args, &q);
+  int r = p->nreduce;
+  for (int a = 0; a < p->narrays; a++)
+    if (p->arrays[a].role == JITC_RESULT) {
+      pp[r] = res[a];
+      args[q++] = &pp[r++];
+    }
+  CUresult rc = S->api.cuLaunchKernel(m->rfn, 1, 1, 1, CUDA_BLOCK, 1, 1, 0, s, args, NULL);
+  free(args);
+  free(pp);
+  return rc == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, rc, "launching the reductions' combine");
+}
 
 /* cuda_launch() for a split program: for each range of ck->range elements,
 ** every group's kernel in order on stream s, with the range's scratch (the
@@ -20,17 +169,11 @@
 static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                                 const CudaModule *mod, CUdeviceptr *scratch, int64_t n,
                                 int64_t base, const CUdeviceptr *dptr, const ParamSlot *params,
-                                CUstream s) {
+                                CudaParts *parts, CUstream s) {
   CudaKernel *ck = k->impl;
   const Program *p = k->prog;
   const CudaPlan *P = ck->plan;
-  if (!ck->range) {
-    /* Scratch of at most 64 MB per slot; ranges of whole blocks, within a slice. */
-    int64_t r = P->per_elem ? (int64_t)(((size_t)64 << 20) / P->per_elem) : (int64_t)1 << 30;
-    r = r > ((int64_t)1 << 30) ? (int64_t)1 << 30 : r;
-    r = r > S->slice ? S->slice : r;
-    ck->range = r < CUDA_BLOCK ? CUDA_BLOCK : r / CUDA_BLOCK * CUDA_BLOCK;
-  }
+  int64_t range = split_range(S, ck);
   if (P->per_elem && !*scratch) {
     CUresult r = S->api.cuMemAlloc(scratch, P->per_elem * (size_t)ck->range);
     if (r != CUDA_SUCCESS) {
@@ -38,17 +181,22 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
       return cuda_fail(ctx, S, r, "allocating scratch for the kernel's temporaries");
     }
   }
-  size_t most = 2 + (size_t)p->narrays + (size_t)p->nparams + (size_t)p->ntemps;
+  size_t most = 2 + (size_t)p->narrays + (size_t)p->nparams + (size_t)p->ntemps +
+                (size_t)p->nreduce;
   void **args = malloc(most * sizeof *args);
   CUdeviceptr *ptrs = malloc(((size_t)p->narrays + (size_t)p->ntemps + 1) * sizeof *ptrs);
+  CUdeviceptr *pp = malloc(((size_t)p->nreduce + 1) * sizeof *pp);
   jitc_status st = JITC_OK;
-  if (!args || !ptrs)
+  if (!args || !ptrs || !pp)
     st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
-  for (int64_t off = 0; st == JITC_OK && off < n; off += ck->range) {
-    int64_t m = n - off < ck->range ? n - off : ck->range;
+  for (int64_t off = 0; st == JITC_OK && off < n; off += range) {
+    int64_t m = n - off < range ? n - off : range;
     uint32_t m32 = (uint32_t)m;
     int64_t b64 = base + off;
-    unsigned blocks = (unsigned)((m + CUDA_BLOCK - 1) / CUDA_BLOCK);
+    /* With reductions every group's kernel strides over the range with the
+    ** grid of the partials; else one element per thread. */
+    unsigned blocks = p->nreduce ? (unsigned)reduce_blocks(S, mod, m)
+                                 : (unsigned)((m + CUDA_BLOCK - 1) / CUDA_BLOCK);
     for (int g = 0; g < P->ng && st == JITC_OK; g++) {
       int a = 0, np = 0;
       args[a++] = &m32;
@@ -61,17 +209,33 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
       for (int j = 0; j < p->nparams; j++)
         args[a++] = (void *)&params[j]; /* the value sits at offset 0 of its slot */
       for (int j = 0; j < P->ntmp[g]; j++) {
-        ptrs[np] = *scratch + (CUdeviceptr)(P->temp_off[P->tmp[g][j]] * (size_t)ck->range);
+        ptrs[np] = *scratch + (CUdeviceptr)(P->temp_off[P->tmp[g][j]] * (size_t)range);
         args[a++] = &ptrs[np++];
       }
+      /* The partials of this group's reductions (cuda_reduce_params). */
+      int ord = 0;
+      for (int j = 0; j < p->narrays; j++)
+        if (p->arrays[j].role == JITC_RESULT) {
+          const IrStmt *q = p->stmts + P->start[g];
+          for (; q < p->stmts + P->start[g + 1]; q++)
+            if (q->kind == IR_REDUCE && q->slot == j) {
+              pp[ord] = parts->base +
+                        (CUdeviceptr)((ord * parts->cap + parts->used) * CUDA_PART);
+              args[a++] = &pp[ord];
+            }
+          ord++;
+        }
       CUresult r = S->api.cuLaunchKernel(mod->gfn[g], blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s,
                                          args, NULL);
       if (r != CUDA_SUCCESS)
         st = cuda_fail(ctx, S, r, "launching the kernel");
     }
+    if (parts)
+      parts->used += blocks;
   }
   free(args);
   free(ptrs);
+  free(pp);
   return st;
 }
 
@@ -80,21 +244,24 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
 ** the slice starting at element `base`, with args[3...] already set: one
 ** thread per vector step (or per element when a pointer is not aligned
 ** for vectors), which measured faster than a grid of a few waves striding
-** over the arrays.  JITC_CUDA_WAVES caps the grid for experiments. */
+** over the arrays.  JITC_CUDA_WAVES caps the grid for experiments.  A
+** program with reductions has its grid given (`blocks`). */
 static jitc_status launch_slice(jitc_context *ctx, CudaState *S, const CudaKernel *ck,
                                 const CudaModule *m, int64_t n, int64_t base, bool aligned,
-                                void **args, CUstream s) {
+                                int64_t blocks, void **args, CUstream s) {
   int vec = ck->vec;
-  int64_t work = aligned ? n / vec : n;
-  if (aligned && work < n % vec)
-    work = n % vec;
-  int64_t blocks = (work + CUDA_BLOCK - 1) / CUDA_BLOCK;
-  int waves = S->env->cuda_waves;
-  int64_t cap = waves ? (int64_t)S->nsm * m->occ * waves : (int64_t)1 << 30;
-  if (blocks > cap)
-    blocks = cap;
-  if (blocks < 1)
-    blocks = 1;
+  if (!blocks) {
+    int64_t work = aligned ? n / vec : n;
+    if (aligned && work < n % vec)
+      work = n % vec;
+    blocks = (work + CUDA_BLOCK - 1) / CUDA_BLOCK;
+    int waves = S->env->cuda_waves;
+    int64_t cap = waves ? (int64_t)S->nsm * m->occ * waves : (int64_t)1 << 30;
+    if (blocks > cap)
+      blocks = cap;
+    if (blocks < 1)
+      blocks = 1;
+  }
   /* The kernel's 32-bit indices reach n plus one grid stride of vectors:
   ** below 2^32 for a slice below 2^31 elements. */
   uint32_t n32 = (uint32_t)n;
@@ -110,38 +277,64 @@ static jitc_status launch_slice(jitc_context *ctx, CudaState *S, const CudaKerne
 
 jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                         const CudaModule *m, CUdeviceptr *scratch, int64_t n, int64_t base,
-                        const CUdeviceptr *dptr, const ParamSlot *params, CUstream s) {
+                        const CUdeviceptr *dptr, const ParamSlot *params, CudaParts *parts,
+                        CUstream s) {
   const CudaKernel *ck = k->impl;
   const Program *p = k->prog;
   if (n <= 0)
     return JITC_OK;
   if (ck->plan)
-    return launch_split(ctx, S, k, m, scratch, n, base, dptr, params, s);
+    return launch_split(ctx, S, k, m, scratch, n, base, dptr, params, parts, s);
   /* Vector accesses where every array is aligned for them (a slice, a
   ** multiple of 4096 elements, keeps the alignment). */
   bool aligned = S->env->cuda_vec != 0;
   for (int a = 0; a < p->narrays && aligned; a++)
-    if (dptr[a] % ((CUdeviceptr)ck->vec * jitc_dtype_size(p->arrays[a].dtype)) != 0)
+    if (p->arrays[a].role != JITC_RESULT &&
+        dptr[a] % ((CUdeviceptr)ck->vec * jitc_dtype_size(p->arrays[a].dtype)) != 0)
       aligned = false;
-  int nargs = 3 + p->narrays + p->nparams;
+  int nargs = 6 + p->narrays + p->nparams + 2 * p->nreduce;
   void **args = malloc((size_t)nargs * sizeof *args);
-  CUdeviceptr *ptr = malloc(((size_t)p->narrays + 1) * sizeof *ptr);
+  CUdeviceptr *ptr = malloc(((size_t)p->narrays + 2 * (size_t)p->nreduce + 2) * sizeof *ptr);
   jitc_status st = JITC_OK;
   if (!args || !ptr)
     st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
-  int64_t slice = S->slice / 4096 * 4096;
-  if (slice < 4096)
-    slice = 4096;
+  int64_t slice = slice_of(S);
   for (int64_t off = 0; st == JITC_OK && off < n; off += slice) {
+    int64_t ms = n - off < slice ? n - off : slice, blocks = 0;
     int q = 3;
     for (int a = 0; a < p->narrays; a++) {
+      if (p->arrays[a].role == JITC_RESULT)
+        continue; /* written by jitc_r only */
       ptr[a] = dptr[a] + (CUdeviceptr)off * jitc_dtype_size(p->arrays[a].dtype);
       args[q++] = &ptr[a];
     }
     for (int a = 0; a < p->nparams; a++)
       args[q++] = (void *)&params[a]; /* the value sits at offset 0 of its slot */
-    st = launch_slice(ctx, S, ck, m, n - off < slice ? n - off : slice, base + off, aligned, args,
-                      s);
+    uint32_t np = 0;
+    int64_t ntot = n;
+    if (p->nreduce) {
+      /* The same threads take the same elements whether aligned or not. */
+      blocks = reduce_blocks(S, m, ms / ck->vec + 1);
+      put_parts(p, parts, ptr + p->narrays, args, &q);
+      /* On one stream the last launch finishes (cuda_reduce_last). */
+      bool last = parts->res && off + slice >= n;
+      np = last ? (uint32_t)(parts->used + blocks) : 0;
+      CUdeviceptr *fin = ptr + p->narrays + p->nreduce;
+      fin[0] = last ? parts->count : 0;
+      args[q++] = &np;
+      args[q++] = &ntot;
+      args[q++] = &fin[0];
+      int r = 1;
+      for (int a = 0; a < p->narrays; a++)
+        if (p->arrays[a].role == JITC_RESULT) {
+          fin[r] = last ? parts->res[a] : 0;
+          args[q++] = &fin[r++];
+        }
+      parts->finished |= last;
+    }
+    st = launch_slice(ctx, S, ck, m, ms, base + off, aligned, blocks, args, s);
+    if (p->nreduce)
+      parts->used += blocks;
   }
   free(args);
   free(ptr);

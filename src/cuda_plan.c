@@ -116,7 +116,7 @@ CudaPlan *cuda_plan_new(const Program *p, bool *oom) {
       plan_walk(st->value, g, def_group, amark, tmark);
       if (st->kind == IR_STORE)
         amark[st->slot] |= 2;
-      else {
+      else if (st->kind == IR_LET) { /* a reduction's result is written by jitc_r only */
         def_group[st->slot] = g;
         if (P->cross[st->slot])
           tmark[st->slot] |= 2;

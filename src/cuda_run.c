@@ -148,12 +148,13 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
       return ctx_error(ctx, JITC_E_USAGE, "cuda: array '%s' is %s but its buffer holds %s",
                        p->arrays[a].name, jitc_dtype_name(p->arrays[a].dtype),
                        jitc_dtype_name(b->dtype));
-    if (b->n < n)
+    int64_t need = p->arrays[a].role == JITC_RESULT ? 1 : n;
+    if (b->n < need)
       return ctx_error(ctx, JITC_E_USAGE, "cuda: buffer for '%s' has %lld elements, fewer than %lld",
-                       p->arrays[a].name, (long long)b->n, (long long)n);
+                       p->arrays[a].name, (long long)b->n, (long long)need);
   }
-  if (n <= 0)
-    return JITC_OK;
+  if (n <= 0 && !p->nreduce)
+    return JITC_OK; /* with reductions, n == 0 writes their identities */
   pthread_mutex_lock(&S->lock);
   CudaCurrent c;
   jitc_status st = cuda_enter_device(ctx, S, &c);
@@ -167,9 +168,20 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
     for (int a = 0; a < p->narrays; a++)
       d[a] = (CUdeviceptr)(uintptr_t)bufs[a]->impl;
     CudaSlot *sl = &S->slot[0];
-    CUresult r = S->api.cuEventRecord(sl->ev[1], sl->stream);
-    if (r == CUDA_SUCCESS)
-      st = cuda_launch(ctx, S, k, ck->mod, &ck->scratch[0], n, 0, d, params, sl->stream);
+    CudaParts parts = {0};
+    if (p->nreduce) {
+      parts.cap = cuda_partials(S, k, ck->mod, n);
+      st = cuda_parts_ensure(ctx, S, ck, cuda_parts_bytes(p, parts.cap));
+      parts.base = ck->part;
+      if (st == JITC_OK)
+        st = cuda_reduce_begin(ctx, S, p, &parts, d, sl->stream);
+    }
+    CUresult r = st == JITC_OK ? S->api.cuEventRecord(sl->ev[1], sl->stream) : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS && st == JITC_OK)
+      st = cuda_launch(ctx, S, k, ck->mod, &ck->scratch[0], n, 0, d, params, &parts, sl->stream);
+    /* The results straight into their buffers. */
+    if (r == CUDA_SUCCESS && st == JITC_OK && p->nreduce)
+      st = cuda_reduce_end(ctx, S, k, ck->mod, &parts, n, sl->stream);
     if (r == CUDA_SUCCESS && st == JITC_OK)
       r = S->api.cuEventRecord(sl->ev[2], sl->stream);
     if (r == CUDA_SUCCESS && st == JITC_OK)
@@ -206,4 +218,5 @@ const Target target_cuda = {
     .buffer_free = cuda_buffer_free,
     .run_buffers = cuda_run_buffers,
     .run_device = cuda_run_device,
+    .reduces = true,
 };

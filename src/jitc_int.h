@@ -547,6 +547,7 @@ typedef struct Env {
   int cuda_vbytes;       /* JITC_CUDA_VBYTES: bytes per thread per array (16) */
   int cuda_vec;          /* JITC_CUDA_VEC: 0 turns vector loads off (1) */
   int cuda_waves;        /* JITC_CUDA_WAVES: grid size in waves, 0 = auto */
+  int cuda_runroll;      /* JITC_CUDA_RUNROLL: vector steps loaded at once with reductions (4) */
   int cuda_copy_threads; /* JITC_CUDA_COPY_THREADS: host copy threads (4) */
   int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (8) */
   char *nvrtc_extra;     /* JITC_NVRTC_EXTRA: one more NVRTC option */

@@ -1,0 +1,281 @@
+/*
+** cuda_reduce.c -- the reductions of the target `cuda` as CUDA C: what
+** cuda_gen.c adds to a kernel when the program has IR_REDUCE statements.
+**
+** The same two steps as reduce.c, on the GPU.  Each thread folds its
+** elements into a register accumulator, `jitc_part<A>` (the value in the
+** accumulator type A of reduce_acc, and for min, max, argmin and argmax the
+** index of the element it holds, -1 for none yet), with the element-wise
+** statements of the same pass.  After its loop each block combines its
+** threads' accumulators in a fixed tree (warp shuffles, then the warps'
+** results through shared memory, all reductions in step) and writes one
+** partial per reduction to device scratch.  jitc_finish, run by one block,
+** combines the partials of every block of every launch in a fixed order
+** (thread t takes partials t, t + 256, ... in turn, then the same block
+** tree) and writes each result's one element, finished as reduce_finish
+** does.  On one stream the last block of the last launch runs it, found
+** with an integer counter (atomicInc, which wraps it back to 0); when the
+** partials come from two streams (the host pipeline), from a split
+** program's kernels or from no launch (n == 0), the kernel jitc_r does.
+** The grid is a function of n and the device only, so the same inputs give
+** the same bits on every run; no float is ever added atomically.
+**
+** Per reduction K (named by its result array's slot) the generated C has:
+** jitc_pK (its partial type), jitc_idK() (the partial of no elements),
+** jitc_stepK(acc, x, i) (one element), jitc_cK (combine, a functor for
+** the shuffles) and jitc_finK(acc, n) (the result).  Pure, like the rest
+** of generation.
+*/
+#include "jitc_int.h"
+#include "cuda_gen.h"
+
+#include <stdio.h>
+
+/* The statement of the reduction into array slot k, or NULL. */
+static const IrStmt *reduce_of(const Program *p, int k) {
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].slot == k)
+      return &p->stmts[s];
+  return NULL;
+}
+
+/* Whether the reduction into slot k is computed by statements [from, to). */
+static bool in_range(const Program *p, int k, int from, int to) {
+  const IrStmt *st = reduce_of(p, k);
+  return st && st - p->stmts >= from && st - p->stmts < to;
+}
+
+bool cuda_reduce_check(const Program *p) {
+  int n = 0;
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT) {
+      if (!reduce_of(p, k))
+        return false;
+      n++;
+    }
+  return n == p->nreduce;
+}
+
+/* Whether b comes before a: for min and argmin the smaller, for max and
+** argmax the larger, a NaN before everything (the first NaN wins). */
+static void emit_before(Buf *b, int k, const char *T, bool fl, bool less) {
+  buf_printf(b, DEV "bool jitc_bef%d(const %s b, const %s a) { ", k, T, T);
+  if (fl) /* a NaN: never; else b NaN, or b < a (b > a): !(b >= a) (!(b <= a)) */
+    buf_printf(b, "return a == a && !(b %s a); }\n", less ? ">=" : "<=");
+  else
+    buf_printf(b, "return b %c a; }\n", less ? '<' : '>');
+}
+
+/* The functions of the reduction of statement st (see the head). */
+static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
+  int k = st->slot;
+  OpId op = st->op;
+  jitc_dtype in = st->value->type, acc = reduce_acc(op, in), res = reduce_result(op, in);
+  const char *A = cuda_ctype[acc], *I = cuda_ctype[in], *R = cuda_ctype[res];
+  const char *U = cuda_utype[acc];
+  bool fl = dtype_is_float(acc), arg = op == OP_ARGMIN || op == OP_ARGMAX;
+  bool ext = arg || op == OP_MIN || op == OP_MAX, less = op == OP_MIN || op == OP_ARGMIN;
+  buf_printf(b, "\n// %s = %s() of %s elements, accumulated in %s.\n", p->arrays[k].name,
+             op_info[op].name, jitc_dtype_name(in), jitc_dtype_name(acc));
+  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n", A, k);
+  const char *id = op == OP_PROD || op == OP_ALL ? "1" : "0";
+  buf_printf(b, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = (%s)%s; a.idx = -1; return a; }\n",
+             k, k, k, A, id);
+  /* The accumulation, on a.v and b (an element or another partial's v). */
+  char f[160];
+  switch (op) {
+  case OP_SUM:
+  case OP_MEAN:
+    if (fl)
+      snprintf(f, sizeof f, "a.v + (%s)b", A);
+    else /* wraps, as NumPy */
+      snprintf(f, sizeof f, "(%s)((%s)a.v + (%s)b)", A, U, U);
+    break;
+  case OP_PROD:
+    if (fl)
+      snprintf(f, sizeof f, "a.v * (%s)b", A);
+    else
+      snprintf(f, sizeof f, "(%s)((%s)a.v * (%s)b)", A, U, U);
+    break;
+  case OP_ANY: snprintf(f, sizeof f, "(b8)(a.v | b)"); break;
+  case OP_ALL: snprintf(f, sizeof f, "(b8)(a.v & b)"); break;
+  default: f[0] = 0; break;
+  }
+  if (ext) {
+    emit_before(b, k, A, fl, less);
+    /* One thread's elements come in increasing index: ties keep a. */
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
+                  "  if (a.idx < 0 || jitc_bef%d(b, a.v)) { a.v = b; a.idx = i; }\n}\n",
+               k, k, I, k);
+    buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
+                  "    if (a.idx < 0) return b;\n    if (b.idx < 0) return a;\n"
+                  "    if (jitc_bef%d(b.v, a.v)) return b;\n", k, k, k, k, k);
+    if (fl)
+      buf_puts(b, "    if ((a.v == b.v || (a.v != a.v && b.v != b.v)) && b.idx < a.idx) return b;\n");
+    else
+      buf_puts(b, "    if (a.v == b.v && b.idx < a.idx) return b;\n");
+    buf_puts(b, "    return a;\n  }\n};\n");
+  } else {
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) { (void)i; a.v = %s; }\n",
+               k, k, I, f);
+    /* f with b read as the other partial's value. */
+    buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(jitc_p%d a, const jitc_p%d p) const {\n"
+                  "    const %s b = p.v; a.v = %s; return a;\n  }\n};\n", k, k, k, k, A, f);
+  }
+  buf_printf(b, DEV "%s jitc_fin%d(const jitc_p%d a, const i64 n) { (void)n; ", R, k, k);
+  if (arg)
+    buf_puts(b, "return a.idx; }\n");
+  else if (op == OP_MEAN)
+    buf_printf(b, "return n > 0 ? (%s)(a.v / (f64)n) : (%s)__longlong_as_double(0x7ff8000000000000ll); }\n",
+               R, R);
+  else if (res == JITC_BOOL)
+    buf_puts(b, "return (b8)(a.v != 0); }\n");
+  else
+    buf_printf(b, "return (%s)a.v; }\n", R);
+}
+
+/* fmt once per result array, given its slot twice (a format may use one). */
+static void put_each(Buf *b, const Program *p, const char *fmt) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, fmt, k, k);
+}
+
+static void put_result_params(Buf *b, const Program *p) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype[p->arrays[k].dtype], k);
+}
+
+static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write);
+
+/* Partials a thread of jitc_finish loads before it combines them. */
+enum { R_UNROLL = 4 };
+
+/* jitc_finish, run by one whole block: the np partials of every block of
+** every launch combined in a fixed order (thread t: partials t, t + 256,
+** ..., the loads of several going out first; read from L2, as other
+** blocks wrote them), then the block tree, then the results of n
+** elements. */
+static void emit_finish(Buf *b, const Program *p) {
+  buf_puts(b, "\n// The results from the np partials of all blocks, by one whole block.\n"
+              DEV "void jitc_finish(const u32 np, const i64 n");
+  put_each(b, p, ", const jitc_p%d *__restrict__ q%d");
+  put_result_params(b, p);
+  buf_puts(b, ") {\n");
+  cuda_reduce_init(b, p, 0, p->nstmts);
+  buf_printf(b, "  for (u32 j = threadIdx.x; j < np; j += %d) {\n", CUDA_BLOCK * R_UNROLL);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "    jitc_p%d y%d[%d];\n", k, k, R_UNROLL);
+  buf_printf(b, "#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
+             R_UNROLL, CUDA_BLOCK);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "        y%d[u].v = __ldcg(&q%d[j + u * %d].v);\n"
+                    "        y%d[u].idx = __ldcg(&q%d[j + u * %d].idx);\n",
+                 k, k, CUDA_BLOCK, k, k, CUDA_BLOCK);
+  buf_printf(b, "      }\n#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
+             R_UNROLL, CUDA_BLOCK);
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "        x%d = jitc_c%d()(x%d, y%d[u]);\n", k, k, k, k);
+  buf_puts(b, "      }\n  }\n");
+  put_blocks(b, p, 0, p->nstmts, "        a%d[0] = jitc_fin%d(x%d, n);\n");
+  buf_puts(b, "}\n");
+}
+
+void cuda_reduce_text(Buf *b, const Program *p) {
+  if (!p->nreduce)
+    return;
+  buf_printf(b, "\n// Reductions: a partial is an accumulator and, for min, max, argmin and\n"
+                "// argmax, the index of the element it holds (-1: none yet).\n"
+                "template <typename T> struct jitc_part { T v; i64 idx; };\n"
+                DEV "b8 jitc_shfl(const b8 v, const int o) { return (b8)__shfl_down_sync(0xffffffffu, (int)v, o); }\n"
+                "template <typename T> " DEV "T jitc_shfl(const T v, const int o) { return __shfl_down_sync(0xffffffffu, v, o); }\n"
+                "template <typename T, typename C> " DEV "jitc_part<T> jitc_down(jitc_part<T> a, const C c, const int o) {\n"
+                "  jitc_part<T> b;\n  b.v = jitc_shfl(a.v, o);\n  b.idx = __shfl_down_sync(0xffffffffu, a.idx, o);\n"
+                "  return c(a, b);\n}\n"
+                );
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE)
+      emit_one(b, p, &p->stmts[s]);
+  emit_finish(b, p);
+}
+
+void cuda_reduce_params(Buf *b, const Program *p, int from, int to) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+      buf_printf(b, ", jitc_p%d *__restrict__ q%d", k, k);
+}
+
+void cuda_reduce_init(Buf *b, const Program *p, int from, int to) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+      buf_printf(b, "  jitc_p%d x%d = jitc_id%d();\n", k, k, k);
+}
+
+/* One line `fmt` (given the slot three times) per selected reduction. */
+static void put_sel(Buf *b, const Program *p, int from, int to, const char *fmt) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
+      buf_printf(b, fmt, k, k, k);
+}
+
+/* The block's partial of each selected reduction in thread 0, all of them
+** in step: a fixed tree of warp shuffles, then one over the warps'
+** partials in shared memory (one barrier); thread 0 then does `write` (a
+** line given the slot three times, the partial in xK). */
+static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write) {
+  buf_puts(b, "  {\n");
+  char sh[64];
+  snprintf(sh, sizeof sh, "    __shared__ jitc_p%%d sh%%d[%d];\n", CUDA_BLOCK / 32);
+  put_sel(b, p, from, to, sh);
+  buf_puts(b, "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
+  put_sel(b, p, from, to, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  buf_puts(b, "    }\n    if ((threadIdx.x & 31) == 0) {\n");
+  put_sel(b, p, from, to, "      sh%d[threadIdx.x >> 5] = x%d;\n");
+  buf_printf(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
+  snprintf(sh, sizeof sh, "      x%%d = sh%%d[threadIdx.x & %d];\n", CUDA_BLOCK / 32 - 1);
+  put_sel(b, p, from, to, sh);
+  buf_printf(b, "#pragma unroll\n      for (int o = %d; o > 0; o >>= 1) {\n", CUDA_BLOCK / 64);
+  put_sel(b, p, from, to, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  buf_puts(b, "      }\n      if (threadIdx.x == 0) {\n");
+  put_sel(b, p, from, to, write);
+  buf_puts(b, "      }\n    }\n  }\n");
+}
+
+void cuda_reduce_tail(Buf *b, const Program *p, int from, int to) {
+  put_blocks(b, p, from, to, "        q%d[blockIdx.x] = x%d;\n");
+}
+
+void cuda_reduce_final_params(Buf *b, const Program *p) {
+  buf_puts(b, ", const u32 np, const i64 ntot, unsigned *__restrict__ cnt");
+  put_result_params(b, p);
+}
+
+void cuda_reduce_last(Buf *b, const Program *p) {
+  buf_puts(b, "  // The last launch of a run: the last block to finish writes the results.\n"
+              "  // The counter wraps back to 0 for the next run.\n"
+              "  if (np) {\n    __shared__ bool last;\n    if (threadIdx.x == 0) {\n"
+              "      __threadfence();\n"
+              "      last = atomicInc(cnt, gridDim.x - 1) == gridDim.x - 1;\n    }\n"
+              "    __syncthreads();\n    if (last) {\n      __threadfence();\n"
+              "      jitc_finish(np, ntot");
+  put_each(b, p, ", q%d - (np - gridDim.x)");
+  put_each(b, p, ", a%d");
+  buf_puts(b, ");\n    }\n  }\n");
+}
+
+void cuda_reduce_kernel(Buf *b, const Program *p) {
+  if (!p->nreduce)
+    return;
+  buf_puts(b, "\n// The results when the partials come from several streams or kernels.\n"
+              "extern \"C\" __global__ void __launch_bounds__(256) jitc_r(const u32 np, const i64 n");
+  put_each(b, p, ", const jitc_p%d *__restrict__ q%d");
+  put_result_params(b, p);
+  buf_puts(b, ") {\n  jitc_finish(np, n");
+  put_each(b, p, ", q%d");
+  put_each(b, p, ", a%d");
+  buf_puts(b, ");\n}\n");
+}
