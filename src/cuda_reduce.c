@@ -4,8 +4,9 @@
 **
 ** The same two steps as reduce.c, on the GPU.  Each thread folds its
 ** elements into a register accumulator, `jitc_part<A>` (the value in the
-** accumulator type A of reduce_acc, and for min, max, argmin and argmax the
-** index of the element it holds, -1 for none yet), with the element-wise
+** accumulator type A of reduce_acc, and for argmin and argmax the index of
+** the element it holds, -1 for none yet; min and max start from +-inf or
+** the integer type's end instead, and need no index), with the element-wise
 ** statements of the same pass.  After its loop each block combines its
 ** threads' accumulators in a fixed tree (warp shuffles, then the warps'
 ** results through shared memory, all reductions in step) and writes one
@@ -66,6 +67,21 @@ static void emit_before(Buf *b, int k, const char *T, bool fl, bool less) {
     buf_printf(b, "return b %c a; }\n", less ? '<' : '>');
 }
 
+/* The identity of min (less) or max over accumulator type t: +-inf for
+** floats, the largest or smallest integer, true or false. */
+static const char *extreme_identity(jitc_dtype t, bool less) {
+  switch (t) {
+  case JITC_BOOL: return less ? "1" : "0";
+  case JITC_INT32: return less ? "0x7fffffff" : "(-0x7fffffff - 1)";
+  case JITC_INT64: return less ? "0x7fffffffffffffffll" : "(-0x7fffffffffffffffll - 1)";
+  case JITC_FLOAT32: return less ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  case JITC_FLOAT64:
+    return less ? "__longlong_as_double(0x7ff0000000000000ll)"
+                : "__longlong_as_double(0xfff0000000000000ull)";
+  default: unreachable();
+  }
+}
+
 /* The functions of the reduction of statement st (see the head). */
 static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   int k = st->slot;
@@ -78,9 +94,14 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   buf_printf(b, "\n// %s = %s() of %s elements, accumulated in %s.\n", p->arrays[k].name,
              op_info[op].name, jitc_dtype_name(in), jitc_dtype_name(acc));
   buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n", A, k);
+  /* min and max start from the value every element replaces or equals
+  ** (+inf for a float min; a NaN replaces it too), so that they need no
+  ** index: an element's index is kept for argmin and argmax alone. */
   const char *id = op == OP_PROD || op == OP_ALL ? "1" : "0";
-  buf_printf(b, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = (%s)%s; a.idx = -1; return a; }\n",
-             k, k, k, A, id);
+  if (ext && !arg)
+    id = extreme_identity(acc, less);
+  buf_printf(b, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = (%s)%s; a.idx = %d; return a; }\n",
+             k, k, k, A, id, ext && !arg ? 0 : -1);
   /* The accumulation, on a.v and b (an element or another partial's v). */
   char f[160];
   switch (op) {
@@ -101,7 +122,13 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   case OP_ALL: snprintf(f, sizeof f, "(b8)(a.v & b)"); break;
   default: f[0] = 0; break;
   }
-  if (ext) {
+  if (ext && !arg) {
+    emit_before(b, k, A, fl, less);
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
+                  "  (void)i; if (jitc_bef%d(b, a.v)) a.v = b;\n}\n", k, k, I, k);
+    buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
+                  "    return jitc_bef%d(b.v, a.v) ? b : a;\n  }\n};\n", k, k, k, k, k);
+  } else if (ext) {
     emit_before(b, k, A, fl, less);
     /* One thread's elements come in increasing index: ties keep a. */
     buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
