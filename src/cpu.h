@@ -22,6 +22,15 @@
 ** and two with float64; narrower hosts split the vectors in legalisation. */
 #define W 16
 
+/* Reductions: the elements are cut into blocks of RB, fixed by the element
+** count alone (chunks of threads begin on multiples of RB), and each block
+** gives one Partial (reduce.c) per reduction, so the thread count never
+** changes a result.  A power of two and a multiple of W.  Chosen by
+** measurement (docs/PERFORMANCE.md, "Reductions"): a larger block spends
+** less on each block's reduction across lanes, a smaller one balances the
+** threads better. */
+#define RB 4096
+
 /* ---- cpu_gen.c and cpu_math.c: generation ---- */
 
 #ifdef JITC_HAVE_LLVM
@@ -55,6 +64,18 @@ typedef struct GenTarget {
 LLVMModuleRef cpu_gen_module(const GenTarget *gt, const Program *p, const char *fname,
                              LLVMContextRef *C);
 
+/* A reduction's running state in the kernel: W lanes, lane k taking the
+** elements k, k + W, ... of the block. */
+typedef struct RAcc {
+  const IrStmt *st;
+  bool indexed;            /* keeps the offset of each lane's element: argmin,
+                              argmax, and float min/max (ties of 0.0 and -0.0,
+                              NaN payloads: the first element wins) */
+  int64_t scr;             /* split kernels: its state's offset in the scratch */
+  LLVMValueRef val, off;   /* the lanes' values and offsets in the block (-1: none) */
+  LLVMValueRef pval, poff; /* their phis in the loop's head */
+} RAcc;
+
 /* The generator's state, shared by cpu_gen.c and cpu_math.c. */
 typedef struct Gen {
   const GenTarget *gt;
@@ -72,6 +93,9 @@ typedef struct Gen {
   LLVMValueRef scratch, blk; /* split kernels: the scratch, the block's first element */
   LLVMValueRef i;      /* index of the first element of the iteration */
   LLVMValueRef mask;   /* lanes in range, or NULL for a full iteration */
+  RAcc *racc;          /* per reduction, in statement order */
+  int *rnum;           /* per statement: its reduction's number, or -1 */
+  LLVMValueRef rb;     /* the first element of the current block of RB */
 } Gen;
 
 /* Small builders of W-lane values, for both generation files. */
@@ -137,7 +161,14 @@ LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
 extern const char cpu_gen_stamp[], cpu_math_stamp[];
 
 /* The scratch bytes a call of p's kernel needs (0: none; SIZE_MAX: out of
-** memory): a split kernel keeps there the temporaries that cross groups. */
+** memory): a split kernel keeps there the temporaries that cross groups,
+** and the state of its reductions.
+**
+** A kernel with scratch or reductions finds, after its nparams parameter
+** slots: the scratch's address (slot nparams), then for reductions the
+** address of the Partials (nparams + 1) and their count per reduction, the
+** number of blocks (nparams + 2).  Block b of reduction r writes Partial
+** r * nblocks + b. */
 size_t cpu_gen_scratch(const Program *p);
 
 /* ---- cpu_build.c: building ---- */
