@@ -162,7 +162,7 @@ class Runner:
         decls = (ArrayDecl * max(1, len(names)))()
         for j, nm in enumerate(names):
             decls[j].name = nm.encode()
-            decls[j].dtype = DTYPES.index(inputs[nm])
+            decls[j].dtype = inputs[nm]  # a jitc_dtype number
         o = self.options(target, 0, cpu)
         text = C.c_void_p()
         st = lib().jitc_emit(self.ctx, prog.encode(), decls, len(names), None, 0, C.byref(o),
