@@ -441,9 +441,13 @@ static LLVMValueRef acc_identity(Gen *G, const IrStmt *st) {
 static LLVMValueRef before_v(Gen *G, const IrStmt *st, LLVMValueRef x, LLVMValueRef a) {
   bool less = is_less(st->op);
   if (!acc_float(G, st)) return icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, a);
-  /* Unordered-or-less is true for a NaN x, and a NaN a is never passed. */
-  return LLVMBuildAnd(G->B, fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, a),
-                      fcmp(G, LLVMRealORD, a, a), "");
+  /* Unordered-or-less is true for a NaN x, and a NaN a is never passed.
+  ** (One builder call per statement: the order of the instructions, which
+  ** --emit llvm shows, must not depend on the C compiler's order of
+  ** evaluating arguments.) */
+  LLVMValueRef lt = fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, a);
+  LLVMValueRef ord = fcmp(G, LLVMRealORD, a, a);
+  return LLVMBuildAnd(G->B, lt, ord, "");
 }
 
 /* The operation of an unindexed reduction on two sets of lanes. */
@@ -497,7 +501,11 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
   LLVMBuilderRef B = G->B;
   LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned long long)-1, 1);
   if (!R->indexed) {
-    for (int h = W / 2; h >= 1; h /= 2) val = acc_op(G, st, lanes(G, val, 0, h), lanes(G, val, h, h));
+    for (int h = W / 2; h >= 1; h /= 2) {
+      LLVMValueRef a = lanes(G, val, 0, h);
+      LLVMValueRef b = lanes(G, val, h, h);
+      val = acc_op(G, st, a, b);
+    }
     /* min and max of integers: the block is not empty. */
     if (is_minmax(st->op)) idx = G->rb;
   } else {
@@ -509,19 +517,24 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
     LLVMValueRef none = icmp(G, LLVMIntSLT, off, LLVMConstNull(LLVMTypeOf(off)));
     LLVMValueRef vidx = sel(G, none, LLVMConstAllOnes(LLVMTypeOf(vi)), vi);
     for (int h = W / 2; h >= 1; h /= 2) {
-      LLVMValueRef a = lanes(G, val, 0, h), b = lanes(G, val, h, h);
-      LLVMValueRef ia = lanes(G, vidx, 0, h), ib = lanes(G, vidx, h, h);
+      LLVMValueRef a = lanes(G, val, 0, h);
+      LLVMValueRef b = lanes(G, val, h, h);
+      LLVMValueRef ia = lanes(G, vidx, 0, h);
+      LLVMValueRef ib = lanes(G, vidx, h, h);
       LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(ia));
       /* reduce_combine: b when a is empty, or b is not and comes first,
       ** or they are equal and b's element is the earlier. */
-      LLVMValueRef eq = acc_float(G, st)
-                            ? LLVMBuildOr(B, fcmp(G, LLVMRealOEQ, a, b),
-                                          LLVMBuildAnd(B, isnan_v(G, a), isnan_v(G, b), ""), "")
-                            : icmp(G, LLVMIntEQ, a, b);
-      LLVMValueRef first = LLVMBuildOr(B, before_v(G, st, b, a),
-                                       LLVMBuildAnd(B, eq, icmp(G, LLVMIntSLT, ib, ia), ""), "");
-      LLVMValueRef take = LLVMBuildOr(B, icmp(G, LLVMIntSLT, ia, zero),
-                                      LLVMBuildAnd(B, icmp(G, LLVMIntSGE, ib, zero), first, ""), "");
+      LLVMValueRef eq = acc_float(G, st) ? fcmp(G, LLVMRealOEQ, a, b) : icmp(G, LLVMIntEQ, a, b);
+      if (acc_float(G, st)) {
+        LLVMValueRef na = isnan_v(G, a);
+        LLVMValueRef nb = isnan_v(G, b);
+        eq = LLVMBuildOr(B, eq, LLVMBuildAnd(B, na, nb, ""), "");
+      }
+      LLVMValueRef earlier = LLVMBuildAnd(B, eq, icmp(G, LLVMIntSLT, ib, ia), "");
+      LLVMValueRef first = LLVMBuildOr(B, before_v(G, st, b, a), earlier, "");
+      LLVMValueRef empty = icmp(G, LLVMIntSLT, ia, zero);
+      LLVMValueRef has = icmp(G, LLVMIntSGE, ib, zero);
+      LLVMValueRef take = LLVMBuildOr(B, empty, LLVMBuildAnd(B, has, first, ""), "");
       val = sel(G, take, b, a);
       vidx = sel(G, take, ib, ia);
     }
@@ -800,8 +813,8 @@ static void step_open(Gen *G, LLVMValueRef fn, StepLoop *L, LLVMValueRef lo, LLV
   LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, L->b, hi), run, L->exit);
   LLVMPositionBuilderAtEnd(B, run);
   LLVMValueRef k = LLVMConstInt(G->ti64, (unsigned long long)step, 0);
-  L->bend = sel(G, icmp(G, LLVMIntSGT, LLVMBuildSub(B, hi, L->b, ""), k),
-                LLVMBuildAdd(B, L->b, k, ""), hi);
+  LLVMValueRef more = icmp(G, LLVMIntSGT, LLVMBuildSub(B, hi, L->b, ""), k);
+  L->bend = sel(G, more, LLVMBuildAdd(B, L->b, k, ""), hi);
 }
 
 /* Closes L from the current block and leaves the builder at its exit. */
