@@ -420,18 +420,21 @@ static bool acc_float(Gen *G, const IrStmt *st) {
   return t == G->tf32 || t == G->tf64;
 }
 
-/* W lanes of the identity: 0, 1, true for all; for integer min and max
-** the type's extreme, which every element replaces. */
+/* W lanes of the identity: 0, 1, true for all; for min, max and the arg-
+** ones the last value in their order (+-inf, the type's extremes), which
+** every other element comes before. */
 static LLVMValueRef acc_identity(Gen *G, const IrStmt *st) {
   LLVMTypeRef t = acc_scalar(G, st);
   bool fl = acc_float(G, st);
   int64_t k = 0;
   if (st->op == OP_PROD || st->op == OP_ALL) k = 1;
-  if (!fl && (st->op == OP_MIN || st->op == OP_MAX)) {
+  if (fl && is_minmax(st->op))
+    return splat_const(LLVMConstReal(t, is_less(st->op) ? INFINITY : -INFINITY));
+  if (is_minmax(st->op)) {
     jitc_dtype in = st->value->type;
     int64_t hi = in == JITC_BOOL ? 1 : in == JITC_INT32 ? INT32_MAX : INT64_MAX;
     int64_t lo = in == JITC_BOOL ? 0 : in == JITC_INT32 ? INT32_MIN : INT64_MIN;
-    k = st->op == OP_MIN ? hi : lo;
+    k = is_less(st->op) ? hi : lo;
   }
   return splat_const(fl ? LLVMConstReal(t, (double)k) : LLVMConstInt(t, (unsigned long long)k, 1));
 }
@@ -477,14 +480,29 @@ static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
     R->val = acc_op(G, st, R->val, x);
     return;
   }
-  /* The lane takes x if it has no element yet or x comes before its value;
-  ** equal values keep the earlier element. */
-  LLVMValueRef none = icmp(G, LLVMIntSLT, R->off, LLVMConstNull(LLVMTypeOf(R->off)));
-  LLVMValueRef take = LLVMBuildOr(G->B, none, before_v(G, st, x, R->val), "");
-  if (G->mask) take = LLVMBuildAnd(G->B, take, G->mask, "");
+  /* The lane takes x if x comes before its value; equal values keep the
+  ** earlier element.  The lanes start at the identity, the last value of
+  ** the order, with no offset: a lane that never takes an element holds
+  ** only elements equal to the identity, and its first is the one to keep
+  ** (acc_finish).  Lanes past the end see the identity.  Selects only, no
+  ** logic on masks, which x86 code generation packs and unpacks. */
+  if (G->mask) x = sel(G, G->mask, x, acc_identity(G, st));
+  bool less = is_less(st->op);
   LLVMValueRef off = LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
-  R->val = sel(G, take, x, R->val);
-  R->off = sel(G, take, splat(G, off), R->off);
+  off = splat(G, off);
+  if (!acc_float(G, st)) {
+    LLVMValueRef take = icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, R->val);
+    R->val = sel(G, take, x, R->val);
+    R->off = sel(G, take, off, R->off);
+    return;
+  }
+  /* Unordered-or-less takes a NaN x; a lane holding a NaN keeps it. */
+  LLVMValueRef take = fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, R->val);
+  LLVMValueRef keep = isnan_v(G, R->val);
+  LLVMValueRef val = sel(G, take, x, R->val);
+  LLVMValueRef offs = sel(G, take, off, R->off);
+  R->val = sel(G, keep, R->val, val);
+  R->off = sel(G, keep, R->off, offs);
 }
 
 /* Lanes [from, from + m) of v. */
@@ -495,8 +513,9 @@ static LLVMValueRef lanes(Gen *G, LLVMValueRef v, int from, int m) {
 }
 
 /* R's lanes (values val, offsets off) combined into the Partial at dst,
-** for the block that starts at element G->rb. */
-static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off, LLVMValueRef dst) {
+** for the block of len elements that starts at element G->rb. */
+static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off, LLVMValueRef len,
+                       LLVMValueRef dst) {
   const IrStmt *st = R->st;
   LLVMBuilderRef B = G->B;
   LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned long long)-1, 1);
@@ -509,13 +528,16 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
     /* min and max of integers: the block is not empty. */
     if (is_minmax(st->op)) idx = G->rb;
   } else {
-    /* Each lane's element index, -1 where it has none. */
+    /* Each lane's element index: a lane that took none keeps its first
+    ** element (acc_update), if it has one; -1 where it has none. */
     LLVMValueRef iota[W];
     for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
-    LLVMValueRef vi = LLVMBuildAdd(B, splat(G, G->rb), LLVMConstVector(iota, W), "");
-    vi = LLVMBuildAdd(B, vi, LLVMBuildZExt(B, off, LLVMVectorType(G->ti64, W), ""), "");
-    LLVMValueRef none = icmp(G, LLVMIntSLT, off, LLVMConstNull(LLVMTypeOf(off)));
-    LLVMValueRef vidx = sel(G, none, LLVMConstAllOnes(LLVMTypeOf(vi)), vi);
+    LLVMValueRef first = LLVMBuildAdd(B, splat(G, G->rb), LLVMConstVector(iota, W), "");
+    LLVMValueRef vi = LLVMBuildAdd(B, first, LLVMBuildZExt(B, off, LLVMVectorType(G->ti64, W), ""), "");
+    LLVMValueRef has = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, len));
+    LLVMValueRef none = sel(G, has, first, LLVMConstAllOnes(LLVMTypeOf(vi)));
+    LLVMValueRef took = icmp(G, LLVMIntSGE, off, LLVMConstNull(LLVMTypeOf(off)));
+    LLVMValueRef vidx = sel(G, took, vi, none);
     for (int h = W / 2; h >= 1; h /= 2) {
       LLVMValueRef a = lanes(G, val, 0, h);
       LLVMValueRef b = lanes(G, val, h, h);
@@ -859,15 +881,17 @@ static void acc_start(Gen *G) {
   }
 }
 
-/* At the end of the block of RB at G->rb: each reduction's Partial. */
-static void acc_end(Gen *G, ROut o) {
+/* At the end of the block of RB at G->rb, which ends at bend: each
+** reduction's Partial. */
+static void acc_end(Gen *G, ROut o, LLVMValueRef bend) {
   LLVMBuilderRef B = G->B;
   LLVMValueRef bi = LLVMBuildUDiv(B, G->rb, LLVMConstInt(G->ti64, RB, 0), "");
+  LLVMValueRef len = LLVMBuildSub(B, bend, G->rb, "");
   for (int r = 0; r < G->prog->nreduce; r++) {
     LLVMValueRef k = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMConstInt(G->ti64, (unsigned)r, 0), o.nblocks, ""), bi, "");
     k = LLVMBuildMul(B, k, LLVMConstInt(G->ti64, sizeof(Partial), 0), "");
     LLVMValueRef dst = LLVMBuildGEP2(B, G->ti8, o.part, &k, 1, "");
-    acc_finish(G, &G->racc[r], G->racc[r].val, G->racc[r].off, dst);
+    acc_finish(G, &G->racc[r], G->racc[r].val, G->racc[r].off, len, dst);
   }
 }
 
@@ -983,7 +1007,7 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
     G->rb = RL.b;
     G->scratch = scratch;
     acc_move_all(G, -1, 0, false);
-    acc_end(G, ro);
+    acc_end(G, ro, RL.bend);
     step_close(G, &RL);
   }
   LLVMBuildRetVoid(B);
@@ -1028,7 +1052,7 @@ static int gen_module(Gen *G, const char *fname) {
     G->rb = RL.b;
     acc_start(G);
     gen_loop(G, fn, 0, p->nstmts, RL.b, RL.bend);
-    acc_end(G, ro);
+    acc_end(G, ro, RL.bend);
     step_close(G, &RL);
   }
   LLVMBuildRetVoid(G->B);

@@ -203,6 +203,16 @@ def test_ties():
                 b[rng.integers(0, n, 5)] = np.nan
                 b[rng.integers(0, n, 5)] = dt(qnan) if dt == np.float64 else -np.float32("nan")
                 cases.append(b)
+            # Every element the identity of the lanes (the last value in the
+            # order): no lane ever takes one.
+            if dt == np.int32:
+                cases += [np.full(n, np.iinfo(dt).max, dt), np.full(n, np.iinfo(dt).min, dt)]
+            else:
+                cases += [np.full(n, np.inf, dt), np.full(n, -np.inf, dt)]
+                if n > 2:
+                    c = np.full(n, np.inf, dt)
+                    c[n // 2] = -np.inf
+                    cases.append(c)
             for x in cases:
                 prog = "lo = min(x)\nhi = max(x)\nk = argmin(x)\nj = argmax(x)"
                 ref = R.run(prog, {"x": x}, "interp")
@@ -210,6 +220,14 @@ def test_ties():
                 for nm in ref:
                     if not same(got[nm], ref[nm]):
                         bad.append(f"n={n} {np.dtype(dt).name} {nm}: cpu {got[nm]!r} interp {ref[nm]!r}")
+    for n in (1, 17, RB + 1):
+        for v in (True, False):
+            x = np.full(n, v)
+            ref = R.run("k = argmin(x)\nj = argmax(x)", {"x": x}, "interp")
+            got = R.run("k = argmin(x)\nj = argmax(x)", {"x": x}, "cpu")
+            for nm in ref:
+                if not same(got[nm], ref[nm]):
+                    bad.append(f"n={n} bool {v} {nm}: cpu {got[nm]!r} interp {ref[nm]!r}")
     report("reduce_cpu/ties_signed_zeros_nan_payloads", "; ".join(bad[:4]))
 
 
