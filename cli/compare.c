@@ -9,7 +9,10 @@
 ** when widened (f64(sin(x)) for float32 x, or f64(sin(f32(x))) for
 ** float64 x): when the program has anything in float32
 ** (jitc_kernel_uses_dtype), ulps and epsilons are float32's.  Integers and
-** bools must be equal.
+** bools must be equal.  A float reduction's result (`s = sum(x)`) is the sum
+** of n terms that each target adds in its own order: it may differ by
+** n + 8 epsilons of its magnitude (a sum that cancels may still disagree,
+** and then -t all says so).
 */
 #include "cli.h"
 
@@ -30,13 +33,17 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, bool via_f32, 
   size_t esize = jitc_dtype_size(A->dtype);
   bool f32 = A->dtype == JITC_FLOAT32, fp = f32 || A->dtype == JITC_FLOAT64;
   bool narrow = f32 || via_f32;
+  double eps = narrow ? 0x1p-23 : 0x1p-52;
+  int64_t count = A->role == JITC_RESULT ? 1 : n;
   double scale = 0;
-  for (int64_t e = 0; fp && e < n; e++) {
+  for (int64_t e = 0; fp && e < count; e++) {
     double x = load(&A->data, f32, e);
     if (isfinite(x) && fabs(x) > scale)
       scale = fabs(x);
   }
-  double abs_tol = 8 * (narrow ? 0x1p-23 : 0x1p-52) * scale;
+  /* A reduction's result: its n terms were added in another order. */
+  double abs_tol = (A->role == JITC_RESULT ? (double)n + 8 : 8) * eps * scale;
+  n = count;
   double tol = fast_math ? 1e6 : 4;
   double ulps = 0;
   int64_t where = -1;

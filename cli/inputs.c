@@ -116,8 +116,8 @@ bool enough_memory(const Run *r, const jitc_kernel *k) {
     jitc_role role;
     jitc_dtype dt;
     jitc_kernel_array(k, a, NULL, &role, &dt);
-    double bytes = (double)n * (double)jitc_dtype_size(dt);
-    need += bytes * ntargets + (role == JITC_OUTPUT ? 0 : bytes); /* + the kept inputs */
+    double bytes = (double)(role == JITC_RESULT ? 1 : n) * (double)jitc_dtype_size(dt);
+    need += bytes * ntargets + (role == JITC_OUTPUT || role == JITC_RESULT ? 0 : bytes);
   }
   FILE *f = fopen("/proc/meminfo", "r");
   if (!f)
@@ -232,6 +232,11 @@ static int fill_first(Run *r, Arr *A) {
   for (int q = 0; q < cli->nins; q++)
     if (!strcmp(cli->ins[q].name, A->name))
       in = q;
+  if (A->role == JITC_RESULT) { /* one element, written by every run */
+    A->source = "new";
+    memset(A->data.data, 0xff, jitc_dtype_size(A->dtype));
+    return EX_OK;
+  }
   if (A->role == JITC_OUTPUT) {
     A->source = in >= 0 ? cli->ins[in].value : "new";
     if (in >= 0 && r->files[in].data)
@@ -277,17 +282,20 @@ int make_arrays(Run *r, Result *res, void **ptrs) {
   for (int a = 0; a < r->narrs; a++) {
     Arr *A = &res->arrs[a];
     jitc_kernel_array(res->kernel, a, &A->name, &A->role, &A->dtype);
-    if (host_array_alloc(&A->data, A->dtype, r->n, err, sizeof err)) {
+    bool result = A->role == JITC_RESULT; /* a reduction's: one element, shape () */
+    if (host_array_alloc(&A->data, A->dtype, result ? 1 : r->n, err, sizeof err)) {
       fprintf(stderr, "jitc: array '%s': %s\n", A->name, err);
       return EX_SOFTWARE;
     }
-    if (r->shape_from) {
+    if (result) {
+      A->data.ndim = 0;
+    } else if (r->shape_from) {
       A->data.ndim = r->shape_from->ndim;
       memcpy(A->data.shape, r->shape_from->shape, sizeof A->data.shape);
       A->data.fortran = r->shape_from->fortran;
     }
     if (res != &r->results[0]) {
-      if (A->role != JITC_OUTPUT)
+      if (A->role != JITC_OUTPUT && !result)
         memcpy(A->data.data, first[a].initial.data, (size_t)r->n * jitc_dtype_size(A->dtype));
       A->source = first[a].source;
       A->defaulted = first[a].defaulted;

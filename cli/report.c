@@ -28,16 +28,36 @@ int fail_status(jitc_context *ctx, jitc_status st) {
 }
 
 static const char *role_name(jitc_role r) {
-  return r == JITC_INPUT ? "input" : r == JITC_OUTPUT ? "output" : "inout";
+  return r == JITC_INPUT ? "input" : r == JITC_OUTPUT ? "output"
+         : r == JITC_RESULT ? "result" : "inout";
 }
 
-/* Bytes a run moves: each array read or written once, in-place ones both. */
+/* Bytes a run moves: each array read or written once, in-place ones both;
+** a reduction's result is one element. */
 static double moved_bytes(const Arr *arrs, int narrs, int64_t n) {
   double bytes = 0;
   for (int a = 0; a < narrs; a++)
-    bytes += (double)n * (double)jitc_dtype_size(arrs[a].dtype) *
-             (arrs[a].role == JITC_INOUT ? 2 : 1);
+    bytes += (double)(arrs[a].role == JITC_RESULT ? 1 : n) *
+             (double)jitc_dtype_size(arrs[a].dtype) * (arrs[a].role == JITC_INOUT ? 2 : 1);
   return bytes;
+}
+
+/* A reduction's result as a JSON value: a number, true or false, or, for
+** what JSON cannot write as a number, the string "nan", "inf" or "-inf". */
+static void json_result(const Arr *A) {
+  char *text = format_value(A->data.data, A->dtype);
+  if (!text) {
+    printf("null");
+  } else if (A->dtype == JITC_BOOL) {
+    printf("%s", *(const uint8_t *)A->data.data ? "true" : "false");
+  } else if (!strcmp(text, "nan") || !strcmp(text, "inf") || !strcmp(text, "-inf")) {
+    printf("\"%s\"", text);
+  } else {
+    /* NumPy's "2." is not JSON: 2.0 */
+    size_t len = strlen(text);
+    printf("%s%s", text, len && text[len - 1] == '.' ? "0" : "");
+  }
+  free(text);
 }
 
 /* One target's record for --json. */
@@ -64,6 +84,10 @@ static void report_json(const Run *r, const Result *res) {
       printf("%s%lld", d ? ", " : "", (long long)A->data.shape[d]);
     printf("], \"source\": ");
     json_string(stdout, A->source);
+    if (A->role == JITC_RESULT && res->ran) {
+      printf(", \"value\": ");
+      json_result(A);
+    }
     printf("}");
   }
   const jitc_compile_info *ci = &res->cinfo;
@@ -117,7 +141,7 @@ static void report_text(const Run *r, const Result *res) {
     shape_text(A->data.shape, A->data.ndim, shape, sizeof shape);
     printf("%-8s %-7s %-8s %-12s %s\n", a == 0 ? "arrays" : "", A->name, role_name(A->role),
            jitc_dtype_name(A->dtype), shape);
-    if (A->role != JITC_OUTPUT)
+    if (A->role != JITC_OUTPUT && A->role != JITC_RESULT)
       printf("%-8s %-7s from %s%s\n", "", "", A->source,
              A->defaulted ? " (not given with --in: default)" : "");
   }
@@ -134,7 +158,8 @@ static void report_text(const Run *r, const Result *res) {
     const Arr *A = &res->arrs[a];
     if (A->role == JITC_INPUT)
       continue;
-    char *text = format_array(A->data.data, A->dtype, r->n);
+    char *text = A->role == JITC_RESULT ? format_value(A->data.data, A->dtype)
+                                        : format_array(A->data.data, A->dtype, r->n);
     printf("%-8s %s = %s\n", "", A->name, text ? text : "(out of memory)");
     free(text);
   }

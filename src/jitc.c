@@ -349,6 +349,13 @@ fail:
   return st;
 }
 
+/* A program with reductions on a target that has none. */
+static jitc_status refuse_reductions(jitc_context *ctx, const jitc_kernel *k) {
+  if (!k->prog->nreduce || k->target->reduces)
+    return JITC_OK;
+  return ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions", k->target->name);
+}
+
 jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array_decl *arrays,
                          int narrays, const jitc_scalar_decl *scalars, int nscalars,
                          const jitc_options *opt, jitc_kernel **out) {
@@ -365,9 +372,8 @@ jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array
     return st;
   k->cinfo.frontend_ms = now_ms() - t0;
   st = k->target->available(ctx);
-  if (!st && k->prog->nreduce && !k->target->reduces)
-    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions",
-                   k->target->name);
+  if (!st)
+    st = refuse_reductions(ctx, k);
   if (!st)
     st = k->target->compile(ctx, k);
   if (st) {
@@ -404,7 +410,9 @@ jitc_status jitc_emit(jitc_context *ctx, const char *source, const jitc_array_de
   jitc_status st = frontend(ctx, source, arrays, narrays, scalars, nscalars, opt, stage, &b, &k);
   if (!st && k) {
     /* A back-end stage: the target emits from the checked program. */
-    st = k->target->emit(ctx, k, s - NFRONT, &b);
+    st = refuse_reductions(ctx, k);
+    if (!st)
+      st = k->target->emit(ctx, k, s - NFRONT, &b);
     jitc_kernel_free(k);
   }
   if (!st && b.oom)

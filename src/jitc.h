@@ -352,8 +352,9 @@ JITC_API jitc_status jitc_buffer_download(jitc_context *ctx, const jitc_buffer *
 JITC_API void jitc_buffer_free(jitc_buffer *b);
 
 /* jitc_run() over buffers of the kernel's target instead of host pointers:
-** bufs[k] holds array k (its dtype, at least n elements).  Outputs and
-** in-place arrays are written in the buffers. */
+** bufs[k] holds array k (its dtype, at least n elements; a JITC_RESULT
+** array at least one).  Outputs, in-place arrays and results are written
+** in the buffers. */
 JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                                       jitc_buffer *const *bufs, const jitc_value *scalars,
                                       jitc_run_info *info);
@@ -364,8 +365,9 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
 ** (cuMemAlloc, cudaMalloc, a CuPy array's or a PyTorch tensor's data), with
 ** no copy.  ptrs[j] is the device address (a CUdeviceptr) of array j in the
 ** kernel's order, n elements of its dtype, aligned to the dtype's size;
-** arrays must not overlap (an in-place array is one pointer).  `scalars` as
-** for jitc_run().  stream is a CUstream of the context the arrays are used
+** arrays must not overlap (an in-place array is one pointer).  A JITC_RESULT
+** array is the address of one element, which the queued work writes (also
+** when n == 0: then the only work queued).  `scalars` as for jitc_run().  stream is a CUstream of the context the arrays are used
 ** in; NULL is that context's legacy default stream, and CU_STREAM_LEGACY
 ** (0x1) and CU_STREAM_PER_THREAD (0x2) are taken too.
 **
@@ -392,7 +394,7 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
 ** caller made and used here must outlive the jitc context.
 **
 ** Returns JITC_OK when the work is queued (n == 0 queues nothing and looks
-** at no pointer).  JITC_E_USAGE: ctx or k NULL, n < 0, ptrs NULL or an
+** at no pointer, unless the kernel has reductions).  JITC_E_USAGE: ctx or k NULL, n < 0, ptrs NULL or an
 ** array's address NULL (n > 0), an address not a multiple of its dtype's
 ** size, a bad scalar, a kernel compiled for another target, a stream of
 ** another context.  JITC_E_INPUT, naming the array: memory that is not

@@ -221,7 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     jitc_role role;
     jitc_dtype dt;
     if (jitc_kernel_array(k, a, &name, &role, &dt) || jitc_kernel_find_array(k, name) != a ||
-        (unsigned)dt >= JITC_NDTYPES || (unsigned)role > JITC_INOUT)
+        (unsigned)dt >= JITC_NDTYPES || (unsigned)role > JITC_RESULT)
       fail("inconsistent kernel arrays", name);
   }
   for (int s = 0; s < jitc_kernel_scalar_count(k); s++) {
