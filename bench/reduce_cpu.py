@@ -12,8 +12,9 @@ bench/results/reduce_cpu.{json,md}, shown in docs/PERFORMANCE.md, "Reductions"):
      single-output `c = a - b` on the same data: reading the inputs once, the
      three reductions should cost little.
 
-Rounds run every implementation in turn, so background load falls on all of
-them alike; figures are medians of the pooled calls.  Data: standard normal
+Rounds run every implementation in turn (the in-process ones call by call),
+so background load falls on all of them alike; figures are medians of the
+pooled calls.  Data: standard normal
 (non-zero).  Every result is checked against NumPy first.
 """
 import argparse
@@ -81,17 +82,6 @@ class Jitc:
         return self.arrays
 
 
-def time_calls(fn, reps, warmup=2):
-    for _ in range(warmup):
-        fn()
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return out
-
-
 def driver(argv):
     p = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     lines = p.stdout.strip().splitlines()
@@ -142,25 +132,39 @@ def main():
     timing = ["--warmup", "2", "--min-reps", str(a_.reps), "--max-reps", str(a_.reps),
               "--budget-ms", "1"]
     impls = {
-        "jitc sum(a*b)": lambda: time_calls(k1, a_.reps),
+        "jitc sum(a*b)": None,
         "copy limit (read a, b)": lambda: driver([os.path.join(bindir, "c_loops"), "stream",
                                                   "dot_f32"] + ins + timing),
         "C loop (OpenMP)": lambda: driver([os.path.join(bindir, "c_loops"), "dot_f32"] + ins
                                           + timing),
-        "numpy.dot": lambda: time_calls(lambda: np.dot(a, b), a_.reps),
-        "jitc 3 reductions + c = a - b": lambda: time_calls(k3, a_.reps),
-        "jitc c = a - b": lambda: time_calls(k0, a_.reps),
+        "numpy.dot": None,
+        "jitc 3 reductions + c = a - b": None,
+        "jitc c = a - b": None,
     }
     if numexpr:
         got = float(numexpr.evaluate("sum(a*b)", local_dict={"a": a, "b": b}))
         if abs(got - exact) > 1e-3 * float(np.sum(np.abs(a * b))):
             sys.exit(f"reduce_cpu: numexpr gives {got}, NumPy {exact}")
-        impls["numexpr sum(a*b)"] = lambda: time_calls(lambda: numexpr.evaluate("sum(a*b)", local_dict={"a": a, "b": b}),
-                                                       a_.reps)
+        impls["numexpr sum(a*b)"] = None
+    # In each round the in-process implementations take turns call by call,
+    # so that a burst of background load falls on all of them alike; the C
+    # drivers (a process each) run between them.
+    calls = {"jitc sum(a*b)": k1, "numpy.dot": lambda: np.dot(a, b),
+             "jitc 3 reductions + c = a - b": k3, "jitc c = a - b": k0}
+    if numexpr:
+        calls["numexpr sum(a*b)"] = lambda: numexpr.evaluate("sum(a*b)", local_dict={"a": a, "b": b})
     times = {k: [] for k in impls}
     for _ in range(a_.rounds):
         for name, fn in impls.items():
-            times[name] += fn()
+            if name not in calls:
+                times[name] += fn()
+        for fn in calls.values():
+            fn()
+        for _ in range(a_.reps):
+            for name, fn in calls.items():
+                t0 = time.perf_counter()
+                fn()
+                times[name].append((time.perf_counter() - t0) * 1e3)
     machine["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
     st = {k: common.stats(v) for k, v in times.items()}
     med = {k: v["median_ms"] for k, v in st.items()}

@@ -44,14 +44,6 @@ static LLVMValueRef vconst_i(Gen *G, jitc_dtype t, int64_t x) {
 static LLVMValueRef vzero(Gen *G, jitc_dtype t) {
   return LLVMConstNull(vec_type(G, t));
 }
-/* A run-time scalar broadcast to every lane. */
-static LLVMValueRef splat(Gen *G, LLVMValueRef s) {
-  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), W);
-  LLVMValueRef v = LLVMBuildInsertElement(G->B, LLVMGetPoison(vt), s,
-                                          LLVMConstInt(G->ti32, 0, 0), "");
-  return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(vt),
-                                LLVMConstNull(LLVMVectorType(G->ti32, W)), "");
-}
 
 /* Applies the --fast-math flags to a floating-point instruction: those
 ** that allow reassociation and contraction, not those that assume away NaN
@@ -62,10 +54,6 @@ static LLVMValueRef fm(Gen *G, LLVMValueRef v) {
                                 LLVMFastMathAllowReciprocal | LLVMFastMathAllowContract |
                                 LLVMFastMathApproxFunc);
   return v;
-}
-
-static LLVMValueRef icmp(Gen *G, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildICmp(G->B, p, a, b, "");
 }
 
 /* ---- operators ---- */
@@ -393,186 +381,6 @@ static LLVMValueRef gen_node(Gen *G, const Node *n) {
   unreachable();
 }
 
-/* ---- reductions ----
-**
-** Each reduction keeps W lanes (RAcc): lane k folds the elements k, k + W,
-** k + 2W, ... of the block of RB, in the order of their indices, so a
-** block's lanes depend on the block alone.  Lanes past the end of the
-** elements take the identity (or, for the indexed ones, are not updated).
-** At the block's end the lanes are combined in a fixed tree, halves first
-** (reduce.c's combine, vectorised), into one Partial. */
-
-static bool is_minmax(OpId op) {
-  return op == OP_MIN || op == OP_MAX || op == OP_ARGMIN || op == OP_ARGMAX;
-}
-static bool is_less(OpId op) { return op == OP_MIN || op == OP_ARGMIN; }
-
-/* The type of the lanes: the accumulator's (reduce_acc), bool as i1 for
-** any and all and as i8 for min, max and the arg- ones. */
-static LLVMTypeRef acc_scalar(Gen *G, const IrStmt *st) {
-  jitc_dtype in = st->value->type;
-  if (st->op == OP_ANY || st->op == OP_ALL) return G->ti1;
-  if (is_minmax(st->op) && in == JITC_BOOL) return G->ti8;
-  return scalar_type(G, reduce_acc(st->op, in));
-}
-static bool acc_float(Gen *G, const IrStmt *st) {
-  LLVMTypeRef t = acc_scalar(G, st);
-  return t == G->tf32 || t == G->tf64;
-}
-
-/* W lanes of the identity: 0, 1, true for all; for min, max and the arg-
-** ones the last value in their order (+-inf, the type's extremes), which
-** every other element comes before. */
-static LLVMValueRef acc_identity(Gen *G, const IrStmt *st) {
-  LLVMTypeRef t = acc_scalar(G, st);
-  bool fl = acc_float(G, st);
-  int64_t k = 0;
-  if (st->op == OP_PROD || st->op == OP_ALL) k = 1;
-  if (fl && is_minmax(st->op))
-    return splat_const(LLVMConstReal(t, is_less(st->op) ? INFINITY : -INFINITY));
-  if (is_minmax(st->op)) {
-    jitc_dtype in = st->value->type;
-    int64_t hi = in == JITC_BOOL ? 1 : in == JITC_INT32 ? INT32_MAX : INT64_MAX;
-    int64_t lo = in == JITC_BOOL ? 0 : in == JITC_INT32 ? INT32_MIN : INT64_MIN;
-    k = is_less(st->op) ? hi : lo;
-  }
-  return splat_const(fl ? LLVMConstReal(t, (double)k) : LLVMConstInt(t, (unsigned long long)k, 1));
-}
-
-/* Whether value x comes before value a for min/argmin (less) or max/argmax,
-** lane by lane: a NaN first of all (reduce.c's before()). */
-static LLVMValueRef before_v(Gen *G, const IrStmt *st, LLVMValueRef x, LLVMValueRef a) {
-  bool less = is_less(st->op);
-  if (!acc_float(G, st)) return icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, a);
-  /* Unordered-or-less is true for a NaN x, and a NaN a is never passed.
-  ** (One builder call per statement: the order of the instructions, which
-  ** --emit llvm shows, must not depend on the C compiler's order of
-  ** evaluating arguments.) */
-  LLVMValueRef lt = fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, a);
-  LLVMValueRef ord = fcmp(G, LLVMRealORD, a, a);
-  return LLVMBuildAnd(G->B, lt, ord, "");
-}
-
-/* The operation of an unindexed reduction on two sets of lanes. */
-static LLVMValueRef acc_op(Gen *G, const IrStmt *st, LLVMValueRef a, LLVMValueRef x) {
-  bool fl = acc_float(G, st);
-  switch (st->op) {
-  case OP_SUM: case OP_MEAN:
-    return fl ? LLVMBuildFAdd(G->B, a, x, "") : LLVMBuildAdd(G->B, a, x, ""); /* wraps */
-  case OP_PROD: return fl ? LLVMBuildFMul(G->B, a, x, "") : LLVMBuildMul(G->B, a, x, "");
-  case OP_ANY: return LLVMBuildOr(G->B, a, x, "");
-  case OP_ALL: return LLVMBuildAnd(G->B, a, x, "");
-  case OP_MIN: return intr2(G, "llvm.smin", a, x);
-  case OP_MAX: return intr2(G, "llvm.smax", a, x);
-  default: unreachable();
-  }
-}
-
-/* Folds the W elements x (the statement's value at G->i, under G->mask)
-** into R's lanes. */
-static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
-  const IrStmt *st = R->st;
-  LLVMTypeRef vt = LLVMVectorType(acc_scalar(G, st), W);
-  if (LLVMTypeOf(x) != vt) /* float32 summed in float64; bool as 0 or 1 */
-    x = acc_float(G, st) ? LLVMBuildFPExt(G->B, x, vt, "") : LLVMBuildZExt(G->B, x, vt, "");
-  if (!R->indexed) {
-    if (G->mask) x = sel(G, G->mask, x, acc_identity(G, st));
-    R->val = acc_op(G, st, R->val, x);
-    return;
-  }
-  /* The lane takes x if x comes before its value; equal values keep the
-  ** earlier element.  The lanes start at the identity, the last value of
-  ** the order, with no offset: a lane that never takes an element holds
-  ** only elements equal to the identity, and its first is the one to keep
-  ** (acc_finish).  Lanes past the end see the identity.  Selects only, no
-  ** logic on masks, which x86 code generation packs and unpacks. */
-  if (G->mask) x = sel(G, G->mask, x, acc_identity(G, st));
-  bool less = is_less(st->op);
-  LLVMValueRef off = LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
-  off = splat(G, off);
-  if (!acc_float(G, st)) {
-    LLVMValueRef take = icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, R->val);
-    R->val = sel(G, take, x, R->val);
-    R->off = sel(G, take, off, R->off);
-    return;
-  }
-  /* Unordered-or-less takes a NaN x; a lane holding a NaN keeps it. */
-  LLVMValueRef take = fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, R->val);
-  LLVMValueRef keep = isnan_v(G, R->val);
-  LLVMValueRef val = sel(G, take, x, R->val);
-  LLVMValueRef offs = sel(G, take, off, R->off);
-  R->val = sel(G, keep, R->val, val);
-  R->off = sel(G, keep, R->off, offs);
-}
-
-/* Lanes [from, from + m) of v. */
-static LLVMValueRef lanes(Gen *G, LLVMValueRef v, int from, int m) {
-  LLVMValueRef idx[W];
-  for (int k = 0; k < m; k++) idx[k] = LLVMConstInt(G->ti32, (unsigned)(from + k), 0);
-  return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, (unsigned)m), "");
-}
-
-/* R's lanes (values val, offsets off) combined into the Partial at dst,
-** for the block of len elements that starts at element G->rb. */
-static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off, LLVMValueRef len,
-                       LLVMValueRef dst) {
-  const IrStmt *st = R->st;
-  LLVMBuilderRef B = G->B;
-  LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned long long)-1, 1);
-  if (!R->indexed) {
-    for (int h = W / 2; h >= 1; h /= 2) {
-      LLVMValueRef a = lanes(G, val, 0, h);
-      LLVMValueRef b = lanes(G, val, h, h);
-      val = acc_op(G, st, a, b);
-    }
-    /* min and max of integers: the block is not empty. */
-    if (is_minmax(st->op)) idx = G->rb;
-  } else {
-    /* Each lane's element index: a lane that took none keeps its first
-    ** element (acc_update), if it has one; -1 where it has none. */
-    LLVMValueRef iota[W];
-    for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
-    LLVMValueRef first = LLVMBuildAdd(B, splat(G, G->rb), LLVMConstVector(iota, W), "");
-    LLVMValueRef vi = LLVMBuildAdd(B, first, LLVMBuildZExt(B, off, LLVMVectorType(G->ti64, W), ""), "");
-    LLVMValueRef has = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, len));
-    LLVMValueRef none = sel(G, has, first, LLVMConstAllOnes(LLVMTypeOf(vi)));
-    LLVMValueRef took = icmp(G, LLVMIntSGE, off, LLVMConstNull(LLVMTypeOf(off)));
-    LLVMValueRef vidx = sel(G, took, vi, none);
-    for (int h = W / 2; h >= 1; h /= 2) {
-      LLVMValueRef a = lanes(G, val, 0, h);
-      LLVMValueRef b = lanes(G, val, h, h);
-      LLVMValueRef ia = lanes(G, vidx, 0, h);
-      LLVMValueRef ib = lanes(G, vidx, h, h);
-      LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(ia));
-      /* reduce_combine: b when a is empty, or b is not and comes first,
-      ** or they are equal and b's element is the earlier. */
-      LLVMValueRef eq = acc_float(G, st) ? fcmp(G, LLVMRealOEQ, a, b) : icmp(G, LLVMIntEQ, a, b);
-      if (acc_float(G, st)) {
-        LLVMValueRef na = isnan_v(G, a);
-        LLVMValueRef nb = isnan_v(G, b);
-        eq = LLVMBuildOr(B, eq, LLVMBuildAnd(B, na, nb, ""), "");
-      }
-      LLVMValueRef earlier = LLVMBuildAnd(B, eq, icmp(G, LLVMIntSLT, ib, ia), "");
-      LLVMValueRef first = LLVMBuildOr(B, before_v(G, st, b, a), earlier, "");
-      LLVMValueRef empty = icmp(G, LLVMIntSLT, ia, zero);
-      LLVMValueRef has = icmp(G, LLVMIntSGE, ib, zero);
-      LLVMValueRef take = LLVMBuildOr(B, empty, LLVMBuildAnd(B, has, first, ""), "");
-      val = sel(G, take, b, a);
-      vidx = sel(G, take, ib, ia);
-    }
-    idx = LLVMBuildExtractElement(B, vidx, LLVMConstInt(G->ti32, 0, 0), "");
-  }
-  LLVMValueRef v = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, 0, 0), "");
-  if (acc_float(G, st)) {
-    if (LLVMTypeOf(v) != G->tf64) v = LLVMBuildFPExt(B, v, G->tf64, "");
-  } else {
-    v = LLVMTypeOf(v) == G->ti1 ? LLVMBuildZExt(B, v, G->ti64, "") : LLVMBuildSExt(B, v, G->ti64, "");
-  }
-  LLVMSetAlignment(LLVMBuildStore(B, v, dst), 8);
-  LLVMValueRef eight = LLVMConstInt(G->ti64, 8, 0);
-  LLVMSetAlignment(LLVMBuildStore(B, idx, LLVMBuildGEP2(B, G->ti8, dst, &eight, 1, "")), 8);
-}
-
 /* Statements [from, to) for the W elements at G->i (under G->mask when
 ** set).  Temporaries that later groups read also go to their scratch. */
 static void gen_body(Gen *G, int from, int to) {
@@ -590,7 +398,7 @@ static void gen_body(Gen *G, int from, int to) {
       continue;
     }
     if (st->kind == IR_REDUCE) {
-      acc_update(G, &G->racc[G->rnum[s]], v);
+      red_update(G, s, v);
       continue;
     }
     store_vec(G, p->arrays[st->slot].dtype, G->arr[st->slot], G->i, v);
@@ -621,9 +429,6 @@ const char cpu_gen_stamp[] = "width " STR(W) " group_cost " STR(GROUP_COST) " rb
 ** least W elements); and the largest block. */
 #define SCRATCH_BYTES (64 * 1024)
 #define MAX_BLOCK 1024
-
-/* Scratch bytes of one reduction's lanes in a split kernel (acc_move). */
-#define RSTATE (W * 8 + W * 4)
 
 /* The groups of p (gstart, as split_program gives) and, for several, the
 ** block size and each crossing temporary's offset in the scratch (scr_off,
@@ -661,34 +466,6 @@ size_t cpu_gen_scratch(const Program *p) {
   return bytes;
 }
 
-/* The running values of the reductions among statements [from, to)
-** through gen_loop's blocks, by step: 0, in the head, phis whose value from
-** `from` (the block before the loop) is the current one; 1, the value from
-** the body's end `from`; 2, in the tail, the head's phis again; 3 and 4, in
-** `done`, phis of the head's values (from the tail check) and of the
-** tail's (from its end). */
-static void acc_phis(Gen *G, int from, int to, LLVMBasicBlockRef bb, int step) {
-  for (int s = from; s < to; s++) {
-    if (G->prog->stmts[s].kind != IR_REDUCE) continue;
-    RAcc *R = &G->racc[G->rnum[s]];
-    LLVMValueRef *cur[2] = {&R->val, &R->off}, *phi[2] = {&R->pval, &R->poff};
-    for (int q = 0; q < 1 + R->indexed; q++) {
-      LLVMValueRef v = *cur[q];
-      if (step == 0 || step == 3) {
-        LLVMValueRef old = step == 0 ? v : *phi[q];
-        *phi[q] = LLVMBuildPhi(G->B, LLVMTypeOf(old), "");
-        LLVMAddIncoming(*phi[q], &old, &bb, 1);
-        if (step == 0) *cur[q] = *phi[q];
-      } else if (step == 2) {
-        *cur[q] = *phi[q];
-      } else {
-        LLVMAddIncoming(*phi[q], &v, &bb, 1);
-        if (step == 4) *cur[q] = *phi[q];
-      }
-    }
-  }
-}
-
 /* Emits from the current block the loop over [lo, hi) for statements
 ** [from, to), then appends the block `done` and leaves the builder there:
 **   loop:   for (i = lo; i + W <= hi; i += W) body(full vectors)
@@ -708,7 +485,7 @@ static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo,
 
   LLVMPositionBuilderAtEnd(B, head);
   LLVMValueRef i = LLVMBuildPhi(B, G->ti64, "i");
-  acc_phis(G, from, to, pre, 0);
+  red_phis(G, from, to, pre, 0);
   LLVMBuildCondBr(B, icmp(G, LLVMIntSLE, i, last), body, tailc);
 
   LLVMPositionBuilderAtEnd(B, body);
@@ -721,7 +498,7 @@ static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo,
   LLVMValueRef inc[2] = {lo, next};
   LLVMBasicBlockRef incb[2] = {pre, body_end};
   LLVMAddIncoming(i, inc, incb, 2);
-  acc_phis(G, from, to, body_end, 1);
+  red_phis(G, from, to, body_end, 1);
 
   LLVMPositionBuilderAtEnd(B, tailc);
   LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, i, hi), tail, done);
@@ -732,14 +509,14 @@ static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo,
   for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
   LLVMValueRef rem = LLVMBuildSub(B, hi, i, "rem");
   G->mask = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, rem));
-  acc_phis(G, from, to, NULL, 2);
+  red_phis(G, from, to, NULL, 2);
   gen_body(G, from, to);
   LLVMBasicBlockRef tail_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, done);
 
   LLVMPositionBuilderAtEnd(B, done);
-  acc_phis(G, from, to, tailc, 3);
-  acc_phis(G, from, to, tail_end, 4);
+  red_phis(G, from, to, tailc, 3);
+  red_phis(G, from, to, tail_end, 4);
 }
 
 /* A function named `name` of the kernel's parameters (begin, end, arrays,
@@ -852,83 +629,6 @@ static void step_close(Gen *G, StepLoop *L) {
 static const char *const block_names[4] = {"block", "block.run", "exit", "b"};
 static const char *const rblock_names[4] = {"rblock", "rblock.run", "rblock.exit", "rb"};
 
-/* The word in parameter slot `slot` (after the parameters: cpu.h). */
-static LLVMValueRef param_word(Gen *G, LLVMValueRef pars, int slot, LLVMTypeRef t, const char *name) {
-  LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)slot * sizeof(ParamSlot), 0);
-  return LLVMBuildLoad2(G->B, t, LLVMBuildGEP2(G->B, G->ti8, pars, &idx, 1, ""), name);
-}
-
-/* The reductions' outputs: the Partials' address and count per reduction. */
-typedef struct ROut {
-  LLVMValueRef part, nblocks;
-} ROut;
-
-static ROut rout_load(Gen *G, LLVMValueRef pars) {
-  ROut o = {NULL, NULL};
-  if (G->prog->nreduce) {
-    o.part = param_word(G, pars, G->prog->nparams + 1, G->tptr, "partials");
-    o.nblocks = param_word(G, pars, G->prog->nparams + 2, G->ti64, "nblocks");
-  }
-  return o;
-}
-
-/* Every reduction's lanes at the start of the block of RB at G->rb. */
-static void acc_start(Gen *G) {
-  for (int r = 0; r < G->prog->nreduce; r++) {
-    RAcc *R = &G->racc[r];
-    R->val = acc_identity(G, R->st);
-    R->off = R->indexed ? splat_const(LLVMConstInt(G->ti32, (unsigned long long)-1, 1)) : NULL;
-  }
-}
-
-/* At the end of the block of RB at G->rb, which ends at bend: each
-** reduction's Partial. */
-static void acc_end(Gen *G, ROut o, LLVMValueRef bend) {
-  LLVMBuilderRef B = G->B;
-  LLVMValueRef bi = LLVMBuildUDiv(B, G->rb, LLVMConstInt(G->ti64, RB, 0), "");
-  LLVMValueRef len = LLVMBuildSub(B, bend, G->rb, "");
-  for (int r = 0; r < G->prog->nreduce; r++) {
-    LLVMValueRef k = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMConstInt(G->ti64, (unsigned)r, 0), o.nblocks, ""), bi, "");
-    k = LLVMBuildMul(B, k, LLVMConstInt(G->ti64, sizeof(Partial), 0), "");
-    LLVMValueRef dst = LLVMBuildGEP2(B, G->ti8, o.part, &k, 1, "");
-    acc_finish(G, &G->racc[r], G->racc[r].val, G->racc[r].off, len, dst);
-  }
-}
-
-/* Split kernels keep the lanes of reduction r in the scratch between the
-** calls of its group: the values (bool as bytes), then the offsets. */
-static void acc_move(Gen *G, RAcc *R, bool store) {
-  LLVMBuilderRef B = G->B;
-  LLVMTypeRef st = acc_scalar(G, R->st);
-  LLVMTypeRef mt = LLVMVectorType(st == G->ti1 ? G->ti8 : st, W);
-  LLVMTypeRef ot = LLVMVectorType(G->ti32, W);
-  LLVMValueRef o0 = LLVMConstInt(G->ti64, (unsigned long long)R->scr, 0);
-  LLVMValueRef o1 = LLVMConstInt(G->ti64, (unsigned long long)R->scr + W * 8, 0);
-  LLVMValueRef pv = LLVMBuildGEP2(B, G->ti8, G->scratch, &o0, 1, "");
-  LLVMValueRef po = LLVMBuildGEP2(B, G->ti8, G->scratch, &o1, 1, "");
-  if (store) {
-    LLVMValueRef v = st == G->ti1 ? LLVMBuildZExt(B, R->val, mt, "") : R->val;
-    LLVMSetAlignment(LLVMBuildStore(B, v, pv), 64);
-    if (R->indexed) LLVMSetAlignment(LLVMBuildStore(B, R->off, po), 64);
-    return;
-  }
-  LLVMValueRef v = LLVMBuildLoad2(B, mt, pv, "");
-  LLVMSetAlignment(v, 64);
-  R->val = st == G->ti1 ? LLVMBuildTrunc(B, v, LLVMVectorType(st, W), "") : v;
-  R->off = NULL;
-  if (R->indexed) {
-    R->off = LLVMBuildLoad2(B, ot, po, "");
-    LLVMSetAlignment(R->off, 64);
-  }
-}
-
-/* Moves the state of the reductions among statements [from, to) (all: -1)
-** between their lanes and the scratch. */
-static void acc_move_all(Gen *G, int from, int to, bool store) {
-  for (int s = from < 0 ? 0 : from; s < (from < 0 ? G->prog->nstmts : to); s++)
-    if (G->prog->stmts[s].kind == IR_REDUCE) acc_move(G, &G->racc[G->rnum[s]], store);
-}
-
 /* Builds the split kernel `fname` of ng groups (gstart as split_program
 ** gives) over blocks of blk elements:
 **   fname:     scratch = the address in the slot after the parameters
@@ -955,15 +655,19 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
   LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(G->C, kfn, "entry"));
   /* The scratch's address follows the parameters (run_range). */
   LLVMValueRef scratch = LLVMConstNull(G->tptr);
-  if (scratch_bytes) scratch = param_word(G, LLVMGetParam(kfn, 3), p->nparams, G->tptr, "scratch");
-  ROut ro = rout_load(G, LLVMGetParam(kfn, 3));
+  if (scratch_bytes) {
+    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)p->nparams * sizeof(ParamSlot), 0);
+    LLVMValueRef pp = LLVMBuildGEP2(B, G->ti8, LLVMGetParam(kfn, 3), &idx, 1, "");
+    scratch = LLVMBuildLoad2(B, G->tptr, pp, "scratch");
+  }
+  if (p->nreduce) red_load_out(G, LLVMGetParam(kfn, 3));
   StepLoop RL, L;
   if (p->nreduce) {
     step_open(G, kfn, &RL, begin, end, RB, rblock_names);
     G->rb = RL.b;
     G->scratch = scratch;
-    acc_start(G);
-    acc_move_all(G, -1, 0, true);
+    red_start(G);
+    red_move(G, -1, 0, true);
     begin = RL.b;
     end = RL.bend;
   }
@@ -996,9 +700,9 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
     G->scratch = LLVMGetParam(fn, 3);
     /* The block of RB this call is in: blocks start on its multiples. */
     G->rb = LLVMBuildAnd(B, G->blk, LLVMConstInt(G->ti64, (unsigned long long)-RB, 1), "rb");
-    acc_move_all(G, gstart[g], gstart[g + 1], false);
+    red_move(G, gstart[g], gstart[g + 1], false);
     gen_loop(G, fn, gstart[g], gstart[g + 1], G->blk, LLVMGetParam(fn, 1));
-    acc_move_all(G, gstart[g], gstart[g + 1], true);
+    red_move(G, gstart[g], gstart[g + 1], true);
     LLVMBuildRetVoid(B);
     LLVMPositionBuilderAtEnd(B, at);
   }
@@ -1006,8 +710,8 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
   if (p->nreduce) {
     G->rb = RL.b;
     G->scratch = scratch;
-    acc_move_all(G, -1, 0, false);
-    acc_end(G, ro, RL.bend);
+    red_move(G, -1, 0, false);
+    red_end(G, RL.bend);
     step_close(G, &RL);
   }
   LLVMBuildRetVoid(B);
@@ -1046,13 +750,13 @@ static int gen_module(Gen *G, const char *fname) {
   if (!p->nreduce) {
     gen_loop(G, fn, 0, p->nstmts, begin, end);
   } else {
-    ROut ro = rout_load(G, LLVMGetParam(fn, 3));
+    red_load_out(G, LLVMGetParam(fn, 3));
     StepLoop RL;
     step_open(G, fn, &RL, begin, end, RB, rblock_names);
     G->rb = RL.b;
-    acc_start(G);
+    red_start(G);
     gen_loop(G, fn, 0, p->nstmts, RL.b, RL.bend);
-    acc_end(G, ro, RL.bend);
+    red_end(G, RL.bend);
     step_close(G, &RL);
   }
   LLVMBuildRetVoid(G->B);
@@ -1087,15 +791,8 @@ LLVMModuleRef cpu_gen_module(const GenTarget *gt, const Program *p, const char *
   G.scr_off = malloc(nt * sizeof *G.scr_off);
   G.racc = calloc((size_t)p->nreduce + 1, sizeof *G.racc);
   G.rnum = malloc(((size_t)p->nstmts + 1) * sizeof *G.rnum);
-  for (int s = 0, r = 0; G.racc && G.rnum && s < p->nstmts; s++) {
-    const IrStmt *st = &p->stmts[s];
-    G.rnum[s] = st->kind == IR_REDUCE ? r : -1;
-    if (st->kind != IR_REDUCE) continue;
-    G.racc[r].st = st;
-    G.racc[r++].indexed = st->op == OP_ARGMIN || st->op == OP_ARGMAX ||
-                          (is_minmax(st->op) && dtype_is_float(st->value->type));
-  }
   for (size_t t = 0; G.scr_off && t < nt; t++) G.scr_off[t] = -1;
+  if (G.racc && G.rnum) red_init(&G);
   LLVMModuleRef M = G.M;
   if (!G.arr || !G.load || !G.par || !G.tmp || !G.scr_off || !G.racc || !G.rnum ||
       gen_module(&G, fname) != 0) {
