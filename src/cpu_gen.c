@@ -3,8 +3,8 @@
 ** (check.c) becomes one LLVM module holding the kernel (KernelFn in
 ** jitc_int.h), a loop over the elements [begin, end).  Pure: it builds IR
 ** and nothing else; building and running are cpu_build.c and cpu_run.c,
-** the math functions cpu_math.c (cpu.h).  Start at cpu_gen_module() at the
-** end, then gen_loop() and gen_op().
+** the math functions cpu_math.c, the reductions' lanes cpu_reduce.c (cpu.h).
+** Start at cpu_gen_module() at the end, then gen_loop() and gen_op().
 **
 ** This file vectorises the loop itself: every value of the program is a
 ** vector of W elements, and one iteration does W elements with plain vector

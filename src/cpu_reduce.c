@@ -6,8 +6,8 @@
 **
 ** Each reduction keeps W lanes (RAcc): lane k folds the elements k, k + W,
 ** k + 2W, ... of the block of RB, in the order of their indices, so a
-** block's lanes depend on the block alone.  Lanes past the end of the
-** elements take the identity (or, for the indexed ones, are not updated).
+** block's lanes depend on the block alone (the thread count never changes
+** it).  Lanes past the end of the elements see the identity.
 ** At the block's end the lanes are combined in a fixed tree, halves first
 ** (reduce.c's combine, vectorised), into one Partial.
 */
