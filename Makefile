@@ -158,6 +158,14 @@ clean:
 bench: $(BUILD)/libjitc_int.a
 	BUILD=$(BUILD) FULL=$(FULL) QUICK=$(QUICK) LLVM_LIBS="$(LLVM_LIBS)" LDLIBS="$(LDLIBS)" sh bench/run.sh
 
+# Reductions on the cpu target (bench/reduce_cpu.py): s = sum(a*b) against the
+# copy limit, the C loop, numpy.dot and numexpr, and three reductions plus an
+# output against the output alone; bench/results/reduce_cpu.*.
+bench-reduce: all $(BUILD)/libjitc_int.a
+	BUILD=$(BUILD) BUILD_ONLY=1 LLVM_LIBS="$(LLVM_LIBS)" LDLIBS="$(LDLIBS)" sh bench/run.sh
+	BUILD=$(BUILD) python3 bench/reduce_cpu.py --build $(BUILD)
+	python3 bench/docs.py
+
 bench-gpu:
 	sh bench/gpu.sh
 
@@ -167,7 +175,7 @@ bench-compile: $(BUILD)/jitc
 	python3 bench/compile_time.py --jitc $(BUILD)/jitc --out bench/results/compile_time.md
 	python3 bench/docs.py
 
-.PHONY: bench bench-gpu bench-compile
+.PHONY: bench bench-gpu bench-compile bench-reduce
 
 # Reliability (docs/RELIABILITY.md).  `make fuzz` builds the libFuzzer target
 # tests/fuzz/fuzz_jitc.c with clang in build-fuzz/ and fuzzes the front end and

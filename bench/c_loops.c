@@ -68,6 +68,23 @@ static void c_polar_f32(int64_t n, void **p, double alpha) {
               s[i] = y[i] / h;);
 }
 
+/* The reductions' baseline (bench/reduce_cpu.py): s = sum(a*b), float32
+** products summed in double, as jitc's float32 sum is; the result goes to a
+** sink so the loop is not dropped. */
+volatile double reduce_sink;
+static void c_dot_f32(int64_t n, void **p, double alpha) {
+  const float *a = p[0], *b = p[1];
+  double s = 0;
+  if (n < PAR_MIN) {
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; i++) s += (double)(a[i] * b[i]);
+  } else {
+#pragma omp parallel for simd schedule(static) reduction(+ : s)
+    for (int64_t i = 0; i < n; i++) s += (double)(a[i] * b[i]);
+  }
+  reduce_sink = s;
+}
+
 /* Arrays in the order the loop takes them: inputs first, named as in the
 ** jitc program, the last `inplace` of them updated in place; outputs after.
 ** All have `dtype`. */
@@ -89,6 +106,7 @@ static const Loop loops[] = {
     {"axpy_f32", c_axpy_f32, {"x", "y"}, {NULL}, 1, JITC_FLOAT32},
     {"leaky_f32", c_leaky_f32, {"a"}, {"out"}, 0, JITC_FLOAT32},
     {"polar_f32", c_polar_f32, {"x", "y"}, {"r", "c", "s"}, 0, JITC_FLOAT32},
+    {"dot_f32", c_dot_f32, {"a", "b"}, {NULL}, 0, JITC_FLOAT32},
 };
 
 /* The stream kernels: reads, in-place updates and writes of the same
@@ -113,6 +131,14 @@ static const Loop loops[] = {
       const T *x = p[0];                                                         \
       T *y = p[1];                                                               \
       ELEMENTWISE(n, i, y[i] = x[i] - y[i];);                                    \
+      return 0;                                                                  \
+    }                                                                            \
+    case 200: { /* s = f(a, b) summed: read only, as a reduction */              \
+      const T *a = p[0], *b = p[1];                                              \
+      T s = 0;                                                                   \
+      _Pragma("omp parallel for simd schedule(static) reduction(+ : s)")         \
+      for (int64_t i = 0; i < n; i++) s += a[i] - b[i];                         \
+      reduce_sink = (double)s;                                                   \
       return 0;                                                                  \
     }                                                                            \
     case 203: { /* r, c, s = f(x, y) */                                          \
@@ -193,6 +219,7 @@ static int stream_check(const Loop *l, int64_t n, void *const *orig, void *const
     bool ok;
     switch (nr * 100 + l->inplace * 10 + nw) {
     case 10: ok = AT(p[0], i) == -AT(orig[0], i); break;
+    case 200: ok = AT(p[0], i) == AT(orig[0], i) && AT(p[1], i) == AT(orig[1], i); break;
     case 101: ok = AT(p[1], i) == AT(orig[0], i); break;
     case 110: ok = AT(p[1], i) == (f ? (double)(float)(AT(orig[0], i) - AT(orig[1], i))
                                      : AT(orig[0], i) - AT(orig[1], i)); break;

@@ -51,6 +51,9 @@ $BENCH_CC -fopenmp -o "$BUILD/bench/c_loops" "$BUILD/bench/c_loops.o" "$BUILD/be
 ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
   -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c $CLI_OBJS "$BUILD/libjitc_int.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
 
+# BUILD_ONLY=1: the peers and the drivers, for bench/reduce_cpu.py.
+if [ -n "${BUILD_ONLY:-}" ] && [ "$BUILD_ONLY" != 0 ]; then exit 0; fi
+
 ARGS=""
 [ -n "$FULL" ] && [ "$FULL" != 0 ] && ARGS="$ARGS --full"
 [ -n "$QUICK" ] && [ "$QUICK" != 0 ] && ARGS="$ARGS --quick"

@@ -1,10 +1,12 @@
 /*
 ** cpu.h -- the interface between the files of the cpu target, included by
-** them alone.  The target is four files, one idea each, read in this order:
+** them alone.  The target is five files, one idea each, read in this order:
 **
 **   cpu_gen.c    generation: typed IR -> LLVM IR (the Gen builder, the
 **                operators, the vector loop, split groups).  Pure: it knows
 **                no context, JIT, cache, environment or thread.
+**   cpu_reduce.c the reductions of that IR: the lanes each keeps in the
+**                loop, and the partial result of each block.  Equally pure.
 **   cpu_math.c   the math functions of that IR: which vector library (or
 **                libm) computes each, and the fixes at the ends of ranges.
 **                Part of generation, equally pure.
@@ -21,6 +23,15 @@
 /* Elements per loop iteration.  16 fills a 512-bit register with float32
 ** and two with float64; narrower hosts split the vectors in legalisation. */
 #define W 16
+
+/* Reductions: the elements are cut into blocks of RB, fixed by the element
+** count alone (chunks of threads begin on multiples of RB), and each block
+** gives one Partial (reduce.c) per reduction, so the thread count never
+** changes a result.  A power of two and a multiple of W.  Chosen by
+** measurement (docs/PERFORMANCE.md, "Reductions"): a larger block spends
+** less on each block's reduction across lanes, a smaller one balances the
+** threads better. */
+#define RB 4096
 
 /* ---- cpu_gen.c and cpu_math.c: generation ---- */
 
@@ -55,6 +66,18 @@ typedef struct GenTarget {
 LLVMModuleRef cpu_gen_module(const GenTarget *gt, const Program *p, const char *fname,
                              LLVMContextRef *C);
 
+/* A reduction's running state in the kernel: W lanes, lane k taking the
+** elements k, k + W, ... of the block. */
+typedef struct RAcc {
+  const IrStmt *st;
+  bool indexed;            /* keeps the offset of each lane's element: argmin,
+                              argmax, and float min/max (ties of 0.0 and -0.0,
+                              NaN payloads: the first element wins) */
+  int64_t scr;             /* split kernels: its state's offset in the scratch */
+  LLVMValueRef val, off;   /* the lanes' values and offsets in the block (-1: none) */
+  LLVMValueRef pval, poff; /* their phis in the loop's head */
+} RAcc;
+
 /* The generator's state, shared by cpu_gen.c and cpu_math.c. */
 typedef struct Gen {
   const GenTarget *gt;
@@ -72,6 +95,10 @@ typedef struct Gen {
   LLVMValueRef scratch, blk; /* split kernels: the scratch, the block's first element */
   LLVMValueRef i;      /* index of the first element of the iteration */
   LLVMValueRef mask;   /* lanes in range, or NULL for a full iteration */
+  RAcc *racc;          /* per reduction, in statement order */
+  int *rnum;           /* per statement: its reduction's number, or -1 */
+  LLVMValueRef rb;     /* the first element of the current block of RB */
+  LLVMValueRef part, nblocks; /* the Partials and their count per reduction */
 } Gen;
 
 /* Small builders of W-lane values, for both generation files. */
@@ -121,6 +148,36 @@ static inline LLVMValueRef sel(Gen *G, LLVMValueRef c, LLVMValueRef a, LLVMValue
   return LLVMBuildSelect(G->B, c, a, b, "");
 }
 static inline LLVMValueRef isnan_v(Gen *G, LLVMValueRef a) { return fcmp(G, LLVMRealUNO, a, a); }
+static inline LLVMValueRef icmp(Gen *G, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildICmp(G->B, p, a, b, "");
+}
+/* A run-time scalar broadcast to every lane. */
+static inline LLVMValueRef splat(Gen *G, LLVMValueRef s) {
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), W);
+  LLVMValueRef v = LLVMBuildInsertElement(G->B, LLVMGetPoison(vt), s,
+                                          LLVMConstInt(G->ti32, 0, 0), "");
+  return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(vt),
+                                LLVMConstNull(LLVMVectorType(G->ti32, W)), "");
+}
+
+/* cpu_reduce.c: the reductions' lanes, which cpu_gen.c's loops carry.
+** red_init fills G->racc and G->rnum; red_load_out loads the Partials'
+** address and count (G->part, G->nblocks) from the parameter slots;
+** red_start sets every reduction's lanes to the identity at the start of
+** the block of RB at G->rb, and red_end writes their Partials at its end
+** (bend); red_update folds statement s's value at G->i into its lanes;
+** red_phis carries the lanes of statements [from, to) through gen_loop's
+** blocks; red_move moves them between the lanes and a split kernel's
+** scratch (from < 0: all reductions). */
+void red_init(Gen *G);
+void red_load_out(Gen *G, LLVMValueRef pars);
+void red_start(Gen *G);
+void red_end(Gen *G, LLVMValueRef bend);
+void red_update(Gen *G, int s, LLVMValueRef x);
+void red_phis(Gen *G, int from, int to, LLVMBasicBlockRef bb, int step);
+void red_move(Gen *G, int from, int to, bool store);
+/* Scratch bytes of one reduction's lanes in a split kernel (red_move). */
+#define RSTATE (W * 8 + W * 4)
 
 /* cpu_math.c: float function op (a row of ops.h with a libm name) on the
 ** nargs vectors args of type t, from the library chosen for the machine,
@@ -134,10 +191,17 @@ LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
 ** for the cache key: the constants and the build of each file. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
-extern const char cpu_gen_stamp[], cpu_math_stamp[];
+extern const char cpu_gen_stamp[], cpu_math_stamp[], cpu_reduce_stamp[];
 
 /* The scratch bytes a call of p's kernel needs (0: none; SIZE_MAX: out of
-** memory): a split kernel keeps there the temporaries that cross groups. */
+** memory): a split kernel keeps there the temporaries that cross groups,
+** and the state of its reductions.
+**
+** A kernel with scratch or reductions finds, after its nparams parameter
+** slots: the scratch's address (slot nparams), then for reductions the
+** address of the Partials (nparams + 1) and their count per reduction, the
+** number of blocks (nparams + 2).  Block b of reduction r writes Partial
+** r * nblocks + b. */
 size_t cpu_gen_scratch(const Program *p);
 
 /* ---- cpu_build.c: building ---- */

@@ -3,8 +3,8 @@
 ** (check.c) becomes one LLVM module holding the kernel (KernelFn in
 ** jitc_int.h), a loop over the elements [begin, end).  Pure: it builds IR
 ** and nothing else; building and running are cpu_build.c and cpu_run.c,
-** the math functions cpu_math.c (cpu.h).  Start at cpu_gen_module() at the
-** end, then gen_loop() and gen_op().
+** the math functions cpu_math.c, the reductions' lanes cpu_reduce.c (cpu.h).
+** Start at cpu_gen_module() at the end, then gen_loop() and gen_op().
 **
 ** This file vectorises the loop itself: every value of the program is a
 ** vector of W elements, and one iteration does W elements with plain vector
@@ -44,14 +44,6 @@ static LLVMValueRef vconst_i(Gen *G, jitc_dtype t, int64_t x) {
 static LLVMValueRef vzero(Gen *G, jitc_dtype t) {
   return LLVMConstNull(vec_type(G, t));
 }
-/* A run-time scalar broadcast to every lane. */
-static LLVMValueRef splat(Gen *G, LLVMValueRef s) {
-  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), W);
-  LLVMValueRef v = LLVMBuildInsertElement(G->B, LLVMGetPoison(vt), s,
-                                          LLVMConstInt(G->ti32, 0, 0), "");
-  return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(vt),
-                                LLVMConstNull(LLVMVectorType(G->ti32, W)), "");
-}
 
 /* Applies the --fast-math flags to a floating-point instruction: those
 ** that allow reassociation and contraction, not those that assume away NaN
@@ -62,10 +54,6 @@ static LLVMValueRef fm(Gen *G, LLVMValueRef v) {
                                 LLVMFastMathAllowReciprocal | LLVMFastMathAllowContract |
                                 LLVMFastMathApproxFunc);
   return v;
-}
-
-static LLVMValueRef icmp(Gen *G, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildICmp(G->B, p, a, b, "");
 }
 
 /* ---- operators ---- */
@@ -409,6 +397,10 @@ static void gen_body(Gen *G, int from, int to) {
                   LLVMBuildSub(G->B, G->i, G->blk, ""), v);
       continue;
     }
+    if (st->kind == IR_REDUCE) {
+      red_update(G, s, v);
+      continue;
+    }
     store_vec(G, p->arrays[st->slot].dtype, G->arr[st->slot], G->i, v);
   }
 }
@@ -431,7 +423,7 @@ static void gen_body(Gen *G, int from, int to) {
 #define GROUP_COST 256
 
 /* In the cache key (cpu_build.c): what changes the code generated. */
-const char cpu_gen_stamp[] = "width " STR(W) " group_cost " STR(GROUP_COST)
+const char cpu_gen_stamp[] = "width " STR(W) " group_cost " STR(GROUP_COST) " rb " STR(RB)
                              " built " __DATE__ " " __TIME__;
 /* Scratch per call: the block is made no larger than fits this (but at
 ** least W elements); and the largest block. */
@@ -440,9 +432,11 @@ const char cpu_gen_stamp[] = "width " STR(W) " group_cost " STR(GROUP_COST)
 
 /* The groups of p (gstart, as split_program gives) and, for several, the
 ** block size and each crossing temporary's offset in the scratch (scr_off,
-** -1 for the others).  Returns the number of groups (-1: out of memory) and
-** the scratch bytes a call needs in *bytes. */
-static int plan_groups(const Program *p, int *gstart, int *blk, int64_t *scr_off, size_t *bytes) {
+** -1 for the others), then the reductions' lanes from *rstate on.  Returns
+** the number of groups (-1: out of memory) and the scratch bytes a call
+** needs in *bytes. */
+static int plan_groups(const Program *p, int *gstart, int *blk, int64_t *scr_off, size_t *bytes,
+                       size_t *rstate) {
   bool *cross = calloc((size_t)p->ntemps + 1, sizeof(bool));
   size_t per_elem = 0;
   int ng = cross ? split_program(p, GROUP_COST, gstart, cross, &per_elem) : -1;
@@ -455,6 +449,8 @@ static int plan_groups(const Program *p, int *gstart, int *blk, int64_t *scr_off
       *bytes += jitc_dtype_size(p->temps[t]) * (size_t)*blk;
       *bytes = (*bytes + 63) / 64 * 64;
     }
+  *rstate = *bytes;
+  if (ng > 1) *bytes += (size_t)p->nreduce * RSTATE;
   free(cross);
   return ng;
 }
@@ -463,8 +459,8 @@ size_t cpu_gen_scratch(const Program *p) {
   int *gstart = malloc(sizeof(int) * ((size_t)p->nstmts + 2));
   int64_t *off = malloc(sizeof(int64_t) * ((size_t)p->ntemps + 1));
   int blk;
-  size_t bytes = SIZE_MAX;
-  if (gstart && off && plan_groups(p, gstart, &blk, off, &bytes) < 0) bytes = SIZE_MAX;
+  size_t bytes = SIZE_MAX, rstate;
+  if (gstart && off && plan_groups(p, gstart, &blk, off, &bytes, &rstate) < 0) bytes = SIZE_MAX;
   free(gstart);
   free(off);
   return bytes;
@@ -489,6 +485,7 @@ static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo,
 
   LLVMPositionBuilderAtEnd(B, head);
   LLVMValueRef i = LLVMBuildPhi(B, G->ti64, "i");
+  red_phis(G, from, to, pre, 0);
   LLVMBuildCondBr(B, icmp(G, LLVMIntSLE, i, last), body, tailc);
 
   LLVMPositionBuilderAtEnd(B, body);
@@ -501,6 +498,7 @@ static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo,
   LLVMValueRef inc[2] = {lo, next};
   LLVMBasicBlockRef incb[2] = {pre, body_end};
   LLVMAddIncoming(i, inc, incb, 2);
+  red_phis(G, from, to, body_end, 1);
 
   LLVMPositionBuilderAtEnd(B, tailc);
   LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, i, hi), tail, done);
@@ -511,10 +509,14 @@ static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo,
   for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
   LLVMValueRef rem = LLVMBuildSub(B, hi, i, "rem");
   G->mask = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, rem));
+  red_phis(G, from, to, NULL, 2);
   gen_body(G, from, to);
+  LLVMBasicBlockRef tail_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, done);
 
   LLVMPositionBuilderAtEnd(B, done);
+  red_phis(G, from, to, tailc, 3);
+  red_phis(G, from, to, tail_end, 4);
 }
 
 /* A function named `name` of the kernel's parameters (begin, end, arrays,
@@ -587,13 +589,57 @@ static void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stam
   }
 }
 
+/* A loop over [lo, hi) in steps of `step` elements, opened and closed
+** around its body:
+**   head:  b = phi(lo, bend); if (b < hi) run else exit
+**   run:   bend = hi - b > step ? b + step : hi (no overflow); the body */
+typedef struct StepLoop {
+  LLVMBasicBlockRef pre, head, exit;
+  LLVMValueRef lo, b, bend;
+} StepLoop;
+
+static void step_open(Gen *G, LLVMValueRef fn, StepLoop *L, LLVMValueRef lo, LLVMValueRef hi,
+                      int64_t step, const char *const names[4]) {
+  LLVMBuilderRef B = G->B;
+  L->pre = LLVMGetInsertBlock(B);
+  L->lo = lo;
+  L->head = LLVMAppendBasicBlockInContext(G->C, fn, names[0]);
+  LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(G->C, fn, names[1]);
+  L->exit = LLVMAppendBasicBlockInContext(G->C, fn, names[2]);
+  LLVMBuildBr(B, L->head);
+  LLVMPositionBuilderAtEnd(B, L->head);
+  L->b = LLVMBuildPhi(B, G->ti64, names[3]);
+  LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, L->b, hi), run, L->exit);
+  LLVMPositionBuilderAtEnd(B, run);
+  LLVMValueRef k = LLVMConstInt(G->ti64, (unsigned long long)step, 0);
+  LLVMValueRef more = icmp(G, LLVMIntSGT, LLVMBuildSub(B, hi, L->b, ""), k);
+  L->bend = sel(G, more, LLVMBuildAdd(B, L->b, k, ""), hi);
+}
+
+/* Closes L from the current block and leaves the builder at its exit. */
+static void step_close(Gen *G, StepLoop *L) {
+  LLVMBasicBlockRef last = LLVMGetInsertBlock(G->B);
+  LLVMBuildBr(G->B, L->head);
+  LLVMValueRef inc[2] = {L->lo, L->bend};
+  LLVMBasicBlockRef incb[2] = {L->pre, last};
+  LLVMAddIncoming(L->b, inc, incb, 2);
+  LLVMPositionBuilderAtEnd(G->B, L->exit);
+}
+
+static const char *const block_names[4] = {"block", "block.run", "exit", "b"};
+static const char *const rblock_names[4] = {"rblock", "rblock.run", "rblock.exit", "rb"};
+
 /* Builds the split kernel `fname` of ng groups (gstart as split_program
 ** gives) over blocks of blk elements:
 **   fname:     scratch = the address in the slot after the parameters
 **              for (b = begin; b < end; b += blk)
 **                for each group g: fname.gG(b, min(b + blk, end), params, scratch,
 **                                          the group's arrays...)
-**   fname.gG:  the group's parameters, then gen_loop. */
+**   fname.gG:  the group's parameters, then gen_loop.
+** With reductions, the loop over blocks of blk runs within each block of
+** RB (blk is a multiple of W, so every lane keeps its elements): the kernel puts the lanes' identity in the scratch
+** before, each group takes its reductions' lanes from there and puts them
+** back, and the kernel writes the Partials after. */
 static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int blk,
                      size_t scratch_bytes) {
   const Program *p = G->prog;
@@ -606,11 +652,7 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
   int rc = -1;
   if (!arr_used || !par_used || !slots || !args || !kfn) goto out;
   LLVMValueRef begin = LLVMGetParam(kfn, 0), end = LLVMGetParam(kfn, 1);
-  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(G->C, kfn, "entry");
-  LLVMBasicBlockRef outer = LLVMAppendBasicBlockInContext(G->C, kfn, "block");
-  LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(G->C, kfn, "block.run");
-  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(G->C, kfn, "exit");
-  LLVMPositionBuilderAtEnd(B, entry);
+  LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(G->C, kfn, "entry"));
   /* The scratch's address follows the parameters (run_range). */
   LLVMValueRef scratch = LLVMConstNull(G->tptr);
   if (scratch_bytes) {
@@ -618,15 +660,18 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
     LLVMValueRef pp = LLVMBuildGEP2(B, G->ti8, LLVMGetParam(kfn, 3), &idx, 1, "");
     scratch = LLVMBuildLoad2(B, G->tptr, pp, "scratch");
   }
-  LLVMBuildBr(B, outer);
-  LLVMPositionBuilderAtEnd(B, outer);
-  LLVMValueRef b = LLVMBuildPhi(B, G->ti64, "b");
-  LLVMBuildCondBr(B, icmp(G, LLVMIntSLT, b, end), run, exit);
-  LLVMPositionBuilderAtEnd(B, run);
-  /* bend = end - b > blk ? b + blk : end, without overflow. */
-  LLVMValueRef kblk = LLVMConstInt(G->ti64, (unsigned)blk, 0);
-  LLVMValueRef bend = sel(G, icmp(G, LLVMIntSGT, LLVMBuildSub(B, end, b, ""), kblk),
-                          LLVMBuildAdd(B, b, kblk, ""), end);
+  if (p->nreduce) red_load_out(G, LLVMGetParam(kfn, 3));
+  StepLoop RL, L;
+  if (p->nreduce) {
+    step_open(G, kfn, &RL, begin, end, RB, rblock_names);
+    G->rb = RL.b;
+    G->scratch = scratch;
+    red_start(G);
+    red_move(G, -1, 0, true);
+    begin = RL.b;
+    end = RL.bend;
+  }
+  step_open(G, kfn, &L, begin, end, blk, block_names);
   for (int g = 0; g < ng; g++) {
     int stamp = g + 1, n = 0;
     for (int s = gstart[g]; s < gstart[g + 1]; s++) {
@@ -636,8 +681,8 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
     for (int s = 0; s < p->narrays; s++)
       if (arr_used[s] == stamp) slots[n++] = s;
     /* The call, in the kernel's loop. */
-    args[0] = b;
-    args[1] = bend;
+    args[0] = L.b;
+    args[1] = L.bend;
     args[2] = LLVMGetParam(kfn, 3);
     args[3] = scratch;
     for (int k = 0; k < n; k++) args[4 + k] = load_array_ptr(G, LLVMGetParam(kfn, 2), slots[k]);
@@ -653,15 +698,22 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
     load_params(G, LLVMGetParam(fn, 2), par_used, stamp);
     G->blk = LLVMGetParam(fn, 0);
     G->scratch = LLVMGetParam(fn, 3);
+    /* The block of RB this call is in: blocks start on its multiples. */
+    G->rb = LLVMBuildAnd(B, G->blk, LLVMConstInt(G->ti64, (unsigned long long)-RB, 1), "rb");
+    red_move(G, gstart[g], gstart[g + 1], false);
     gen_loop(G, fn, gstart[g], gstart[g + 1], G->blk, LLVMGetParam(fn, 1));
+    red_move(G, gstart[g], gstart[g + 1], true);
     LLVMBuildRetVoid(B);
     LLVMPositionBuilderAtEnd(B, at);
   }
-  LLVMBuildBr(B, outer);
-  LLVMValueRef inc[2] = {begin, bend};
-  LLVMBasicBlockRef incb[2] = {entry, run};
-  LLVMAddIncoming(b, inc, incb, 2);
-  LLVMPositionBuilderAtEnd(B, exit);
+  step_close(G, &L);
+  if (p->nreduce) {
+    G->rb = RL.b;
+    G->scratch = scratch;
+    red_move(G, -1, 0, false);
+    red_end(G, RL.bend);
+    step_close(G, &RL);
+  }
   LLVMBuildRetVoid(B);
   rc = 0;
 out:
@@ -674,15 +726,17 @@ out:
 
 /* Builds module M with the kernel `fname`: one function whose entry block
 ** loads the array pointers and the parameters, then one loop (gen_loop)
-** over [begin, end); or, for a program of several groups, gen_split. */
+** over [begin, end), within a loop over the blocks of RB when there are
+** reductions; or, for a program of several groups, gen_split. */
 static int gen_module(Gen *G, const char *fname) {
   const Program *p = G->prog;
   int *gstart = malloc(sizeof(int) * (size_t)(p->nstmts + 2));
   int rc = -1, blk;
-  size_t bytes;
+  size_t bytes, rstate;
   if (!gstart) goto out;
-  int ng = plan_groups(p, gstart, &blk, G->scr_off, &bytes);
+  int ng = plan_groups(p, gstart, &blk, G->scr_off, &bytes, &rstate);
   if (ng < 0) goto out;
+  for (int r = 0; r < p->nreduce; r++) G->racc[r].scr = (int64_t)(rstate + (size_t)r * RSTATE);
   if (ng > 1) {
     rc = gen_split(G, fname, gstart, ng, blk, bytes);
     goto out;
@@ -692,7 +746,19 @@ static int gen_module(Gen *G, const char *fname) {
   LLVMPositionBuilderAtEnd(G->B, LLVMAppendBasicBlockInContext(G->C, fn, "entry"));
   for (int s = 0; s < p->narrays; s++) G->arr[s] = load_array_ptr(G, LLVMGetParam(fn, 2), s);
   load_params(G, LLVMGetParam(fn, 3), NULL, 0);
-  gen_loop(G, fn, 0, p->nstmts, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1));
+  LLVMValueRef begin = LLVMGetParam(fn, 0), end = LLVMGetParam(fn, 1);
+  if (!p->nreduce) {
+    gen_loop(G, fn, 0, p->nstmts, begin, end);
+  } else {
+    red_load_out(G, LLVMGetParam(fn, 3));
+    StepLoop RL;
+    step_open(G, fn, &RL, begin, end, RB, rblock_names);
+    G->rb = RL.b;
+    red_start(G);
+    gen_loop(G, fn, 0, p->nstmts, RL.b, RL.bend);
+    red_end(G, RL.bend);
+    step_close(G, &RL);
+  }
   LLVMBuildRetVoid(G->B);
   rc = 0;
 out:
@@ -723,9 +789,13 @@ LLVMModuleRef cpu_gen_module(const GenTarget *gt, const Program *p, const char *
   G.par = calloc(np, sizeof *G.par);
   G.tmp = calloc(nt, sizeof *G.tmp);
   G.scr_off = malloc(nt * sizeof *G.scr_off);
+  G.racc = calloc((size_t)p->nreduce + 1, sizeof *G.racc);
+  G.rnum = malloc(((size_t)p->nstmts + 1) * sizeof *G.rnum);
   for (size_t t = 0; G.scr_off && t < nt; t++) G.scr_off[t] = -1;
+  if (G.racc && G.rnum) red_init(&G);
   LLVMModuleRef M = G.M;
-  if (!G.arr || !G.load || !G.par || !G.tmp || !G.scr_off || gen_module(&G, fname) != 0) {
+  if (!G.arr || !G.load || !G.par || !G.tmp || !G.scr_off || !G.racc || !G.rnum ||
+      gen_module(&G, fname) != 0) {
     LLVMDisposeModule(M);
     M = NULL;
   } else {
@@ -752,6 +822,8 @@ LLVMModuleRef cpu_gen_module(const GenTarget *gt, const Program *p, const char *
   free(G.par);
   free(G.tmp);
   free(G.scr_off);
+  free(G.racc);
+  free(G.rnum);
   return M;
 }
 

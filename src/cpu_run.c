@@ -6,7 +6,8 @@
 ** vector libraries and the JIT) and a pool of worker threads
 ** (runtime/pool.c), made on the first run that can use more than one
 ** thread.  A run cuts [0, n) into one chunk per thread, on multiples of
-** CHUNK_ALIGN elements, and calls the kernel on each chunk.  jitc.h
+** CHUNK_ALIGN elements (RB with reductions), and calls the kernel on each
+** chunk; the reductions' Partials of the blocks are then combined here.  jitc.h
 ** promises that a context is used by one thread at a time, so nothing here
 ** takes a lock.
 */
@@ -106,19 +107,22 @@ typedef struct Job {
   const ParamSlot *params;
   int nparams;
   size_t scratch;   /* see CpuKernel */
+  Partial *part;    /* reductions: nblocks Partials per reduction (cpu.h) */
+  int64_t nblocks;
   atomic_bool oom;  /* a call could not allocate its scratch */
 } Job;
 
 /* One thread's chunk [begin, end): the pool's callback. */
 static void run_range(void *arg, int64_t begin, int64_t end) {
   Job *j = arg;
-  if (!j->scratch) {
+  if (!j->scratch && !j->part) {
     j->fn(begin, end, j->arrays, j->params);
     return;
   }
-  /* A split kernel: a copy of the parameters, then a slot with the address
-  ** of this call's scratch, then the scratch (64-byte aligned). */
-  size_t head = ((size_t)j->nparams + 1) * sizeof(ParamSlot);
+  /* A split kernel or one with reductions: a copy of the parameters, then
+  ** the slots of cpu.h (the address of this call's scratch, the Partials
+  ** and their count), then the scratch (64-byte aligned). */
+  size_t head = ((size_t)j->nparams + 3) * sizeof(ParamSlot);
   head = (head + 63) / 64 * 64;
   unsigned char *mem = aligned_alloc(64, head + (j->scratch + 63) / 64 * 64);
   if (!mem) {
@@ -127,7 +131,9 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
   }
   ParamSlot *ps = (ParamSlot *)mem;
   if (j->nparams) memcpy(ps, j->params, (size_t)j->nparams * sizeof *ps);
-  ps[j->nparams].bits = (uint64_t)(uintptr_t)(mem + head);
+  ps[j->nparams].bits = j->scratch ? (uint64_t)(uintptr_t)(mem + head) : 0;
+  ps[j->nparams + 1].bits = (uint64_t)(uintptr_t)j->part;
+  ps[j->nparams + 2].i64 = j->nblocks;
   j->fn(begin, end, j->arrays, ps);
   free(mem);
 }
@@ -145,8 +151,18 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     int cores = host_ncores();
     st->pool = pool_new(threads > cores ? threads : cores);
   }
-  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, false};
-  if (n > 0) pool_run(st->pool, threads, n, CHUNK_ALIGN, run_range, &job);
+  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false};
+  int nreduce = k->prog->nreduce;
+  if (nreduce && n > 0) {
+    /* A Partial per block of RB per reduction; the chunks of threads start
+    ** on blocks, so no block depends on the thread count. */
+    job.nblocks = (n - 1) / RB + 1;
+    job.part = malloc((size_t)job.nblocks * (size_t)nreduce * sizeof(Partial));
+    if (!job.part) return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
+  }
+  if (n > 0) pool_run(st->pool, threads, n, job.part ? RB : CHUNK_ALIGN, run_range, &job);
+  if (!atomic_load(&job.oom) && nreduce) reduce_results(k->prog, n, job.part, job.nblocks, arrays);
+  free(job.part);
   if (info) info->run_ms = now_ms() - t0;
   if (atomic_load(&job.oom))
     return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the kernel's scratch");
@@ -163,4 +179,5 @@ const Target target_cpu = {
   .emit = cpu_emit,
   .release = cpu_release,
   .shutdown = cpu_shutdown,
+  .reduces = true,
 };

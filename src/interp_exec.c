@@ -111,26 +111,11 @@ static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
   return true;
 }
 
-/* The results of the reductions: block b's partial of reduction r is
-** part[r * nblocks + b]; they are combined in reduce.c's fixed tree. */
-static void finish_reductions(const Plan *p, const Program *prog, int64_t n, void *const *arrays,
-                              Partial *part, int64_t nblocks) {
-  int r = 0;
-  for (int s = 0; s < prog->nstmts; s++) {
-    const IrStmt *st = &prog->stmts[s];
-    if (st->kind != IR_REDUCE) continue;
-    jitc_dtype in = st->value->type;
-    Partial acc = reduce_tree(st->op, in, part ? part + r * nblocks : NULL, nblocks);
-    reduce_finish(st->op, in, acc, n, arrays[p->rslot[r]]);
-    r++;
-  }
-}
-
 /* Runs p over [0, n), in blocks of p->blk elements. */
 jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, int64_t n,
                         void *const *arrays, const ParamSlot *params) {
   if (n <= 0 || p->nins == 0) {
-    finish_reductions(p, prog, 0, arrays, NULL, 0);
+    reduce_results(prog, 0, NULL, 0, arrays);
     return JITC_OK;
   }
   RunState rs = {.p = p, .arrays = arrays};
@@ -164,7 +149,7 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
       break;
     }
   }
-  if (!st) finish_reductions(p, prog, n, arrays, rs.part, nblocks);
+  if (!st) reduce_results(prog, n, rs.part, nblocks, arrays);
   free(rs.part);
   free(raw);
   return st;

@@ -421,6 +421,11 @@ Partial reduce_tree(OpId op, jitc_dtype in, const Partial *p, int64_t np);
 /* Writes the result of acc, the reduction of n elements, as one element of
 ** type reduce_result(op, ...) at out (mean divides by n). */
 void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out);
+/* Every reduction of p, in statement order r = 0, 1, ...: its partials
+** part[r * nblocks ..][0..nblocks) combined and finished into its result
+** array (arrays[slot]); part NULL: the identity, for n == 0. */
+void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nblocks,
+                    void *const *arrays);
 
 /* split.c: cuts the statements into groups of about `budget` nodes each:
 ** group g is statements [start[g], start[g + 1]) (start has nstmts + 2

@@ -186,3 +186,16 @@ void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out) {
   default: unreachable();
   }
 }
+
+void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nblocks,
+                    void *const *arrays) {
+  int r = 0;
+  for (int s = 0; s < p->nstmts; s++) {
+    const IrStmt *st = &p->stmts[s];
+    if (st->kind != IR_REDUCE) continue;
+    jitc_dtype in = st->value->type;
+    Partial acc = reduce_tree(st->op, in, part ? part + r * nblocks : NULL, part ? nblocks : 0);
+    reduce_finish(st->op, in, acc, n, arrays[st->slot]);
+    r++;
+  }
+}

@@ -1,0 +1,295 @@
+/*
+** cpu_reduce.c -- generation for the cpu target's reductions (IR_REDUCE):
+** the running state each keeps in the kernel's loop and the Partial
+** (reduce.c) it writes at the end of each block of RB elements.  Pure, as
+** cpu_gen.c, whose loops call it (red_* in cpu.h).
+**
+** Each reduction keeps W lanes (RAcc): lane k folds the elements k, k + W,
+** k + 2W, ... of the block of RB, in the order of their indices, so a
+** block's lanes depend on the block alone (the thread count never changes
+** it).  Lanes past the end of the elements see the identity.
+** At the block's end the lanes are combined in a fixed tree, halves first
+** (reduce.c's combine, vectorised), into one Partial.
+*/
+#include "cpu.h"
+
+#ifdef JITC_HAVE_LLVM
+
+#include <math.h>
+
+/* In the cache key (cpu_build.c): the build of this file. */
+const char cpu_reduce_stamp[] = "built " __DATE__ " " __TIME__;
+
+static bool is_minmax(OpId op) {
+  return op == OP_MIN || op == OP_MAX || op == OP_ARGMIN || op == OP_ARGMAX;
+}
+static bool is_less(OpId op) { return op == OP_MIN || op == OP_ARGMIN; }
+
+/* The type of the lanes: the accumulator's (reduce_acc), bool as i1 for
+** any and all and as i8 for min, max and the arg- ones. */
+static LLVMTypeRef acc_scalar(Gen *G, const IrStmt *st) {
+  jitc_dtype in = st->value->type;
+  if (st->op == OP_ANY || st->op == OP_ALL) return G->ti1;
+  if (is_minmax(st->op) && in == JITC_BOOL) return G->ti8;
+  return scalar_type(G, reduce_acc(st->op, in));
+}
+static bool acc_float(Gen *G, const IrStmt *st) {
+  LLVMTypeRef t = acc_scalar(G, st);
+  return t == G->tf32 || t == G->tf64;
+}
+
+/* W lanes of the identity: 0, 1, true for all; for min, max and the arg-
+** ones the last value in their order (+-inf, the type's extremes), which
+** every other element comes before. */
+static LLVMValueRef acc_identity(Gen *G, const IrStmt *st) {
+  LLVMTypeRef t = acc_scalar(G, st);
+  bool fl = acc_float(G, st);
+  int64_t k = 0;
+  if (st->op == OP_PROD || st->op == OP_ALL) k = 1;
+  if (fl && is_minmax(st->op))
+    return splat_const(LLVMConstReal(t, is_less(st->op) ? INFINITY : -INFINITY));
+  if (is_minmax(st->op)) {
+    jitc_dtype in = st->value->type;
+    int64_t hi = in == JITC_BOOL ? 1 : in == JITC_INT32 ? INT32_MAX : INT64_MAX;
+    int64_t lo = in == JITC_BOOL ? 0 : in == JITC_INT32 ? INT32_MIN : INT64_MIN;
+    k = is_less(st->op) ? hi : lo;
+  }
+  return splat_const(fl ? LLVMConstReal(t, (double)k) : LLVMConstInt(t, (unsigned long long)k, 1));
+}
+
+/* Whether value x comes before value a for min/argmin (less) or max/argmax,
+** lane by lane: a NaN first of all (reduce.c's before()). */
+static LLVMValueRef before_v(Gen *G, const IrStmt *st, LLVMValueRef x, LLVMValueRef a) {
+  bool less = is_less(st->op);
+  if (!acc_float(G, st)) return icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, a);
+  /* Unordered-or-less is true for a NaN x, and a NaN a is never passed.
+  ** (One builder call per statement: the order of the instructions, which
+  ** --emit llvm shows, must not depend on the C compiler's order of
+  ** evaluating arguments.) */
+  LLVMValueRef lt = fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, a);
+  LLVMValueRef ord = fcmp(G, LLVMRealORD, a, a);
+  return LLVMBuildAnd(G->B, lt, ord, "");
+}
+
+/* The operation of an unindexed reduction on two sets of lanes. */
+static LLVMValueRef acc_op(Gen *G, const IrStmt *st, LLVMValueRef a, LLVMValueRef x) {
+  bool fl = acc_float(G, st);
+  switch (st->op) {
+  case OP_SUM: case OP_MEAN:
+    return fl ? LLVMBuildFAdd(G->B, a, x, "") : LLVMBuildAdd(G->B, a, x, ""); /* wraps */
+  case OP_PROD: return fl ? LLVMBuildFMul(G->B, a, x, "") : LLVMBuildMul(G->B, a, x, "");
+  case OP_ANY: return LLVMBuildOr(G->B, a, x, "");
+  case OP_ALL: return LLVMBuildAnd(G->B, a, x, "");
+  case OP_MIN: return intr2(G, "llvm.smin", a, x);
+  case OP_MAX: return intr2(G, "llvm.smax", a, x);
+  default: unreachable();
+  }
+}
+
+/* Folds the W elements x (the statement's value at G->i, under G->mask)
+** into R's lanes. */
+static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
+  const IrStmt *st = R->st;
+  LLVMTypeRef vt = LLVMVectorType(acc_scalar(G, st), W);
+  if (LLVMTypeOf(x) != vt) /* float32 summed in float64; bool as 0 or 1 */
+    x = acc_float(G, st) ? LLVMBuildFPExt(G->B, x, vt, "") : LLVMBuildZExt(G->B, x, vt, "");
+  if (!R->indexed) {
+    if (G->mask) x = sel(G, G->mask, x, acc_identity(G, st));
+    R->val = acc_op(G, st, R->val, x);
+    return;
+  }
+  /* The lane takes x if x comes before its value; equal values keep the
+  ** earlier element.  The lanes start at the identity, the last value of
+  ** the order, with no offset: a lane that never takes an element holds
+  ** only elements equal to the identity, and its first is the one to keep
+  ** (acc_finish).  Lanes past the end see the identity.  Selects only, no
+  ** logic on masks, which x86 code generation packs and unpacks. */
+  if (G->mask) x = sel(G, G->mask, x, acc_identity(G, st));
+  bool less = is_less(st->op);
+  LLVMValueRef off = LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
+  off = splat(G, off);
+  if (!acc_float(G, st)) {
+    LLVMValueRef take = icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, R->val);
+    R->val = sel(G, take, x, R->val);
+    R->off = sel(G, take, off, R->off);
+    return;
+  }
+  /* Unordered-or-less takes a NaN x; a lane holding a NaN keeps it. */
+  LLVMValueRef take = fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, R->val);
+  LLVMValueRef keep = isnan_v(G, R->val);
+  LLVMValueRef val = sel(G, take, x, R->val);
+  LLVMValueRef offs = sel(G, take, off, R->off);
+  R->val = sel(G, keep, R->val, val);
+  R->off = sel(G, keep, R->off, offs);
+}
+
+/* Lanes [from, from + m) of v. */
+static LLVMValueRef lanes(Gen *G, LLVMValueRef v, int from, int m) {
+  LLVMValueRef idx[W];
+  for (int k = 0; k < m; k++) idx[k] = LLVMConstInt(G->ti32, (unsigned)(from + k), 0);
+  return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, (unsigned)m), "");
+}
+
+/* R's lanes (values val, offsets off) combined into the Partial at dst,
+** for the block of len elements that starts at element G->rb. */
+static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off, LLVMValueRef len,
+                       LLVMValueRef dst) {
+  const IrStmt *st = R->st;
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned long long)-1, 1);
+  if (!R->indexed) {
+    for (int h = W / 2; h >= 1; h /= 2) {
+      LLVMValueRef a = lanes(G, val, 0, h);
+      LLVMValueRef b = lanes(G, val, h, h);
+      val = acc_op(G, st, a, b);
+    }
+    /* min and max of integers: the block is not empty. */
+    if (is_minmax(st->op)) idx = G->rb;
+  } else {
+    /* Each lane's element index: a lane that took none keeps its first
+    ** element (acc_update), if it has one; -1 where it has none. */
+    LLVMValueRef iota[W];
+    for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
+    LLVMValueRef first = LLVMBuildAdd(B, splat(G, G->rb), LLVMConstVector(iota, W), "");
+    LLVMValueRef vi = LLVMBuildAdd(B, first, LLVMBuildZExt(B, off, LLVMVectorType(G->ti64, W), ""), "");
+    LLVMValueRef has = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, len));
+    LLVMValueRef none = sel(G, has, first, LLVMConstAllOnes(LLVMTypeOf(vi)));
+    LLVMValueRef took = icmp(G, LLVMIntSGE, off, LLVMConstNull(LLVMTypeOf(off)));
+    LLVMValueRef vidx = sel(G, took, vi, none);
+    for (int h = W / 2; h >= 1; h /= 2) {
+      LLVMValueRef a = lanes(G, val, 0, h);
+      LLVMValueRef b = lanes(G, val, h, h);
+      LLVMValueRef ia = lanes(G, vidx, 0, h);
+      LLVMValueRef ib = lanes(G, vidx, h, h);
+      LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(ia));
+      /* reduce_combine: b when a is empty, or b is not and comes first,
+      ** or they are equal and b's element is the earlier. */
+      LLVMValueRef eq = acc_float(G, st) ? fcmp(G, LLVMRealOEQ, a, b) : icmp(G, LLVMIntEQ, a, b);
+      if (acc_float(G, st)) {
+        LLVMValueRef na = isnan_v(G, a);
+        LLVMValueRef nb = isnan_v(G, b);
+        eq = LLVMBuildOr(B, eq, LLVMBuildAnd(B, na, nb, ""), "");
+      }
+      LLVMValueRef earlier = LLVMBuildAnd(B, eq, icmp(G, LLVMIntSLT, ib, ia), "");
+      LLVMValueRef first = LLVMBuildOr(B, before_v(G, st, b, a), earlier, "");
+      LLVMValueRef empty = icmp(G, LLVMIntSLT, ia, zero);
+      LLVMValueRef has = icmp(G, LLVMIntSGE, ib, zero);
+      LLVMValueRef take = LLVMBuildOr(B, empty, LLVMBuildAnd(B, has, first, ""), "");
+      val = sel(G, take, b, a);
+      vidx = sel(G, take, ib, ia);
+    }
+    idx = LLVMBuildExtractElement(B, vidx, LLVMConstInt(G->ti32, 0, 0), "");
+  }
+  LLVMValueRef v = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, 0, 0), "");
+  if (acc_float(G, st)) {
+    if (LLVMTypeOf(v) != G->tf64) v = LLVMBuildFPExt(B, v, G->tf64, "");
+  } else {
+    v = LLVMTypeOf(v) == G->ti1 ? LLVMBuildZExt(B, v, G->ti64, "") : LLVMBuildSExt(B, v, G->ti64, "");
+  }
+  LLVMSetAlignment(LLVMBuildStore(B, v, dst), 8);
+  LLVMValueRef eight = LLVMConstInt(G->ti64, 8, 0);
+  LLVMSetAlignment(LLVMBuildStore(B, idx, LLVMBuildGEP2(B, G->ti8, dst, &eight, 1, "")), 8);
+}
+
+void red_init(Gen *G) {
+  const Program *p = G->prog;
+  for (int s = 0, r = 0; s < p->nstmts; s++) {
+    const IrStmt *st = &p->stmts[s];
+    G->rnum[s] = st->kind == IR_REDUCE ? r : -1;
+    if (st->kind != IR_REDUCE) continue;
+    G->racc[r].st = st;
+    G->racc[r++].indexed = st->op == OP_ARGMIN || st->op == OP_ARGMAX ||
+                           (is_minmax(st->op) && dtype_is_float(st->value->type));
+  }
+}
+
+void red_update(Gen *G, int s, LLVMValueRef x) { acc_update(G, &G->racc[G->rnum[s]], x); }
+
+/* (cpu.h) The running values of the reductions among statements [from,
+** to) through gen_loop's blocks, by step: 0, in the head, phis whose value from
+** `from` (the block before the loop) is the current one; 1, the value from
+** the body's end `from`; 2, in the tail, the head's phis again; 3 and 4, in
+** `done`, phis of the head's values (from the tail check) and of the
+** tail's (from its end). */
+void red_phis(Gen *G, int from, int to, LLVMBasicBlockRef bb, int step) {
+  for (int s = from; s < to; s++) {
+    if (G->prog->stmts[s].kind != IR_REDUCE) continue;
+    RAcc *R = &G->racc[G->rnum[s]];
+    LLVMValueRef *cur[2] = {&R->val, &R->off}, *phi[2] = {&R->pval, &R->poff};
+    for (int q = 0; q < 1 + R->indexed; q++) {
+      LLVMValueRef v = *cur[q];
+      if (step == 0 || step == 3) {
+        LLVMValueRef old = step == 0 ? v : *phi[q];
+        *phi[q] = LLVMBuildPhi(G->B, LLVMTypeOf(old), "");
+        LLVMAddIncoming(*phi[q], &old, &bb, 1);
+        if (step == 0) *cur[q] = *phi[q];
+      } else if (step == 2) {
+        *cur[q] = *phi[q];
+      } else {
+        LLVMAddIncoming(*phi[q], &v, &bb, 1);
+        if (step == 4) *cur[q] = *phi[q];
+      }
+    }
+  }
+}
+
+void red_load_out(Gen *G, LLVMValueRef pars) {
+  LLVMValueRef idx1 = LLVMConstInt(G->ti64, ((unsigned)G->prog->nparams + 1) * sizeof(ParamSlot), 0);
+  LLVMValueRef idx2 = LLVMConstInt(G->ti64, ((unsigned)G->prog->nparams + 2) * sizeof(ParamSlot), 0);
+  G->part = LLVMBuildLoad2(G->B, G->tptr, LLVMBuildGEP2(G->B, G->ti8, pars, &idx1, 1, ""), "partials");
+  G->nblocks = LLVMBuildLoad2(G->B, G->ti64, LLVMBuildGEP2(G->B, G->ti8, pars, &idx2, 1, ""), "nblocks");
+}
+
+void red_start(Gen *G) {
+  for (int r = 0; r < G->prog->nreduce; r++) {
+    RAcc *R = &G->racc[r];
+    R->val = acc_identity(G, R->st);
+    R->off = R->indexed ? splat_const(LLVMConstInt(G->ti32, (unsigned long long)-1, 1)) : NULL;
+  }
+}
+
+void red_end(Gen *G, LLVMValueRef bend) {
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef bi = LLVMBuildUDiv(B, G->rb, LLVMConstInt(G->ti64, RB, 0), "");
+  LLVMValueRef len = LLVMBuildSub(B, bend, G->rb, "");
+  for (int r = 0; r < G->prog->nreduce; r++) {
+    LLVMValueRef k = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMConstInt(G->ti64, (unsigned)r, 0), G->nblocks, ""), bi, "");
+    k = LLVMBuildMul(B, k, LLVMConstInt(G->ti64, sizeof(Partial), 0), "");
+    LLVMValueRef dst = LLVMBuildGEP2(B, G->ti8, G->part, &k, 1, "");
+    acc_finish(G, &G->racc[r], G->racc[r].val, G->racc[r].off, len, dst);
+  }
+}
+
+/* Split kernels keep the lanes of reduction r in the scratch between the
+** calls of its group: the values (bool as bytes), then the offsets. */
+static void acc_move(Gen *G, RAcc *R, bool store) {
+  LLVMBuilderRef B = G->B;
+  LLVMTypeRef st = acc_scalar(G, R->st);
+  LLVMTypeRef mt = LLVMVectorType(st == G->ti1 ? G->ti8 : st, W);
+  LLVMTypeRef ot = LLVMVectorType(G->ti32, W);
+  LLVMValueRef o0 = LLVMConstInt(G->ti64, (unsigned long long)R->scr, 0);
+  LLVMValueRef o1 = LLVMConstInt(G->ti64, (unsigned long long)R->scr + W * 8, 0);
+  LLVMValueRef pv = LLVMBuildGEP2(B, G->ti8, G->scratch, &o0, 1, "");
+  LLVMValueRef po = LLVMBuildGEP2(B, G->ti8, G->scratch, &o1, 1, "");
+  if (store) {
+    LLVMValueRef v = st == G->ti1 ? LLVMBuildZExt(B, R->val, mt, "") : R->val;
+    LLVMSetAlignment(LLVMBuildStore(B, v, pv), 64);
+    if (R->indexed) LLVMSetAlignment(LLVMBuildStore(B, R->off, po), 64);
+    return;
+  }
+  LLVMValueRef v = LLVMBuildLoad2(B, mt, pv, "");
+  LLVMSetAlignment(v, 64);
+  R->val = st == G->ti1 ? LLVMBuildTrunc(B, v, LLVMVectorType(st, W), "") : v;
+  R->off = NULL;
+  if (R->indexed) {
+    R->off = LLVMBuildLoad2(B, ot, po, "");
+    LLVMSetAlignment(R->off, 64);
+  }
+}
+
+void red_move(Gen *G, int from, int to, bool store) {
+  for (int s = from < 0 ? 0 : from; s < (from < 0 ? G->prog->nstmts : to); s++)
+    if (G->prog->stmts[s].kind == IR_REDUCE) acc_move(G, &G->racc[G->rnum[s]], store);
+}
+
+#endif /* JITC_HAVE_LLVM */

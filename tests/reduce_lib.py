@@ -1,0 +1,174 @@
+"""reduce_lib.py -- runs a program through libjitc (ctypes) on given NumPy
+arrays and returns its arrays and reduction results, for the reduction tests:
+the library is what returns a reduction's result (one element of its dtype),
+whatever the command line prints."""
+import ctypes as C
+import os
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", "build")
+LIB = os.path.join(ROOT, BUILD, "libjitc.so")
+
+DTYPES = [np.bool_, np.int32, np.int64, np.float32, np.float64]
+TARGETS = {"interp": 0, "cpu": 1, "cuda": 2}
+RESULT = 3
+
+
+class Options(C.Structure):
+    _fields_ = [("target", C.c_int), ("threads", C.c_int), ("fast_math", C.c_int),
+                ("no_cache", C.c_int), ("cache_dir", C.c_char_p), ("cuda_arch", C.c_char_p),
+                ("implicit_inputs", C.c_int), ("implicit_dtype", C.c_int),
+                ("cpu", C.c_char_p), ("source_name", C.c_char_p)]
+
+
+class ArrayDecl(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("dtype", C.c_int)]
+
+
+class ScalarDecl(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("dtype", C.c_int), ("weak", C.c_int)]
+
+
+class Value(C.Structure):
+    _fields_ = [("dtype", C.c_int), ("u", C.c_double)]
+
+
+_lib = None
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        L = C.CDLL(LIB)
+        L.jitc_context_new.restype = C.c_void_p
+        L.jitc_context_free.argtypes = [C.c_void_p]
+        L.jitc_options_init.argtypes = [C.POINTER(Options)]
+        L.jitc_errmsg.restype = C.c_char_p
+        L.jitc_errmsg.argtypes = [C.c_void_p]
+        L.jitc_compile.argtypes = [C.c_void_p, C.c_char_p, C.POINTER(ArrayDecl), C.c_int,
+                                   C.POINTER(ScalarDecl), C.c_int, C.POINTER(Options),
+                                   C.POINTER(C.c_void_p)]
+        L.jitc_kernel_free.argtypes = [C.c_void_p]
+        L.jitc_kernel_array_count.argtypes = [C.c_void_p]
+        L.jitc_kernel_array.argtypes = [C.c_void_p, C.c_int, C.POINTER(C.c_char_p),
+                                        C.POINTER(C.c_int), C.POINTER(C.c_int)]
+        L.jitc_kernel_scalar_count.argtypes = [C.c_void_p]
+        L.jitc_kernel_scalar.argtypes = [C.c_void_p, C.c_int, C.POINTER(C.c_char_p),
+                                         C.POINTER(C.c_int)]
+        L.jitc_run.argtypes = [C.c_void_p, C.c_void_p, C.c_int64, C.POINTER(C.c_void_p),
+                               C.POINTER(Value), C.c_void_p]
+        L.jitc_emit.argtypes = [C.c_void_p, C.c_char_p, C.POINTER(ArrayDecl), C.c_int,
+                                C.POINTER(ScalarDecl), C.c_int, C.POINTER(Options), C.c_char_p,
+                                C.POINTER(C.c_void_p)]
+        L.jitc_free.argtypes = [C.c_void_p]
+        _lib = L
+    return _lib
+
+
+class JitcError(Exception):
+    def __init__(self, status, msg):
+        super().__init__(f"status {status}: {msg}")
+        self.status = status
+
+
+class Runner:
+    """One context; compiles and runs programs on NumPy arrays."""
+
+    def __init__(self):
+        self.ctx = lib().jitc_context_new()
+
+    def close(self):
+        lib().jitc_context_free(self.ctx)
+
+    def options(self, target, threads=0, cpu=None):
+        o = Options()
+        lib().jitc_options_init(C.byref(o))
+        o.target = TARGETS[target]
+        o.threads = threads
+        o.no_cache = 1
+        o.cpu = cpu.encode() if cpu else None
+        return o
+
+    def compile(self, prog, inputs, target, threads=0, cpu=None, scalars=None):
+        names = list(inputs)
+        decls = (ArrayDecl * max(1, len(names)))()
+        for k, nm in enumerate(names):
+            decls[k].name = nm.encode()
+            decls[k].dtype = DTYPES.index(inputs[nm].dtype.type)
+        sc = scalars or {}
+        sdecl = (ScalarDecl * max(1, len(sc)))()
+        for k, nm in enumerate(sc):
+            v = sc[nm]
+            sdecl[k].name = nm.encode()
+            sdecl[k].dtype = 4 if isinstance(v, float) else 2
+            sdecl[k].weak = 1
+        o = self.options(target, threads, cpu)
+        k = C.c_void_p()
+        st = lib().jitc_compile(self.ctx, prog.encode(), decls, len(names), sdecl, len(sc),
+                                C.byref(o), C.byref(k))
+        if st:
+            raise JitcError(st, lib().jitc_errmsg(self.ctx).decode())
+        return k
+
+    def run_kernel(self, k, inputs, n, scalars=None):
+        """Runs kernel k; returns {name: array or 0-d result}."""
+        L = lib()
+        na = L.jitc_kernel_array_count(k)
+        ptrs = (C.c_void_p * max(1, na))()
+        out = {}
+        for j in range(na):
+            nm, role, dt = C.c_char_p(), C.c_int(), C.c_int()
+            L.jitc_kernel_array(k, j, C.byref(nm), C.byref(role), C.byref(dt))
+            name = nm.value.decode()
+            if name in inputs:
+                arr = inputs[name]
+            elif role.value == RESULT:
+                arr = np.zeros(1, DTYPES[dt.value])
+            else:
+                arr = np.zeros(max(n, 1), DTYPES[dt.value])
+            out[name] = (arr, role.value)
+            ptrs[j] = arr.ctypes.data
+        ns = L.jitc_kernel_scalar_count(k)
+        vals = (Value * max(1, ns))()
+        for j in range(ns):
+            nm, dt = C.c_char_p(), C.c_int()
+            L.jitc_kernel_scalar(k, j, C.byref(nm), C.byref(dt))
+            v = (scalars or {})[nm.value.decode()]
+            if isinstance(v, float):
+                vals[j].dtype = 4
+                vals[j].u = v
+            else:
+                vals[j].dtype = 2
+                C.cast(C.byref(vals[j], 8), C.POINTER(C.c_int64))[0] = v
+        st = L.jitc_run(self.ctx, k, n, ptrs, vals, None)
+        if st:
+            raise JitcError(st, L.jitc_errmsg(self.ctx).decode())
+        return {nm: (a[0] if role == RESULT else a[:n]) for nm, (a, role) in out.items()
+                if nm not in inputs}
+
+    def run(self, prog, inputs, target, threads=0, cpu=None, scalars=None):
+        n = len(next(iter(inputs.values())))
+        inputs = {nm: np.ascontiguousarray(a) for nm, a in inputs.items()}
+        k = self.compile(prog, inputs, target, threads, cpu, scalars)
+        try:
+            return self.run_kernel(k, inputs, n, scalars)
+        finally:
+            lib().jitc_kernel_free(k)
+
+    def emit(self, prog, inputs, target, stage, cpu=None):
+        names = list(inputs)
+        decls = (ArrayDecl * max(1, len(names)))()
+        for j, nm in enumerate(names):
+            decls[j].name = nm.encode()
+            decls[j].dtype = inputs[nm]  # a jitc_dtype number
+        o = self.options(target, 0, cpu)
+        text = C.c_void_p()
+        st = lib().jitc_emit(self.ctx, prog.encode(), decls, len(names), None, 0, C.byref(o),
+                             stage.encode(), C.byref(text))
+        if st:
+            raise JitcError(st, lib().jitc_errmsg(self.ctx).decode())
+        s = C.cast(text, C.c_char_p).value.decode()
+        lib().jitc_free(text)
+        return s
