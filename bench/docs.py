@@ -257,10 +257,10 @@ def reductions_gpu_section():
               (js["fused_over_sub"], met(js["fused_over_sub"] <= 1.2)), ""]
         L += [md.strip(), ""]
         L += ["The fused program's kernel reads and writes what `c = a - b` does; the rest is "
-              "its arithmetic (the float32 sum accumulates in float64; max and argmin keep an "
-              "index) and, per call, the counter's reset and the last block's combine.  In the "
-              "same run, `JITC_CUDA_RUNROLL=2` gave 1.21x and `=8` 1.22x (4, the default, "
-              "1.23x): the loads in flight are not what is missing.", ""]
+              "its arithmetic (the float32 sum accumulates in float64; argmin keeps an index, "
+              "min and max start from infinity and keep none) and, per call, the counter's "
+              "reset and the last block's combine of the blocks' partials.  The last three "
+              "rows, one reduction at a time with the output, show that cost per reduction.", ""]
     elif md:
         L += [md.strip(), ""]
     else:

@@ -143,7 +143,6 @@ typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int 
   CUDA_FN(CUresult, cuMemFreeHost, (void *p))                                          \
   CUDA_FN(CUresult, cuMemHostRegister, (void *p, size_t bytes, unsigned flags))        \
   CUDA_FN(CUresult, cuMemHostUnregister, (void *p))                                    \
-  CUDA_FN(CUresult, cuMemHostGetFlags, (unsigned *flags, void *p))                     \
   CUDA_FN(CUresult, cuMemcpyHtoD, (CUdeviceptr dst, const void *src, size_t bytes))    \
   CUDA_FN(CUresult, cuMemcpyDtoH, (void *dst, CUdeviceptr src, size_t bytes))          \
   CUDA_FN(CUresult, cuMemcpyHtoDAsync, (CUdeviceptr dst, const void *src,              \
@@ -171,13 +170,11 @@ typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int 
 
 /* Driver functions that may be missing (left NULL): cuCtxGetId is CUDA
 ** 12.0's; the stream-ordered allocator (jitc_run_device's scratch for the
-** partials of reductions) CUDA 11.2's; a stream's write of one word (the
-** reductions' counter, cheaper than a memset) is there by default from 11.7. */
+** partials of reductions) CUDA 11.2's. */
 #define CUDA_OPTIONAL_FUNCTIONS(CUDA_FN)                                               \
   CUDA_FN(CUresult, cuCtxGetId, (CUcontext ctx, unsigned long long *id))               \
   CUDA_FN(CUresult, cuMemAllocAsync, (CUdeviceptr *p, size_t bytes, CUstream s))       \
-  CUDA_FN(CUresult, cuMemFreeAsync, (CUdeviceptr p, CUstream s))                      \
-  CUDA_FN(CUresult, cuStreamWriteValue32, (CUstream s, CUdeviceptr p, unsigned v, unsigned f))
+  CUDA_FN(CUresult, cuMemFreeAsync, (CUdeviceptr p, CUstream s))
 
 /* ---- NVRTC ---- */
 

@@ -273,9 +273,10 @@ static unsigned long long context_id(CudaState *S, CUcontext cx) {
 }
 
 /* Loads a CUBIN or PTX image in the current context (cx) and finds its
-** kernels: m->mod, fn, gfn (ngroups of them), occ. */
+** kernels: m->mod, fn, gfn (ngroups of them), rfn (jitc_r, when the program
+** has reductions), occ. */
 static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image, int ngroups,
-                              CUcontext cx, CudaModule **out) {
+                              bool reduces, CUcontext cx, CudaModule **out) {
   CudaApi *A = &S->api;
   *out = NULL;
   CudaModule *m = calloc(1, sizeof *m);
@@ -305,6 +306,10 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
     snprintf(name, sizeof name, "jitc_g%d", g);
     r = A->cuModuleGetFunction(&m->gfn[g], m->mod, name);
   }
+  /* jitc_r exists when the program has reductions (asked only then: a
+  ** failed lookup is an API error to the driver's tools). */
+  if (reduces && r == CUDA_SUCCESS)
+    r = A->cuModuleGetFunction(&m->rfn, m->mod, "jitc_r");
   if (r != CUDA_SUCCESS) {
     A->cuModuleUnload(m->mod);
     free(m->gfn);
@@ -312,9 +317,7 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
     return ctx_error(ctx, JITC_E_INTERNAL, "cuda: kernel missing from the module (%s)",
                      cuda_result_name(A, r));
   }
-  /* jitc_r exists when the program has reductions. */
-  if (A->cuModuleGetFunction(&m->rfn, m->mod, "jitc_r") != CUDA_SUCCESS)
-    m->rfn = NULL;
+
   int occ = 0;
   if (A->cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, m->fn, CUDA_BLOCK, 0) != CUDA_SUCCESS ||
       occ < 1)
@@ -334,7 +337,7 @@ static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, 
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   memcpy(copy, image, len);
   CudaModule *m;
-  jitc_status st = load_image(ctx, B->S, image, B->ngroups, B->S->pctx, &m);
+  jitc_status st = load_image(ctx, B->S, image, B->ngroups, B->k->prog->nreduce > 0, B->S->pctx, &m);
   if (st != JITC_OK) {
     free(copy);
     return st;
@@ -357,7 +360,7 @@ jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CU
       *out = o;
       return JITC_OK;
     }
-  jitc_status st = load_image(ctx, S, home->image, home->ngfn, cx, out);
+  jitc_status st = load_image(ctx, S, home->image, home->ngfn, home->rfn != NULL, cx, out);
   if (st != JITC_OK)
     return st;
   (*out)->next = home->others;

@@ -80,10 +80,19 @@ static void par_copy(CudaState *S, void *dst, const void *src, size_t bytes) {
   }
 }
 
-/* Whether host pointer p was allocated or registered as pinned memory. */
+/* Whether host pointer p was allocated or registered as pinned memory.
+** (cuPointerGetAttributes answers for any address, where cuMemHostGetFlags
+** fails on pageable memory, an API error to the driver's tools.) */
 static bool is_pinned(CudaState *S, void *p) {
-  unsigned flags;
-  return p && S->api.cuMemHostGetFlags(&flags, p) == CUDA_SUCCESS;
+  int attr = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  uint64_t type = 0; /* the driver writes an unsigned int at its start */
+  void *data = &type;
+  if (!p || S->api.cuPointerGetAttributes(1, &attr, &data, (CUdeviceptr)(uintptr_t)p) !=
+                CUDA_SUCCESS)
+    return false;
+  uint32_t t;
+  memcpy(&t, &type, sizeof t);
+  return t == CU_MEMORYTYPE_HOST;
 }
 
 /* Run state of the host pipeline. */

@@ -88,11 +88,7 @@ jitc_status cuda_reduce_begin(jitc_context *ctx, CudaState *S, const Program *p,
   parts->res = res;
   parts->count = cuda_parts_count(p, parts);
   parts->finished = false;
-  CUresult r = S->api.cuStreamWriteValue32
-                   ? S->api.cuStreamWriteValue32(s, parts->count, 0, 0)
-                   : S->api.cuMemsetD8Async(parts->count, 0, 4, s);
-  if (r != CUDA_SUCCESS && S->api.cuStreamWriteValue32) /* not supported by this device */
-    r = S->api.cuMemsetD8Async(parts->count, 0, 4, s);
+  CUresult r = S->api.cuMemsetD8Async(parts->count, 0, 4, s);
   return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "zeroing the reductions' counter");
 }
 
