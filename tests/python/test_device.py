@@ -178,16 +178,16 @@ def test_cupy_reduction_empty(cp):
 def test_torch_reductions():
     torch = _torch()
     a = torch.rand(10_001, device="cuda", dtype=torch.float64)
-    i = torch.arange(-50, 51, device="cuda", dtype=torch.int32)
+    x = torch.arange(-50, 51, device="cuda", dtype=torch.int32)
     r = jitc.evaluate("s = sum(a); k = argmax(a); c = a * 2", a=a)
     assert isinstance(r["s"], torch.Tensor) and r["s"].shape == () and r["s"].device == a.device
     torch.testing.assert_close(r["s"], a.sum())
     assert r["k"].dtype == torch.int64 and int(r["k"]) == int(a.argmax())
     torch.testing.assert_close(r["c"], a * 2)
-    t = jitc.evaluate("sum(i)", i=i)
-    assert t.dtype == torch.int64 and int(t) == 0 and t.device == i.device
-    k = jitc.compile("s = mean(x)", x=i)
-    torch.testing.assert_close(k(i), i.double().mean())
+    t = jitc.evaluate("sum(x)", x=x)
+    assert t.dtype == torch.int64 and int(t) == 0 and t.device == x.device
+    k = jitc.compile("s = mean(x)", x=x)
+    torch.testing.assert_close(k(x), x.double().mean())
 
 
 def test_fake_device_array_reduction_needs_cuda():
