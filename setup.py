@@ -33,6 +33,8 @@ class BuildWithLibrary(build_ext):
         private = re.search(r"^Libs.private:(.*)$", pc, re.M).group(1).split()
         for ext in self.extensions:
             ext.extra_objects = [os.path.join(ROOT, LIB, "libjitc.a")]
+            # A newer archive relinks the extension, as a changed source does.
+            ext.depends = ext.depends + ext.extra_objects
             # The archive's jitc_* functions stay inside the extension.
             ext.extra_link_args = ["-Wl,--exclude-libs,ALL"] + private
         super().run()

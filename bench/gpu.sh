@@ -32,23 +32,17 @@ ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -o "$BUILD/bench/jitc_bench" bench/ji
 
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0
+# --reductions: sum(a * b) against torch.dot, cupy.dot and a copy (bench/gpu_reduce.py) only.
+script=bench/gpu.py results=gpu
 if [ "${1:-}" = --reductions ]; then
-  # Reductions only: sum(a * b) against torch.dot, cupy.dot and a copy (bench/gpu_reduce.py).
   shift
-  $PY bench/gpu_reduce.py --build "$BUILD" "$@" || status=$?
-  $PY bench/docs.py || status=1
-  if [ -n "${COPY_RESULTS_TO:-}" ] && [ -d "$COPY_RESULTS_TO" ]; then
-    mkdir -p "$COPY_RESULTS_TO/bench/results" "$COPY_RESULTS_TO/docs"
-    cp bench/results/gpu_reduce* "$COPY_RESULTS_TO/bench/results/" 2>/dev/null || true
-    cp docs/PERFORMANCE.md "$COPY_RESULTS_TO/docs/" 2>/dev/null || true
-  fi
-  exit $status
+  script=bench/gpu_reduce.py results=gpu_reduce
 fi
-$PY bench/gpu.py --build "$BUILD" "$@" || status=$?
+$PY $script --build "$BUILD" "$@" || status=$?
 $PY bench/docs.py || status=1
 if [ -n "${COPY_RESULTS_TO:-}" ] && [ -d "$COPY_RESULTS_TO" ]; then
   mkdir -p "$COPY_RESULTS_TO/bench/results" "$COPY_RESULTS_TO/docs"
-  cp bench/results/gpu* "$COPY_RESULTS_TO/bench/results/" 2>/dev/null || true
+  cp bench/results/$results* "$COPY_RESULTS_TO/bench/results/" 2>/dev/null || true
   cp docs/PERFORMANCE.md "$COPY_RESULTS_TO/docs/" 2>/dev/null || true
 fi
 exit $status

@@ -46,6 +46,21 @@ def cp():
 
 
 @pytest.fixture
+def block_runs(monkeypatch):
+    """A list that grows by one for each block jitc.dask runs a program on."""
+    import jitc.dask
+    calls = []
+    run = jitc.dask._run_block
+
+    def counted(*args):
+        calls.append(1)
+        return run(*args)
+
+    monkeypatch.setattr(jitc.dask, "_run_block", counted)
+    return calls
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(12345)
 

@@ -48,23 +48,15 @@ def test_numpy_array_with_a_dask_array(target, rng):
     same(C.compute(**THREADS), a - b)
 
 
-def test_several_outputs_in_one_pass(target, rng, monkeypatch):
+def test_several_outputs_in_one_pass(target, rng, block_runs):
     a = rng.standard_normal(1000)
     A = da.from_array(a, chunks=100)
-    calls = []
-    run = jitc.dask._run_block
-
-    def counted(*args):
-        calls.append(1)
-        return run(*args)
-
-    monkeypatch.setattr(jitc.dask, "_run_block", counted)
     r = jitc.dask.evaluate("s = sin(a); p = a > 0; h = f32(a) * 2", target=target, a=A)
     assert list(r) == ["s", "p", "h"]
     # The dtypes are known before computing.
     assert [r[k].dtype for k in r] == [np.float64, np.bool_, np.float32]
     s, p, h = dask.compute(r["s"], r["p"], r["h"], **THREADS)
-    assert len(calls) == A.numblocks[0]
+    assert len(block_runs) == A.numblocks[0]
     np.testing.assert_allclose(s, np.sin(a), rtol=1e-15)
     same(p, a > 0)
     same(h, a.astype(np.float32) * 2)

@@ -73,17 +73,9 @@ def test_argmin_argmax_index_in_the_whole_array(rtarget, rng):
                 np.argmax(t))
 
 
-def test_several_reductions_and_outputs_in_one_pass(rtarget, rng, monkeypatch):
+def test_several_reductions_and_outputs_in_one_pass(rtarget, rng, block_runs):
     a, b = rng.standard_normal(5003), rng.standard_normal(5003)
     A, B = da.from_array(a, chunks=600), da.from_array(b, chunks=(1000, 1000, 3003))
-    calls = []
-    run = jitc.dask._run_block
-
-    def counted(*args):
-        calls.append(1)
-        return run(*args)
-
-    monkeypatch.setattr(jitc.dask, "_run_block", counted)
     r = jitc.dask.evaluate("let d = a - b  # a temporary\n"
                            "s = sum(a*b); m = max(abs(d)); c = d * 2\n"
                            "mu = mean(where(d > 0, d, 0)); k = argmax(d); n = sum(int32(d > 0))",
@@ -93,7 +85,7 @@ def test_several_reductions_and_outputs_in_one_pass(rtarget, rng, monkeypatch):
                                        np.int64, np.int64]
     got = dict(zip(r, dask.compute(*r.values(), **THREADS)))
     blocks = da.core.unify_chunks(A, "i", B, "i")[1][0].numblocks[0]
-    assert len(calls) == blocks  # the data read once
+    assert len(block_runs) == blocks  # the data read once
     d = a - b
     same_scalar(got["s"], np.sum(a * b), exact=False, tol=float_tol("sum", a * b, np.sum(a * b)))
     same_scalar(got["m"], np.max(np.abs(d)))
