@@ -791,8 +791,6 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
 jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, int unroll,
                      Buf *out,
                      int *stmt_line, int *elem_end) {
-  if (!cuda_reduce_check(p))
-    return JITC_E_INTERNAL;
   if (plan)
     return emit_split(p, src, plan, out);
   return emit_program(p, src, vec, unroll, out, stmt_line, elem_end);

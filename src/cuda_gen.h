@@ -62,7 +62,6 @@ void cuda_plan_free(CudaPlan *P);
 /* ---- cuda_reduce.c: reductions in the kernels ---- */
 
 /* Whether every JITC_RESULT array of p has its one IR_REDUCE statement. */
-bool cuda_reduce_check(const Program *p);
 /* The partial type and device functions of every reduction (the prelude). */
 void cuda_reduce_text(Buf *b, const Program *p);
 /* For the reductions of statements [from, to): the kernel's partial

@@ -46,17 +46,6 @@ static bool in_range(const Program *p, int k, int from, int to) {
   return st && st - p->stmts >= from && st - p->stmts < to;
 }
 
-bool cuda_reduce_check(const Program *p) {
-  int n = 0;
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT) {
-      if (!reduce_of(p, k))
-        return false;
-      n++;
-    }
-  return n == p->nreduce;
-}
-
 /* Whether b comes before a: for min and argmin the smaller, for max and
 ** argmax the larger, a NaN before everything (the first NaN wins). */
 static void emit_before(Buf *b, int k, const char *T, bool fl, bool less) {

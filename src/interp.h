@@ -59,8 +59,7 @@ typedef struct Plan {
   int blk;         /* elements per block */
   int narrays;
   uint8_t *esize;  /* per array: bytes per element */
-  int nreduce;     /* reductions: partial r of each block goes to array rslot[r] */
-  int *rslot;
+  int nreduce;     /* reductions: I_REDUCE slot r, in statement order (reduce_results) */
 } Plan;
 
 /* interp_plan.c: the plan of a program (JITC_OK, or an error added to ctx). */

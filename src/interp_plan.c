@@ -41,7 +41,6 @@ void interp_plan_free(Plan *p) {
   free(p->ins);
   free(p->init);
   free(p->esize);
-  free(p->rslot);
   free(p);
 }
 
@@ -328,8 +327,7 @@ jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out) {
   p->narrays = prog->narrays;
   p->esize = calloc((size_t)prog->narrays + 1, 1);
   B.temp_buf = calloc((size_t)prog->ntemps + 1, sizeof(int));
-  p->rslot = calloc((size_t)prog->nreduce + 1, sizeof(int));
-  if (!p->esize || !B.temp_buf || !p->rslot) goto oom;
+  if (!p->esize || !B.temp_buf) goto oom;
   for (int k = 0; k < prog->narrays; k++)
     p->esize[k] = (uint8_t)jitc_dtype_size(prog->arrays[k].dtype);
 
@@ -379,7 +377,7 @@ jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out) {
       in->arg[0] = v;
       in->dst = NO_BUF;
       in->slot = p->nreduce;
-      p->rslot[p->nreduce++] = st->slot;
+      p->nreduce++;
       continue;
     }
     if (st->kind == IR_STORE) {

@@ -281,9 +281,20 @@ jitc_status validate_program(jitc_context *ctx, const Program *p) {
   if (!V.defined || !V.stored) {
     V.oom = true;
   } else if (!(why = check_program(&V))) {
+    int nreduce = 0;
     for (int s = 0; s < p->nstmts && !why && !V.oom; s++) {
       where = s + 1;
       why = check_stmt(&V, &p->stmts[s]);
+      nreduce += p->stmts[s].kind == IR_REDUCE;
+    }
+    /* Every result is some reduction's, and Program.nreduce counts them. */
+    if (!why && !V.oom) {
+      where = 0;
+      for (int k = 0; k < p->narrays && !why; k++)
+        if (p->arrays[k].role == JITC_RESULT && !V.stored[k])
+          why = "a result array that no reduction writes";
+      if (!why && nreduce != p->nreduce)
+        why = "nreduce differs from the reductions' count";
     }
     /* The weak expressions to evaluate before each run: every temporary
     ** has its value by then. */
