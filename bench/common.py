@@ -207,6 +207,14 @@ def write_json(path, obj):
     os.replace(tmp, path)
 
 
+def write_md(path, lines):
+    """Writes a results table's lines as a Markdown file and prints them."""
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    print(text, end="")
+
+
 def fmt_ms(ms):
     if ms is None:
         return "-"

@@ -215,9 +215,7 @@ def main():
         "| jitc `%s` | %.4f | %.0f | %.4f | %.2fx the time of `c = a - b` |" %
         (p_, ms["jitc-cuda " + p_], read / ms["jitc-cuda " + p_] / 1e6, cm["jitc-cuda " + p_],
          ms["jitc-cuda " + p_] / ms["jitc-cuda c = a - b"]) for p_ in PARTS] + [""]
-    with open(os.path.join(a.out_dir, "gpu_reduce.md"), "w") as f:
-        f.write("\n".join(lines))
-    print("\n".join(lines))
+    common.write_md(os.path.join(a.out_dir, "gpu_reduce.md"), lines)
     return 0
 
 

@@ -217,9 +217,7 @@ def main():
             md.append(f"| `{program}` {np.dtype(dtype).name} | {common.fmt_n(n)} | "
                       f"{f(one, 'jitc_ms')} | {f(two, 'jitc_ms')} | {sp} | {gbs} | "
                       f"{f(one, 'dask_cupy_ms')} | {f(two, 'dask_cupy_ms')} |")
-    with open(os.path.join(a.out_dir, "python_dask_gpu.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print("\n".join(md))
+    common.write_md(os.path.join(a.out_dir, "python_dask_gpu.md"), md)
 
 
 if __name__ == "__main__":

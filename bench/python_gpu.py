@@ -136,9 +136,7 @@ def main():
         md.append(f"| `{r['program']}` {np.dtype(BYNAME[r['workload']].dtype).name} | "
                   f"{r['c_kernel_ms']:.4f} | {r['py_kernel_ms']:.4f} | {r['ratio']:.2f}x | "
                   f"{r['py_call_ms']:.4f} |")
-    with open(os.path.join(a.out_dir, "python_gpu.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print("\n".join(md))
+    common.write_md(os.path.join(a.out_dir, "python_gpu.md"), md)
 
 
 BYNAME = {w.name: w for w in WORKLOADS}
