@@ -40,11 +40,12 @@ endif
 # The library: the compiler (src/) and what its targets need to run
 # (runtime/).  The command line (cli/) is a client of the library: its
 # binary links the library's objects with its own.
-LIB_SRCS := $(wildcard src/*.c) $(wildcard runtime/*.c)
+TARGETS  := interp cpu cuda
+LIB_SRCS := $(wildcard src/*.c) $(foreach t,$(TARGETS),$(wildcard src/$(t)/*.c)) $(wildcard runtime/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
-HDRS     := $(wildcard src/*.h runtime/*.h cli/*.h)
+HDRS     := $(wildcard src/*.h $(foreach t,$(TARGETS),src/$(t)/*.h) runtime/*.h cli/*.h)
 
 # The library exports the functions of jitc.h (marked JITC_API) and nothing
 # else: every other name is hidden, whatever CFLAGS says, so that it never
@@ -80,9 +81,12 @@ $(BUILD)/libjitc.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $(BUILD)/libjitc.o
 
 # Every object with its names as they are, for the GPU tests and the
-# benchmarks, which call internal functions; never installed.
+# benchmarks, which call internal functions; never installed.  One object
+# linked with ld -r, as libjitc.a, since ar keeps members by file name and
+# the targets' folders hold files of the same name (cpu/gen.c, cuda/gen.c).
 $(BUILD)/libjitc_int.a: $(LIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	$(LD) -r -o $(BUILD)/libjitc_int.o $^
+	rm -f $@ && ar rcs $@ $(BUILD)/libjitc_int.o
 
 # The version script also keeps the linker's own names (_end, __bss_start)
 # and anything linked in statically from being exported.

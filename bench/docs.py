@@ -288,8 +288,8 @@ def reductions_cpu_section():
          "- Each result is checked against NumPy before its time counts; rounds run every "
          "implementation in turn, so that background load falls on all of them alike; "
          "figures are medians of the pooled calls, with the fastest call beside them.",
-         "- How the kernel works: src/cpu_reduce.c: W lanes per reduction "
-         "over fixed blocks of RB = 4096 elements (src/cpu.h), one Partial per reduction "
+         "- How the kernel works: src/cpu/reduce.c: W lanes per reduction "
+         "over fixed blocks of RB = 4096 elements (src/cpu/cpu.h), one Partial per reduction "
          "per block, combined in reduce.c's fixed tree, so the result does not depend on the "
          "thread count.  RB was measured at 2048, 4096, 16384 and 65536 (one and two "
          "threads, `sum(a*b)` and the three-reduction program, 60 calls each, fastest and "

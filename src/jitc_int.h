@@ -12,14 +12,14 @@
 **   dump.c      --emit tokens | ast | types (the typed IR's canonical text)
 **   split.c     cutting a large program into groups (cpu, cuda)
 ** The targets, each a Target (below) in parts of one idea each:
-**   interp      interp_plan.c builds a plan of vector instructions,
-**               interp_exec.c runs it, interp.c is the Target
-**   cpu         cpu_gen.c (with cpu_math.c): IR -> LLVM IR; cpu_build.c:
-**               optimise, machine code, ORC JIT; cpu_run.c: threads, Target
-**   cuda        cuda_gen.c (cuda_helpers.c, cuda_plan.c): IR -> CUDA C;
-**               cuda_device.c, cuda_build.c (NVRTC), cuda_launch.c,
-**               cuda_host.c, cuda_devptr.c (the caller's device memory),
-**               cuda_run.c (the Target) -- see cuda.h
+**   interp      interp/plan.c builds a plan of vector instructions,
+**               interp/exec.c runs it, interp/interp.c is the Target
+**   cpu         cpu/gen.c (with cpu/math.c): IR -> LLVM IR; cpu/build.c:
+**               optimise, machine code, ORC JIT; cpu/run.c: threads, Target
+**   cuda        cuda/gen.c (cuda/helpers.c, cuda/plan.c): IR -> CUDA C;
+**               cuda/device.c, cuda/build.c (NVRTC), cuda/launch.c,
+**               cuda/host.c, cuda/devptr.c (the caller's device memory),
+**               cuda/run.c (the Target) -- see cuda/cuda.h
 ** What every stage shares, below them all:
 **   ops.h       the table of operators and functions (ops.c: as data)
 **   vocab.c     dtype and status names; error.c: diagnostics, the error sink

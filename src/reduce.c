@@ -21,7 +21,7 @@
 **   argmax     the extreme; no identity
 ** The interp target uses these functions on each block; the cpu target's
 ** kernels write Partials and combine them here; the cuda target computes the
-** same on the GPU (cuda_gen.c).
+** same on the GPU (cuda/gen.c).
 */
 #include "jitc_int.h"
 

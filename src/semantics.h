@@ -5,7 +5,7 @@
 ** One static inline function per operation and element type (b_add, l_pow,
 ** d_floordiv, the casts sat_i32, wrap_i32, ...), and sem_exec(), which
 ** applies one operation of the typed IR to m elements.  The interpreter
-** (interp.c) runs programs with sem_exec over blocks of elements; the
+** (interp/interp.c) runs programs with sem_exec over blocks of elements; the
 ** constant folder (fold.c) calls the same sem_exec on one element.  So a
 ** folded constant has exactly the bits that evaluating it at run time
 ** gives (NaN payloads and -0.0 included), and the two cannot drift apart.

@@ -20,7 +20,7 @@ from t_docs import link_problems, markdown_links  # noqa: E402  the docs' link c
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs")
 PAGES = ["architecture.md", "api.md"]
-DIRS = ("src", "runtime", "cli")
+DIRS = ("src", "src/interp", "src/cpu", "src/cuda", "runtime", "cli")
 fails = 0
 
 

@@ -5,12 +5,15 @@ README's "Reading the source" describe it, checked on the built objects.
 - No two files of the library call each other in a loop (through any chain):
   the stages sit on the shared vocabulary, the targets on the stages, jitc.c
   on everything, and runtime/ below all of src/.
+- Each target is a folder (src/interp/, src/cpu/, src/cuda/) whose files
+  neither call nor include another target's; of the shared files of src/,
+  only jitc.c (which drives the Target tables) calls into a target.
 - runtime/ includes nothing from src/ or cli/; src/ nothing from cli/.
 - Only src/env.c reads the environment (getenv) in the library.
 - No source file of src/, runtime/ or cli/ is longer than MAX_LINES.
 - A plain libm function is one row of ops.h: nextafter, added that way, is
   named nowhere else in src/.
-- The code generators are pure: cuda_gen.c and cpu_gen.c call nothing of
+- The code generators are pure: cuda/gen.c and cpu/gen.c call nothing of
   the building or running files (no NVRTC, JIT, cache, threads, getenv).
 """
 import glob
@@ -37,7 +40,18 @@ def fail(name, why):
 
 def library_sources():
     return sorted(glob.glob(os.path.join(ROOT, "src", "*.c")) +
+                  glob.glob(os.path.join(ROOT, "src", "*", "*.c")) +
                   glob.glob(os.path.join(ROOT, "runtime", "*.c")))
+
+
+TARGETS = ("interp", "cpu", "cuda")
+DIRS = ("src",) + tuple("src/" + t for t in TARGETS) + ("runtime", "cli")
+
+
+def target_of(f):
+    """The target folder a file (relative, without .c) belongs to, or None."""
+    parts = f.split("/")
+    return parts[1] if len(parts) == 3 and parts[0] == "src" and parts[1] in TARGETS else None
 
 
 def symbols(obj):
@@ -107,21 +121,29 @@ def main():
     else:
         ok("getenv_once")
 
-    for gen, forbidden in (("src/cuda_gen", ("src/cuda_build", "src/cuda_run", "src/cuda_host",
+    crossing = [(f, g) for f in edges for g in edges[f]
+                if target_of(g) and target_of(f) != target_of(g) and f != "src/jitc"]
+    if crossing:
+        fail("targets_apart", ", ".join("%s calls %s" % p for p in crossing))
+    else:
+        ok("targets_apart")
+
+    for gen, forbidden in (("src/cuda/gen", ("src/cuda/build", "src/cuda/run", "src/cuda/host",
                                              "src/codecache", "runtime/cuda_loader",
                                              "runtime/pool", "src/env")),
-                           ("src/cpu_gen", ("src/cpu_build", "src/cpu_run", "src/codecache",
+                           ("src/cpu/gen", ("src/cpu/build", "src/cpu/run", "src/codecache",
                                             "runtime/pool", "src/env"))):
         if gen not in edges:
-            fail("pure_" + gen[4:], "%s.c does not exist" % gen)
+            fail("pure_" + gen[4:].replace("/", "_"), "%s.c does not exist" % gen)
             continue
         bad = [g for g in edges[gen] if g in forbidden]
         if bad:
-            fail("pure_" + gen[4:], "%s.c calls %s" % (gen, ", ".join(bad)))
+            fail("pure_" + gen[4:].replace("/", "_"), "%s.c calls %s" % (gen, ", ".join(bad)))
         else:
-            ok("pure_" + gen[4:])
+            ok("pure_" + gen[4:].replace("/", "_"))
 
-    named = [os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "src", "*.[ch]"))
+    named = [os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "src", "**", "*.[ch]"),
+                                                          recursive=True)
              if "nextafter" in open(p).read().lower() and not p.endswith("/ops.h")]
     if named:
         fail("function_is_one_row", "nextafter is named outside src/ops.h in %s" % named)
@@ -130,7 +152,10 @@ def main():
 
     inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
     bad = []
-    for d, banned in (("runtime", ("src/", "cli/")), ("src", ("cli/",))):
+    rules = [("runtime", ("src/", "cli/")), ("src", ("cli/",))]
+    rules += [("src/" + t, ("cli/",) + tuple("src/%s/" % u for u in TARGETS if u != t))
+              for t in TARGETS]
+    for d, banned in rules:
         for path in glob.glob(os.path.join(ROOT, d, "*.[ch]")):
             for name in inc.findall(open(path).read()):
                 target = os.path.normpath(os.path.join(d, name))
@@ -142,7 +167,7 @@ def main():
         ok("includes_downward")
 
     long_files = []
-    for d in ("src", "runtime", "cli"):
+    for d in DIRS:
         for path in sorted(glob.glob(os.path.join(ROOT, d, "*.[ch]"))):
             n = sum(1 for _ in open(path))
             if n > MAX_LINES:

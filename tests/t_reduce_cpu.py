@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""t_reduce_cpu.py -- reductions on the cpu target (src/cpu_gen.c, "reductions";
-src/cpu_run.c), through the library, against interp (the reference) and NumPy.
+"""t_reduce_cpu.py -- reductions on the cpu target (src/cpu/gen.c, "reductions";
+src/cpu/run.c), through the library, against interp (the reference) and NumPy.
 
   - every op (sum, prod, min, max, mean, any, all, argmin, argmax) on every
     dtype, at sizes around the vector width W and the block RB (read from
-    src/cpu.h), on data with NaN, inf, -0.0, the largest values and integer
+    src/cpu/cpu.h), on data with NaN, inf, -0.0, the largest values and integer
     overflow: exact agreement with interp except the rounding of float sums
     and products (whose association differs), and NumPy's values;
   - float32 sums at least as accurate as NumPy's pairwise sum;
@@ -50,7 +50,7 @@ if "cpu" not in os.environ.get("JITC_TARGETS", "interp cpu").split():
     print("skip reduce_cpu: the cpu target is not available")
     sys.exit(0)
 
-with open(os.path.join(ROOT, "src", "cpu.h")) as f:
+with open(os.path.join(ROOT, "src", "cpu", "cpu/cpu.h")) as f:
     RB = int(re.search(r"#define RB (\d+)", f.read()).group(1))
 SIZES = [0, 1, 15, 16, 17, RB - 1, RB, RB + 1, 3 * RB + 5, 1_000_003]
 OPS = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]

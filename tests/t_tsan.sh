@@ -32,10 +32,10 @@ else
 fi
 FLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread $LLVM_CFLAGS"
 objs=
-for src in src/*.c runtime/*.c; do
+for src in src/*.c src/*/*.c runtime/*.c; do
   obj="$dir/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
   objs="$objs $obj"
-  if [ -f "$obj" ] && [ -z "$(find "$src" src/*.h runtime/*.h -newer "$obj" | head -n 1)" ]; then
+  if [ -f "$obj" ] && [ -z "$(find "$src" src/*.h src/*/*.h runtime/*.h -newer "$obj" | head -n 1)" ]; then
     continue
   fi
   # shellcheck disable=SC2086

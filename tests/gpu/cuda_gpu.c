@@ -16,7 +16,7 @@
 ** is made: a setting is tried in a new context (context_with).
 */
 #include "../../src/jitc_int.h"
-#include "../../src/cuda.h"
+#include "../../src/cuda/cuda.h"
 #include "../../runtime/cuda_api.h"
 #include "../../cli/cli.h"
 #include "gpu_common.h"

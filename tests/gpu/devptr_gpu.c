@@ -25,7 +25,7 @@
 ** NAME: why" and "time NAME value" (tests/run.sh protocol).
 */
 #include "../../src/jitc_int.h"
-#include "../../src/cuda.h"
+#include "../../src/cuda/cuda.h"
 #include "../../runtime/cuda_api.h"
 #include "gpu_common.h"
 

@@ -19,7 +19,7 @@ static uint64_t next(void) {
 }
 
 /* A program of many statements, above the size that makes one kernel per
-** group of statements (cuda_plan.c). */
+** group of statements (cuda/plan.c). */
 static const char *many_statements(void) {
   static char src[20000];
   if (!src[0]) {

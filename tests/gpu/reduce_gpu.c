@@ -15,7 +15,7 @@
 ** Prints "ok NAME", "FAIL NAME: why", "skip NAME: why".
 */
 #include "../../src/jitc_int.h"
-#include "../../src/cuda.h"
+#include "../../src/cuda/cuda.h"
 #include "../../runtime/cuda_api.h"
 #include "gpu_common.h"
 

@@ -1,5 +1,5 @@
 /*
-** cuda_host.c -- the host pipeline of the target `cuda`: running over
+** cuda/host.c -- the host pipeline of the target `cuda`: running over
 ** arrays in host memory.
 **
 ** Host arrays travel through pinned staging buffers in chunks of about

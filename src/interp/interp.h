@@ -1,12 +1,12 @@
 /*
-** interp.h -- the plan of the interp target: the instructions that
-** interp_plan.c builds from the typed IR and interp_exec.c runs, block by
+** interp/interp.h -- the plan of the interp target: the instructions that
+** interp/plan.c builds from the typed IR and interp/exec.c runs, block by
 ** block.  Private to the three interp files.
 */
 #ifndef JITC_INTERP_H
 #define JITC_INTERP_H
 
-#include "jitc_int.h"
+#include "../jitc_int.h"
 
 typedef enum InsKind {
   I_OP,    /* op over args, into dst */
@@ -62,11 +62,11 @@ typedef struct Plan {
   int nreduce;     /* reductions: I_REDUCE slot r, in statement order (reduce_results) */
 } Plan;
 
-/* interp_plan.c: the plan of a program (JITC_OK, or an error added to ctx). */
+/* interp/plan.c: the plan of a program (JITC_OK, or an error added to ctx). */
 jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out);
 void interp_plan_free(Plan *p);
 
-/* interp_exec.c: runs the plan over elements [0, n); a reduction's result
+/* interp/exec.c: runs the plan over elements [0, n); a reduction's result
 ** is combined from the partials of the blocks (reduce.c) and written to its
 ** array's one element. */
 jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, int64_t n,

@@ -1,6 +1,6 @@
 /*
-** cuda_reduce.c -- the reductions of the target `cuda` as CUDA C: what
-** cuda_gen.c adds to a kernel when the program has IR_REDUCE statements.
+** cuda/reduce.c -- the reductions of the target `cuda` as CUDA C: what
+** cuda/gen.c adds to a kernel when the program has IR_REDUCE statements.
 **
 ** The same two steps as reduce.c, on the GPU.  Each thread folds its
 ** elements into a register accumulator, `jitc_part<A>` (the value in the
@@ -27,8 +27,8 @@
 ** the shuffles) and jitc_finK(acc, n) (the result).  Pure, like the rest
 ** of generation.
 */
-#include "jitc_int.h"
-#include "cuda_gen.h"
+#include "../jitc_int.h"
+#include "gen.h"
 
 #include <stdio.h>
 

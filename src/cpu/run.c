@@ -1,8 +1,8 @@
 /*
-** cpu_run.c -- running on the cpu target, and target_cpu itself: the
+** cpu/run.c -- running on the cpu target, and target_cpu itself: the
 ** struct Target that jitc.c calls.  Start at cpu_run().
 **
-** A context's cpu state holds its builder (cpu_build.c: the machines, the
+** A context's cpu state holds its builder (cpu/build.c: the machines, the
 ** vector libraries and the JIT) and a pool of worker threads
 ** (runtime/pool.c), made on the first run that can use more than one
 ** thread.  A run cuts [0, n) into one chunk per thread, on multiples of
@@ -107,7 +107,7 @@ typedef struct Job {
   const ParamSlot *params;
   int nparams;
   size_t scratch;   /* see CpuKernel */
-  Partial *part;    /* reductions: nblocks Partials per reduction (cpu.h) */
+  Partial *part;    /* reductions: nblocks Partials per reduction (cpu/cpu.h) */
   int64_t nblocks;
   atomic_bool oom;  /* a call could not allocate its scratch */
 } Job;
@@ -120,7 +120,7 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
     return;
   }
   /* A split kernel or one with reductions: a copy of the parameters, then
-  ** the slots of cpu.h (the address of this call's scratch, the Partials
+  ** the slots of cpu/cpu.h (the address of this call's scratch, the Partials
   ** and their count), then the scratch (64-byte aligned). */
   size_t head = ((size_t)j->nparams + 3) * sizeof(ParamSlot);
   head = (head + 63) / 64 * 64;

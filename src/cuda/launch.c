@@ -1,11 +1,11 @@
 /*
-** cuda_launch.c -- launching a compiled kernel of the target `cuda` on
-** device memory.  Nothing here compiles: cuda_build.c built and loaded
+** cuda/launch.c -- launching a compiled kernel of the target `cuda` on
+** device memory.  Nothing here compiles: cuda/build.c built and loaded
 ** every kernel.  The kernels index with 32 bits, so arrays longer than a
 ** slice (2^30 elements) are launched one slice after another, the pointers
 ** advanced and `base` telling the kernel where the slice starts.  A split
-** program (cuda_plan.c) runs its kernels one group after another per range.
-** A program with reductions (cuda_reduce.c) has a grid of one wave of
+** program (cuda/plan.c) runs its kernels one group after another per range.
+** A program with reductions (cuda/reduce.c) has a grid of one wave of
 ** blocks, a function of the element count and the device alone, each block
 ** writing one partial per reduction at the run's next free places
 ** (CudaParts); the last launch on one stream finishes in its last block,

@@ -1,5 +1,5 @@
 /*
-** cuda_plan.c -- the cuda target's plan for a large program: one kernel per
+** cuda/plan.c -- the cuda target's plan for a large program: one kernel per
 ** group of statements.
 **
 ** NVRTC's time grows with the square of the arrays one kernel touches (a
@@ -13,11 +13,11 @@
 **
 ** The plan says which statements each group computes, which arrays and
 ** temporaries it touches and where each temporary lies in the scratch:
-** cuda_gen.c writes the kernels from it, cuda_run.c launches them.  Pure,
+** cuda/gen.c writes the kernels from it, cuda/run.c launches them.  Pure,
 ** like the rest of generation; start at cuda_plan_new().
 */
-#include "jitc_int.h"
-#include "cuda_gen.h"
+#include "../jitc_int.h"
+#include "gen.h"
 
 #include <stdlib.h>
 

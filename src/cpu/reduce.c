@@ -1,8 +1,8 @@
 /*
-** cpu_reduce.c -- generation for the cpu target's reductions (IR_REDUCE):
+** cpu/reduce.c -- generation for the cpu target's reductions (IR_REDUCE):
 ** the running state each keeps in the kernel's loop and the Partial
 ** (reduce.c) it writes at the end of each block of RB elements.  Pure, as
-** cpu_gen.c, whose loops call it (red_* in cpu.h).
+** cpu/gen.c, whose loops call it (red_* in cpu/cpu.h).
 **
 ** Each reduction keeps W lanes (RAcc): lane k folds the elements k, k + W,
 ** k + 2W, ... of the block of RB, in the order of their indices, so a
@@ -17,7 +17,7 @@
 
 #include <math.h>
 
-/* In the cache key (cpu_build.c): the build of this file. */
+/* In the cache key (cpu/build.c): the build of this file. */
 const char cpu_reduce_stamp[] = "built " __DATE__ " " __TIME__;
 
 static bool is_minmax(OpId op) {
@@ -205,7 +205,7 @@ void red_init(Gen *G) {
 
 void red_update(Gen *G, int s, LLVMValueRef x) { acc_update(G, &G->racc[G->rnum[s]], x); }
 
-/* (cpu.h) The running values of the reductions among statements [from,
+/* (cpu/cpu.h) The running values of the reductions among statements [from,
 ** to) through gen_loop's blocks, by step: 0, in the head, phis whose value from
 ** `from` (the block before the loop) is the current one; 1, the value from
 ** the body's end `from`; 2, in the tail, the head's phis again; 3 and 4, in

@@ -1,5 +1,5 @@
 /*
-** interp_exec.c -- runs an interp plan (interp.h) over the elements, one
+** interp/exec.c -- runs an interp plan (interp/interp.h) over the elements, one
 ** block at a time: each instruction is a tight loop of sem_exec over a
 ** plain C array, so the dispatch cost is paid once per block rather than
 ** once per element.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "semantics.h"
+#include "../semantics.h"
 
 /* One instruction: sem_exec with the instruction's op and types. */
 static bool exec_op(const Ins *in, void *dst, const void *a0, const void *a1,

@@ -1,13 +1,13 @@
 /*
-** cuda_device.c -- the bottom of the target `cuda`: its per-context state,
+** cuda/device.c -- the bottom of the target `cuda`: its per-context state,
 ** the libraries (NVRTC, the CUDA driver, opened at run time by
 ** runtime/cuda_loader.c, so a machine without them still runs every other
 ** target), the device and its primary context, and the two streams with
 ** their events.  The device is JITC_CUDA_DEVICE's (0).  jitc works in its
 ** primary context without leaving it current: the caller's current context
 ** is the caller's (cuda_enter, cuda_leave).  Building
-** (cuda_build.c), launching (cuda_launch.c) and the host pipeline
-** (cuda_host.c) stand on this file; it calls none of them.
+** (cuda/build.c), launching (cuda/launch.c) and the host pipeline
+** (cuda/host.c) stand on this file; it calls none of them.
 */
 #include "cuda.h"
 

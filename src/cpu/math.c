@@ -1,8 +1,8 @@
 /*
-** cpu_math.c -- the math functions of the cpu target's generated code: for
+** cpu/math.c -- the math functions of the cpu target's generated code: for
 ** each function of ops.h with a C library name, which library computes it
 ** on the machine compiled for, and the fixes where a library is wrong.
-** Part of generation (cpu.h): it builds LLVM IR and asks nothing of the
+** Part of generation (cpu/cpu.h): it builds LLVM IR and asks nothing of the
 ** host but what the caller passes in (GenTarget: the x86-64 level, the
 ** vector width, which vector libraries are loaded).  Start at math_gen().
 **
@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* In the cache key (cpu_build.c). */
+/* In the cache key (cpu/build.c). */
 const char cpu_math_stamp[] = "built " __DATE__ " " __TIME__;
 
 /* ---- the choice of library ---- */

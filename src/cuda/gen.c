@@ -1,9 +1,9 @@
 /*
-** cuda_gen.c -- code generation for the target `cuda`: typed IR -> CUDA C.
+** cuda/gen.c -- code generation for the target `cuda`: typed IR -> CUDA C.
 **
 ** The output is one self-contained CUDA C file that needs no header:
 ** typedefs for the five element types, the helper functions the program
-** uses (cuda_helpers.c), `jitc_elem` computing one element in SSA form,
+** uses (cuda/helpers.c), `jitc_elem` computing one element in SSA form,
 ** and one `extern "C"` kernel, jitc_k32, over elements [0, n) of a range
 ** that starts at element `base` of the arrays (the launcher cuts larger
 ** arrays into ranges, so 32-bit indices always suffice).  The kernel takes
@@ -13,15 +13,15 @@
 ** at a time.  Names from the program never reach the C: arrays are a0, a1,
 ** ..., scalars p0, p1, ..., temporaries t0, t1, ..., so an array called
 ** `int` or `threadIdx` is fine.  A large program becomes one kernel per
-** group of statements (cuda_plan.c says which), written by emit_split().
+** group of statements (cuda/plan.c says which), written by emit_split().
 **
 ** Pure functions of the program: nothing here knows a device, NVRTC or a
 ** cache.  Start reading at cuda_gen() at the end, then op_expr(), which
 ** writes one operation: the generic cases come from the op table (ops.h),
 ** the hand-written ones are where CUDA's C differs from NumPy.
 */
-#include "jitc_int.h"
-#include "cuda_gen.h"
+#include "../jitc_int.h"
+#include "gen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -560,7 +560,7 @@ static void put_vec_access(Buf *b, const Program *p, int vec, bool load) {
   }
 }
 
-/* The kernels of a program with reductions (cuda_reduce.c): jitc_k32 over
+/* The kernels of a program with reductions (cuda/reduce.c): jitc_k32 over
 ** a slice with a grid of one wave of blocks, each thread accumulating, and
 ** each block writing its partials; then jitc_r.  A thread issues the loads
 ** of `unroll` vector steps before it computes any of them (JITC_CUDA_RUNROLL):
@@ -703,7 +703,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   buf_puts(b, "  }\n}\n\n");
   {
     /* The kernel: 32-bit indices, as the launcher keeps every range below
-    ** 2^31 elements (cuda_run.c). */
+    ** 2^31 elements (cuda/run.c). */
     buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) jitc_k32(const u32 n, const i64 base, "
                "const int vec", CUDA_BLOCK);
     put_pointer_params(b, p);
@@ -721,7 +721,7 @@ done:
   return E.bad_op ? JITC_E_INTERNAL : ok && !oom ? JITC_OK : JITC_E_NOMEM;
 }
 
-/* The CUDA C of a split program (cuda_plan.c): the prelude, then one
+/* The CUDA C of a split program (cuda/plan.c): the prelude, then one
 ** kernel per group, one element per thread. */
 static jitc_status emit_split(const Program *p, const char *src, const CudaPlan *P, Buf *out) {
   Emit E = {.p = p, .src = src, .line = 1};

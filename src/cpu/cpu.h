@@ -1,24 +1,24 @@
 /*
-** cpu.h -- the interface between the files of the cpu target, included by
+** cpu/cpu.h -- the interface between the files of the cpu target, included by
 ** them alone.  The target is five files, one idea each, read in this order:
 **
-**   cpu_gen.c    generation: typed IR -> LLVM IR (the Gen builder, the
+**   cpu/gen.c    generation: typed IR -> LLVM IR (the Gen builder, the
 **                operators, the vector loop, split groups).  Pure: it knows
 **                no context, JIT, cache, environment or thread.
-**   cpu_reduce.c the reductions of that IR: the lanes each keeps in the
+**   cpu/reduce.c the reductions of that IR: the lanes each keeps in the
 **                loop, and the partial result of each block.  Equally pure.
-**   cpu_math.c   the math functions of that IR: which vector library (or
+**   cpu/math.c   the math functions of that IR: which vector library (or
 **                libm) computes each, and the fixes at the ends of ranges.
 **                Part of generation, equally pure.
-**   cpu_build.c  building: the machine compiled for, the optimiser, object
+**   cpu/build.c  building: the machine compiled for, the optimiser, object
 **                code, the code cache (code_get) and the ORC JIT.
-**   cpu_run.c    running: the per-context state, the thread pool, and
+**   cpu/run.c    running: the per-context state, the thread pool, and
 **                target_cpu, the struct Target that jitc.c calls.
 */
 #ifndef JITC_CPU_H
 #define JITC_CPU_H
 
-#include "jitc_int.h"
+#include "../jitc_int.h"
 
 /* Elements per loop iteration.  16 fills a 512-bit register with float32
 ** and two with float64; narrower hosts split the vectors in legalisation. */
@@ -33,7 +33,7 @@
 ** threads better. */
 #define RB 4096
 
-/* ---- cpu_gen.c and cpu_math.c: generation ---- */
+/* ---- cpu/gen.c and cpu/math.c: generation ---- */
 
 #ifdef JITC_HAVE_LLVM
 #include <llvm-c/Core.h>
@@ -42,7 +42,7 @@
 /* The vector math libraries the process has loaded, as generation sees
 ** them: mvec and sleef say which are loaded, and has(host, lib, name)
 ** whether loaded library lib (VL_MVEC: glibc's libmvec, VL_SLEEF) defines
-** the function `name`.  The building side answers (cpu_build.c, dlsym). */
+** the function `name`.  The building side answers (cpu/build.c, dlsym). */
 enum { VL_MVEC, VL_SLEEF };
 typedef struct VecLibs {
   bool (*has)(const void *host, int lib, const char *name);
@@ -78,7 +78,7 @@ typedef struct RAcc {
   LLVMValueRef pval, poff; /* their phis in the loop's head */
 } RAcc;
 
-/* The generator's state, shared by cpu_gen.c and cpu_math.c. */
+/* The generator's state, shared by cpu/gen.c and cpu/math.c. */
 typedef struct Gen {
   const GenTarget *gt;
   const Program *prog;
@@ -160,7 +160,7 @@ static inline LLVMValueRef splat(Gen *G, LLVMValueRef s) {
                                 LLVMConstNull(LLVMVectorType(G->ti32, W)), "");
 }
 
-/* cpu_reduce.c: the reductions' lanes, which cpu_gen.c's loops carry.
+/* cpu/reduce.c: the reductions' lanes, which cpu/gen.c's loops carry.
 ** red_init fills G->racc and G->rnum; red_load_out loads the Partials'
 ** address and count (G->part, G->nblocks) from the parameter slots;
 ** red_start sets every reduction's lanes to the identity at the start of
@@ -179,7 +179,7 @@ void red_move(Gen *G, int from, int to, bool store);
 /* Scratch bytes of one reduction's lanes in a split kernel (red_move). */
 #define RSTATE (W * 8 + W * 4)
 
-/* cpu_math.c: float function op (a row of ops.h with a libm name) on the
+/* cpu/math.c: float function op (a row of ops.h with a libm name) on the
 ** nargs vectors args of type t, from the library chosen for the machine,
 ** NaN arguments and range ends made right. */
 LLVMValueRef math_gen(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args, int nargs);
@@ -204,7 +204,7 @@ extern const char cpu_gen_stamp[], cpu_math_stamp[], cpu_reduce_stamp[];
 ** r * nblocks + b. */
 size_t cpu_gen_scratch(const Program *p);
 
-/* ---- cpu_build.c: building ---- */
+/* ---- cpu/build.c: building ---- */
 
 /* The host, its machines, the vector libraries and the JIT of one context. */
 typedef struct CpuBuild CpuBuild;

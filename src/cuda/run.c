@@ -1,10 +1,10 @@
 /*
-** cuda_run.c -- target_cuda, the table jitc.c calls, and device-resident
+** cuda/run.c -- target_cuda, the table jitc.c calls, and device-resident
 ** buffers (jitc_buffer): the top of the target, standing on the device
-** (cuda_device.c), building (cuda_build.c), launching (cuda_launch.c), the
-** host pipeline (cuda_host.c) and the caller's device memory
-** (cuda_devptr.c).  Host arrays go through cuda_host.c; device buffers go
-** straight to cuda_launch(); the caller's pointers through cuda_devptr.c.
+** (cuda/device.c), building (cuda/build.c), launching (cuda/launch.c), the
+** host pipeline (cuda/host.c) and the caller's device memory
+** (cuda/devptr.c).  Host arrays go through cuda/host.c; device buffers go
+** straight to cuda_launch(); the caller's pointers through cuda/devptr.c.
 ** Start reading at target_cuda at the end.
 */
 #include "cuda.h"

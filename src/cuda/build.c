@@ -1,8 +1,8 @@
 /*
-** cuda_build.c -- building for the target `cuda`: CUDA C -> NVRTC -> a
+** cuda/build.c -- building for the target `cuda`: CUDA C -> NVRTC -> a
 ** loaded module.
 **
-** The source comes from cuda_gen.c.  NVRTC compiles it straight to a CUBIN
+** The source comes from cuda/gen.c.  NVRTC compiles it straight to a CUBIN
 ** for the device's sm_XY (PTX for compute_XY only when this NVRTC does not
 ** know the device), with --fmad=false: NumPy never contracts a*b+c into
 ** one rounding, and neither may we.  --fast-math maps to NVRTC's

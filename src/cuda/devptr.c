@@ -1,5 +1,5 @@
 /*
-** cuda_devptr.c -- jitc_run_device for the target `cuda`: a kernel run on
+** cuda/devptr.c -- jitc_run_device for the target `cuda`: a kernel run on
 ** device memory the caller owns (a CuPy array, a PyTorch tensor, its own
 ** cuMemAlloc), queued on the caller's stream, with no copy and no wait.
 **
@@ -11,7 +11,7 @@
 ** D's primary context current), else the context that allocated the first
 ** array, else D's primary context, which is retained until the jitc context
 ** is freed.  The compiled module is loaded once per context from the image
-** the code cache kept (cuda_build.c: cuda_module_in), so a kernel compiled
+** the code cache kept (cuda/build.c: cuda_module_in), so a kernel compiled
 ** once runs on every device of the same arch; nothing compiles here.  The
 ** caller's current context is restored before returning.
 **

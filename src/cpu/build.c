@@ -1,12 +1,12 @@
 /*
-** cpu_build.c -- building for the cpu target: from the typed program to
+** cpu/build.c -- building for the cpu target: from the typed program to
 ** machine code loaded in the process.  Start at cpu_build_kernel().
 **
 **   1. The machine: code is compiled for the host ("native"), an x86-64
 **      level (x86-64, -v2, -v3, -v4) or a named CPU, from jitc_options.cpu
 **      or $JITC_CPU (ctx->env.cpu); its level picks the vector width and
 **      the vector math (get_machine).
-**   2. Generation (cpu_gen.c) gives an LLVM module; the optimiser runs a
+**   2. Generation (cpu/gen.c) gives an LLVM module; the optimiser runs a
 **      pass pipeline on it (optimize); the target machine makes object code.
 **   3. The code cache (codecache.c, namespace "cpu") keeps the object code
 **      in memory per context and on disk, keyed by everything that changes
@@ -55,7 +55,7 @@ jitc_status cpu_build_emit(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, int s
 
 /* A machine code is compiled for: the host ("native"), an x86-64 level
 ** or a named CPU.  Its level picks the vector width and the vector math
-** (cpu_math.c). */
+** (cpu/math.c). */
 typedef struct Machine {
   char *name;                    /* as asked: "native", "x86-64-v3", "znver3" */
   char *cpu, *features;          /* what LLVM is given */

@@ -1,17 +1,17 @@
 /*
-** cuda_helpers.c -- the device functions that the generated CUDA C calls
+** cuda/helpers.c -- the device functions that the generated CUDA C calls
 ** where one C operator does not give NumPy's answer: integer division and
 ** shifts that never trap, saturating casts, NaN-propagating minimum, a
 ** hypot that does not overflow, sign bits moved without touching NaNs.
 **
-** Each is the device twin of a scalar function of interp.c (which defines
+** Each is the device twin of a scalar function of interp/interp.c (which defines
 ** the semantics), written once as a template over the element type and
-** emitted only for the types a program uses.  cuda_gen.c asks for them
+** emitted only for the types a program uses.  cuda/gen.c asks for them
 ** with cuda_helper_use() and writes them with cuda_helper_text(); start
 ** reading at cuda_helper_text.
 */
-#include "jitc_int.h"
-#include "cuda_gen.h"
+#include "../jitc_int.h"
+#include "gen.h"
 
 const char *const cuda_ctype[JITC_NDTYPES] = {"b8", "i32", "i64", "f32", "f64"};
 const char *const cuda_utype[JITC_NDTYPES] = {"u8", "u32", "u64", "u32", "u64"};
@@ -35,7 +35,7 @@ static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
   }
 }
 
-/* The helpers' text, for one type.  Each is the device twin of interp.c's
+/* The helpers' text, for one type.  Each is the device twin of interp/interp.c's
 ** function of the same name. */
 void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
   switch (h) {

@@ -1,25 +1,25 @@
 /*
-** cuda.h -- what the files of the target `cuda` share beyond generation
-** (cuda_gen.h): the per-context state, a compiled kernel, and the calls
+** cuda/cuda.h -- what the files of the target `cuda` share beyond generation
+** (cuda/gen.h): the per-context state, a compiled kernel, and the calls
 ** between the files below.  Only they include it.
 **
-** The target in one paragraph, bottom up: cuda_gen.c (with cuda_helpers.c,
-** cuda_plan.c and cuda_reduce.c) writes the program as CUDA C; cuda_device.c owns the
-** libraries, the device and the streams; cuda_build.c compiles the CUDA C
+** The target in one paragraph, bottom up: cuda/gen.c (with cuda/helpers.c,
+** cuda/plan.c and cuda/reduce.c) writes the program as CUDA C; cuda/device.c owns the
+** libraries, the device and the streams; cuda/build.c compiles the CUDA C
 ** with NVRTC (through the shared code cache) and loads the module;
-** cuda_launch.c launches its kernels on device memory; cuda_host.c moves
-** host arrays through pinned staging on two streams; cuda_devptr.c runs on
-** the caller's own device memory and stream (jitc_run_device); cuda_run.c
+** cuda/launch.c launches its kernels on device memory; cuda/host.c moves
+** host arrays through pinned staging on two streams; cuda/devptr.c runs on
+** the caller's own device memory and stream (jitc_run_device); cuda/run.c
 ** is the Target and the device buffers.  Each file calls only the ones before it.
-** Start reading at target_cuda, at the end of cuda_run.c.
+** Start reading at target_cuda, at the end of cuda/run.c.
 */
 #ifndef JITC_CUDA_H
 #define JITC_CUDA_H
 
-#include "cuda_gen.h"
-#include "jitc_int.h"
+#include "gen.h"
+#include "../jitc_int.h"
 
-#include "../runtime/cuda_api.h"
+#include "../../runtime/cuda_api.h"
 
 #include <pthread.h>
 
@@ -73,7 +73,7 @@ typedef struct CudaState {
   int cc_major, cc_minor, nsm;
   char device[300];
   int64_t slice; /* most elements per launch: a multiple of 4096 below 2^31 */
-  /* The host pipeline (cuda_host.c). */
+  /* The host pipeline (cuda/host.c). */
   CudaSlot slot[2];
   bool slots_ok;
   void *hstage;        /* pinned host staging, 2 halves */
@@ -96,7 +96,7 @@ typedef struct CudaKernel {
   size_t part_bytes;
 } CudaKernel;
 
-/* Where a run's reductions put their block partials (cuda_reduce.c): per
+/* Where a run's reductions put their block partials (cuda/reduce.c): per
 ** reduction, in the order of their result arrays, `cap` partials of
 ** CUDA_PART bytes from base + r * cap * CUDA_PART; the launches so far
 ** wrote `used` of them, which are combined in that order at the end.
@@ -113,7 +113,7 @@ typedef struct CudaParts {
   bool finished;
 } CudaParts;
 
-/* ---- cuda_device.c: state, libraries, device, streams ---- */
+/* ---- cuda/device.c: state, libraries, device, streams ---- */
 
 /* The context's state, made on first use; NULL when out of memory. */
 CudaState *cuda_state(jitc_context *ctx);
@@ -150,7 +150,7 @@ void cuda_leave(CudaState *S, const CudaCurrent *c);
 ** failure is the context's error. */
 jitc_status cuda_enter_device(jitc_context *ctx, CudaState *S, CudaCurrent *c);
 
-/* ---- cuda_build.c: NVRTC, modules ---- */
+/* ---- cuda/build.c: NVRTC, modules ---- */
 
 jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k);
 jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out);
@@ -161,7 +161,7 @@ void cuda_release(jitc_kernel *k);
 jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CUcontext cx,
                            CudaModule **out);
 
-/* ---- cuda_launch.c ---- */
+/* ---- cuda/launch.c ---- */
 
 /* Launches k over elements [base, base + n) at device pointers dptr, on
 ** stream s, with the kernels of m (k's module in the current context); a
@@ -197,14 +197,14 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
                                const CudaModule *m, const CudaParts *parts, int64_t n,
                                const CUdeviceptr *res, CUstream s);
 
-/* ---- cuda_host.c: the host pipeline ---- */
+/* ---- cuda/host.c: the host pipeline ---- */
 
 jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const ParamSlot *params, jitc_run_info *info);
 /* Frees the streams, the staging and the copy threads. */
 void cuda_host_free(CudaState *S);
 
-/* ---- cuda_devptr.c: jitc_run_device ---- */
+/* ---- cuda/devptr.c: jitc_run_device ---- */
 
 /* Runs k over the caller's device pointers on the caller's stream. */
 jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,

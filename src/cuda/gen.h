@@ -1,23 +1,23 @@
 /*
-** cuda_gen.h -- the cuda target's code generation, as the rest of the
+** cuda/gen.h -- the cuda target's code generation, as the rest of the
 ** target sees it: typed IR (Program) in, CUDA C text out.
 **
-** Generation is pure: cuda_gen.c (expressions, statements, kernels),
-** cuda_helpers.c (the device functions the kernels call) and cuda_plan.c
+** Generation is pure: cuda/gen.c (expressions, statements, kernels),
+** cuda/helpers.c (the device functions the kernels call) and cuda/plan.c
 ** (how a large program is cut into kernels) know nothing of devices,
 ** NVRTC, the environment or the cache.  Building
-** (cuda_build.c) and running (cuda_run.c, cuda_host.c) include this file;
+** (cuda/build.c) and running (cuda/run.c, cuda/host.c) include this file;
 ** generation never includes theirs.
 */
 #ifndef JITC_CUDA_GEN_H
 #define JITC_CUDA_GEN_H
 
-#include "jitc_int.h"
+#include "../jitc_int.h"
 
 /* Threads per block: every kernel's __launch_bounds__ and every launch. */
 enum { CUDA_BLOCK = 256 };
 
-/* ---- cuda_helpers.c: the device functions ---- */
+/* ---- cuda/helpers.c: the device functions ---- */
 
 /* How every device function of the generated C begins. */
 #define DEV "__device__ __forceinline__ "
@@ -39,7 +39,7 @@ void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dty
 /* Appends the definition of helper h for type t. */
 void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t);
 
-/* ---- cuda_plan.c: a large program as several kernels ---- */
+/* ---- cuda/plan.c: a large program as several kernels ---- */
 
 /* One kernel per group of statements: the groups, and what each touches. */
 typedef struct CudaPlan {
@@ -59,7 +59,7 @@ typedef struct CudaPlan {
 CudaPlan *cuda_plan_new(const Program *p, bool *oom);
 void cuda_plan_free(CudaPlan *P);
 
-/* ---- cuda_reduce.c: reductions in the kernels ---- */
+/* ---- cuda/reduce.c: reductions in the kernels ---- */
 
 /* Whether every JITC_RESULT array of p has its one IR_REDUCE statement. */
 /* The partial type and device functions of every reduction (the prelude). */
@@ -81,7 +81,7 @@ void cuda_reduce_last(Buf *b, const Program *p);
 ** split program's kernels or no launch at all (n == 0). */
 void cuda_reduce_kernel(Buf *b, const Program *p);
 
-/* ---- cuda_gen.c: the kernels ---- */
+/* ---- cuda/gen.c: the kernels ---- */
 
 /* Elements per vector step: the widest element fills `vbytes` bytes. */
 int cuda_vec_width(const Program *p, int vbytes);

@@ -1,5 +1,5 @@
 /*
-** interp.c -- the target `interp`: evaluates the typed IR directly.  It
+** interp/interp.c -- the target `interp`: evaluates the typed IR directly.  It
 ** defines the semantics of the language; the cpu and cuda targets are
 ** tested against it.
 **
@@ -7,10 +7,10 @@
 **   semantics.h    the operations themselves, one element type at a time
 **                  (shared with the constant folder: docs/language.md states
 **                  each choice, semantics.h is its executable form)
-**   interp_plan.c  compile: each statement becomes a list of instructions,
+**   interp/plan.c  compile: each statement becomes a list of instructions,
 **                  one per IR node, each writing a typed scratch buffer of
-**                  one block of elements (interp.h)
-**   interp_exec.c  run: every instruction list over one block of elements,
+**                  one block of elements (interp/interp.h)
+**   interp/exec.c  run: every instruction list over one block of elements,
 **                  then the next block
 ** Each instruction is a tight loop over a plain C array, so the dispatch
 ** cost is paid once per block rather than once per element, and 10 million

@@ -1,9 +1,9 @@
 /*
-** interp_plan.c -- the interp target's plan: the typed IR turned into lists
-** of instructions over typed scratch buffers (interp.h).
+** interp/plan.c -- the interp target's plan: the typed IR turned into lists
+** of instructions over typed scratch buffers (interp/interp.h).
 **
 ** Each statement becomes one instruction per distinct IR node, each writing
-** a buffer of one block of elements; interp_exec.c runs every list over one
+** a buffer of one block of elements; interp/exec.c runs every list over one
 ** block, then the next.  Buffers are reused as soon as their value's last
 ** use has passed, constants and scalar parameters are filled once per run
 ** when there are few of them, and a statement's value is computed straight

@@ -1,9 +1,9 @@
 /*
-** cpu_gen.c -- generation for the cpu target: the typed IR of a program
+** cpu/gen.c -- generation for the cpu target: the typed IR of a program
 ** (check.c) becomes one LLVM module holding the kernel (KernelFn in
 ** jitc_int.h), a loop over the elements [begin, end).  Pure: it builds IR
-** and nothing else; building and running are cpu_build.c and cpu_run.c,
-** the math functions cpu_math.c, the reductions' lanes cpu_reduce.c (cpu.h).
+** and nothing else; building and running are cpu/build.c and cpu/run.c,
+** the math functions cpu/math.c, the reductions' lanes cpu/reduce.c (cpu/cpu.h).
 ** Start at cpu_gen_module() at the end, then gen_loop() and gen_op().
 **
 ** This file vectorises the loop itself: every value of the program is a
@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- building blocks (more in cpu.h) ---- */
+/* ---- building blocks (more in cpu/cpu.h) ---- */
 
 /* In memory a bool is a byte, 0 or 1. */
 static LLVMTypeRef mem_type(Gen *G, jitc_dtype t) {
@@ -152,7 +152,7 @@ static LLVMValueRef int_pow(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef e
 /* The operation of node n on W lanes.  First what the row of ops.h says:
 ** the identity on integers (F_INT_ID), an LLVM intrinsic on floats; then
 ** the operations whose semantics need code of their own; last, a float
-** function of the C library (cpu_math.c). */
+** function of the C library (cpu/math.c). */
 static LLVMValueRef gen_op(Gen *G, const Node *n) {
   const OpInfo *oi = &op_info[n->op];
   jitc_dtype t = n->type;
@@ -422,7 +422,7 @@ static void gen_body(Gen *G, int from, int to) {
 /* Rough instructions per group (split.c's cost of a statement). */
 #define GROUP_COST 256
 
-/* In the cache key (cpu_build.c): what changes the code generated. */
+/* In the cache key (cpu/build.c): what changes the code generated. */
 const char cpu_gen_stamp[] = "width " STR(W) " group_cost " STR(GROUP_COST) " rb " STR(RB)
                              " built " __DATE__ " " __TIME__;
 /* Scratch per call: the block is made no larger than fits this (but at
