@@ -50,7 +50,7 @@ if "cpu" not in os.environ.get("JITC_TARGETS", "interp cpu").split():
     print("skip reduce_cpu: the cpu target is not available")
     sys.exit(0)
 
-with open(os.path.join(ROOT, "src", "cpu", "cpu/cpu.h")) as f:
+with open(os.path.join(ROOT, "src", "cpu", "cpu.h")) as f:
     RB = int(re.search(r"#define RB (\d+)", f.read()).group(1))
 SIZES = [0, 1, 15, 16, 17, RB - 1, RB, RB + 1, 3 * RB + 5, 1_000_003]
 OPS = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
