@@ -108,6 +108,8 @@ for name in i pi inf True nan exp f32 sum let; do
   expect "reserved_define_$name" 64 "'$name' is" -- $JITC -t interp -q -n 3 -D $name=1 "c = a * 2 + $name"
 done
 expect reserved_in 64 "'exp' is a function" -- $JITC -t interp -q -n 3 --in exp=ones 'c = a * 2'
+expect reserved_in_reduction 64 "'argmax' is a reduction" -- $JITC -t interp -q -n 3 --in argmax=ones 'c = a * 2'
+expect reserved_in_reduction_alias 64 "'amin' is a reduction" -- $JITC -t interp -q -n 3 --dtype amin=f32 'c = a * 2'
 expect reserved_dtype 64 "'i' is the element index" -- $JITC -t interp -q -n 3 --dtype i=f32 'c = a * 2'
 
 # -D values: Python literals, exact in the stated type.
