@@ -66,7 +66,7 @@ all: $(BUILD)/jitc $(BUILD)/libjitc.a $(BUILD)/libjitc.so $(BUILD)/jitc.pc
 # Installs the Debian packages and Python modules the build and tests use
 # (apt-get as root; otherwise it prints the command to run).
 deps:
-	sh scripts/install-deps.sh
+	LLVM_CONFIG="$(LLVM_CONFIG)" sh scripts/install-deps.sh
 
 $(BUILD)/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)

@@ -1,9 +1,12 @@
 /*
 ** cpu_bench.c -- the cpu target against hand-written C loops, 10,000,000
 ** elements, data in memory, median of repeats, compile excluded.  The C
-** loops are compiled with this file's flags (see bench/cpu_bench.sh:
-** gcc -O3 -march=native -fopenmp -ffast-math, so expf and exp vectorise
-** with libmvec) and run on as many OpenMP threads as jitc uses.
+** loops are compiled with this file's flags (-ffast-math, so that expf
+** and exp vectorise with libmvec) and run on as many OpenMP threads as
+** jitc uses.
+**
+**   gcc -O3 -march=native -fopenmp -ffast-math -Isrc -o cpu_bench bench/cpu_bench.c \
+**     build/libjitc.a $(sed -n 's/^Libs.private: //p' build/jitc.pc)
 **
 **   cpu_bench run            the speed table
 **   cpu_bench compile DIR    compile times of a program new to the cache in

@@ -7,10 +7,30 @@
 #   python3-dev, pytest, setuptools, wheel   the Python package's build and tests
 #   dask[array,distributed]                  jitc.dask and its tests
 # Run as root (it calls apt-get); without root it prints the commands instead.
+# What is there already is found as the build finds it, and nothing is
+# installed when everything is there (tests/t_deps.sh checks it).
 set -u
+# LLVM: the Makefile's search, LLVM_CONFIG (make passes its own) or the
+# newest llvm-config-NN from 21 down to 17.
+have_llvm() {
+  [ -n "${LLVM_CONFIG:-}" ] && "$LLVM_CONFIG" --version >/dev/null 2>&1 && return 0
+  for v in 21 20 19 18 17; do
+    command -v "llvm-config-$v" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+# SLEEF: the library that src/cpu_build.c loads (libsleef.so.3) in the
+# loader's cache, or the package as pkg-config or the C compiler finds it
+# (Debian puts sleef.h under /usr/include/<triplet>/, not /usr/include/).
+have_sleef() {
+  ldc=$(command -v ldconfig 2>/dev/null || echo /sbin/ldconfig)
+  "$ldc" -p 2>/dev/null | grep -q 'libsleef\.so\.3 ' && return 0
+  pkg-config --exists sleef 2>/dev/null && return 0
+  echo '#include <sleef.h>' | ${CC:-cc} -E - >/dev/null 2>&1
+}
 need_apt=""
-command -v llvm-config-19 >/dev/null 2>&1 || need_apt="$need_apt llvm-19-dev"
-[ -f /usr/include/sleef.h ] || need_apt="$need_apt libsleef-dev"
+have_llvm || need_apt="$need_apt llvm-19-dev"
+have_sleef || need_apt="$need_apt libsleef-dev"
 command -v python3 >/dev/null 2>&1 || need_apt="$need_apt python3 python3-pip"
 command -v groff >/dev/null 2>&1 || need_apt="$need_apt groff-base"
 # Python.h of the python3 that runs the tests (a python of its own, such as

@@ -181,18 +181,17 @@ static bool valid_name(const char *s) {
 ** the program could never refer to it, as the language gives it a meaning. */
 static const char *reserved_why(const char *name) {
   static const char *const consts[] = {"pi", "inf", "nan", "True", "False", "true", "false"};
-  static const char *const reductions[] = {"sum", "prod", "min", "max"};
   static const char *const keywords[] = {"let", "and", "or", "not"};
   if (!strcmp(name, "i"))
     return "is the element index";
   for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
     if (!strcmp(name, consts[k]))
       return "is a constant of the language";
-  if (op_lookup_function(name, strlen(name), NULL) >= 0)
-    return "is a function of the language";
-  for (size_t k = 0; k < sizeof reductions / sizeof reductions[0]; k++)
-    if (!strcmp(name, reductions[k]))
-      return "is reserved for reductions";
+  /* The reductions (sum, amin, ...) are rows of ops.h like the functions. */
+  int op = op_lookup_function(name, strlen(name), NULL);
+  if (op >= 0)
+    return op_info[op].kind == K_REDUCE ? "is a reduction of the language"
+                                        : "is a function of the language";
   for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
     if (!strcmp(name, keywords[k]))
       return "is a keyword";

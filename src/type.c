@@ -3,7 +3,7 @@
 **
 ** A weak value (a literal, a constant, a weak scalar: Python's scalars)
 ** takes the type of the strong operand it meets; strong operands promote
-** by NumPy's table (promote() in check.c); each op's typing rule is its
+** by NumPy's table (promote(), below); each op's typing rule is its
 ** RULE column in ops.h.  Every conversion becomes an explicit OP_CAST or a
 ** converted constant, so the back ends never promote anything, and an
 ** operator of weak constants only is folded here, as Python would compute

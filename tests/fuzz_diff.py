@@ -1528,12 +1528,14 @@ def worker(job):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def available(target):
+def availability(target):
+    """The exit status of a one-line program on target: 0 when it runs, 69
+    when this machine lacks the target (anything else is a failure)."""
     if not os.access(JITC, os.X_OK):
         sys.exit("fuzz_diff: %s is not built (set JITC)" % JITC)
     p = subprocess.run([JITC, "-t", target, "-q", "-n", "1", "--no-cache", "a = 1"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode == 0
+    return p.returncode
 
 
 def regression_cases():
@@ -1561,15 +1563,19 @@ def main():
     self_test()
     if opt.self_test:
         print("ok fuzz_diff.self_test")
-    targets = []
+    targets, broken = [], 0
     for t in opt.targets.split():
-        if available(t):
+        rc = availability(t)
+        if rc == 0:
             targets.append(t)
-        else:
+        elif rc == 69:
             print("skip fuzz_diff.%s: target not available here" % t)
+        else:
+            broken += 1
+            print("FAIL fuzz_diff.%s: 'a = 1' exits with status %d" % (t, rc))
     if not targets:
         print("skip fuzz_diff: no target available")
-        return 0
+        return 1 if broken else 0
     items = [] if opt.no_regress or opt.only is not None else regression_cases()
     if not opt.regress_only:
         items += [opt.only] if opt.only is not None else list(range(opt.n))
@@ -1599,7 +1605,7 @@ def main():
                    stats["outputs_exact"], stats["outputs_sign"], stats["outputs_ulp"],
                    opt.ulp, opt.ulp + opt.numpy_ulp, len(used_fns), len(FUNCS),
                    " ".join(targets), opt.seed))
-    nfail = stats["failures"] + stats["regress_failures"]
+    nfail = stats["failures"] + stats["regress_failures"] + broken
     if nfail:
         print("fuzz_diff: %d failures (%d regression cases, %d random programs); %s" % (
             nfail, stats["regress_failures"], stats["failures"], summary))

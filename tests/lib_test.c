@@ -358,6 +358,10 @@ static void test_reduction_names(void) {
   jitc_context_free(ctx);
 }
 
+/* The last line of every run that reaches its end: tests/t_lib.sh fails a
+** run that stops before it, whatever its exit status. */
+#define END_LINE "lib_test: end"
+
 int main(int argc, char **argv) {
   jitc_target t = JITC_TARGET_INTERP;
   if (argc > 1 && jitc_target_parse(argv[1], &t)) {
@@ -368,6 +372,7 @@ int main(int argc, char **argv) {
   if (jitc_target_available(ctx, t) != JITC_OK) {
     printf("skip lib.%s: %s", argv[1], jitc_errmsg(ctx));
     jitc_context_free(ctx);
+    puts(END_LINE);
     return 0;
   }
   jitc_context_free(ctx);
@@ -377,5 +382,6 @@ int main(int argc, char **argv) {
   test_emit();
   test_reduction_names();
   test_threads(t);
+  puts(END_LINE);
   return failures ? 1 : 0;
 }

@@ -17,10 +17,13 @@ JITC=${JITC:-$BUILD/jitc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export JITC_CACHE_DIR="$tmp/cache"
+# (As tests/run.sh finds them: a target that fails otherwise than with
+# exit 69, not on this machine, counts as there, and its samples fail.)
 if [ -z "${JITC_TARGETS:-}" ]; then
   JITC_TARGETS=interp
   for t in cpu cuda; do
-    "$JITC" -t $t -q -n 1 'b = a + 1' >/dev/null 2>&1 && JITC_TARGETS="$JITC_TARGETS $t"
+    "$JITC" -t $t -q -n 1 'b = a + 1' >/dev/null 2>&1
+    [ $? -eq 69 ] || JITC_TARGETS="$JITC_TARGETS $t"
   done
 fi
 have() { case " $JITC_TARGETS " in *" $1 "*) return 0 ;; esac; return 1; }

@@ -16,7 +16,8 @@ steps: the section "Adding a math function" of docs/tutorial.md is applied,
   - the copy's tests/t_diff.py has a case of it and passes;
     tests/fuzz_diff.py knows its arity, rule and reference;
     docs/language.md's table of functions has its line;
-  - `make golden` (t_golden.sh with UPDATE=1) rewrites no golden file.
+  - `make golden` (t_golden.sh with UPDATE=1) rewrites no golden file and
+    reports no failure (a golden command that fails leaves its file as it is).
   Before that, the function must be unknown to the tree as it is: the steps
   would prove nothing otherwise.  `--drop K` leaves step K out (to see this
   test fail when a step is missing); `--keep` keeps the copy.
@@ -335,8 +336,10 @@ def check_golden(scratch, jitc):
             g = os.path.join(scratch, d, os.path.basename(f))
             if not os.path.exists(g) or open(f, "rb").read() != open(g, "rb").read():
                 changed.append(os.path.relpath(f, ROOT))
-    if p.returncode != 0 or changed:
-        fail("golden", "make golden changes %s" % (changed[:5] or p.stdout[-300:]))
+    # A golden command that fails is reported, and its file left as it was.
+    bad = [l for l in p.stdout.split("\n") if l.startswith("FAIL")]
+    if p.returncode != 0 or changed or bad:
+        fail("golden", "make golden changes %s" % (changed[:5] or bad[:5] or p.stdout[-300:]))
     else:
         ok("golden")
 

@@ -1,6 +1,9 @@
 """s = sum(a*b); m = max(abs(a - b)); c = a - b over 10M float32 elements:
 jitc reads a and b once for all three, NumPy makes three passes; the time
-of each, and the results side by side (the sum against float64's).
+of each, and the results side by side (the sum against float64's).  The
+results are checked: m and c equal NumPy's, and s, a float32 sum added up
+in float64 and rounded once (docs/language.md, "Reductions"), within one
+float32 ulp of the float64 sum.
 
     python3 samples/python/reductions.py   # JITC_SAMPLE_N=1000 for a small run
 """
@@ -35,6 +38,8 @@ s, m, c = numpy()
 assert type(r["s"]) is np.float32 and type(r["m"]) is np.float32
 assert r["m"] == m and np.array_equal(r["c"], c)
 exact = np.sum((a * b).astype(np.float64))
+ulp = float(np.spacing(np.float32(abs(exact))))
+assert abs(float(r["s"]) - exact) <= ulp, (r["s"], exact)
 t_jitc = best_ms(lambda: jitc.evaluate(program, target=target, a=a, b=b))
 t_np = best_ms(numpy)
 print(f"{program} over {N} float32 elements (best of 5):")

@@ -33,24 +33,38 @@ ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/reduce_gpu" tests/gpu/reduce_gpu.c
   ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
   || { echo "FAIL reduce_gpu: does not build"; exit 1; }
 
+# group NAME COMMAND...: runs a group of checks, its lines shown as they
+# come and logged.  One that exits non-zero without printing FAIL (a crash
+# partway) is a failure of its own, as tests/run.sh counts it: the status
+# of `COMMAND | tee` would be tee's.
+group() {
+  name=$1; shift
+  { "$@" 2>&1; echo $? >"$out/rc"; } | tee "$out/group"
+  cat "$out/group" >>"$log"
+  rc=$(cat "$out/rc")
+  if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out/group"; then
+    echo "FAIL $name: exited with status $rc" | tee -a "$log"
+  fi
+}
+
 if [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
-  JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py 2>&1 | tee -a "$log"
+  group tests/t_diff.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py
 fi
 if [ -f tests/t_split.py ]; then
   echo "== tests/t_split.py (JITC_TARGETS=\"interp cuda\"): programs split into several kernels"
-  JITC_TARGETS="interp cuda" $PYTHON tests/t_split.py 2>&1 | tee -a "$log"
+  group tests/t_split.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_split.py
 fi
 echo "== tests/t_cuda.py"
-$PYTHON tests/t_cuda.py 2>&1 | tee -a "$log"
+group tests/t_cuda.py $PYTHON tests/t_cuda.py
 echo "== cuda_gpu check"
-"$out/cuda_gpu" check 2>&1 | tee -a "$log"
+group cuda_gpu "$out/cuda_gpu" check
 echo "== devptr_gpu check: jitc_run_device on the program's own device memory and streams"
-"$out/devptr_gpu" check 2>&1 | tee -a "$log"
+group devptr_gpu "$out/devptr_gpu" check
 echo "== reduce_gpu check: reductions on every path against interp, determinism, 2^31 + 4099 bools"
-"$out/reduce_gpu" check 2>&1 | tee -a "$log"
+group reduce_gpu "$out/reduce_gpu" check
 echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
-$PYTHON tests/gpu/reduce_numpy.py 2>&1 | tee -a "$log"
+group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
 if [ -n "$cs" ]; then
   echo "== devptr_gpu quick under compute-sanitizer --tool memcheck"
