@@ -3,7 +3,7 @@
 ** can call on the x86-64 levels below AVX-512: for each function and float
 ** type, SLEEF's 1.0-ulp (u10; hypot u05) and 3.5-ulp (u35) variants of the
 ** level and glibc's libmvec variant of the level, side by side.  It is how
-** the choices of x86-64, x86-64-v2 and x86-64-v3 in src/cpu_math.c (math_fns)
+** the choices of x86-64, x86-64-v2 and x86-64-v3 in src/cpu/math.c (math_fns)
 ** were made; their accuracy and special values are checked by the tests
 ** at every level (tests/t_cpu.sh); vecmath_speed.c does the same on
 ** AVX-512 with accuracy.  One thread, best of 7 passes over 1M elements,

@@ -3,7 +3,7 @@
 ** side by side: SLEEF's 1.0-ulp (u10) and 3.5-ulp (u35) functions and
 ** glibc's libmvec (_ZGVeN8v_exp, _ZGVeN16v_expf, ...), on 512-bit vectors
 ** and on 256-bit ones (Sleef_expd4_u10, _ZGVdN4v_exp, ...).  It is how the
-** cpu target's choice of library per function (src/cpu_math.c, math_fns) was
+** cpu target's choice of library per function (src/cpu/math.c, math_fns) was
 ** made; bench/README.md has the results.
 **
 ** For every function and both float types it measures

@@ -19,7 +19,7 @@ have_llvm() {
   done
   return 1
 }
-# SLEEF: the library that src/cpu_build.c loads (libsleef.so.3) in the
+# SLEEF: the library that src/cpu/build.c loads (libsleef.so.3) in the
 # loader's cache, or the package as pkg-config or the C compiler finds it
 # (Debian puts sleef.h under /usr/include/<triplet>/, not /usr/include/).
 have_sleef() {

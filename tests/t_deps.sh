@@ -48,7 +48,7 @@ echo 'raise ImportError("hidden by tests/t_deps.sh")' >"$tmp/nonumpy/numpy.py"
 
 # What this machine lacks of what the script installs, found independently
 # of it: the cpu target working means LLVM; libsleef.so.3 loading as
-# src/cpu_build.c loads it means SLEEF.
+# src/cpu/build.c loads it means SLEEF.
 lacks=""
 case " $JITC_TARGETS " in
   *" cpu "*) ;;

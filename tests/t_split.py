@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """t_split.py -- large programs, which the cpu target splits into groups of
-statements (src/split.c cuts them, src/cpu_gen.c's gen_split() builds the
+statements (src/split.c cuts them, src/cpu/gen.c's gen_split() builds the
 kernel), give exactly interp's results; the largest program of each shape
 must be split on cpu (its --emit llvm defines two groups or more).
 

@@ -1,7 +1,7 @@
 /*
 ** cpu/reduce.c -- generation for the cpu target's reductions (IR_REDUCE):
 ** the running state each keeps in the kernel's loop and the Partial
-** (reduce.c) it writes at the end of each block of RB elements.  Pure, as
+** (src/reduce.c) it writes at the end of each block of RB elements.  Pure, as
 ** cpu/gen.c, whose loops call it (red_* in cpu/cpu.h).
 **
 ** Each reduction keeps W lanes (RAcc): lane k folds the elements k, k + W,
@@ -9,7 +9,7 @@
 ** block's lanes depend on the block alone (the thread count never changes
 ** it).  Lanes past the end of the elements see the identity.
 ** At the block's end the lanes are combined in a fixed tree, halves first
-** (reduce.c's combine, vectorised), into one Partial.
+** (src/reduce.c's combine, vectorised), into one Partial.
 */
 #include "cpu.h"
 
@@ -58,7 +58,7 @@ static LLVMValueRef acc_identity(Gen *G, const IrStmt *st) {
 }
 
 /* Whether value x comes before value a for min/argmin (less) or max/argmax,
-** lane by lane: a NaN first of all (reduce.c's before()). */
+** lane by lane: a NaN first of all (src/reduce.c's before()). */
 static LLVMValueRef before_v(Gen *G, const IrStmt *st, LLVMValueRef x, LLVMValueRef a) {
   bool less = is_less(st->op);
   if (!acc_float(G, st)) return icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, a);

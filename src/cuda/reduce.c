@@ -2,7 +2,7 @@
 ** cuda/reduce.c -- the reductions of the target `cuda` as CUDA C: what
 ** cuda/gen.c adds to a kernel when the program has IR_REDUCE statements.
 **
-** The same two steps as reduce.c, on the GPU.  Each thread folds its
+** The same two steps as src/reduce.c, on the GPU.  Each thread folds its
 ** elements into a register accumulator, `jitc_part<A>` (the value in the
 ** accumulator type A of reduce_acc, and for argmin and argmax the index of
 ** the element it holds, -1 for none yet; min and max start from +-inf or
