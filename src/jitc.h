@@ -145,8 +145,10 @@ typedef struct jitc_options {
   const char *cache_dir; /* NULL: $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc or ~/.cache/jitc */
   const char *cuda_arch; /* e.g. "sm_90" for --emit without a GPU; NULL: the device's */
   int implicit_inputs;   /* an undeclared array read before it is assigned is an
-                            input of dtype implicit_dtype (the CLI's mode); when 0
-                            it is an error ("unknown name") */
+                            input of dtype implicit_dtype (the CLI's mode), unless
+                            its name is one slip from a name defined before the read
+                            (a likely typo: "did you mean"); when 0 it is an error
+                            ("unknown name") */
   jitc_dtype implicit_dtype;
   const char *cpu;         /* cpu: the CPU to compile for: "native" (the host), an LLVM CPU
                               name ("znver3", "skylake-avx512") or an x86-64 level ("x86-64",

@@ -174,6 +174,12 @@ jitc_status ctx_error(jitc_context *ctx, jitc_status code, const char *fmt, ...)
 void src_position(const char *src, int offset, int *line, int *col);
 /* The known name closest to `name` (edit distance), or NULL if none is close. */
 const char *nearest_name(const char *name, const char *const *names, int n);
+/* The name of names[] that `name` most likely mistypes, or NULL: stricter
+** than nearest_name, for a name that is valid as it stands (an implicit
+** input).  Both have 3 or more characters and differ by one edit (two from
+** 7 characters on), an edit inserting, deleting or replacing a character or
+** swapping two adjacent ones. */
+const char *typo_of(const char *name, const char *const *names, int n);
 
 /* ===================================================================== */
 /* The state of one compile                                               */

@@ -67,6 +67,19 @@ static void test_errors(jitc_target t) {
   const char *names[] = {"alpha", "beta"};
   CHECK("errors.nearest_name", jitc_nearest_name("alpah", names, 2) == names[0] &&
         jitc_nearest_name("zzz", names, 2) == NULL, "wrong suggestion");
+  const char *tmp_names[] = {"tmp", "a"};
+  CHECK("errors.nearest_name_swap", jitc_nearest_name("tpm", tmp_names, 2) == tmp_names[0],
+        "two swapped letters are one slip");
+  /* Implicit inputs: a name one slip from a name defined before it is a typo. */
+  o.implicit_inputs = 1;
+  st = jitc_compile(ctx, "tmp = a * 2\nc = tpm + 1", arrays, 2, NULL, 0, &o, &k);
+  jitc_error_get(ctx, 0, &e0);
+  CHECK("errors.implicit_typo", st == JITC_E_PROGRAM && e0.line == 2 && e0.col == 5 &&
+        strstr(e0.message, "did you mean 'tmp'"), "%s", jitc_errmsg(ctx));
+  st = jitc_compile(ctx, "ypos = xpos + 1", arrays, 2, NULL, 0, &o, &k);
+  CHECK("errors.implicit_not_typo", st == JITC_OK, "%s", jitc_errmsg(ctx));
+  jitc_kernel_free(k);
+  o.implicit_inputs = 0;
   CHECK("version.targets", strstr(jitc_target_version(JITC_TARGET_INTERP), "built in") &&
         jitc_target_version(JITC_TARGET_CPU)[0], "no target versions");
   CHECK("errors.exit_code", jitc_exit_code(JITC_E_PROGRAM) == 65 &&
