@@ -7,7 +7,8 @@
 **
 **   args.c     options, usage, -D values, and that every name given is used
 **   inputs.c   the program text, the inputs (.npy files or generators),
-**              the shape, the signature, and each target's arrays
+**              the shape, the signature, the note on inputs of ones
+**              (--strict: the error), and each target's arrays
 **   targets.c  which targets run, and --emit
 **   run.c      compiling and running on each target
 **   compare.c  whether the targets agree (-t all)
@@ -137,6 +138,7 @@ typedef struct Cli {
   const char *emit;
   int repeat;
   bool json, quiet;
+  bool strict; /* --strict: no input of ones */
   jitc_options opt;
 } Cli;
 
@@ -208,6 +210,7 @@ int read_program(Run *r);
 int load_inputs(Run *r);
 void declare_signature(Run *r);
 bool enough_memory(const Run *r, const jitc_kernel *k);
+int default_inputs(const Run *r, const jitc_kernel *k);
 int make_arrays(Run *r, Result *res, void **ptrs);
 void free_inputs(Run *r);
 

@@ -140,6 +140,47 @@ bool enough_memory(const Run *r, const jitc_kernel *k) {
   return false;
 }
 
+/* The inputs of kernel k that no --in gives: they will be ones.  That
+** serves `jitc 'a[i] += 1'`, so it is said on standard error even under -q
+** (a silent default would hide a name the program did not mean to read);
+** under --strict it is an error, exit 65.  (With --strict the library
+** refuses undeclared names itself; what is left is an array declared by
+** --dtype NAME= alone.) */
+int default_inputs(const Run *r, const jitc_kernel *k) {
+  const Cli *cli = &r->cli;
+  const char *names[8];
+  int n = 0;
+  for (int a = 0; a < jitc_kernel_array_count(k); a++) {
+    const char *name;
+    jitc_role role;
+    jitc_kernel_array(k, a, &name, &role, NULL);
+    if (role != JITC_INPUT && role != JITC_INOUT)
+      continue;
+    bool given = false;
+    for (int q = 0; q < cli->nins; q++)
+      given |= !strcmp(cli->ins[q].name, name);
+    if (given)
+      continue;
+    if (cli->strict) {
+      fprintf(stderr, "jitc: --strict: input '%s' is not given with --in (--dtype %s= gives "
+              "only its type)\n", name, name);
+      return EX_DATAERR;
+    }
+    if (n < 8)
+      names[n] = name;
+    n++;
+  }
+  if (n == 1)
+    fprintf(stderr, "jitc: note: input '%s' is ones (no --in %s=...)\n", names[0], names[0]);
+  else if (n > 1) {
+    fprintf(stderr, "jitc: note: inputs");
+    for (int q = 0; q < n && q < 8; q++)
+      fprintf(stderr, "%s '%s'", q ? "," : "", names[q]);
+    fprintf(stderr, "%s are ones (no --in for them)\n", n > 8 ? ", ..." : "");
+  }
+  return EX_OK;
+}
+
 /* Inputs from files first: they fix the shape, the memory order and their
 ** dtypes. */
 int load_inputs(Run *r) {

@@ -21,9 +21,12 @@ static double median(double *v, int n) {
 }
 
 /* Once the first kernel is made: the names given must be the program's,
-** the outputs must be writable, and the arrays must fit in memory. */
+** the inputs of ones are said (or refused), the outputs must be writable,
+** and the arrays must fit in memory. */
 static int check_first(Run *r, const jitc_kernel *k) {
   int st = check_names(&r->cli, k);
+  if (st == EX_OK)
+    st = default_inputs(r, k);
   if (st == EX_OK)
     st = make_temps(&r->cli);
   if (st == EX_OK && !enough_memory(r, k))

@@ -48,8 +48,37 @@ for key in device n program arrays compile_ms cache machine run_ms runs bytes gb
   grep -q "\"$key\":" "$tmp/out" || echo "FAIL cli.json_$key: missing"
 done
 echo "ok cli.json_keys"
-expect quiet 0 '' -- $JITC -t interp -q -n 3 'b = a + 1'
+expect quiet 0 '' -- $JITC -t interp -q -n 3 --in a=ones 'b = a + 1'
 [ -s "$tmp/out" ] && echo "FAIL cli.quiet_prints: $(cat "$tmp/out")" || echo "ok cli.quiet_prints_nothing"
+
+# An input that no --in gives is ones, and standard error says so, -q or not
+# (the demo runs; a name the program did not mean to read shows); a name one
+# slip from a name defined before it is a typo, not an input; --strict
+# refuses every input of ones.
+$JITC -t interp -q -n 3 'a[i] += 1' >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/stdout" ] &&
+  [ "$(cat "$tmp/stderr")" = "jitc: note: input 'a' is ones (no --in a=...)" ] &&
+  echo "ok cli.ones_noted_quiet" ||
+  { echo "FAIL cli.ones_noted_quiet: exit $rc"; cat "$tmp/stdout" "$tmp/stderr"; }
+expect ones_noted_demo 0 "^jitc: note: input 'a' is ones" -- $JITC -t interp -n 3 'a[i] += 1'
+grep -q 'a = \[2\. 2\. 2\.\]' "$tmp/out" && echo "ok cli.ones_demo_runs" || { echo "FAIL cli.ones_demo_runs"; cat "$tmp/out"; }
+expect ones_noted_json 0 "^jitc: note: inputs 'a', 'b' are ones (no --in for them)$" -- $JITC -t interp -n 3 --json 'c = a + b'
+expect ones_given_no_note 0 '' -- $JITC -t interp -n 3 --in a=ones --in b=zeros 'c = a + b'
+grep -q 'note' "$tmp/out" && { echo "FAIL cli.ones_given_no_note_printed"; cat "$tmp/out"; } || echo "ok cli.ones_given_no_note_printed"
+expect typo_input 65 "^<program>:1:18: error: unknown name 'tpm'; did you mean 'tmp'?" -- $JITC -t interp -q -n 3 'tmp = a * 2; c = tpm + 1'
+grep -qx '                   \^' "$tmp/out" && echo "ok cli.typo_input_caret" || { echo "FAIL cli.typo_input_caret"; cat "$tmp/out"; }
+expect typo_input_let 65 "did you mean 'scale'" -- $JITC -t interp -q -n 3 'let scale = a + 1; c = sacle * 2'
+expect typo_input_define 65 "did you mean 'alpha'" -- $JITC -t interp -q -n 3 -D alpha=2 'c = alpha * a + alpah'
+expect typo_define_unused 64 "did you mean 'alpah'" -- $JITC -t interp -q -n 3 -D alpha=2 'c = alpah * a'
+expect typo_given_is_input 0 'c = \[1\. 1\. 1\.\]' -- $JITC -t interp -n 3 --in tpm=zeros 'tmp = a * 2; c = tpm + 1'
+expect typo_not_later_name 0 '' -- $JITC -t interp -q -n 3 'ypos = xpos + 1'
+expect strict_unbound 65 "^<program>:1:5: error: unknown name 'a'" -- $JITC -t interp -q -n 3 --strict 'c = a * 2'
+expect strict_typo 65 "did you mean 'tmp'" -- $JITC -t interp -q -n 3 --strict --in a=ones 'tmp = a * 2; c = tpm + 1'
+expect strict_dtype_only 65 "^jitc: --strict: input 'b' is not given with --in" -- $JITC -t interp -q -n 3 --strict --in a=ones --dtype b=f32 'c = a + b'
+expect strict_given 0 'c = \[2\. 2\. 2\.\]' -- $JITC -t interp -n 3 --strict --in a=ones 'c = a * 2'
+grep -q 'note' "$tmp/out" && { echo "FAIL cli.strict_given_no_note"; cat "$tmp/out"; } || echo "ok cli.strict_given_no_note"
+expect strict_help 0 '--strict  *every array the program reads must be given with --in' -- $JITC --help
 
 # Outputs: .npy that NumPy reads, shapes kept, in-place update of the input file.
 $PYTHON - "$tmp" <<'PY'
