@@ -88,11 +88,12 @@ static void usage(void) {
       "exit status:\n"
       "   0  ok\n"
       "   1  targets disagree (-t all) beyond the accuracy above; nothing is written\n"
-      "  64  usage error (bad option, unknown name, bad -D value)\n"
-      "  65  program error\n"
-      "  66  input missing or bad\n"
+      "  64  usage error (bad option, unknown name, bad -D value, bad --in generator)\n"
+      "  65  program error (with --strict: an input no --in gives)\n"
+      "  66  input missing or bad (a file)\n"
       "  69  target not available\n"
       "  70  internal error\n"
+      "  71  out of memory: an allocation that cannot be made (its size is said)\n"
       "  73  output cannot be written\n");
 }
 
@@ -213,7 +214,7 @@ static void add_named(Named *v, int *n, const char *opt, const char *arg) {
   char *name = strndup(arg, (size_t)(eq - arg));
   if (!name) {
     fprintf(stderr, "jitc: out of memory\n");
-    exit(EX_SOFTWARE);
+    exit(EX_OSERR);
   }
   for (int k = 0; k < *n; k++)
     if (!strcmp(v[k].name, name))

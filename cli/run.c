@@ -30,7 +30,7 @@ static int check_first(Run *r, const jitc_kernel *k) {
   if (st == EX_OK)
     st = make_temps(&r->cli);
   if (st == EX_OK && !enough_memory(r, k))
-    st = EX_SOFTWARE;
+    st = EX_OSERR;
   return st;
 }
 
@@ -66,8 +66,10 @@ static int run_repeats(Run *r, Result *res, void **ptrs) {
         vals[s] = r->svals[q];
   }
   double *times = calloc((size_t)cli->repeat, sizeof *times);
-  if (!times)
-    return EX_SOFTWARE;
+  if (!times) {
+    fprintf(stderr, "jitc: out of memory\n");
+    return EX_OSERR;
+  }
   for (int rep = 0; rep < cli->repeat; rep++) {
     if (rep > 0)
       for (int a = 0; a < r->narrs; a++)
@@ -110,7 +112,7 @@ int run_targets(Run *r) {
     if (!res->arrs || !ptrs) {
       fprintf(stderr, "jitc: out of memory\n");
       free(ptrs);
-      return EX_SOFTWARE;
+      return EX_OSERR;
     }
     status = make_arrays(r, res, ptrs);
     if (status == EX_OK)

@@ -90,7 +90,7 @@ typedef enum jitc_status {
   JITC_E_UNAVAILABLE = 4, /* target not available on this machine (69) */
   JITC_E_INTERNAL = 5,    /* a bug in jitc, or a back end failure (70) */
   JITC_E_OUTPUT = 6,      /* output cannot be written (73) */
-  JITC_E_NOMEM = 7        /* out of host or device memory (70) */
+  JITC_E_NOMEM = 7        /* out of host or device memory (71) */
 } jitc_status;
 
 typedef enum jitc_target {

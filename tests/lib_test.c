@@ -83,7 +83,8 @@ static void test_errors(jitc_target t) {
   CHECK("version.targets", strstr(jitc_target_version(JITC_TARGET_INTERP), "built in") &&
         jitc_target_version(JITC_TARGET_CPU)[0], "no target versions");
   CHECK("errors.exit_code", jitc_exit_code(JITC_E_PROGRAM) == 65 &&
-        jitc_exit_code(JITC_E_INPUT) == 66 && jitc_exit_code(JITC_E_UNAVAILABLE) == 69,
+        jitc_exit_code(JITC_E_INPUT) == 66 && jitc_exit_code(JITC_E_UNAVAILABLE) == 69 &&
+        jitc_exit_code(JITC_E_INTERNAL) == 70 && jitc_exit_code(JITC_E_NOMEM) == 71,
         "wrong exit codes");
 
   /* Without implicit inputs an unknown array is an error with a suggestion. */

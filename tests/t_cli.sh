@@ -37,7 +37,22 @@ expect usage_bad_target 64 "unknown target 'gpu'" -- $JITC -t gpu 'a'
 expect usage_bad_define 64 'is not a number' -- $JITC -D alpha=abc 'a * alpha'
 expect program_error 65 "did you mean 'exp'" -- $JITC -n 3 'exq(a)'
 expect missing_file 66 'x.npy' -- $JITC --in a=$tmp/x.npy 'a + 1'
-expect bad_generator 66 'unknown input' -- $JITC -n 3 --in a=foo 'a + 1'
+expect bad_generator 64 "^jitc: --in a=foo: unknown input 'foo'" -- $JITC -n 3 --in a=foo 'a + 1'
+expect bad_generator_kind 64 "unknown input 'nosuchkind:3'" -- $JITC -n 3 --in a=nosuchkind:3 'a + 1'
+expect bad_generator_linspace 64 'linspace needs two bounds' -- $JITC -n 3 --in a=linspace:1 'a + 1'
+expect bad_generator_full 64 'full value 3000000000 does not fit int32' -- $JITC -n 3 --dtype i32 --in a=full:3000000000 'a + 1'
+expect bad_generator_seed 64 "bad seed 'x'" -- $JITC -n 3 --in a=rand:x 'a + 1'
+expect missing_file_npy 66 'no such file' -- $JITC -n 3 --in a=$tmp/none.npy 'a + 1'
+# Memory: arrays larger than the memory there is, and an allocation that
+# fails (under a 1 GiB address-space limit, 2 GiB for 'a'), are exit 71
+# with the bytes wanted.
+expect size_too_large 71 '^jitc: out of memory: cannot allocate 16000000000000 bytes (14.6 TiB) for the arrays of 1000000000000 elements' -- $JITC -t interp -q -n 1e12 'a[i] += 1'
+if sh -c "ulimit -v 1048576 && exec $JITC -t interp -q -n 1 --in a=ones 'c = a'" >/dev/null 2>&1; then
+  expect alloc_fails 71 "^jitc: out of memory: cannot allocate 2147483648 bytes (2.0 GiB) for 'a'$" -- \
+    sh -c "ulimit -v 1048576 && exec $JITC -t interp -q -n 268435456 --in a=ones 'c = a + 1'"
+else
+  echo "skip cli.alloc_fails: no run under a 1 GiB address-space limit here (a sanitizer build)"
+fi
 expect missing_program_file 66 'cannot read program file' -- $JITC -f $tmp/none.jitc
 printf 'b = a * 2\n' >"$tmp/prog.jitc"
 expect program_file 0 'b = \[2\. 2\. 2\.\]' -- $JITC -t interp -n 3 -f "$tmp/prog.jitc"
