@@ -61,7 +61,8 @@ static void usage(void) {
   stage_help(stdout, "      --emit STAGE     print a stage and stop:", 23, 88);
   printf(
       "      --repeat R       run R times, report the median\n"
-      "      --threads N      cpu worker threads (default: all cores)\n"
+      "      --threads N      cpu worker threads (default: all cores); the report says\n"
+      "                       how many a run used\n"
       "      --cpu NAME       cpu: the CPU to compile for: native, an LLVM CPU name (znver3)\n"
       "                       or x86-64, x86-64-v2, -v3, -v4 (default $JITC_CPU, else native)\n"
       "      --fast-math      allow less accurate math functions\n"

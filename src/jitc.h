@@ -179,6 +179,9 @@ typedef struct jitc_run_info {
   double h2d_ms;     /* cuda: host to device */
   double kernel_ms;  /* cuda: kernel time measured with events */
   double d2h_ms;     /* cuda: device to host */
+  int threads;       /* host threads that ran the kernel: cpu at most
+                        jitc_options.threads, fewer where n is too small to
+                        be worth splitting (0 when n is 0); interp 1; cuda 0 */
 } jitc_run_info;
 
 /* ---- contexts ---- */

@@ -497,7 +497,7 @@ typedef struct Target {
   const char *name;
   /* JITC_OK, or JITC_E_UNAVAILABLE with the reason added to ctx's diags. */
   jitc_status (*available)(jitc_context *ctx);
-  /* A short description of the device ("AMD ... (16 threads)", "NVIDIA H200"). */
+  /* A short description of the device ("AMD ... (16 CPUs, ...)", "NVIDIA H200"). */
   const char *(*device)(jitc_context *ctx);
   /* Compiles k->prog; sets k->impl and the back-end times in k->cinfo. */
   jitc_status (*compile)(jitc_context *ctx, jitc_kernel *k);

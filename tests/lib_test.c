@@ -204,6 +204,34 @@ static void test_run(jitc_target t) {
   CHECK("run.no_scalars", jitc_run(ctx, kern, 1, p1, NULL, NULL) == JITC_E_USAGE, "accepted");
   jitc_kernel_free(kern);
   jitc_context_free(ctx);
+  /* The threads a run used: as many as asked where the elements are
+  ** enough to split (cpu), one for few elements, one on interp.  (A fresh
+  ** context each: its pool, made by the first run, sets how many it has.) */
+  int64_t big_n = 1000000;
+  double *xs = calloc((size_t)big_n, sizeof *xs);
+  for (int want = 1; want <= 3 && xs; want += 2) {
+    ctx = jitc_context_new();
+    o.threads = want;
+    jitc_array_decl one[] = {{"x", JITC_FLOAT64}};
+    jitc_run_info info;
+    void *px[] = {xs};
+    int got[2] = {-1, -1};
+    if (jitc_compile(ctx, "x += 1", one, 1, NULL, 0, &o, &kern) == JITC_OK) {
+      jitc_run(ctx, kern, big_n, px, NULL, &info);
+      got[0] = info.threads;
+      jitc_run(ctx, kern, 100, px, NULL, &info);
+      got[1] = info.threads;
+      jitc_kernel_free(kern);
+    }
+    int expect = t == JITC_TARGET_CPU ? want : t == JITC_TARGET_INTERP ? 1 : 0;
+    char label[64];
+    snprintf(label, sizeof label, "run.threads_%d", want);
+    CHECK(label, got[0] == expect && got[1] == (t == JITC_TARGET_CUDA ? 0 : 1),
+          "threads %d over %lld elements, %d over 100; want %d", got[0], (long long)big_n,
+          got[1], expect);
+    jitc_context_free(ctx);
+  }
+  free(xs);
 }
 
 /* jitc_run_device's checks that need no GPU, on any target's kernel; with

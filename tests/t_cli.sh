@@ -59,7 +59,7 @@ expect program_file 0 'b = \[2\. 2\. 2\.\]' -- $JITC -t interp -n 3 -f "$tmp/pro
 expect scalars 0 'y = \[3\.5 3\.5 3\.5\]' -- $JITC -t interp -n 3 -D alpha=2.5 --dtype f32 'y = alpha * x + y'
 expect scalar_typed 0 'float32' -- $JITC -t interp -n 3 -D s=2:f32 --emit types 'b = a * s'
 expect json 0 '"target": "interp"' -- $JITC -t interp -n 100 --json --repeat 3 'b = a + 1'
-for key in device n program arrays compile_ms cache machine run_ms runs bytes gbps total_ms; do
+for key in device n program arrays compile_ms cache machine run_ms runs bytes gbps total_ms threads; do
   grep -q "\"$key\":" "$tmp/out" || echo "FAIL cli.json_$key: missing"
 done
 echo "ok cli.json_keys"
@@ -245,6 +245,15 @@ if $JITC -t cpu -q -n 1 'b = a' >/dev/null 2>&1; then
   expect cpu_code_for 0 '^compile .*; code for x86-64)$' -- env -u JITC_CPU $JITC -t cpu --cpu x86-64 -n 3 'a[i] += 1'
   grep -q '^target .*code for' "$tmp/out" && { echo "FAIL cli.cpu_device_host_only"; cat "$tmp/out"; } ||
     echo "ok cli.cpu_device_host_only"
+  # The threads a run used, not the host's CPUs: --threads 1 is one; too few
+  # elements to split are one; --threads 3 over 1e6 elements is three.
+  expect cpu_threads_one 0 '^target   cpu (.*; 1 thread)$' -- $JITC -t cpu --threads 1 -n 1e6 --in a=ones 'a[i] += 1'
+  grep -q '^target .*[0-9] threads' "$tmp/out" && { echo "FAIL cli.cpu_threads_one_only"; cat "$tmp/out"; } || echo "ok cli.cpu_threads_one_only"
+  expect cpu_threads_json_one 0 '"threads": 1}$' -- $JITC -t cpu --json --threads 1 -n 1e6 --in a=ones 'a[i] += 1'
+  grep -q '"device": "[^"]*threads' "$tmp/out" && { echo "FAIL cli.cpu_device_no_threads"; cat "$tmp/out"; } || echo "ok cli.cpu_device_no_threads"
+  expect cpu_threads_three 0 '^target   cpu (.*; 3 threads)$' -- $JITC -t cpu --threads 3 -n 1e6 --in a=ones 'a[i] += 1'
+  expect cpu_threads_json_three 0 '"threads": 3}$' -- $JITC -t cpu --json --threads 3 -n 1e6 --in a=ones 'a[i] += 1'
+  expect cpu_threads_small_n 0 '^target   cpu (.*; 1 thread)$' -- $JITC -t cpu --threads 3 -n 100 --in a=ones 'a[i] += 1'
   expect cpu_code_for_env 0 '^compile .*; code for x86-64)$' -- env JITC_CPU=x86-64 $JITC -t cpu -n 3 'a[i] += 1'
   expect cpu_code_for_native 0 '"machine": "native"' -- env -u JITC_CPU $JITC -t cpu --json -n 3 'a[i] += 1'
   expect all_widened_f32 0 'ulp of float32' -- $JITC -t all --in x=$tmp/x32.npy 'r = f64(sin(x))'
