@@ -31,8 +31,11 @@ static void usage(void) {
       "\n"
       "Compiles an element-wise array program and runs it, e.g.\n"
       "  jitc 'a[i] += 1'      jitc -t cuda 'c = exp(a) * b'\n"
-      "An array the program reads that no --in gives is an input of ones. A program\n"
-      "that starts with '-' goes after '--': jitc -- '-a * 2'.\n"
+      "An array the program reads that no --in gives is an input of ones, and a note on\n"
+      "standard error says so (-q does not hide it); --strict makes it an error.  A\n"
+      "name one slip from a name defined before it ('tpm' after 'tmp = ...') is an\n"
+      "error, 'did you mean', unless --in gives it.  A program that starts with '-'\n"
+      "goes after '--': jitc -- '-a * 2'.\n"
       "\n"
       "options (short options bundle, -n3 and -qn3 work; a long option may be\n"
       "shortened to any unique prefix, --rep 3; --opt=VALUE also works):\n"
@@ -47,6 +50,8 @@ static void usage(void) {
       "      --in NAME=SPEC   input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
       "                       full:VALUE, rand[:SEED] or randn[:SEED]\n"
       "      --out NAME=FILE.npy  write array NAME after the run (all outputs or none)\n"
+      "      --strict         every array the program reads must be given with --in\n"
+      "                       (else exit 65: no input of ones)\n"
       "  -D NAME=VALUE[:TYPE] bind a scalar, weak like a literal unless TYPE is given.\n"
       "                       VALUE: a Python literal: an integer (1_000, 0x1f, 0o17, 0b101;\n"
       "                       untyped it must fit int64), a float (2.5, 1e-3, inf, nan), True\n"
@@ -56,7 +61,8 @@ static void usage(void) {
   stage_help(stdout, "      --emit STAGE     print a stage and stop:", 23, 88);
   printf(
       "      --repeat R       run R times, report the median\n"
-      "      --threads N      cpu worker threads (default: all cores)\n"
+      "      --threads N      cpu worker threads (default: all cores); the report says\n"
+      "                       how many a run used\n"
       "      --cpu NAME       cpu: the CPU to compile for: native, an LLVM CPU name (znver3)\n"
       "                       or x86-64, x86-64-v2, -v3, -v4 (default $JITC_CPU, else native)\n"
       "      --fast-math      allow less accurate math functions\n"
@@ -83,11 +89,12 @@ static void usage(void) {
       "exit status:\n"
       "   0  ok\n"
       "   1  targets disagree (-t all) beyond the accuracy above; nothing is written\n"
-      "  64  usage error (bad option, unknown name, bad -D value)\n"
-      "  65  program error\n"
-      "  66  input missing or bad\n"
+      "  64  usage error (bad option, unknown name, bad -D value, bad --in generator)\n"
+      "  65  program error (with --strict: an input no --in gives)\n"
+      "  66  input missing or bad (a file)\n"
       "  69  target not available\n"
       "  70  internal error\n"
+      "  71  out of memory: an allocation that cannot be made (its size is said)\n"
       "  73  output cannot be written\n");
 }
 
@@ -208,7 +215,7 @@ static void add_named(Named *v, int *n, const char *opt, const char *arg) {
   char *name = strndup(arg, (size_t)(eq - arg));
   if (!name) {
     fprintf(stderr, "jitc: out of memory\n");
-    exit(EX_SOFTWARE);
+    exit(EX_OSERR);
   }
   for (int k = 0; k < *n; k++)
     if (!strcmp(v[k].name, name))
@@ -219,12 +226,14 @@ static void add_named(Named *v, int *n, const char *opt, const char *arg) {
 }
 
 enum { OPT_DTYPE = 256, OPT_IN, OPT_OUT, OPT_EMIT, OPT_REPEAT, OPT_THREADS, OPT_FAST_MATH,
-       OPT_NO_CACHE, OPT_CACHE_DIR, OPT_ARCH, OPT_CPU, OPT_JSON, OPT_VERSION, OPT_INFO };
+       OPT_NO_CACHE, OPT_CACHE_DIR, OPT_ARCH, OPT_CPU, OPT_JSON, OPT_VERSION, OPT_INFO,
+       OPT_STRICT };
 
 static const struct option long_options[] = {
     {"target", required_argument, NULL, 't'},     {"file", required_argument, NULL, 'f'},
     {"size", required_argument, NULL, 'n'},       {"dtype", required_argument, NULL, OPT_DTYPE},
     {"in", required_argument, NULL, OPT_IN},      {"out", required_argument, NULL, OPT_OUT},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"emit", required_argument, NULL, OPT_EMIT},  {"repeat", required_argument, NULL, OPT_REPEAT},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"fast-math", no_argument, NULL, OPT_FAST_MATH},
@@ -304,6 +313,10 @@ void parse_args(Cli *cli, int argc, char **argv) {
       break;
     case OPT_OUT:
       add_named(cli->outs, &cli->nouts, "--out", v);
+      break;
+    case OPT_STRICT:
+      cli->strict = true;
+      cli->opt.implicit_inputs = 0; /* an undeclared name is the library's "unknown name" */
       break;
     case 'D':
       add_named(cli->defs, &cli->ndefs, "-D", v);

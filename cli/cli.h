@@ -7,7 +7,8 @@
 **
 **   args.c     options, usage, -D values, and that every name given is used
 **   inputs.c   the program text, the inputs (.npy files or generators),
-**              the shape, the signature, and each target's arrays
+**              the shape, the signature, the note on inputs of ones
+**              (--strict: the error), and each target's arrays
 **   targets.c  which targets run, and --emit
 **   run.c      compiling and running on each target
 **   compare.c  whether the targets agree (-t all)
@@ -35,7 +36,7 @@
 
 /* Exit statuses, as sysexits.h names them (jitc --help lists them). */
 enum { EX_OK = 0, EX_DISAGREE = 1, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 66,
-       EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_CANTCREAT = 73 };
+       EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_OSERR = 71, EX_CANTCREAT = 73 };
 
 /* ---- host.c: arrays in host memory ---- */
 
@@ -52,8 +53,13 @@ typedef struct HostArray {
 } HostArray;
 
 /* Allocates n elements of dtype, 64-byte aligned, 1-D shape {n}; -1 on
-** out of memory (or a size that overflows). */
+** out of memory (or a size that overflows), with err saying how many bytes
+** it wanted: "out of memory: cannot allocate 8000000000000 bytes (7.3 TiB)",
+** to which a caller adds " for 'a'". */
 int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_t errlen);
+
+/* bytes in binary units, one decimal: "512 B", "7.3 TiB". */
+void size_text(double bytes, char *out, size_t outsz);
 void host_array_free(HostArray *a);
 
 /* A shape as Python writes the tuple: "(3,)", "(2, 3)", "()". */
@@ -62,7 +68,9 @@ void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz);
 /* ---- npy.c ---- */
 
 /* Reads a .npy file (format 1.0, 2.0, 3.0; little-endian or '|'; C or
-** Fortran order; the five dtypes).  Never reads past the validated data. */
+** Fortran order; the five dtypes).  Never reads past the validated data.
+** -1 when the file is missing or bad, -2 when the memory for its data
+** cannot be allocated. */
 int npy_read(const char *path, HostArray *out, char *err, size_t errlen);
 
 /* Writes a .npy file (format 1.0, or 2.0 when the header needs it) to a
@@ -137,6 +145,7 @@ typedef struct Cli {
   const char *emit;
   int repeat;
   bool json, quiet;
+  bool strict; /* --strict: no input of ones */
   jitc_options opt;
 } Cli;
 
@@ -208,6 +217,7 @@ int read_program(Run *r);
 int load_inputs(Run *r);
 void declare_signature(Run *r);
 bool enough_memory(const Run *r, const jitc_kernel *k);
+int default_inputs(const Run *r, const jitc_kernel *k);
 int make_arrays(Run *r, Result *res, void **ptrs);
 void free_inputs(Run *r);
 

@@ -91,7 +91,7 @@ int compare_targets(Run *r) {
     res->agree = calloc((size_t)r->narrs + 1, sizeof *res->agree);
     if (!res->agree) {
       fprintf(stderr, "jitc: out of memory\n");
-      return EX_SOFTWARE;
+      return EX_OSERR;
     }
     for (int a = 0; a < r->narrs; a++) {
       const Arr *A = &ref->arrs[a], *B = &res->arrs[a];

@@ -47,8 +47,8 @@ int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_
   uint64_t limit = (uint64_t)INT64_MAX < (uint64_t)SIZE_MAX ? (uint64_t)INT64_MAX : (uint64_t)SIZE_MAX;
   limit -= HUGE_PAGE;
   if ((uint64_t)n > limit / esz) {
-    set_err(err, errlen, "array of %lld %s elements is too large (its size in bytes overflows)",
-            (long long)n, jitc_dtype_name(dtype));
+    set_err(err, errlen, "cannot allocate %lld %s elements: too large (the size in bytes "
+            "overflows)", (long long)n, jitc_dtype_name(dtype));
     return -1;
   }
   size_t bytes = (size_t)n * esz;
@@ -71,8 +71,10 @@ int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_
     madvise(p, rounded, MADV_HUGEPAGE);
 #endif
   if (!p) {
-    set_err(err, errlen, "out of memory: %lld %s elements need %llu bytes", (long long)n,
-            jitc_dtype_name(dtype), (unsigned long long)bytes);
+    char size[32];
+    size_text((double)bytes, size, sizeof size);
+    set_err(err, errlen, "out of memory: cannot allocate %llu bytes (%s)",
+            (unsigned long long)bytes, size);
     return -1;
   }
   a->dtype = dtype;
@@ -91,6 +93,19 @@ void host_array_free(HostArray *a) {
   a->data = NULL;
   a->n = 0;
   a->ndim = 0;
+}
+
+void size_text(double bytes, char *out, size_t outsz) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) {
+    bytes /= 1024;
+    u++;
+  }
+  if (u == 0)
+    snprintf(out, outsz, "%.0f B", bytes);
+  else
+    snprintf(out, outsz, "%.1f %s", bytes, units[u]);
 }
 
 /* Formats a shape like Python's repr of the tuple. */

@@ -24,8 +24,9 @@ static char *read_program_file(const char *path) {
   char *s = malloc(cap);
   for (;;) {
     if (!s) {
-      fprintf(stderr, "jitc: out of memory reading '%s'\n", path);
-      exit(EX_SOFTWARE);
+      fprintf(stderr, "jitc: out of memory: cannot allocate %zu bytes for program file '%s'\n",
+              cap, path);
+      exit(EX_OSERR);
     }
     len += fread(s + len, 1, cap - len - 1, f);
     if (ferror(f)) {
@@ -134,10 +135,53 @@ bool enough_memory(const Run *r, const jitc_kernel *k) {
   fclose(f);
   if (avail < 0 || need <= avail + swap)
     return true;
-  fprintf(stderr, "jitc: %lld elements need %.1f GiB of memory for the arrays but %.1f GiB is "
-          "available; use a smaller -n\n", (long long)n, need / 1073741824.0,
-          (avail + swap) / 1073741824.0);
+  char want[32], have[32];
+  size_text(need, want, sizeof want);
+  size_text(avail + swap, have, sizeof have);
+  fprintf(stderr, "jitc: out of memory: cannot allocate %.0f bytes (%s) for the arrays of %lld "
+          "elements: %s is available; use a smaller -n\n", need, want, (long long)n, have);
   return false;
+}
+
+/* The inputs of kernel k that no --in gives: they will be ones.  That
+** serves `jitc 'a[i] += 1'`, so it is said on standard error even under -q
+** (a silent default would hide a name the program did not mean to read);
+** under --strict it is an error, exit 65.  (With --strict the library
+** refuses undeclared names itself; what is left is an array declared by
+** --dtype NAME= alone.) */
+int default_inputs(const Run *r, const jitc_kernel *k) {
+  const Cli *cli = &r->cli;
+  const char *names[8];
+  int n = 0;
+  for (int a = 0; a < jitc_kernel_array_count(k); a++) {
+    const char *name;
+    jitc_role role;
+    jitc_kernel_array(k, a, &name, &role, NULL);
+    if (role != JITC_INPUT && role != JITC_INOUT)
+      continue;
+    bool given = false;
+    for (int q = 0; q < cli->nins; q++)
+      given |= !strcmp(cli->ins[q].name, name);
+    if (given)
+      continue;
+    if (cli->strict) {
+      fprintf(stderr, "jitc: --strict: input '%s' is not given with --in (--dtype %s= gives "
+              "only its type)\n", name, name);
+      return EX_DATAERR;
+    }
+    if (n < 8)
+      names[n] = name;
+    n++;
+  }
+  if (n == 1)
+    fprintf(stderr, "jitc: note: input '%s' is ones (no --in %s=...)\n", names[0], names[0]);
+  else if (n > 1) {
+    fprintf(stderr, "jitc: note: inputs");
+    for (int q = 0; q < n && q < 8; q++)
+      fprintf(stderr, "%s '%s'", q ? "," : "", names[q]);
+    fprintf(stderr, "%s are ones (no --in for them)\n", n > 8 ? ", ..." : "");
+  }
+  return EX_OK;
 }
 
 /* Inputs from files first: they fix the shape, the memory order and their
@@ -148,9 +192,10 @@ int load_inputs(Run *r) {
   for (int k = 0; k < cli->nins; k++) {
     if (gen_is_spec(cli->ins[k].value))
       continue;
-    if (npy_read(cli->ins[k].value, &r->files[k], err, sizeof err)) {
-      fprintf(stderr, "jitc: %s\n", err);
-      return EX_NOINPUT;
+    int rc = npy_read(cli->ins[k].value, &r->files[k], err, sizeof err);
+    if (rc) {
+      fprintf(stderr, "jitc: %s%s\n", err, rc == -2 ? " for its data" : "");
+      return rc == -2 ? EX_OSERR : EX_NOINPUT;
     }
     const HostArray *f = &r->files[k], *s = r->shape_from;
     if (!s) {
@@ -177,8 +222,8 @@ int load_inputs(Run *r) {
   ** the first file's.  Others are rewritten into it. */
   for (int k = 0; k < cli->nins; k++)
     if (r->files[k].data && reorder(&r->files[k], r->shape_from->fortran)) {
-      fprintf(stderr, "jitc: out of memory reordering '%s'\n", cli->ins[k].name);
-      return EX_SOFTWARE;
+      fprintf(stderr, "jitc: out of memory: cannot reorder '%s'\n", cli->ins[k].name);
+      return EX_OSERR;
     }
   if (cli->n_given && cli->n != r->shape_from->n) {
     char s1[256];
@@ -189,6 +234,17 @@ int load_inputs(Run *r) {
   }
   r->n = r->shape_from->n;
   return EX_OK;
+}
+
+/* A generator's spec is checked before anything runs: a bad one (an
+** unknown generator, linspace:1, full:VALUE that does not fit the dtype)
+** is a usage error, as a bad -D value is, by filling one element. */
+static void check_spec(const Named *in, jitc_dtype t) {
+  char err[1024];
+  uint64_t one;
+  HostArray a = {.dtype = t, .ndim = 1, .shape = {1}, .n = 1, .data = &one};
+  if (gen_fill(&a, in->value, err, sizeof err))
+    die_usage("--in %s=%s: %s", in->name, in->value, err);
 }
 
 /* The signature: the given inputs' dtypes (a file's own, else --dtype), a
@@ -206,6 +262,8 @@ void declare_signature(Run *r) {
       }
     r->decls[r->ndecls++] =
         (jitc_array_decl){cli->ins[k].name, r->files[k].data ? r->files[k].dtype : t};
+    if (!r->files[k].data)
+      check_spec(&cli->ins[k], t);
   }
   for (int q = 0; q < cli->ndtypes; q++) {
     bool found = false;
@@ -255,19 +313,19 @@ static int fill_first(Run *r, Arr *A) {
     /* Generated data follows NumPy's C order (np.arange(n).reshape(shape)). */
     bool want_fortran = A->data.fortran;
     A->data.fortran = false;
-    if (gen_fill(&A->data, spec, err, sizeof err)) {
+    if (gen_fill(&A->data, spec, err, sizeof err)) { /* check_spec has tried it */
       fprintf(stderr, "jitc: input '%s': %s\n", A->name, err);
-      return EX_NOINPUT;
+      return EX_USAGE;
     }
     if (reorder(&A->data, want_fortran)) {
-      fprintf(stderr, "jitc: out of memory\n");
-      return EX_SOFTWARE;
+      fprintf(stderr, "jitc: out of memory: cannot reorder '%s'\n", A->name);
+      return EX_OSERR;
     }
   }
   /* Keep the starting data: repeats and other targets start from it. */
   if (host_array_alloc(&A->initial, A->dtype, r->n, err, sizeof err)) {
-    fprintf(stderr, "jitc: array '%s': %s\n", A->name, err);
-    return EX_SOFTWARE;
+    fprintf(stderr, "jitc: %s for '%s' (its starting data)\n", err, A->name);
+    return EX_OSERR;
   }
   memcpy(A->initial.data, A->data.data, bytes);
   return EX_OK;
@@ -284,8 +342,8 @@ int make_arrays(Run *r, Result *res, void **ptrs) {
     jitc_kernel_array(res->kernel, a, &A->name, &A->role, &A->dtype);
     bool result = A->role == JITC_RESULT; /* a reduction's: one element, shape () */
     if (host_array_alloc(&A->data, A->dtype, result ? 1 : r->n, err, sizeof err)) {
-      fprintf(stderr, "jitc: array '%s': %s\n", A->name, err);
-      return EX_SOFTWARE;
+      fprintf(stderr, "jitc: %s for '%s'\n", err, A->name);
+      return EX_OSERR;
     }
     if (result) {
       A->data.ndim = 0;

@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
   int status = read_program(r);      /* inputs.c */
   if (status == EX_OK && !(r->ctx = jitc_context_new())) {
     fprintf(stderr, "jitc: out of memory\n");
-    status = EX_SOFTWARE;
+    status = EX_OSERR;
   }
   if (status == EX_OK)
     status = load_inputs(r);         /* inputs.c: .npy files fix the shape */

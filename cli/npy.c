@@ -545,6 +545,7 @@ int npy_read(const char *path, HostArray *out, char *err, size_t errlen) {
   char aerr[200];
   if (host_array_alloc(out, dt, n, aerr, sizeof aerr) != 0) {
     fail(err, errlen, path, "%s", aerr);
+    rc = -2; /* a resource, not the file, is short */
     goto done;
   }
   out->ndim = h.ndim;

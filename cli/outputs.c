@@ -51,7 +51,7 @@ int make_temps(const Cli *cli) {
     char *tmp = malloc(len);
     if (!tmp) {
       fprintf(stderr, "jitc: out of memory\n");
-      return EX_SOFTWARE;
+      return EX_OSERR;
     }
     snprintf(tmp, len, "%s.jitc-%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);

@@ -105,6 +105,10 @@ static void report_json(const Run *r, const Result *res) {
            ci->codegen_ms, res->rinfo.h2d_ms, res->rinfo.kernel_ms, res->rinfo.d2h_ms);
   printf(", \"run_ms\": %.4f, \"runs\": %d, \"bytes\": %.0f, \"gbps\": %.3f, \"total_ms\": "
          "%.4f", res->run_ms, cli->repeat, bytes, gbps, res->total_ms);
+  if (res->target == JITC_TARGET_CUDA)
+    printf(", \"threads\": null");
+  else
+    printf(", \"threads\": %d", res->rinfo.threads);
   if (res->agree) {
     printf(", \"agreement\": {\"with\": ");
     json_string(stdout, jitc_target_name(r->results[0].target));
@@ -134,7 +138,14 @@ static void report_text(const Run *r, const Result *res) {
   const Cli *cli = &r->cli;
   double bytes = moved_bytes(res->arrs, r->narrs, r->n);
   double gbps = res->run_ms > 0 ? bytes / (res->run_ms * 1e6) : 0;
-  printf("target   %s (%s)\n", jitc_target_name(res->target), jitc_target_device(r->ctx, res->target));
+  /* cpu: the threads the run used (one under --threads 1, or where the
+  ** elements are too few to split), beside the CPUs the host has. */
+  char threads[32] = "";
+  if (res->target == JITC_TARGET_CPU)
+    snprintf(threads, sizeof threads, "; %d thread%s", res->rinfo.threads,
+             res->rinfo.threads == 1 ? "" : "s");
+  printf("target   %s (%s%s)\n", jitc_target_name(res->target),
+         jitc_target_device(r->ctx, res->target), threads);
   for (int a = 0; a < r->narrs; a++) {
     const Arr *A = &res->arrs[a];
     char shape[256];

@@ -21,13 +21,16 @@ static double median(double *v, int n) {
 }
 
 /* Once the first kernel is made: the names given must be the program's,
-** the outputs must be writable, and the arrays must fit in memory. */
+** the inputs of ones are said (or refused), the outputs must be writable,
+** and the arrays must fit in memory. */
 static int check_first(Run *r, const jitc_kernel *k) {
   int st = check_names(&r->cli, k);
   if (st == EX_OK)
+    st = default_inputs(r, k);
+  if (st == EX_OK)
     st = make_temps(&r->cli);
   if (st == EX_OK && !enough_memory(r, k))
-    st = EX_SOFTWARE;
+    st = EX_OSERR;
   return st;
 }
 
@@ -63,8 +66,10 @@ static int run_repeats(Run *r, Result *res, void **ptrs) {
         vals[s] = r->svals[q];
   }
   double *times = calloc((size_t)cli->repeat, sizeof *times);
-  if (!times)
-    return EX_SOFTWARE;
+  if (!times) {
+    fprintf(stderr, "jitc: out of memory\n");
+    return EX_OSERR;
+  }
   for (int rep = 0; rep < cli->repeat; rep++) {
     if (rep > 0)
       for (int a = 0; a < r->narrs; a++)
@@ -107,7 +112,7 @@ int run_targets(Run *r) {
     if (!res->arrs || !ptrs) {
       fprintf(stderr, "jitc: out of memory\n");
       free(ptrs);
-      return EX_SOFTWARE;
+      return EX_OSERR;
     }
     status = make_arrays(r, res, ptrs);
     if (status == EX_OK)

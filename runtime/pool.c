@@ -145,20 +145,20 @@ void pool_free(Pool *p) {
 
 int pool_threads(const Pool *p) { return p ? p->nthreads : 1; }
 
-void pool_run(Pool *p, int threads, int64_t n, int64_t align,
-              void (*fn)(void *arg, int64_t begin, int64_t end), void *arg) {
-  if (n <= 0) return;
+int pool_run(Pool *p, int threads, int64_t n, int64_t align,
+             void (*fn)(void *arg, int64_t begin, int64_t end), void *arg) {
+  if (n <= 0) return 0;
   if (align < 1) align = 1;
   if (!p || threads == 1 || p->nthreads == 1) {
     fn(arg, 0, n);
-    return;
+    return 1;
   }
   if (threads <= 0 || threads > p->nthreads) threads = p->nthreads;
   int64_t most = n / POOL_MIN_CHUNK; /* threads that get a worthwhile share */
   if (most < threads) threads = most < 1 ? 1 : (int)most;
   if (threads == 1 || pthread_mutex_trylock(&p->run_lock) != 0) {
     fn(arg, 0, n);
-    return;
+    return 1;
   }
   /* Chunk: n / threads rounded up to a multiple of align; the last thread
   ** takes the remainder (possibly nothing when n is tiny). */
@@ -186,4 +186,5 @@ void pool_run(Pool *p, int threads, int64_t n, int64_t align,
     pthread_mutex_unlock(&p->mu);
   }
   pthread_mutex_unlock(&p->run_lock);
+  return threads;
 }

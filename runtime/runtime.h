@@ -71,8 +71,9 @@ void pool_free(Pool *p);
 int pool_threads(const Pool *p);
 /* Runs fn over [0, n) split into chunks whose boundaries are multiples of
 ** `align` elements, on up to `threads` threads (including the caller);
-** returns when all are done.  One thread does everything when n is small. */
-void pool_run(Pool *p, int threads, int64_t n, int64_t align,
-              void (*fn)(void *arg, int64_t begin, int64_t end), void *arg);
+** returns when all are done, with the number of threads that took part (0
+** when n is 0).  One thread does everything when n is small. */
+int pool_run(Pool *p, int threads, int64_t n, int64_t align,
+             void (*fn)(void *arg, int64_t begin, int64_t end), void *arg);
 
 #endif

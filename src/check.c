@@ -119,6 +119,7 @@ static const char *suggest(Checker *K, const char *name, bool want_function) {
 /* ---- expressions ---- */
 
 static Val check_expr(Checker *K, Ast *a);
+static void poison(Checker *K, const char *name, SymKind kind, int off);
 
 static const jitc_array_decl *declared_array(Checker *K, const char *name) {
   for (int k = 0; k < K->C->narrays; k++)
@@ -132,6 +133,29 @@ static const jitc_scalar_decl *declared_scalar(Checker *K, const char *name) {
     if (K->C->scalars[k].name && strcmp(K->C->scalars[k].name, name) == 0)
       return &K->C->scalars[k];
   return NULL;
+}
+
+/* With implicit inputs, a read of an undefined name makes an input the
+** caller never gave: a typo of a name defined before it (`tmp = a * 2;
+** c = tpm + 1`) would run on data nobody chose.  Such a name is refused when
+** it is one slip (typo_of) from a name the program has met with a meaning
+** before this read: an array it assigned, a declared array or scalar it
+** used, a let, a constant.  Names first read here, like the `x2` of
+** `y = x1 + x2`, are not compared with each other, nor with what comes
+** later: `ypos = xpos + 1` reads an input xpos.  A declared name the
+** program never uses is no candidate either: with `alpah` declared and
+** `alpha` read, the declaration is the likelier slip, which the caller
+** sees as a name the kernel does not use. */
+static const char *implicit_typo(Checker *K, const char *name) {
+  const char *names[256];
+  int n = 0;
+  static const char *const consts[] = {"pi", "inf", "nan", "True", "False", "true", "false"};
+  for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
+    names[n++] = consts[k];
+  for (Sym *s = K->syms; s && n < 256; s = s->next)
+    if (s->kind != SYM_ARRAY || s->assigned || s->provided || s->poisoned)
+      names[n++] = s->name;
+  return typo_of(name, names, n);
 }
 
 /* Whether a later statement assigns `name` (for a clearer message). */
@@ -245,6 +269,13 @@ static Val check_name(Checker *K, Ast *a) {
       else
         error_at(K->C, off, "unknown name '%s'", name);
     }
+    return bad_val(K, off);
+  }
+  const char *near = ad ? NULL : implicit_typo(K, name);
+  if (near) {
+    error_at(K->C, off, "unknown name '%s'; did you mean '%s'? (an input this close to a "
+             "defined name must be declared)", name, near);
+    poison(K, name, SYM_ARRAY, off);
     return bad_val(K, off);
   }
   s = add_sym(K, name, SYM_ARRAY, off);

@@ -141,29 +141,31 @@ void error_at(Compiler *C, int off, const char *fmt, ...) {
   C->nerrors++;
 }
 
-/* Levenshtein distance, capped: names are short. */
+/* Edit distance with adjacent transpositions (Damerau's "optimal string
+** alignment"): "tpm" is one edit from "tmp", as typing slips are counted.
+** Capped: names are short. */
 static int distance(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
   if (la > 64 || lb > 64)
     return 1000;
-  int row[65];
+  int d[65][65];
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = (int)i;
   for (size_t j = 0; j <= lb; j++)
-    row[j] = (int)j;
-  for (size_t i = 1; i <= la; i++) {
-    int prev = row[0];
-    row[0] = (int)i;
+    d[0][j] = (int)j;
+  for (size_t i = 1; i <= la; i++)
     for (size_t j = 1; j <= lb; j++) {
-      int cur = row[j];
-      int best = prev + (a[i - 1] != b[j - 1]);
-      if (row[j] + 1 < best)
-        best = row[j] + 1;
-      if (row[j - 1] + 1 < best)
-        best = row[j - 1] + 1;
-      row[j] = best;
-      prev = cur;
+      int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best)
+        best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best)
+        best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
     }
-  }
-  return row[lb];
+  return d[la][lb];
 }
 
 const char *nearest_name(const char *name, const char *const *names, int n) {
@@ -179,6 +181,25 @@ const char *nearest_name(const char *name, const char *const *names, int n) {
     }
   }
   return bestd <= limit ? best : NULL;
+}
+
+const char *typo_of(const char *name, const char *const *names, int n) {
+  size_t len = strlen(name);
+  if (len < 3)
+    return NULL;
+  int limit = len < 7 ? 1 : 2;
+  const char *best = NULL;
+  int bestd = limit + 1;
+  for (int k = 0; k < n; k++) {
+    if (strlen(names[k]) < 3 || !strcmp(names[k], name))
+      continue;
+    int d = distance(name, names[k]);
+    if (d < bestd) {
+      bestd = d;
+      best = names[k];
+    }
+  }
+  return best;
 }
 
 const char *jitc_nearest_name(const char *name, const char *const *names, int n) {

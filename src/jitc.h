@@ -90,7 +90,7 @@ typedef enum jitc_status {
   JITC_E_UNAVAILABLE = 4, /* target not available on this machine (69) */
   JITC_E_INTERNAL = 5,    /* a bug in jitc, or a back end failure (70) */
   JITC_E_OUTPUT = 6,      /* output cannot be written (73) */
-  JITC_E_NOMEM = 7        /* out of host or device memory (70) */
+  JITC_E_NOMEM = 7        /* out of host or device memory (71) */
 } jitc_status;
 
 typedef enum jitc_target {
@@ -145,8 +145,10 @@ typedef struct jitc_options {
   const char *cache_dir; /* NULL: $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc or ~/.cache/jitc */
   const char *cuda_arch; /* e.g. "sm_90" for --emit without a GPU; NULL: the device's */
   int implicit_inputs;   /* an undeclared array read before it is assigned is an
-                            input of dtype implicit_dtype (the CLI's mode); when 0
-                            it is an error ("unknown name") */
+                            input of dtype implicit_dtype (the CLI's mode), unless
+                            its name is one slip from a name defined before the read
+                            (a likely typo: "did you mean"); when 0 it is an error
+                            ("unknown name") */
   jitc_dtype implicit_dtype;
   const char *cpu;         /* cpu: the CPU to compile for: "native" (the host), an LLVM CPU
                               name ("znver3", "skylake-avx512") or an x86-64 level ("x86-64",
@@ -177,6 +179,9 @@ typedef struct jitc_run_info {
   double h2d_ms;     /* cuda: host to device */
   double kernel_ms;  /* cuda: kernel time measured with events */
   double d2h_ms;     /* cuda: device to host */
+  int threads;       /* host threads that ran the kernel: cpu at most
+                        jitc_options.threads, fewer where n is too small to
+                        be worth splitting (0 when n is 0); interp 1; cuda 0 */
 } jitc_run_info;
 
 /* ---- contexts ---- */

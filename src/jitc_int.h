@@ -174,6 +174,12 @@ jitc_status ctx_error(jitc_context *ctx, jitc_status code, const char *fmt, ...)
 void src_position(const char *src, int offset, int *line, int *col);
 /* The known name closest to `name` (edit distance), or NULL if none is close. */
 const char *nearest_name(const char *name, const char *const *names, int n);
+/* The name of names[] that `name` most likely mistypes, or NULL: stricter
+** than nearest_name, for a name that is valid as it stands (an implicit
+** input).  Both have 3 or more characters and differ by one edit (two from
+** 7 characters on), an edit inserting, deleting or replacing a character or
+** swapping two adjacent ones. */
+const char *typo_of(const char *name, const char *const *names, int n);
 
 /* ===================================================================== */
 /* The state of one compile                                               */
@@ -491,7 +497,7 @@ typedef struct Target {
   const char *name;
   /* JITC_OK, or JITC_E_UNAVAILABLE with the reason added to ctx's diags. */
   jitc_status (*available)(jitc_context *ctx);
-  /* A short description of the device ("AMD ... (16 threads)", "NVIDIA H200"). */
+  /* A short description of the device ("AMD ... (16 CPUs, ...)", "NVIDIA H200"). */
   const char *(*device)(jitc_context *ctx);
   /* Compiles k->prog; sets k->impl and the back-end times in k->cinfo. */
   jitc_status (*compile)(jitc_context *ctx, jitc_kernel *k);

@@ -62,9 +62,8 @@ int jitc_exit_code(jitc_status s) {
   case JITC_E_INPUT: return 66;
   case JITC_E_UNAVAILABLE: return 69;
   case JITC_E_OUTPUT: return 73;
-  case JITC_E_INTERNAL:
-  case JITC_E_NOMEM:
-    return 70;
+  case JITC_E_NOMEM: return 71;
+  case JITC_E_INTERNAL: return 70;
   }
   return 70;
 }

@@ -47,6 +47,15 @@ Python raises.  Weak bools are Python's bools: arithmetic on them gives
 Python ints (`True + True == 2`, `~True == -2`, `-True == -1`,
 `True ** False == 1`), and `&`, `|`, `^` of two weak bools stay bool.
 
+Two statement shapes are mistakes the front end must refuse, whatever
+NumPy would compute: a statement `NAME == expr` (or `NAME[i] == expr`), an
+assignment mistyped, is refused with exit 65 and "did you mean '='" (the
+generator writes one now and then; `(NAME == expr)` and `out = NAME == ...`
+compute the comparison); and a name of the language (a constant, `i`,
+`let`, a function, a cast, a reduction) bound on the command line with -D
+or --in is refused with exit 64 and a message naming the clash (the
+generator binds one now and then), never shadowed or ignored.
+
 Where NumPy raises (OverflowError for a weak int out of range, also as the
 operand of a cast to int32 as np.int32(2**40) raises, an integer to
 a negative literal power, same-kind violations, bitwise operations on a
@@ -224,7 +233,20 @@ def result_type(rule, ts):
 # ---------------------------------------------------------------------------
 
 class Refusal(Exception):
-    """NumPy raises (or jitc documents an error): jitc must refuse the program."""
+    """NumPy raises (or jitc documents an error): jitc must refuse the program.
+    need: text jitc's message must hold (then only exit 65 will do)."""
+
+    def __init__(self, why, need=None):
+        super().__init__(why)
+        self.need = need
+
+
+# A statement that only compares a bare name: `=` was meant (parse.c).
+EQ_STATEMENT = re.compile(r"^[A-Za-z_]\w*(\[i\])?\s*==(?!=)")
+# The language's own names, which -D and --in cannot bind.
+RESERVED = (["pi", "inf", "nan", "True", "False", "true", "false", "i", "let", "sum", "prod",
+             "min", "max", "amin", "amax", "mean", "any", "all", "argmin", "argmax"]
+            + sorted(FUNCS) + sorted(CASTS))
 
 
 class Undefined(Exception):
@@ -353,6 +375,9 @@ class Oracle:
         self.lets = set()
         for line in prog.splitlines():
             s = line.strip()
+            if EQ_STATEMENT.match(s):
+                raise Refusal("a statement that only compares: %r" % s,
+                              need="did you mean '='")
             if s.startswith("let "):
                 s = s[4:]
                 self.lets.add(s.split("=")[0].strip())
@@ -1058,8 +1083,24 @@ class Gen:
             lines.append("%s = %s" % (name, text))
             checks.append((name, how))
 
+        if r.random() < 0.03:
+            # A name of the language bound on the command line: refused.
+            name = r.choice(RESERVED)
+            if r.random() < 0.5 and name not in self.inputs:
+                self.scalars[name] = (r.choice(["2", "0.5", "True"]), None)
+                self.uses.add(name)
+            else:
+                self.inputs[name] = F64
+            out("%s + x0" % name, "exact", F64)
         for s in range(nstmts):
             c = r.random()
+            if c < 0.015:
+                # `=` mistyped `==`: refused, "did you mean '='".
+                name = r.choice(sorted(n for n in self.inputs if n.startswith("x")) +
+                                sorted(self.written))
+                e = self.expr(r.randint(0, 2))
+                lines.append("%s%s == %s" % (name, "[i]" if r.random() < 0.3 else "", e[0]))
+                continue
             if c < 0.06:
                 name, line, how = self.const_assign()
                 lines.append(line)
@@ -1174,6 +1215,21 @@ REGRESSIONS = [
      {"x0": (F64, [-NAN, NAN, -NAN])}, {}),
     ("nan_sign_arctanh", "o1 = copysign(x3, arctanh(x3))\n", {"o1": "sign"},
      {"x3": (F64, [-NAN, NAN, -NAN])}, {}),
+    # 8. `==` for `=`: a statement that only compares a name read it as a new
+    #    input and wrote the bools to `out`; refused, "did you mean '='".
+    ("eq_statement", "o0 = x0 + 1\no0 == x0 * 2\n", {"o0": "exact"},
+     {"x0": (F64, [1.0, 2.0])}, {}),
+    ("eq_statement_indexed", "x0[i] == x0 + 1\n", {}, {"x0": (I32, [1, 2])}, {}),
+    ("eq_parenthesised", "(x0 == 2)\no1 = x0 == 1\n", {"out": "exact", "o1": "exact"},
+     {"x0": (I32, [1, 2])}, {}),
+    # 9. Names of the language bound on the command line: refused, naming them.
+    ("shadow_scalar_pi", "o0 = pi + x0\n", {"o0": "exact"}, {"x0": (F64, [1.0])},
+     {"pi": "2"}),
+    ("shadow_scalar_i", "o0 = i + x0\n", {"o0": "exact"}, {"x0": (F64, [1.0])}, {"i": "5"}),
+    ("shadow_array_sum", "o0 = sum + x0\n", {"o0": "exact"},
+     {"x0": (F64, [1.0]), "sum": (F64, [2.0])}, {}),
+    ("shadow_array_f32", "o0 = f32 + x0\n", {"o0": "exact"},
+     {"x0": (F64, [1.0]), "f32": (F64, [2.0])}, {}),
 ]
 
 # ---------------------------------------------------------------------------
@@ -1429,12 +1485,26 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
     """Runs one program on every target and the oracle: (outcome, text, counts),
     outcome "ok", "skip" (undefined in NumPy) or "fail"."""
     n = len(next(iter(arrays.values()))) if arrays else 1
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", prog))
+    clash = sorted(k for k in list(arrays) + list(scalars) if k in RESERVED and k in words)
+    if clash:
+        for name, a in arrays.items():
+            np.save(os.path.join(d, name + ".npy"), a)
+        for t in targets:
+            rc, err, _, _ = run_jitc(t, prog, arrays, [], scalars, d, t, n)
+            if rc != 64 or not any("'%s' cannot be bound" % k in err for k in clash):
+                return "fail", "%s exits %d binding %s, a name of the language; it must " \
+                    "refuse it (64, \"'%s' cannot be bound\")%s" % (
+                        t, rc, ", ".join(clash), clash[0],
+                        (": " + err.strip()[:300]) if rc else ""), {}
+        return "ok", "refused: a name of the language bound", {"refused": 1}
     oracle = Oracle(n, arrays, scalar_values(scalars, n))
+    need = None
     try:
         ref = oracle.run(prog)
         refused = None
     except Refusal as ex:
-        ref, refused = None, str(ex)
+        ref, refused, need = None, str(ex), ex.need
     except Undefined as ex:
         return "skip", "undefined in NumPy: %s" % ex, {}
     for name, a in arrays.items():
@@ -1444,6 +1514,11 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
     results = {}
     for t in targets:
         rc, err, res, args = run_jitc(t, prog, arrays, written, scalars, d, t, n)
+        if refused is not None and need is not None:
+            if rc == 65 and need in err:
+                continue
+            return "fail", "%s exits %d where jitc must refuse (65, \"%s\"): %s%s" % (
+                t, rc, need, refused, (": " + err.strip()[:300]) if rc else ""), {}
         if refused is not None:
             if rc == 65 or (rc == 64 and weak_scalar):
                 continue
@@ -1598,7 +1673,8 @@ def main():
                 print(text)
             elif ".regress." in tag:
                 print("ok %s" % tag)
-    summary = ("%d programs (%d refused as NumPy raises, %d skipped as undefined), outputs "
+    summary = ("%d programs (%d refused as NumPy raises or as mistakes, %d skipped as "
+               "undefined), outputs "
                "compared: %d exactly, %d with the sign of NaN, %d within %g ulp of interp and "
                "%g of NumPy; %d of %d functions used, targets %s, seed %d" % (
                    stats["programs"], stats["refused"], stats["skipped"],

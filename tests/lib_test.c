@@ -67,10 +67,24 @@ static void test_errors(jitc_target t) {
   const char *names[] = {"alpha", "beta"};
   CHECK("errors.nearest_name", jitc_nearest_name("alpah", names, 2) == names[0] &&
         jitc_nearest_name("zzz", names, 2) == NULL, "wrong suggestion");
+  const char *tmp_names[] = {"tmp", "a"};
+  CHECK("errors.nearest_name_swap", jitc_nearest_name("tpm", tmp_names, 2) == tmp_names[0],
+        "two swapped letters are one slip");
+  /* Implicit inputs: a name one slip from a name defined before it is a typo. */
+  o.implicit_inputs = 1;
+  st = jitc_compile(ctx, "tmp = a * 2\nc = tpm + 1", arrays, 2, NULL, 0, &o, &k);
+  jitc_error_get(ctx, 0, &e0);
+  CHECK("errors.implicit_typo", st == JITC_E_PROGRAM && e0.line == 2 && e0.col == 5 &&
+        strstr(e0.message, "did you mean 'tmp'"), "%s", jitc_errmsg(ctx));
+  st = jitc_compile(ctx, "ypos = xpos + 1", arrays, 2, NULL, 0, &o, &k);
+  CHECK("errors.implicit_not_typo", st == JITC_OK, "%s", jitc_errmsg(ctx));
+  jitc_kernel_free(k);
+  o.implicit_inputs = 0;
   CHECK("version.targets", strstr(jitc_target_version(JITC_TARGET_INTERP), "built in") &&
         jitc_target_version(JITC_TARGET_CPU)[0], "no target versions");
   CHECK("errors.exit_code", jitc_exit_code(JITC_E_PROGRAM) == 65 &&
-        jitc_exit_code(JITC_E_INPUT) == 66 && jitc_exit_code(JITC_E_UNAVAILABLE) == 69,
+        jitc_exit_code(JITC_E_INPUT) == 66 && jitc_exit_code(JITC_E_UNAVAILABLE) == 69 &&
+        jitc_exit_code(JITC_E_INTERNAL) == 70 && jitc_exit_code(JITC_E_NOMEM) == 71,
         "wrong exit codes");
 
   /* Without implicit inputs an unknown array is an error with a suggestion. */
@@ -190,6 +204,34 @@ static void test_run(jitc_target t) {
   CHECK("run.no_scalars", jitc_run(ctx, kern, 1, p1, NULL, NULL) == JITC_E_USAGE, "accepted");
   jitc_kernel_free(kern);
   jitc_context_free(ctx);
+  /* The threads a run used: as many as asked where the elements are
+  ** enough to split (cpu), one for few elements, one on interp.  (A fresh
+  ** context each: its pool, made by the first run, sets how many it has.) */
+  int64_t big_n = 1000000;
+  double *xs = calloc((size_t)big_n, sizeof *xs);
+  for (int want = 1; want <= 3 && xs; want += 2) {
+    ctx = jitc_context_new();
+    o.threads = want;
+    jitc_array_decl one[] = {{"x", JITC_FLOAT64}};
+    jitc_run_info info;
+    void *px[] = {xs};
+    int got[2] = {-1, -1};
+    if (jitc_compile(ctx, "x += 1", one, 1, NULL, 0, &o, &kern) == JITC_OK) {
+      jitc_run(ctx, kern, big_n, px, NULL, &info);
+      got[0] = info.threads;
+      jitc_run(ctx, kern, 100, px, NULL, &info);
+      got[1] = info.threads;
+      jitc_kernel_free(kern);
+    }
+    int expect = t == JITC_TARGET_CPU ? want : t == JITC_TARGET_INTERP ? 1 : 0;
+    char label[64];
+    snprintf(label, sizeof label, "run.threads_%d", want);
+    CHECK(label, got[0] == expect && got[1] == (t == JITC_TARGET_CUDA ? 0 : 1),
+          "threads %d over %lld elements, %d over 100; want %d", got[0], (long long)big_n,
+          got[1], expect);
+    jitc_context_free(ctx);
+  }
+  free(xs);
 }
 
 /* jitc_run_device's checks that need no GPU, on any target's kernel; with

@@ -37,19 +37,63 @@ expect usage_bad_target 64 "unknown target 'gpu'" -- $JITC -t gpu 'a'
 expect usage_bad_define 64 'is not a number' -- $JITC -D alpha=abc 'a * alpha'
 expect program_error 65 "did you mean 'exp'" -- $JITC -n 3 'exq(a)'
 expect missing_file 66 'x.npy' -- $JITC --in a=$tmp/x.npy 'a + 1'
-expect bad_generator 66 'unknown input' -- $JITC -n 3 --in a=foo 'a + 1'
+expect bad_generator 64 "^jitc: --in a=foo: unknown input 'foo'" -- $JITC -n 3 --in a=foo 'a + 1'
+expect bad_generator_kind 64 "unknown input 'nosuchkind:3'" -- $JITC -n 3 --in a=nosuchkind:3 'a + 1'
+expect bad_generator_linspace 64 'linspace needs two bounds' -- $JITC -n 3 --in a=linspace:1 'a + 1'
+expect bad_generator_full 64 'full value 3000000000 does not fit int32' -- $JITC -n 3 --dtype i32 --in a=full:3000000000 'a + 1'
+expect bad_generator_seed 64 "bad seed 'x'" -- $JITC -n 3 --in a=rand:x 'a + 1'
+expect missing_file_npy 66 'no such file' -- $JITC -n 3 --in a=$tmp/none.npy 'a + 1'
+# Memory: arrays larger than the memory there is, and an allocation that
+# fails (under a 1 GiB address-space limit, 2 GiB for 'a'), are exit 71
+# with the bytes wanted.
+expect size_too_large 71 '^jitc: out of memory: cannot allocate 16000000000000 bytes (14.6 TiB) for the arrays of 1000000000000 elements' -- $JITC -t interp -q -n 1e12 'a[i] += 1'
+if sh -c "ulimit -v 1048576 && exec $JITC -t interp -q -n 1 --in a=ones 'c = a'" >/dev/null 2>&1; then
+  expect alloc_fails 71 "^jitc: out of memory: cannot allocate 2147483648 bytes (2.0 GiB) for 'a'$" -- \
+    sh -c "ulimit -v 1048576 && exec $JITC -t interp -q -n 268435456 --in a=ones 'c = a + 1'"
+else
+  echo "skip cli.alloc_fails: no run under a 1 GiB address-space limit here (a sanitizer build)"
+fi
 expect missing_program_file 66 'cannot read program file' -- $JITC -f $tmp/none.jitc
 printf 'b = a * 2\n' >"$tmp/prog.jitc"
 expect program_file 0 'b = \[2\. 2\. 2\.\]' -- $JITC -t interp -n 3 -f "$tmp/prog.jitc"
 expect scalars 0 'y = \[3\.5 3\.5 3\.5\]' -- $JITC -t interp -n 3 -D alpha=2.5 --dtype f32 'y = alpha * x + y'
 expect scalar_typed 0 'float32' -- $JITC -t interp -n 3 -D s=2:f32 --emit types 'b = a * s'
 expect json 0 '"target": "interp"' -- $JITC -t interp -n 100 --json --repeat 3 'b = a + 1'
-for key in device n program arrays compile_ms cache machine run_ms runs bytes gbps total_ms; do
+for key in device n program arrays compile_ms cache machine run_ms runs bytes gbps total_ms threads; do
   grep -q "\"$key\":" "$tmp/out" || echo "FAIL cli.json_$key: missing"
 done
 echo "ok cli.json_keys"
-expect quiet 0 '' -- $JITC -t interp -q -n 3 'b = a + 1'
+expect quiet 0 '' -- $JITC -t interp -q -n 3 --in a=ones 'b = a + 1'
 [ -s "$tmp/out" ] && echo "FAIL cli.quiet_prints: $(cat "$tmp/out")" || echo "ok cli.quiet_prints_nothing"
+
+# An input that no --in gives is ones, and standard error says so, -q or not
+# (the demo runs; a name the program did not mean to read shows); a name one
+# slip from a name defined before it is a typo, not an input; --strict
+# refuses every input of ones.
+$JITC -t interp -q -n 3 'a[i] += 1' >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/stdout" ] &&
+  [ "$(cat "$tmp/stderr")" = "jitc: note: input 'a' is ones (no --in a=...)" ] &&
+  echo "ok cli.ones_noted_quiet" ||
+  { echo "FAIL cli.ones_noted_quiet: exit $rc"; cat "$tmp/stdout" "$tmp/stderr"; }
+expect ones_noted_demo 0 "^jitc: note: input 'a' is ones" -- $JITC -t interp -n 3 'a[i] += 1'
+grep -q 'a = \[2\. 2\. 2\.\]' "$tmp/out" && echo "ok cli.ones_demo_runs" || { echo "FAIL cli.ones_demo_runs"; cat "$tmp/out"; }
+expect ones_noted_json 0 "^jitc: note: inputs 'a', 'b' are ones (no --in for them)$" -- $JITC -t interp -n 3 --json 'c = a + b'
+expect ones_given_no_note 0 '' -- $JITC -t interp -n 3 --in a=ones --in b=zeros 'c = a + b'
+grep -q 'note' "$tmp/out" && { echo "FAIL cli.ones_given_no_note_printed"; cat "$tmp/out"; } || echo "ok cli.ones_given_no_note_printed"
+expect typo_input 65 "^<program>:1:18: error: unknown name 'tpm'; did you mean 'tmp'?" -- $JITC -t interp -q -n 3 'tmp = a * 2; c = tpm + 1'
+grep -qx '                   \^' "$tmp/out" && echo "ok cli.typo_input_caret" || { echo "FAIL cli.typo_input_caret"; cat "$tmp/out"; }
+expect typo_input_let 65 "did you mean 'scale'" -- $JITC -t interp -q -n 3 'let scale = a + 1; c = sacle * 2'
+expect typo_input_define 65 "did you mean 'alpha'" -- $JITC -t interp -q -n 3 -D alpha=2 'c = alpha * a + alpah'
+expect typo_define_unused 64 "did you mean 'alpah'" -- $JITC -t interp -q -n 3 -D alpha=2 'c = alpah * a'
+expect typo_given_is_input 0 'c = \[1\. 1\. 1\.\]' -- $JITC -t interp -n 3 --in tpm=zeros 'tmp = a * 2; c = tpm + 1'
+expect typo_not_later_name 0 '' -- $JITC -t interp -q -n 3 'ypos = xpos + 1'
+expect strict_unbound 65 "^<program>:1:5: error: unknown name 'a'" -- $JITC -t interp -q -n 3 --strict 'c = a * 2'
+expect strict_typo 65 "did you mean 'tmp'" -- $JITC -t interp -q -n 3 --strict --in a=ones 'tmp = a * 2; c = tpm + 1'
+expect strict_dtype_only 65 "^jitc: --strict: input 'b' is not given with --in" -- $JITC -t interp -q -n 3 --strict --in a=ones --dtype b=f32 'c = a + b'
+expect strict_given 0 'c = \[2\. 2\. 2\.\]' -- $JITC -t interp -n 3 --strict --in a=ones 'c = a * 2'
+grep -q 'note' "$tmp/out" && { echo "FAIL cli.strict_given_no_note"; cat "$tmp/out"; } || echo "ok cli.strict_given_no_note"
+expect strict_help 0 '--strict  *every array the program reads must be given with --in' -- $JITC --help
 
 # Outputs: .npy that NumPy reads, shapes kept, in-place update of the input file.
 $PYTHON - "$tmp" <<'PY'
@@ -203,6 +247,15 @@ if $JITC -t cpu -q -n 1 'b = a' >/dev/null 2>&1; then
   expect cpu_code_for 0 '^compile .*; code for x86-64)$' -- env -u JITC_CPU $JITC -t cpu --cpu x86-64 -n 3 'a[i] += 1'
   grep -q '^target .*code for' "$tmp/out" && { echo "FAIL cli.cpu_device_host_only"; cat "$tmp/out"; } ||
     echo "ok cli.cpu_device_host_only"
+  # The threads a run used, not the host's CPUs: --threads 1 is one; too few
+  # elements to split are one; --threads 3 over 1e6 elements is three.
+  expect cpu_threads_one 0 '^target   cpu (.*; 1 thread)$' -- $JITC -t cpu --threads 1 -n 1e6 --in a=ones 'a[i] += 1'
+  grep -q '^target .*[0-9] threads' "$tmp/out" && { echo "FAIL cli.cpu_threads_one_only"; cat "$tmp/out"; } || echo "ok cli.cpu_threads_one_only"
+  expect cpu_threads_json_one 0 '"threads": 1}$' -- $JITC -t cpu --json --threads 1 -n 1e6 --in a=ones 'a[i] += 1'
+  grep -q '"device": "[^"]*threads' "$tmp/out" && { echo "FAIL cli.cpu_device_no_threads"; cat "$tmp/out"; } || echo "ok cli.cpu_device_no_threads"
+  expect cpu_threads_three 0 '^target   cpu (.*; 3 threads)$' -- $JITC -t cpu --threads 3 -n 1e6 --in a=ones 'a[i] += 1'
+  expect cpu_threads_json_three 0 '"threads": 3}$' -- $JITC -t cpu --json --threads 3 -n 1e6 --in a=ones 'a[i] += 1'
+  expect cpu_threads_small_n 0 '^target   cpu (.*; 1 thread)$' -- $JITC -t cpu --threads 3 -n 100 --in a=ones 'a[i] += 1'
   expect cpu_code_for_env 0 '^compile .*; code for x86-64)$' -- env JITC_CPU=x86-64 $JITC -t cpu -n 3 'a[i] += 1'
   expect cpu_code_for_native 0 '"machine": "native"' -- env -u JITC_CPU $JITC -t cpu --json -n 3 'a[i] += 1'
   expect all_widened_f32 0 'ulp of float32' -- $JITC -t all --in x=$tmp/x32.npy 'r = f64(sin(x))'

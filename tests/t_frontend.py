@@ -70,10 +70,13 @@ def join(rng, toks):
 
 
 def gen_stmt(rng):
-    e = join(rng, gen_expr(rng, 3))
+    toks = gen_expr(rng, 3)
+    e = join(rng, toks)
     r = rng.random()
     if r < 0.2:
-        return e
+        # `x == ...` alone is an error in jitc (an assignment mistyped):
+        # parenthesised, it is the comparison Python reads.
+        return "(" + e + ")" if toks[1:2] == ["=="] else e
     if r < 0.5:
         return "c = " + e
     op = rng.choice(list(BINARY.values()))

@@ -74,7 +74,7 @@ c = a +* 2'
     --out a="$d/x.npy" --out c="$d/adir" 'a += 1; c = a'
   rmdir "$d/adir"
   # (Under ASan, a failed allocation must return NULL as malloc does, not abort.)
-  fails too_large.$t 70 '10000000000000 elements need' -- \
+  fails too_large.$t 71 'out of memory: cannot allocate [0-9]* bytes ([0-9.]* TiB) for the arrays of 10000000000000 elements' -- \
     env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1" $JITC -t $t -q -n 10000000000000 --out keep="$d/keep.npy" --out new="$d/new.npy" \
     'keep = a + 1; new = a'
 done

@@ -46,11 +46,12 @@ static CpuState *cpu_state(jitc_context *ctx) {
   }
   st->build = b;
   /* The host, its CPU and its x86-64 level: a benchmark's record says
-  ** which machine it measured on. */
+  ** which machine it measured on.  (The CPUs the host has; how many
+  ** threads a run used is jitc_run_info.threads.) */
   char model[200], what[100];
   host_cpu_model(model, sizeof model);
   cpu_build_describe(b, what, sizeof what);
-  snprintf(st->device, sizeof st->device, "%s (%d threads, %s)",
+  snprintf(st->device, sizeof st->device, "%s (%d CPUs, %s)",
            model[0] ? model : "unknown CPU", host_ncores(), what);
   ctx->target_state[JITC_TARGET_CPU] = st;
   return st;
@@ -160,10 +161,13 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     job.part = malloc((size_t)job.nblocks * (size_t)nreduce * sizeof(Partial));
     if (!job.part) return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
   }
-  if (n > 0) pool_run(st->pool, threads, n, job.part ? RB : CHUNK_ALIGN, run_range, &job);
+  int used = pool_run(st->pool, threads, n, job.part ? RB : CHUNK_ALIGN, run_range, &job);
   if (!atomic_load(&job.oom) && nreduce) reduce_results(k->prog, n, job.part, job.nblocks, arrays);
   free(job.part);
-  if (info) info->run_ms = now_ms() - t0;
+  if (info) {
+    info->run_ms = now_ms() - t0;
+    info->threads = used;
+  }
   if (atomic_load(&job.oom))
     return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the kernel's scratch");
   return JITC_OK;

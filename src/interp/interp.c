@@ -57,9 +57,10 @@ static jitc_status interp_compile(jitc_context *ctx, jitc_kernel *k) {
 static jitc_status interp_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                               void *const *arrays, const ParamSlot *params,
                               jitc_run_info *info) {
-  (void)info;
   if (!k->impl)
     return ctx_error(ctx, JITC_E_USAGE, "interp: kernel not compiled");
+  if (info)
+    info->threads = 1;
   return interp_exec(ctx, k->impl, k->prog, n, arrays, params);
 }
 
