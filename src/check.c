@@ -522,6 +522,26 @@ static void check_reduce(Checker *K, AstStmt *s, const char *name, bool ok) {
   K->nreduce++;
 }
 
+/* `c == a + 1` as a whole statement, where `c` is no name the program or
+** the caller knows: with implicit inputs `c` would become an input of ones
+** and the comparison `out`, an assignment mistyped (as C compilers warn of
+** `if (a = b)`).  Parentheses, `(c == a)`, or `out = c == a` say that the
+** comparison is meant; a known `c` (Python's variables) is compared. */
+static bool eq_typo(Checker *K, const AstStmt *s) {
+  const Ast *e = s->value;
+  if (!K->opt->implicit_inputs || e->kind != A_BINARY || e->op != OP_EQ || e->paren ||
+      e->nargs != 2)
+    return false;
+  const Ast *l = e->args[0];
+  if ((l->kind != A_NAME && l->kind != A_INDEX) || l->paren || lookup(K, l->name) ||
+      declared_array(K, l->name) || declared_scalar(K, l->name) || is_constant_name(l->name) ||
+      !strcmp(l->name, "i"))
+    return false;
+  error_at(K->C, e->off, "'==' compares; did you mean '=' to assign '%s'? (to store the "
+           "comparison, write out = %s == ...)", l->name, l->name);
+  return true;
+}
+
 static void check_stmt(Checker *K, AstStmt *s) {
   switch (s->kind) {
   case S_LET: {
@@ -556,6 +576,9 @@ static void check_stmt(Checker *K, AstStmt *s) {
     return;
   }
   case S_EXPR:
+    if (eq_typo(K, s))
+      return;
+    /* fall through */
   case S_ASSIGN: {
     const char *name = s->kind == S_EXPR ? "out" : s->name;
     bool ok = !cannot_assign(K, name, s->name_off);

@@ -393,16 +393,7 @@ static void stmt(Parser *P, AstStmt *s) {
   if (aug < 0 && !is(P, "=")) {
     s->kind = S_EXPR;
     s->value = lhs;
-    /* `c == a + 1` as a whole statement would compare a new input `c` and
-    ** write the bools to `out`: an assignment mistyped, as C compilers warn
-    ** of `if (a = b)`.  Parentheses, `(c == a)`, or `out = c == a` say that
-    ** the comparison is meant. */
-    if (lhs->kind == A_BINARY && lhs->op == OP_EQ && !lhs->paren && lhs->nargs == 2 &&
-        (lhs->args[0]->kind == A_NAME || lhs->args[0]->kind == A_INDEX) &&
-        !lhs->args[0]->paren)
-      syntax_error(P, lhs->off, "'==' compares; did you mean '=' to assign '%s'? (to store "
-                   "the comparison, write out = %s == ...)", lhs->args[0]->name,
-                   lhs->args[0]->name);
+    /* (`c == a + 1` as a whole statement: the checker's eq_typo()) */
     return;
   }
   Token *optok = P->tok;
