@@ -11,8 +11,7 @@
 #include <string.h>
 
 static const char *short_type(jitc_dtype t) {
-  static const char *const names[] = {"bool", "i32", "i64", "f32", "f64"};
-  return (unsigned)t < JITC_NDTYPES ? names[t] : "?";
+  return (unsigned)t < JITC_NDTYPES ? type_info[t].shortname : "?";
 }
 
 void dump_tokens(Buf *b, const Compiler *C, const Token *t, int n) {

@@ -235,13 +235,23 @@ JITC_API const char *jitc_nearest_name(const char *name, const char *const *name
 
 /* ---- dtypes ---- */
 
-/* "bool", "int32", "int64", "float32", "float64". */
+/* The types are numbered 0 to JITC_NDTYPES - 1: a program lists them with
+** a loop over the numbers. */
+
+/* NumPy's name of the type ("float64"); "unknown" for a number that is
+** not a type. */
 JITC_API const char *jitc_dtype_name(jitc_dtype t);
 
 /* Bytes per element. */
 JITC_API size_t jitc_dtype_size(jitc_dtype t);
 
-/* Parses "float32", "f32", "float", "int", "i64", "bool", ...; JITC_E_USAGE if unknown. */
+/* NumPy's array-interface type string of the type in little-endian order,
+** as in a .npy header's descr: "|b1", "<i4", "<f8"; NULL if unknown. */
+JITC_API const char *jitc_dtype_typestr(jitc_dtype t);
+
+/* Parses a type's name as NumPy spells it (its name "float32", character
+** "f", code "f4", or an alias such as "double") or as the language does
+** ("f32"); JITC_E_USAGE if unknown. */
 JITC_API jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
 
 /* ---- compiling ---- */

@@ -75,8 +75,25 @@ float npy_expf(float x);
 /* functions, defined there too)                                          */
 /* ===================================================================== */
 
-bool dtype_is_int(jitc_dtype t);   /* int32, int64 */
-bool dtype_is_float(jitc_dtype t); /* float32, float64 */
+/* types.h as data: one TypeInfo per jitc_dtype, indexed by it. */
+typedef enum TypeKind { T_BOOL, T_SINT, T_UINT, T_FLOAT, T_COMPLEX } TypeKind;
+typedef struct TypeInfo {
+  const char *name, *shortname, *cname; /* NAME, SHORT, CNAME */
+  TypeKind kind;
+  int size;
+  char chr;
+  const char *descr, *ctype, *cuda, *llvm;
+  int64_t lo;  /* LO: an integer type's least value */
+  uint64_t hi; /* HI: its greatest */
+} TypeInfo;
+extern const TypeInfo type_info[JITC_NDTYPES];
+
+bool dtype_is_int(jitc_dtype t);   /* signed or unsigned integers */
+bool dtype_is_float(jitc_dtype t); /* real floating point */
+/* The type a name of the language or of --dtype spells (NAME, SHORT, an
+** ALIAS, NumPy's character or kind-and-size code), or -1.  *ambiguous is
+** set for a code that NumPy and the language read as different types. */
+int dtype_lookup(const char *name, size_t len, bool *ambiguous);
 
 /* ===================================================================== */
 /* ops.h, ops.c: the operator and function table                         */

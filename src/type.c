@@ -3,7 +3,7 @@
 **
 ** A weak value (a literal, a constant, a weak scalar: Python's scalars)
 ** takes the type of the strong operand it meets; strong operands promote
-** by NumPy's table (promote() in check.c); each op's typing rule is its
+** by NumPy's lattice (promote(), from the UP rows of types.h); each op's typing rule is its
 ** RULE column in ops.h.  Every conversion becomes an explicit OP_CAST or a
 ** converted constant, so the back ends never promote anything, and an
 ** operator of weak constants only is folded here, as Python would compute
@@ -14,20 +14,36 @@
 #include <math.h>
 #include <string.h>
 
-/* NumPy's promotion table for the five types. */
+/* The types each type reaches in NumPy's promotion lattice (types.h, UP),
+** itself included: bit u of reach[t] says t converts to u safely. */
+static uint32_t reach_of(jitc_dtype t) {
+  static const struct {
+    jitc_dtype from, to;
+  } up[] = {
+#define UP(from, to) {JITC_##from, JITC_##to},
+#include "types.h"
+#undef UP
+  };
+  uint32_t r = 1u << t, last = 0;
+  while (r != last) { /* the closure: few types, few edges */
+    last = r;
+    for (size_t k = 0; k < sizeof up / sizeof up[0]; k++)
+      if (r & (1u << up[k].from))
+        r |= 1u << up[k].to;
+  }
+  return r;
+}
+
+/* NumPy's promotion: the least type both reach, the one that every other
+** type both reach reaches too.  JITC_NDTYPES where there is none. */
 jitc_dtype promote(jitc_dtype a, jitc_dtype b) {
   if (a == b)
     return a;
-  if (a == JITC_BOOL)
-    return b;
-  if (b == JITC_BOOL)
-    return a;
-  if (dtype_is_int(a) && dtype_is_int(b))
-    return JITC_INT64;
-  if (dtype_is_float(a) && dtype_is_float(b))
-    return JITC_FLOAT64;
-  /* int with float: int32 + float32 is float64 too (float32 cannot hold every int32) */
-  return JITC_FLOAT64;
+  uint32_t both = reach_of(a) & reach_of(b);
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    if ((both >> t & 1) && (reach_of((jitc_dtype)t) & both) == both)
+      return (jitc_dtype)t;
+  return JITC_NDTYPES;
 }
 
 bool checker_grow(Checker *K, void **v, int *cap, int need, size_t elem) {

@@ -13,8 +13,26 @@
 #include "../jitc_int.h"
 #include "gen.h"
 
-const char *const cuda_ctype[JITC_NDTYPES] = {"b8", "i32", "i64", "f32", "f64"};
-const char *const cuda_utype[JITC_NDTYPES] = {"u8", "u32", "u64", "u32", "u64"};
+static const char *const bits_type[] = {[1] = "u8", [2] = "u16", [4] = "u32", [8] = "u64"};
+
+const char *cuda_utype(jitc_dtype t) { return bits_type[type_info[t].size]; }
+
+void cuda_typedefs(Buf *b, unsigned dtypes) {
+  unsigned sizes = 0;
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    if (dtypes >> t & 1) {
+      buf_printf(b, "typedef %s %s;\n", type_info[t].cuda, type_info[t].cname);
+      sizes |= 1u << type_info[t].size;
+    }
+  for (int t = 0; t < JITC_NDTYPES; t++) /* the bits' types that are no type's name */
+    if (type_info[t].kind == T_UINT)
+      sizes &= ~(1u << type_info[t].size);
+  for (int s = 1; s <= 8; s *= 2)
+    if (sizes >> s & 1)
+      buf_printf(b, "typedef unsigned %s %s;\n",
+                 s == 1 ? "char" : s == 2 ? "short" : s == 4 ? "int" : "long long", bits_type[s]);
+  buf_putc(b, '\n');
+}
 
 /* Writes `tpl` with $T (the C type), $U (its unsigned twin), $S (the type's
 ** name, used as a suffix), $F ("f" for float32 libm names) and $W (bits). */
@@ -25,11 +43,11 @@ static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
       continue;
     }
     switch (*++c) {
-    case 'T': buf_puts(b, cuda_ctype[t]); break;
-    case 'U': buf_puts(b, cuda_utype[t]); break;
-    case 'S': buf_puts(b, cuda_ctype[t]); break;
+    case 'T': buf_puts(b, cuda_ctype(t)); break;
+    case 'U': buf_puts(b, cuda_utype(t)); break;
+    case 'S': buf_puts(b, cuda_ctype(t)); break;
     case 'F': buf_puts(b, t == JITC_FLOAT32 ? "f" : ""); break;
-    case 'W': buf_puts(b, t == JITC_INT32 || t == JITC_FLOAT32 ? "32" : "64"); break;
+    case 'W': buf_printf(b, "%d", 8 * type_info[t].size); break;
     default: buf_putc(b, '$'); c--; break;
     }
   }
