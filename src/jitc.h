@@ -69,6 +69,14 @@ typedef enum jitc_dtype {
   JITC_INT64 = 2,
   JITC_FLOAT32 = 3,
   JITC_FLOAT64 = 4,
+  JITC_INT8 = 5,
+  JITC_INT16 = 6,
+  JITC_UINT8 = 7,
+  JITC_UINT16 = 8,
+  JITC_UINT32 = 9,
+  JITC_UINT64 = 10,
+  JITC_FLOAT16 = 11,
+  JITC_BFLOAT16 = 12, /* ml_dtypes.bfloat16 */
   JITC_NDTYPES
 } jitc_dtype;
 

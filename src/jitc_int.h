@@ -90,9 +90,10 @@ extern const TypeInfo type_info[JITC_NDTYPES];
 
 bool dtype_is_int(jitc_dtype t);   /* signed or unsigned integers */
 bool dtype_is_float(jitc_dtype t); /* real floating point */
-/* The type a name of the language or of --dtype spells (NAME, SHORT, an
-** ALIAS, NumPy's character or kind-and-size code), or -1.  *ambiguous is
-** set for a code that NumPy and the language read as different types. */
+/* The type a name spells for --dtype and jitc_dtype_parse (NAME, SHORT, an
+** ALIAS, NumPy's character or kind-and-size code), or -1.  NumPy's code
+** wins: "i8" is int64, as np.dtype("i8"), though the cast i8() is int8;
+** *ambiguous (if not NULL) says so. */
 int dtype_lookup(const char *name, size_t len, bool *ambiguous);
 
 /* ===================================================================== */

@@ -34,16 +34,37 @@ static uint32_t reach_of(jitc_dtype t) {
   return r;
 }
 
-/* NumPy's promotion: the least type both reach, the one that every other
-** type both reach reaches too.  JITC_NDTYPES where there is none. */
+/* The order NumPy chooses among the types two types both reach: the lower
+** kind first (integers before floats: int8 with uint8 is int16, not
+** float16), then the smaller, then float16 before bfloat16 (the table's
+** order). */
+static int type_rank(jitc_dtype t) {
+  static const int kind_rank[] = {[T_BOOL] = 0, [T_SINT] = 1, [T_UINT] = 1, [T_FLOAT] = 2,
+                                  [T_COMPLEX] = 3};
+  return (kind_rank[type_info[t].kind] * 16 + type_info[t].size) * 64 + (int)t;
+}
+
+/* NumPy's promotion: of the types both reach in the lattice, the first by
+** type_rank().  JITC_NDTYPES where there is none, or NumPy refuses. */
 jitc_dtype promote(jitc_dtype a, jitc_dtype b) {
   if (a == b)
     return a;
+  static const struct {
+    jitc_dtype a, b;
+  } refused[] = {
+#define NOUP(a, b) {JITC_##a, JITC_##b},
+#include "types.h"
+#undef NOUP
+  };
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++)
+    if ((a == refused[k].a && b == refused[k].b) || (a == refused[k].b && b == refused[k].a))
+      return JITC_NDTYPES;
   uint32_t both = reach_of(a) & reach_of(b);
+  int best = JITC_NDTYPES;
   for (int t = 0; t < JITC_NDTYPES; t++)
-    if ((both >> t & 1) && (reach_of((jitc_dtype)t) & both) == both)
-      return (jitc_dtype)t;
-  return JITC_NDTYPES;
+    if ((both >> t & 1) && (best == JITC_NDTYPES || type_rank((jitc_dtype)t) < type_rank((jitc_dtype)best)))
+      best = t;
+  return (jitc_dtype)best;
 }
 
 bool checker_grow(Checker *K, void **v, int *cap, int need, size_t elem) {

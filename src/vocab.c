@@ -11,7 +11,7 @@
 
 const TypeInfo type_info[JITC_NDTYPES] = {
 #define TYPE(id, name, shortname, cname, kind, size, chr, descr, ctype, cuda, llvm, lo, hi) \
-  [JITC_##id] = {name, shortname, cname, kind, size, chr, descr, #ctype, cuda, llvm, lo, hi},
+  [JITC_##id] = {name, shortname, #cname, kind, size, chr, descr, #ctype, cuda, llvm, lo, hi},
 #include "types.h"
 #undef TYPE
 };
@@ -68,12 +68,11 @@ int dtype_lookup(const char *name, size_t len, bool *ambiguous) {
   for (size_t k = 0; found < 0 && k < sizeof aliases / sizeof aliases[0]; k++)
     if (spelled(aliases[k].name, name, len))
       found = aliases[k].t;
-  if (found >= 0 && coded >= 0 && found != coded) {
-    if (ambiguous)
-      *ambiguous = true;
-    return -1;
-  }
-  return found >= 0 ? found : coded;
+  /* NumPy's code wins over the language's short name of another type:
+  ** "i8" is int64 to np.dtype() and in --dtype, int8 only as a cast. */
+  if (found >= 0 && coded >= 0 && found != coded && ambiguous)
+    *ambiguous = true;
+  return coded >= 0 ? coded : found;
 }
 
 jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out) {

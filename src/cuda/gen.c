@@ -480,7 +480,7 @@ static void emit_prelude(Emit *E, Buf *b) {
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, "// p%d: scalar '%s', %s\n", k, p->params[k].name,
                jitc_dtype_name(p->params[k].type));
-  cuda_typedefs(b, (1u << JITC_NDTYPES) - 1);
+  cuda_typedefs(b, p->dtypes);
   for (int h = 0; h < H_NHELPERS; h++)
     for (int t = 0; t < JITC_NDTYPES; t++)
       if (E->used[h][t])

@@ -13,24 +13,21 @@
 #include "../jitc_int.h"
 #include "gen.h"
 
-static const char *const bits_type[] = {[1] = "u8", [2] = "u16", [4] = "u32", [8] = "u64"};
-
-const char *cuda_utype(jitc_dtype t) { return bits_type[type_info[t].size]; }
+/* The unsigned integer type of t's size, which holds its bits. */
+const char *cuda_utype(jitc_dtype t) {
+  for (int u = 0; u < JITC_NDTYPES; u++)
+    if (type_info[u].kind == T_UINT && type_info[u].size == type_info[t].size)
+      return type_info[u].cname;
+  unreachable(); /* types.h has an unsigned type of every size */
+}
 
 void cuda_typedefs(Buf *b, unsigned dtypes) {
-  unsigned sizes = 0;
+  /* The integers and the wider floats always (the kernels' indices and the
+  ** helpers use them); the 16-bit floats, which need CUDA's headers, where
+  ** the program has them. */
   for (int t = 0; t < JITC_NDTYPES; t++)
-    if (dtypes >> t & 1) {
+    if (dtypes >> t & 1 || type_info[t].kind != T_FLOAT || type_info[t].size > 2)
       buf_printf(b, "typedef %s %s;\n", type_info[t].cuda, type_info[t].cname);
-      sizes |= 1u << type_info[t].size;
-    }
-  for (int t = 0; t < JITC_NDTYPES; t++) /* the bits' types that are no type's name */
-    if (type_info[t].kind == T_UINT)
-      sizes &= ~(1u << type_info[t].size);
-  for (int s = 1; s <= 8; s *= 2)
-    if (sizes >> s & 1)
-      buf_printf(b, "typedef unsigned %s %s;\n",
-                 s == 1 ? "char" : s == 2 ? "short" : s == 4 ? "int" : "long long", bits_type[s]);
   buf_putc(b, '\n');
 }
 
