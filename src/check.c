@@ -192,7 +192,7 @@ static Val check_name(Checker *K, Ast *a) {
       if (sd->weak)
         t = t == JITC_BOOL ? JITC_BOOL : dtype_is_float(t) ? JITC_FLOAT64 : JITC_INT64;
       s->dtype = t;
-      K->params[s->slot] = (IrParam){s->name, t, sd->weak, false};
+      K->params[s->slot] = (IrParam){s->name, t, sd->weak, INT64_MIN, INT64_MAX};
     }
   }
   if (s && s->kind == SYM_PARAM) {

@@ -350,7 +350,8 @@ typedef struct IrParam {
   const char *name;
   jitc_dtype type; /* the type the value has inside the kernel */
   bool weak;       /* declared weak: int64, float64 or bool, cast where used */
-  bool fit_int32;  /* weak int narrowed to int32 somewhere: the value must fit */
+  int64_t fit_lo, fit_hi; /* a weak int meets narrower integer types: the
+                          ** value must lie in [fit_lo, fit_hi] */
 } IrParam;
 
 /* A weak expression that involves weak scalars, to evaluate before each
@@ -482,6 +483,8 @@ typedef enum FoldStatus {
 ** operand types) into *out, an N_CONST of n's type with n's position.
 ** `python`: n is an operator on weak values, refused where Python's answer
 ** would differ (FoldStatus). */
+/* A constant's value as a run receives it: the bits of its type in a slot. */
+void const_slot(const Node *c, ParamSlot *out);
 FoldStatus fold_op(const Node *n, const Node *const *args, bool python, Node *out);
 /* Evaluates a weak expression of p with the scalars' values; *where gets
 ** the position of the operator that failed. */

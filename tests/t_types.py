@@ -142,6 +142,77 @@ def check_promotion(rows):
     result("promotion_is_numpy", problems)
 
 
+UFUNC = {"+": "add", "-": "subtract", "*": "multiply", "/": "true_divide", "//": "floor_divide",
+         "%": "remainder", "**": "power", "&": "bitwise_and", "|": "bitwise_or",
+         "^": "bitwise_xor", "<<": "left_shift", ">>": "right_shift", "<": "less",
+         "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal",
+         "!=": "not_equal", "neg": "negative", "invert": "invert", "abs": "absolute",
+         "arcsin": "arcsin"}
+
+
+def ops_rows():
+    """(name, kind, arity, spelling) of every OP row of ops.h."""
+    text = open(os.path.join(ROOT, "src", "ops.h")).read()
+    rows = []
+    for m in re.finditer(r'^OP\(\s*(\w+),\s*"([^"]+)",\s*(\w+),\s*(\d),\s*(NULL|"[^"]*")', text, re.M):
+        spell = None if m.group(5) == "NULL" else m.group(5).strip('"')
+        rows.append((m.group(2), m.group(3), int(m.group(4)), spell))
+    return rows
+
+
+def check_rules(rows):
+    """Each operator and function of one type (both operands of it): the
+    checker's result type against NumPy's ufunc on arrays of that type, or
+    an error where NumPy has no loop for it."""
+    problems = []
+    for name, kind, arity, spell in ops_rows():
+        if kind not in ("OPERATOR", "FUNCTION"):
+            continue
+        uf = getattr(np, UFUNC.get(name, name), None)
+        if not isinstance(uf, np.ufunc) or uf.nin != arity:
+            continue
+        for r in rows:
+            try:
+                x = np.ones(2, numpy_dtype(r["name"]))
+                want = uf(*([x] * arity)).dtype.name
+            except (TypeError, ImportError):
+                want = None
+            args = ", ".join("a" for _ in range(arity))
+            if spell and arity == 2:
+                prog = "c = a %s a" % spell
+            elif spell:
+                prog = "c = %sa" % spell
+            else:
+                prog = "c = %s(%s)" % (name, args)
+            p = run(["--emit", "types", "--dtype", "a=" + r["name"], prog])
+            got = re.search(r"array c: (\w+)", p.stdout)
+            got = got.group(1) if got and p.returncode == 0 else None
+            if got != want:
+                problems.append("%s on %s: jitc %s, NumPy %s" % (prog, r["name"], got, want))
+    result("rules_are_numpy", problems)
+
+
+def check_weak(rows):
+    """Python scalars (NEP 50): `a + W` and `a < W` for W an int that fits
+    or not, a negative int, a float and a bool, against NumPy's arrays."""
+    problems = []
+    for r in rows:
+        for w in ("1", "300", "-1", "1.5", "True", "70000"):
+            for op in ("+", "<", "*"):
+                try:
+                    x = np.ones(2, numpy_dtype(r["name"]))
+                    with np.errstate(all="ignore"):
+                        want = eval("x %s %s" % (op, w)).dtype.name
+                except (OverflowError, TypeError, ImportError):
+                    want = None
+                p = run(["--emit", "types", "--dtype", "a=" + r["name"], "c = a %s %s" % (op, w)])
+                got = re.search(r"array c: (\w+)", p.stdout)
+                got = got.group(1) if got and p.returncode == 0 else None
+                if got != want:
+                    problems.append("a %s %s on %s: jitc %s, NumPy %s" % (op, w, r["name"], got, want))
+    result("weak_scalars_are_numpy", problems)
+
+
 def main():
     rows = table()
     if len(rows) < 5:
@@ -151,6 +222,8 @@ def main():
     check_no_lists(rows)
     check_names(rows)
     check_promotion(rows)
+    check_rules(rows)
+    check_weak(rows)
     return 1 if fails else 0
 
 
