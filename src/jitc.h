@@ -262,6 +262,14 @@ JITC_API const char *jitc_dtype_typestr(jitc_dtype t);
 ** ("f32"); JITC_E_USAGE if unknown. */
 JITC_API jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
 
+/* The language's vocabulary as one JSON text, for tools that generate
+** programs or bind values (`jitc --list` prints it): "types" (each dtype's
+** number, NumPy name, short name, kind, size, character code, typestr and
+** integer range), "ops" (each operator, function, cast and reduction with
+** its arity, typing rule and spelling), "aliases" (other names of
+** functions) and "statuses" (number, name, exit code).  Static; never NULL. */
+JITC_API const char *jitc_vocabulary(void);
+
 /* ---- compiling ---- */
 
 /* Compiles `source` for opt->target (opt NULL: the defaults).  `arrays`
