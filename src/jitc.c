@@ -545,10 +545,19 @@ static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value
   uint64_t mag = (uint64_t)i; /* the value, when not negative */
   bool fits = neg ? i >= ti->lo && i >= p->fit_lo
                   : mag <= ti->hi && (p->fit_hi == INT64_MAX || mag <= (uint64_t)p->fit_hi);
-  if (!fits)
+  if (!fits) {
+    /* The narrower type it meets where the value fits its own (a weak int
+    ** scalar meeting int32 somewhere), named as the range's type. */
+    bool own = neg ? i >= ti->lo : mag <= ti->hi;
+    const char *meets = ti->name;
+    for (int t = 0; own && t < JITC_NDTYPES; t++)
+      if (dtype_is_int((jitc_dtype)t) && type_info[t].lo == p->fit_lo &&
+          type_info[t].hi == (uint64_t)p->fit_hi)
+        meets = type_info[t].name;
     return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %s%llu does not fit in %s, the type "
                      "it meets in the program", p->name, neg ? "-" : "",
-                     neg ? (unsigned long long)(0 - mag) : (unsigned long long)mag, ti->name);
+                     neg ? (unsigned long long)(0 - mag) : (unsigned long long)mag, meets);
+  }
   c.k.i = i;
   const_slot(&c, out);
   return JITC_OK;
