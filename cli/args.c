@@ -24,6 +24,16 @@ _Noreturn void die_usage(const char *fmt, ...) {
   exit(EX_USAGE);
 }
 
+/* "bool, int32, ... or float64": every type of jitc.h, for messages. */
+static const char *dtype_list(void) {
+  static char text[512];
+  if (!text[0])
+    for (int t = 0, k = 0; t < JITC_NDTYPES && k < (int)sizeof text; t++)
+      k += snprintf(text + k, sizeof text - (size_t)k, "%s%s",
+                    t == 0 ? "" : t == JITC_NDTYPES - 1 ? " or " : ", ", jitc_dtype_name((jitc_dtype)t));
+  return text;
+}
+
 static void usage(void) {
   printf(
       "usage: jitc [options] PROGRAM\n"
@@ -302,9 +312,9 @@ void parse_args(Cli *cli, int argc, char **argv) {
         add_named(cli->dtypes, &cli->ndtypes, "--dtype", v);
         v = cli->dtypes[cli->ndtypes - 1].value;
         if (jitc_dtype_parse(v, &t))
-          die_usage("unknown dtype '%s' (use bool, int32, int64, float32 or float64)", v);
+          die_usage("unknown dtype '%s' (use %s)", v, dtype_list());
       } else if (jitc_dtype_parse(v, &cli->dtype)) {
-        die_usage("unknown dtype '%s' (use bool, int32, int64, float32 or float64)", v);
+        die_usage("unknown dtype '%s' (use %s)", v, dtype_list());
       }
       break;
     }
@@ -396,8 +406,7 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
   if (colon) {
     *colon = '\0';
     if (jitc_dtype_parse(colon + 1, &decl->dtype))
-      die_usage("-D %s: unknown type '%s' (use bool, int32, int64, float32 or float64)",
-                d->name, colon + 1);
+      die_usage("-D %s: unknown type '%s' (use %s)", d->name, colon + 1, dtype_list());
     decl->weak = 0;
   }
   const char *v = buf;

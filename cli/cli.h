@@ -225,9 +225,12 @@ void free_inputs(Run *r);
 void choose_targets(Run *r);
 int emit_stages(Run *r);
 jitc_status frontend_compile(Run *r, jitc_kernel **k);
+
+/* stages.c */
 /* "LEAD tokens, ast, types; cpu: llvm, ..." from the library's stage lists,
 ** wrapped at `width` columns with continuation lines indented by `indent`. */
 void stage_help(FILE *f, const char *lead, int indent, int width);
+int frontend_stages(void); /* the stages every target lists first, alike */
 
 /* run.c */
 int run_targets(Run *r);

@@ -339,8 +339,6 @@ static void fill_i64(HostArray *a, int64_t v) {
   }
 }
 
-static const char *const DTYPE_NAMES[] = {"bool", "int32", "int64", "float32", "float64"};
-
 int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen) {
   if (!a || (unsigned)a->dtype >= JITC_NDTYPES || a->n < 0 || (a->n > 0 && !a->data))
     return fail(err, errlen, "gen_fill: bad array");
@@ -397,7 +395,7 @@ int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen) {
     } else if (!strcmp(arg, "False") || !strcmp(arg, "false")) {
       fill_i64(a, 0);
     } else if (isint == 2 && (a->dtype == JITC_INT32 || a->dtype == JITC_INT64)) {
-      return fail(err, errlen, "full value %s does not fit %s", arg, DTYPE_NAMES[a->dtype]);
+      return fail(err, errlen, "full value %s does not fit %s", arg, jitc_dtype_name(a->dtype));
     } else if (isint == 0) {
       /* As np.full(n, VALUE, dtype): an integer that does not fit is an
       ** error rather than a silent wrap. */
@@ -408,7 +406,7 @@ int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen) {
       fill_f64(a, dv);
     } else {
       return fail(err, errlen, "bad number '%s' in '%s' (full:VALUE, for %s)", arg, spec,
-                  DTYPE_NAMES[a->dtype]);
+                  jitc_dtype_name(a->dtype));
     }
     return 0;
   }

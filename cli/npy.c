@@ -40,12 +40,19 @@
 /* np.save leaves room for the growing axis to reach this many digits. */
 #define NPY_GROWTH_DIGITS 21
 
-static const char SUPPORTED[] = "jitc reads bool, int32, int64, float32, float64";
-
-static const char *descr_of(jitc_dtype t) {
-  static const char *descrs[] = {"|b1", "<i4", "<i8", "<f4", "<f8"};
-  return (unsigned)t < JITC_NDTYPES ? descrs[t] : NULL;
+/* "jitc reads bool, int32, ...": every type of jitc.h. */
+static const char *supported(void) {
+  static char text[512];
+  if (!text[0]) {
+    size_t k = (size_t)snprintf(text, sizeof text, "jitc reads");
+    for (int t = 0; t < JITC_NDTYPES && k < sizeof text; t++)
+      k += (size_t)snprintf(text + k, sizeof text - k, "%s %s", t ? "," : "",
+                            jitc_dtype_name((jitc_dtype)t));
+  }
+  return text;
 }
+
+static const char *descr_of(jitc_dtype t) { return jitc_dtype_typestr(t); }
 
 /* Writes "PATH: message" to err and returns -1. */
 static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...) {
@@ -342,15 +349,18 @@ static void excerpt(const char *s, size_t len, char *out, size_t outsz) {
 
 /* Maps a descr to a dtype; on failure writes why (naming the dtype). */
 static int descr_dtype(const char *d, jitc_dtype *t, char *why, size_t whylen) {
-  if (!strcmp(d, "|b1") || !strcmp(d, "<b1") || !strcmp(d, "b1") || !strcmp(d, "?") ||
-      !strcmp(d, "|?")) {
+  /* A type's typestr, with '<' or '|' (or neither, or '=': this is a
+  ** little-endian machine) for its byte order, or bool's "?". */
+  const char *body = d[0] && strchr("<|=", d[0]) ? d + 1 : d;
+  if (!strcmp(body, "?")) {
     *t = JITC_BOOL;
     return 0;
   }
-  if (!strcmp(d, "<i4")) { *t = JITC_INT32; return 0; }
-  if (!strcmp(d, "<i8")) { *t = JITC_INT64; return 0; }
-  if (!strcmp(d, "<f4")) { *t = JITC_FLOAT32; return 0; }
-  if (!strcmp(d, "<f8")) { *t = JITC_FLOAT64; return 0; }
+  for (int k = 0; k < JITC_NDTYPES; k++)
+    if (!strcmp(body, jitc_dtype_typestr((jitc_dtype)k) + 1)) {
+      *t = (jitc_dtype)k;
+      return 0;
+    }
 
   const char *p = d;
   char order = 0;
@@ -379,11 +389,11 @@ static int descr_dtype(const char *d, jitc_dtype *t, char *why, size_t whylen) {
   default: break;
   }
   if (order == '>' || order == '!') {
-    snprintf(why, whylen, "big-endian dtype '%s' is not supported; %s", d, SUPPORTED);
+    snprintf(why, whylen, "big-endian dtype '%s' is not supported; %s", d, supported());
   } else if (name[0]) {
-    snprintf(why, whylen, "dtype '%s' (%s) is not supported; %s", d, name, SUPPORTED);
+    snprintf(why, whylen, "dtype '%s' (%s) is not supported; %s", d, name, supported());
   } else {
-    snprintf(why, whylen, "dtype '%s' is not supported; %s", d, SUPPORTED);
+    snprintf(why, whylen, "dtype '%s' is not supported; %s", d, supported());
   }
   return -1;
 }
@@ -487,11 +497,11 @@ int npy_read(const char *path, HostArray *out, char *err, size_t errlen) {
     goto done;
   }
   if (h.structured) {
-    fail(err, errlen, path, "structured dtype (a list of fields) is not supported; %s", SUPPORTED);
+    fail(err, errlen, path, "structured dtype (a list of fields) is not supported; %s", supported());
     goto done;
   }
   jitc_dtype dt;
-  char why[256];
+  char why[768];
   if (descr_dtype(h.descr, &dt, why, sizeof why) != 0) {
     fail(err, errlen, path, "%s", why);
     goto done;

@@ -19,46 +19,6 @@ static int stage_index(jitc_target t, const char *stage) {
   return -1;
 }
 
-/* How many stages every target lists first, alike: the front end's.  The
-** last of them is the checked program, where the names are known. */
-static int frontend_stages(void) {
-  const char *const *first = jitc_target_stages((jitc_target)0);
-  for (int n = 0;; n++)
-    for (int t = 0; t < JITC_NTARGETS; t++) {
-      const char *const *list = jitc_target_stages((jitc_target)t);
-      if (!first[n] || !list[n] || strcmp(list[n], first[n]))
-        return n;
-    }
-}
-
-void stage_help(FILE *f, const char *lead, int indent, int width) {
-  /* "tokens, ast, types; cpu: llvm, llvm-opt, asm; cuda: cuda, ptx" */
-  Buf b = {0};
-  int nfront = frontend_stages();
-  const char *const *front = jitc_target_stages((jitc_target)0);
-  for (int s = 0; s < nfront; s++)
-    buf_printf(&b, "%s%s", s ? ", " : "", front[s]);
-  for (int t = 0; t < JITC_NTARGETS; t++) {
-    const char *const *list = jitc_target_stages((jitc_target)t);
-    for (int s = nfront; list[s]; s++)
-      if (s == nfront)
-        buf_printf(&b, "; %s: %s", jitc_target_name((jitc_target)t), list[s]);
-      else
-        buf_printf(&b, ", %s", list[s]);
-  }
-  /* Word by word, wrapped. */
-  int col = fprintf(f, "%s", lead);
-  for (char *w = b.s ? strtok(b.s, " ") : NULL; w; w = strtok(NULL, " ")) {
-    int len = (int)strlen(w);
-    if (col + 1 + len > width)
-      col = fprintf(f, "\n%*s%s", indent, "", w) - 1;
-    else
-      col += fprintf(f, " %s", w);
-  }
-  fputc('\n', f);
-  buf_free(&b);
-}
-
 void choose_targets(Run *r) {
   Cli *cli = &r->cli;
   if (cli->target && !strcmp(cli->target, "all")) {

@@ -98,10 +98,12 @@ static const char *suggest(Checker *K, const char *name, bool want_function) {
     if (op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE)
       names[n++] = op_info[op].name;
 #define FN(s, id) if (n < 256) names[n++] = s;
-#define CAST(s, t) if (n < 256) names[n++] = s;
 #include "ops.h"
 #undef FN
-#undef CAST
+  for (int t = 0; t < JITC_NDTYPES && n < 255; t++) { /* the casts */
+    names[n++] = type_info[t].name;
+    names[n++] = type_info[t].shortname;
+  }
   if (!want_function) {
     static const char *const consts[] = {"pi", "inf", "nan", "True", "False", "i"};
     for (size_t k = 0; k < sizeof consts / sizeof consts[0] && n < 256; k++)
@@ -214,7 +216,7 @@ static Val check_name(Checker *K, Ast *a) {
       if (sd->weak)
         t = t == JITC_BOOL ? JITC_BOOL : dtype_is_float(t) ? JITC_FLOAT64 : JITC_INT64;
       s->dtype = t;
-      K->params[s->slot] = (IrParam){s->name, t, sd->weak, false};
+      K->params[s->slot] = (IrParam){s->name, t, sd->weak, INT64_MIN, INT64_MAX};
     }
   }
   if (s && s->kind == SYM_PARAM) {

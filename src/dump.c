@@ -8,11 +8,11 @@
 
 #include <math.h>
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *short_type(jitc_dtype t) {
-  static const char *const names[] = {"bool", "i32", "i64", "f32", "f64"};
-  return (unsigned)t < JITC_NDTYPES ? names[t] : "?";
+  return (unsigned)t < JITC_NDTYPES ? type_info[t].shortname : "?";
 }
 
 void dump_tokens(Buf *b, const Compiler *C, const Token *t, int n) {
@@ -97,21 +97,24 @@ static void dump_const(Buf *b, const Node *n) {
   ** `a + nan` and `a + -nan` would share one compiled kernel. */
   if (dtype_is_float(n->type) && isnan(n->k.f) && signbit(n->k.f))
     buf_putc(b, '-');
-  switch (n->type) {
-  case JITC_BOOL:
+  switch (type_info[n->type].kind) {
+  case T_BOOL:
     buf_puts(b, n->k.i ? "True" : "False");
     return;
-  case JITC_INT32:
-  case JITC_INT64:
+  case T_SINT:
     buf_printf(b, "%lld:%s", (long long)n->k.i, short_type(n->type));
     return;
-  case JITC_FLOAT32:
-    fmt_float(num, (float)n->k.f);
-    buf_printf(b, "%s:f32", num);
+  case T_UINT: /* a uint64's value is in k.i as its bits */
+    buf_printf(b, "%llu:%s", (unsigned long long)n->k.i, short_type(n->type));
     return;
   default:
-    fmt_double(num, n->k.f);
-    buf_printf(b, "%s:f64", num);
+    /* float32 in its own shortest form; the 16-bit floats' values are
+    ** exact in float32 too, and shortest there is unambiguous in them */
+    if (type_info[n->type].size <= 4)
+      fmt_float(num, (float)n->k.f);
+    else
+      fmt_double(num, n->k.f);
+    buf_printf(b, "%s:%s", num, short_type(n->type));
     return;
   }
 }
@@ -148,14 +151,30 @@ void dump_node(Buf *b, const Program *p, const Node *n) {
   }
 }
 
+/* " fits-int8" where a weak int scalar must fit a narrower integer type
+** (the range of several: " fits-0..127"); "" where it need not. */
+static const char *fits_text(const IrParam *pa, char *out, size_t len) {
+  if (pa->fit_lo == INT64_MIN && pa->fit_hi == INT64_MAX)
+    return "";
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    if (dtype_is_int((jitc_dtype)t) && type_info[t].lo == pa->fit_lo &&
+        type_info[t].hi == (uint64_t)pa->fit_hi) {
+      snprintf(out, len, " fits-%s", type_info[t].name);
+      return out;
+    }
+  snprintf(out, len, " fits-%lld..%lld", (long long)pa->fit_lo, (long long)pa->fit_hi);
+  return out;
+}
+
 void dump_program(Buf *b, const Program *p) {
   static const char *const roles[] = {"in", "out", "inout", "result"};
+  char fits[64];
   for (int k = 0; k < p->narrays; k++)
     buf_printf(b, "array %s: %s %s\n", p->arrays[k].name, jitc_dtype_name(p->arrays[k].dtype),
                roles[p->arrays[k].role]);
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, "param %s: %s%s%s\n", p->params[k].name, jitc_dtype_name(p->params[k].type),
-               p->params[k].weak ? " weak" : "", p->params[k].fit_int32 ? " fits-int32" : "");
+               p->params[k].weak ? " weak" : "", fits_text(&p->params[k], fits, sizeof fits));
   for (int k = 0; k < p->nstmts; k++) {
     const IrStmt *s = &p->stmts[k];
     if (s->kind == IR_LET)

@@ -56,6 +56,8 @@ static void store(Node *out, jitc_dtype t, const Scalar *s) {
   }
 }
 
+void const_slot(const Node *c, ParamSlot *out) { *out = load(c); }
+
 /* Where Python's unbounded integers (or its exceptions) would give another
 ** answer than the int64 / float64 semantics for op on weak a and b. */
 static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const Scalar *b) {

@@ -502,56 +502,64 @@ int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name) {
 /* ---- running ---- */
 
 /* Converts a bound value to the parameter's type, refusing what would not
-** round-trip (an int that does not fit, a fractional value for an int). */
+** round-trip (an int that does not fit, a fractional value for an int).
+** An integer value is in v->u.i (a uint64's as its bits), a float's in
+** v->u.f; the slot gets the parameter type's bits, by the cast semantics. */
 static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value *v,
                            ParamSlot *out) {
-  double f;
-  int64_t i;
-  bool is_float = dtype_is_float(v->dtype);
   if ((unsigned)v->dtype >= JITC_NDTYPES)
     return ctx_error(ctx, JITC_E_USAGE, "scalar '%s': unknown dtype", p->name);
-  if (is_float) {
-    f = v->u.f;
-    i = 0;
-  } else {
-    i = v->dtype == JITC_BOOL ? (v->u.i != 0) : v->u.i;
-    f = (double)i;
-  }
+  bool is_float = dtype_is_float(v->dtype), is_u64 = v->dtype == JITC_UINT64;
+  double f = is_float ? v->u.f : is_u64 ? (double)(uint64_t)v->u.i : (double)v->u.i;
+  int64_t i = is_float ? 0 : v->dtype == JITC_BOOL ? (v->u.i != 0) : v->u.i;
+  const TypeInfo *ti = &type_info[p->type];
+  Node c = {.kind = N_CONST, .type = p->type};
   out->bits = 0;
-  switch (p->type) {
-  case JITC_FLOAT64:
-    out->f64 = f;
+  if (dtype_is_float(p->type)) {
+    Node d = {.kind = N_CONST, .type = JITC_FLOAT64, .k.f = f}, cast = {.kind = N_OP,
+              .op = OP_CAST, .type = p->type, .nargs = 1};
+    const Node *arg = &d;
+    if (fold_op(&cast, &arg, false, &c) != FOLD_OK)
+      return ctx_error(ctx, JITC_E_INTERNAL, "scalar '%s': no conversion", p->name);
+    const_slot(&c, out);
     return JITC_OK;
-  case JITC_FLOAT32:
-    out->f32 = (float)f;
-    return JITC_OK;
-  case JITC_BOOL:
+  }
+  if (p->type == JITC_BOOL) {
     if (is_float ? !(f == 0 || f == 1) : !(i == 0 || i == 1))
       return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is bool in this kernel; give 0 or 1, "
                        "True or False", p->name);
     out->b = (uint8_t)(is_float ? f != 0 : i != 0);
     return JITC_OK;
-  case JITC_INT32:
-  case JITC_INT64: {
-    if (is_float) {
-      if (!(f == floor(f)) || !(f >= -9223372036854775808.0 && f < 9223372036854775808.0))
-        return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is an integer in this kernel; got "
-                         "%.17g", p->name, f);
-      i = (int64_t)f;
-    }
-    bool narrow = p->type == JITC_INT32 || p->fit_int32;
-    if (narrow && (i < INT32_MIN || i > INT32_MAX))
-      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %lld does not fit in int32, the type "
-                       "it meets in the program", p->name, (long long)i);
-    if (p->type == JITC_INT32)
-      out->i32 = (int32_t)i;
-    else
-      out->i64 = i;
-    return JITC_OK;
   }
-  default:
-    return ctx_error(ctx, JITC_E_INTERNAL, "bad parameter type");
+  /* An integer type: the value must be integral and lie in the type's range
+  ** and in the range of the narrower types it meets (fit_lo, fit_hi). */
+  bool neg = is_float ? f < 0 : !is_u64 && i < 0;
+  if (is_float) {
+    if (!(f == floor(f)) || !(f >= -9223372036854775808.0 && f < 18446744073709551616.0))
+      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is an integer in this kernel; got "
+                       "%.17g", p->name, f);
+    i = f < 9223372036854775808.0 ? (int64_t)f : (int64_t)(uint64_t)f;
+    is_u64 = f >= 9223372036854775808.0;
   }
+  uint64_t mag = (uint64_t)i; /* the value, when not negative */
+  bool fits = neg ? i >= ti->lo && i >= p->fit_lo
+                  : mag <= ti->hi && (p->fit_hi == INT64_MAX || mag <= (uint64_t)p->fit_hi);
+  if (!fits) {
+    /* The narrower type it meets where the value fits its own (a weak int
+    ** scalar meeting int32 somewhere), named as the range's type. */
+    bool own = neg ? i >= ti->lo : mag <= ti->hi;
+    const char *meets = ti->name;
+    for (int t = 0; own && t < JITC_NDTYPES; t++)
+      if (dtype_is_int((jitc_dtype)t) && type_info[t].lo == p->fit_lo &&
+          type_info[t].hi == (uint64_t)p->fit_hi)
+        meets = type_info[t].name;
+    return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %s%llu does not fit in %s, the type "
+                     "it meets in the program", p->name, neg ? "-" : "",
+                     neg ? (unsigned long long)(0 - mag) : (unsigned long long)mag, meets);
+  }
+  c.k.i = i;
+  const_slot(&c, out);
+  return JITC_OK;
 }
 
 /* Converts every scalar of the kernel into its slot; slots has room for all. */
@@ -581,13 +589,14 @@ static jitc_status check_weak(jitc_context *ctx, const jitc_kernel *k, const Par
     if (st == FOLD_UNKNOWN)
       continue;
     if (st == FOLD_OK) {
-      if (c->meets != JITC_INT32 || v.type != JITC_INT64 || (v.k.i >= INT32_MIN &&
-                                                              v.k.i <= INT32_MAX))
+      const TypeInfo *ti = &type_info[c->meets];
+      if (!dtype_is_int(c->meets) || v.type != JITC_INT64 ||
+          (v.k.i >= ti->lo && (v.k.i < 0 || (uint64_t)v.k.i <= ti->hi)))
         continue;
       src_position(k->source, c->off, &line, &col);
       return ctx_error(ctx, JITC_E_USAGE, "the scalar expression at line %d, column %d is "
-                       "%lld with these scalars, which does not fit in int32, the type it "
-                       "meets in the program", line, col, (long long)v.k.i);
+                       "%lld with these scalars, which does not fit in %s, the type it "
+                       "meets in the program", line, col, (long long)v.k.i, ti->name);
     }
     src_position(k->source, where, &line, &col);
     return ctx_error(ctx, JITC_E_USAGE, "the scalar expression at line %d, column %d: %s",

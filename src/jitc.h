@@ -69,6 +69,14 @@ typedef enum jitc_dtype {
   JITC_INT64 = 2,
   JITC_FLOAT32 = 3,
   JITC_FLOAT64 = 4,
+  JITC_INT8 = 5,
+  JITC_INT16 = 6,
+  JITC_UINT8 = 7,
+  JITC_UINT16 = 8,
+  JITC_UINT32 = 9,
+  JITC_UINT64 = 10,
+  JITC_FLOAT16 = 11,
+  JITC_BFLOAT16 = 12, /* ml_dtypes.bfloat16 */
   JITC_NDTYPES
 } jitc_dtype;
 
@@ -240,14 +248,32 @@ JITC_API const char *jitc_nearest_name(const char *name, const char *const *name
 
 /* ---- dtypes ---- */
 
-/* "bool", "int32", "int64", "float32", "float64". */
+/* The types are numbered 0 to JITC_NDTYPES - 1: a program lists them with
+** a loop over the numbers. */
+
+/* NumPy's name of the type ("float64"); "unknown" for a number that is
+** not a type. */
 JITC_API const char *jitc_dtype_name(jitc_dtype t);
 
 /* Bytes per element. */
 JITC_API size_t jitc_dtype_size(jitc_dtype t);
 
-/* Parses "float32", "f32", "float", "int", "i64", "bool", ...; JITC_E_USAGE if unknown. */
+/* NumPy's array-interface type string of the type in little-endian order,
+** as in a .npy header's descr: "|b1", "<i4", "<f8"; NULL if unknown. */
+JITC_API const char *jitc_dtype_typestr(jitc_dtype t);
+
+/* Parses a type's name as NumPy spells it (its name "float32", character
+** "f", code "f4", or an alias such as "double") or as the language does
+** ("f32"); JITC_E_USAGE if unknown. */
 JITC_API jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
+
+/* The language's vocabulary as one JSON text, for tools that generate
+** programs or bind values (`jitc --list` prints it): "types" (each dtype's
+** number, NumPy name, short name, kind, size, character code, typestr and
+** integer range), "ops" (each operator, function, cast and reduction with
+** its arity, typing rule and spelling), "aliases" (other names of
+** functions) and "statuses" (number, name, exit code).  Static; never NULL. */
+JITC_API const char *jitc_vocabulary(void);
 
 /* ---- compiling ---- */
 

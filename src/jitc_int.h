@@ -75,8 +75,26 @@ float npy_expf(float x);
 /* functions, defined there too)                                          */
 /* ===================================================================== */
 
-bool dtype_is_int(jitc_dtype t);   /* int32, int64 */
-bool dtype_is_float(jitc_dtype t); /* float32, float64 */
+/* types.h as data: one TypeInfo per jitc_dtype, indexed by it. */
+typedef enum TypeKind { T_BOOL, T_SINT, T_UINT, T_FLOAT, T_COMPLEX } TypeKind;
+typedef struct TypeInfo {
+  const char *name, *shortname, *cname; /* NAME, SHORT, CNAME */
+  TypeKind kind;
+  int size;
+  char chr;
+  const char *descr, *ctype, *cuda, *llvm;
+  int64_t lo;  /* LO: an integer type's least value */
+  uint64_t hi; /* HI: its greatest */
+} TypeInfo;
+extern const TypeInfo type_info[JITC_NDTYPES];
+
+bool dtype_is_int(jitc_dtype t);   /* signed or unsigned integers */
+bool dtype_is_float(jitc_dtype t); /* real floating point */
+/* The type a name spells for --dtype and jitc_dtype_parse (NAME, SHORT, an
+** ALIAS, NumPy's character or kind-and-size code), or -1.  NumPy's code
+** wins: "i8" is int64, as np.dtype("i8"), though the cast i8() is int8;
+** *ambiguous (if not NULL) says so. */
+int dtype_lookup(const char *name, size_t len, bool *ambiguous);
 
 /* ===================================================================== */
 /* ops.h, ops.c: the operator and function table                         */
@@ -338,7 +356,8 @@ typedef struct IrParam {
   const char *name;
   jitc_dtype type; /* the type the value has inside the kernel */
   bool weak;       /* declared weak: int64, float64 or bool, cast where used */
-  bool fit_int32;  /* weak int narrowed to int32 somewhere: the value must fit */
+  int64_t fit_lo, fit_hi; /* a weak int meets narrower integer types: the
+                          ** value must lie in [fit_lo, fit_hi] */
 } IrParam;
 
 /* A weak expression that involves weak scalars, to evaluate before each
@@ -470,6 +489,8 @@ typedef enum FoldStatus {
 ** operand types) into *out, an N_CONST of n's type with n's position.
 ** `python`: n is an operator on weak values, refused where Python's answer
 ** would differ (FoldStatus). */
+/* A constant's value as a run receives it: the bits of its type in a slot. */
+void const_slot(const Node *c, ParamSlot *out);
 FoldStatus fold_op(const Node *n, const Node *const *args, bool python, Node *out);
 /* Evaluates a weak expression of p with the scalars' values; *where gets
 ** the position of the operator that failed. */

@@ -27,24 +27,27 @@ int op_lookup_function(const char *name, size_t len, jitc_dtype *cast_to) {
   static const struct {
     const char *name;
     int op;
-    int cast;
   } fns[] = {
-#define FN(name, id) {name, OP_##id, -1},
-#define CAST(name, dt) {name, OP_CAST, dt},
+#define FN(name, id) {name, OP_##id},
 #include "ops.h"
 #undef FN
-#undef CAST
   };
   /* A function's own name is its row's NAME; FN rows are its aliases. */
   for (int op = 0; op < OP_COUNT; op++)
     if ((op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE) && strlen(op_info[op].name) == len &&
         memcmp(op_info[op].name, name, len) == 0)
       return op;
-  for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++) {
-    if (strlen(fns[k].name) == len && memcmp(fns[k].name, name, len) == 0) {
-      if (fns[k].cast >= 0 && cast_to)
-        *cast_to = (jitc_dtype)fns[k].cast;
+  for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++)
+    if (strlen(fns[k].name) == len && memcmp(fns[k].name, name, len) == 0)
       return fns[k].op;
+  /* A type's name or short name is its cast. */
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    const TypeInfo *ti = &type_info[t];
+    if ((strlen(ti->name) == len && memcmp(ti->name, name, len) == 0) ||
+        (strlen(ti->shortname) == len && memcmp(ti->shortname, name, len) == 0)) {
+      if (cast_to)
+        *cast_to = (jitc_dtype)t;
+      return OP_CAST;
     }
   }
   return -1;

@@ -1,8 +1,8 @@
 /*
 ** ops.h -- the one table of operators and functions, shared by every stage.
 **
-** Each file includes this one after defining the macros it needs (any of
-** OP, FN and CAST; undefined ones are skipped) and reads the columns it
+** Each file includes this one after defining the macros it needs (OP,
+** FN or both; undefined ones are skipped) and reads the columns it
 ** cares about: the lexer the spellings, the parser the precedences, the
 ** checker the typing rules, the back ends the library names and flags.
 ** A plain math function that libm and NumPy both have is one OP row here;
@@ -59,8 +59,9 @@
 **                 is an error, as in NumPy
 **
 **   A FUNCTION or REDUCE row's NAME is also its name in the language.  FN(NAME, ID)
-**   adds an alias of OP_<ID> (asin for arcsin, pow for power).
-**   CAST(NAME, DTYPE) maps a cast function to OP_CAST.
+**   adds an alias of OP_<ID> (asin for arcsin, pow for power).  The cast
+**   functions are the types' names, NAME and SHORT of types.h (`float32(x)`,
+**   `f32(x)`), all OP_CAST.
 */
 
 #ifdef OP
@@ -154,10 +155,3 @@ FN("round", RINT)
 FN("amin", MIN)  FN("amax", MAX)
 #endif
 
-#ifdef CAST
-CAST("float32", JITC_FLOAT32)  CAST("f32", JITC_FLOAT32)
-CAST("float64", JITC_FLOAT64)  CAST("f64", JITC_FLOAT64)
-CAST("int32", JITC_INT32)      CAST("i32", JITC_INT32)
-CAST("int64", JITC_INT64)      CAST("i64", JITC_INT64)
-CAST("bool", JITC_BOOL)
-#endif

@@ -3,8 +3,8 @@
 **
 ** A weak value (a literal, a constant, a weak scalar: Python's scalars)
 ** takes the type of the strong operand it meets; strong operands promote
-** by NumPy's table (promote(), below); each op's typing rule is its
-** RULE column in ops.h.  Every conversion becomes an explicit OP_CAST or a
+** by NumPy's lattice (promote(), below, from the UP rows of types.h); each
+** op's typing rule is its RULE column in ops.h.  Every conversion becomes an explicit OP_CAST or a
 ** converted constant, so the back ends never promote anything, and an
 ** operator of weak constants only is folded here, as Python would compute
 ** it.  check.c walks the program and calls apply() for every operation.
@@ -14,20 +14,57 @@
 #include <math.h>
 #include <string.h>
 
-/* NumPy's promotion table for the five types. */
+/* The types each type reaches in NumPy's promotion lattice (types.h, UP),
+** itself included: bit u of reach[t] says t converts to u safely. */
+static uint32_t reach_of(jitc_dtype t) {
+  static const struct {
+    jitc_dtype from, to;
+  } up[] = {
+#define UP(from, to) {JITC_##from, JITC_##to},
+#include "types.h"
+#undef UP
+  };
+  uint32_t r = 1u << t, last = 0;
+  while (r != last) { /* the closure: few types, few edges */
+    last = r;
+    for (size_t k = 0; k < sizeof up / sizeof up[0]; k++)
+      if (r & (1u << up[k].from))
+        r |= 1u << up[k].to;
+  }
+  return r;
+}
+
+/* The order NumPy chooses among the types two types both reach: the lower
+** kind first (integers before floats: int8 with uint8 is int16, not
+** float16), then the smaller, then float16 before bfloat16 (the table's
+** order). */
+static int type_rank(jitc_dtype t) {
+  static const int kind_rank[] = {[T_BOOL] = 0, [T_SINT] = 1, [T_UINT] = 1, [T_FLOAT] = 2,
+                                  [T_COMPLEX] = 3};
+  return (kind_rank[type_info[t].kind] * 16 + type_info[t].size) * 64 + (int)t;
+}
+
+/* NumPy's promotion: of the types both reach in the lattice, the first by
+** type_rank().  JITC_NDTYPES where there is none, or NumPy refuses. */
 jitc_dtype promote(jitc_dtype a, jitc_dtype b) {
   if (a == b)
     return a;
-  if (a == JITC_BOOL)
-    return b;
-  if (b == JITC_BOOL)
-    return a;
-  if (dtype_is_int(a) && dtype_is_int(b))
-    return JITC_INT64;
-  if (dtype_is_float(a) && dtype_is_float(b))
-    return JITC_FLOAT64;
-  /* int with float: int32 + float32 is float64 too (float32 cannot hold every int32) */
-  return JITC_FLOAT64;
+  static const struct {
+    jitc_dtype a, b;
+  } refused[] = {
+#define NOUP(a, b) {JITC_##a, JITC_##b},
+#include "types.h"
+#undef NOUP
+  };
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++)
+    if ((a == refused[k].a && b == refused[k].b) || (a == refused[k].b && b == refused[k].a))
+      return JITC_NDTYPES;
+  uint32_t both = reach_of(a) & reach_of(b);
+  int best = JITC_NDTYPES;
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    if ((both >> t & 1) && (best == JITC_NDTYPES || type_rank((jitc_dtype)t) < type_rank((jitc_dtype)best)))
+      best = t;
+  return (jitc_dtype)best;
 }
 
 bool checker_grow(Checker *K, void **v, int *cap, int need, size_t elem) {
@@ -102,8 +139,25 @@ static jitc_dtype weak_with(jitc_dtype weak, jitc_dtype strong) {
     return strong;
   if (weak == JITC_INT64)
     return strong == JITC_BOOL ? JITC_INT64 : strong;
-  /* weak float */
+  /* weak float: float64 with integers; ml_dtypes' bfloat16 with a Python
+  ** float gives float32 */
+  if (strong == JITC_BFLOAT16)
+    return JITC_FLOAT32;
   return dtype_is_float(strong) ? strong : JITC_FLOAT64;
+}
+
+/* The least float type NumPy computes a function of type t in (sqrt of
+** int8 is float16, of int16 float32, of int32 float64): the first float
+** type by promotion's order that t converts to safely. */
+static jitc_dtype float_for(jitc_dtype t) {
+  if (dtype_is_float(t))
+    return t;
+  jitc_dtype best = JITC_FLOAT64;
+  for (int f = 0; f < JITC_NDTYPES; f++)
+    if (dtype_is_float((jitc_dtype)f) && promote(t, (jitc_dtype)f) == (jitc_dtype)f &&
+        type_info[f].size < type_info[best].size && f != JITC_BFLOAT16)
+      best = (jitc_dtype)f;
+  return best;
 }
 
 /* Converts a weak value to the strong type t it meets, checking that an
@@ -112,13 +166,20 @@ static jitc_dtype weak_with(jitc_dtype weak, jitc_dtype strong) {
 Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets) {
   if (!v.weak) /* where() converts both of its values through here */
     return convert(K, v, t);
-  if (v.n->kind == N_CONST && v.n->type == JITC_INT64 && t == JITC_INT32 &&
-      (v.n->k.i < INT32_MIN || v.n->k.i > INT32_MAX) && !v.bad) {
-    error_at(K->C, v.n->off, "the integer %lld does not fit in int32, the type of %s",
-             (long long)v.n->k.i, meets);
+  const TypeInfo *ti = &type_info[t];
+  bool narrower = dtype_is_int(t) && t != JITC_INT64; /* than a weak int, int64 */
+  if (v.n->kind == N_CONST && v.n->type == JITC_INT64 && narrower && !v.bad &&
+      (v.n->k.i < ti->lo || (v.n->k.i >= 0 && (uint64_t)v.n->k.i > ti->hi))) {
+    error_at(K->C, v.n->off, "the integer %lld does not fit in %s, the type of %s",
+             (long long)v.n->k.i, ti->name, meets);
   }
-  if (v.n->kind == N_PARAM && v.n->type == JITC_INT64 && t == JITC_INT32)
-    K->params[v.n->slot].fit_int32 = true;
+  if (v.n->kind == N_PARAM && v.n->type == JITC_INT64 && narrower) {
+    IrParam *p = &K->params[v.n->slot];
+    if (ti->lo > p->fit_lo)
+      p->fit_lo = ti->lo;
+    if (ti->hi < (uint64_t)p->fit_hi)
+      p->fit_hi = (int64_t)ti->hi;
+  }
   if ((v.n->kind == N_OP || v.n->kind == N_TEMP) &&
       checker_grow(K, (void **)&K->checks, &K->ccap, K->nchecks + 1, sizeof(IrCheck)))
     K->checks[K->nchecks++] = (IrCheck){v.n, t, v.n->off};
@@ -161,13 +222,47 @@ static jitc_dtype common_type(Val *v, int n, bool *weak) {
 ** the true answer (a_int32 < 3000000000 is all true), where arithmetic
 ** refuses it.  A scalar's value is known only at run time: always widen. */
 static bool compare_wide(Val *v, int n, jitc_dtype t) {
-  if (t != JITC_INT32)
+  const TypeInfo *ti = &type_info[t];
+  if (!dtype_is_int(t) || t == JITC_INT64)
     return false;
   for (int k = 0; k < n; k++)
     if (v[k].weak && v[k].n->type == JITC_INT64 &&
-        (v[k].n->kind != N_CONST || v[k].n->k.i < INT32_MIN || v[k].n->k.i > INT32_MAX))
+        (v[k].n->kind != N_CONST || v[k].n->k.i < ti->lo ||
+         (v[k].n->k.i >= 0 && (uint64_t)v[k].n->k.i > ti->hi)))
       return true;
   return false;
+}
+
+/* a OP b exactly, for a of a signed type and b of uint64, whose promotion
+** (float64) would round: NumPy 2 compares them exactly.  With a in int64
+** and u = uint64(a) (a wraps only when negative):
+**   a < b  is  a < 0 | u < b        a > b  is  a >= 0 & u > b
+**   a <= b is  a < 0 | u <= b       a >= b is  a >= 0 & u >= b
+**   a == b is  a >= 0 & u == b      a != b is  a < 0 | u != b          */
+static Node *compare_mixed(Checker *K, OpId op, int off, Node *a, Node *b) {
+  if (a->type != JITC_INT64)
+    a = new_op(K, OP_CAST, JITC_INT64, off, 1, &a);
+  Node *zero = new_node(K, N_CONST, JITC_INT64, off);
+  zero->k.i = 0;
+  bool negative_true = op == OP_LT || op == OP_LE || op == OP_NE;
+  Node *sign_args[2] = {a, zero};
+  Node *sign = new_op(K, negative_true ? OP_LT : OP_GE, JITC_BOOL, off, 2, sign_args);
+  Node *u = new_op(K, OP_CAST, JITC_UINT64, off, 1, &a);
+  Node *cmp_args[2] = {u, b};
+  Node *cmp = new_op(K, op, JITC_BOOL, off, 2, cmp_args);
+  Node *both[2] = {sign, cmp};
+  return new_op(K, negative_true ? OP_OR : OP_AND, JITC_BOOL, off, 2, both);
+}
+
+/* The comparison with its sides swapped: a < b is b > a. */
+static OpId mirrored(OpId op) {
+  switch (op) {
+  case OP_LT: return OP_GT;
+  case OP_LE: return OP_GE;
+  case OP_GT: return OP_LT;
+  case OP_GE: return OP_LE;
+  default: return op;
+  }
 }
 
 /* An operator of weak operands only is Python's: folded when its operands
@@ -240,9 +335,8 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
         error_at(K->C, off, "'-' is not supported for bool operands; use '^' (exclusive or)");
       else if (op == OP_NEG)
         error_at(K->C, off, "unary '-' is not supported for bool; use '~' (not)");
-      else
-        error_at(K->C, off, "'%s' is not supported for bool operands (NumPy would give int8, "
-                 "which jitc lacks); convert first, e.g. with i32(...)", sym);
+      else /* // % ** fmod: NumPy computes bool in int8 */
+        goto as_int8;
       return bad_val(K, off);
     }
     result = t;
@@ -251,9 +345,11 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
     if (t == JITC_BOOL) {
       if (op == OP_NEG)
         error_at(K->C, off, "unary '-' is not supported for bool; use '~' (not)");
-      else
-        error_at(K->C, off, "%s() is not supported for bool (NumPy would give %s); convert "
-                 "first, e.g. with i32(...)", sym, op == OP_SIGN ? "an error" : "int8");
+      else if (op == OP_SIGN)
+        error_at(K->C, off, "sign() is not supported for bool, as in NumPy; convert first, "
+                 "e.g. with i8(...)");
+      else /* square, reciprocal: int8 */
+        goto as_int8;
       return bad_val(K, off);
     }
     result = t;
@@ -262,12 +358,7 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
     result = t = dtype_is_float(t) ? t : JITC_FLOAT64;
     break;
   case R_FLOAT:
-    if (t == JITC_BOOL) {
-      error_at(K->C, off, "%s() of bool is not supported (NumPy would give float16, which jitc "
-               "lacks); convert first, e.g. with f32(...)", sym);
-      return bad_val(K, off);
-    }
-    result = t = dtype_is_float(t) ? t : JITC_FLOAT64;
+    result = t = float_for(t);
     break;
   case R_BITWISE:
     if (dtype_is_float(t)) {
@@ -278,15 +369,35 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
     result = t;
     break;
   case R_SHIFT:
+    if (t == JITC_BOOL)
+      goto as_int8;
     if (!dtype_is_int(t)) {
       error_at(K->C, off, "'%s' needs integer operands, not %s", sym, tname(t));
       return bad_val(K, off);
     }
     result = t;
     break;
+  as_int8: /* bool operands of an integer operation: NumPy's int8 */
+    result = t = JITC_INT8;
+    break;
   case R_COMPARE:
-    if (!weak && compare_wide(v, n, t))
+    if (!weak && compare_wide(v, n, t)) {
+      /* uint64 with a weak int out of its range: the exact comparison of
+      ** int64 with uint64 below; any narrower type: in int64 */
+      if (t == JITC_UINT64) {
+        int w = v[0].weak ? 0 : 1;
+        Node *x = convert(K, v[w], JITC_INT64), *u = v[1 - w].n;
+        return (Val){compare_mixed(K, w == 0 ? op : mirrored(op), off, x, u), false, false};
+      }
       t = JITC_INT64;
+    }
+    if (!weak && t == JITC_FLOAT64 && n == 2) {
+      for (int k = 0; k < 2; k++) /* signed with uint64: exact, not in float64 */
+        if (!v[k].weak && type_info[v[k].n->type].kind == T_SINT && !v[1 - k].weak &&
+            v[1 - k].n->type == JITC_UINT64)
+          return (Val){compare_mixed(K, k == 0 ? op : mirrored(op), off, v[k].n, v[1 - k].n),
+                       false, false};
+    }
     result = JITC_BOOL;
     break;
   case R_PRED:
@@ -380,7 +491,9 @@ Val check_power(Checker *K, int off, Val *v, bool call) {
 bool same_kind(jitc_dtype from, jitc_dtype to) {
   if (from == to || from == JITC_BOOL)
     return true;
-  if (dtype_is_int(from))
+  if (type_info[from].kind == T_SINT) /* signed to unsigned is not the same kind */
+    return to != JITC_BOOL && type_info[to].kind != T_UINT;
+  if (type_info[from].kind == T_UINT)
     return to != JITC_BOOL;
   return dtype_is_float(to); /* float to float only */
 }

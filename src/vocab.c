@@ -1,44 +1,94 @@
 /*
-** vocab.c -- the words every stage shares: the names and sizes of the
-** dtypes and the names and exit codes of the statuses.  It sits below all
+** vocab.c -- the words every stage shares: the table of types (types.h)
+** as data, the names and sizes of the dtypes and their spellings, and the
+** names and exit codes of the statuses.  It sits below all
 ** the stages and calls none of them.
 */
 #include "jitc_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
+const TypeInfo type_info[JITC_NDTYPES] = {
+#define TYPE(id, name, shortname, cname, kind, size, chr, descr, ctype, cuda, llvm, lo, hi) \
+  [JITC_##id] = {name, shortname, #cname, kind, size, chr, descr, #ctype, cuda, llvm, lo, hi},
+#include "types.h"
+#undef TYPE
+};
+
 const char *jitc_dtype_name(jitc_dtype t) {
-  static const char *const names[] = {"bool", "int32", "int64", "float32", "float64"};
-  return (unsigned)t < JITC_NDTYPES ? names[t] : "unknown";
+  return (unsigned)t < JITC_NDTYPES ? type_info[t].name : "unknown";
 }
 
 size_t jitc_dtype_size(jitc_dtype t) {
-  static const size_t sizes[] = {1, 4, 8, 4, 8};
-  return (unsigned)t < JITC_NDTYPES ? sizes[t] : 0;
+  return (unsigned)t < JITC_NDTYPES ? (size_t)type_info[t].size : 0;
 }
 
-jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out) {
+const char *jitc_dtype_typestr(jitc_dtype t) {
+  return (unsigned)t < JITC_NDTYPES ? type_info[t].descr : NULL;
+}
+
+static bool spelled(const char *s, const char *name, size_t len) {
+  return strlen(s) == len && memcmp(s, name, len) == 0;
+}
+
+/* NumPy's code of a type: its kind's letter and its size ("i4", "c8"), as
+** np.dtype() reads it; bool is "b1".  False for a type without one. */
+static bool numpy_code(jitc_dtype t, char out[8]) {
+  static const char kinds[] = {[T_BOOL] = 'b', [T_SINT] = 'i', [T_UINT] = 'u', [T_FLOAT] = 'f',
+                               [T_COMPLEX] = 'c'};
+  const TypeInfo *ti = &type_info[t];
+  if (ti->descr[1] == 'V') /* a type NumPy has no code for (bfloat16: "<V2") */
+    return false;
+  snprintf(out, 8, "%c%d", kinds[ti->kind], ti->size);
+  return true;
+}
+
+int dtype_lookup(const char *name, size_t len, bool *ambiguous) {
   static const struct {
     const char *name;
     jitc_dtype t;
-  } names[] = {
-      {"bool", JITC_BOOL},       {"b1", JITC_BOOL},         {"int32", JITC_INT32},
-      {"i32", JITC_INT32},       {"i4", JITC_INT32},        {"int64", JITC_INT64},
-      {"i64", JITC_INT64},       {"i8", JITC_INT64},        {"int", JITC_INT64},
-      {"float32", JITC_FLOAT32}, {"f32", JITC_FLOAT32},     {"f4", JITC_FLOAT32},
-      {"float64", JITC_FLOAT64}, {"f64", JITC_FLOAT64},     {"f8", JITC_FLOAT64},
-      {"float", JITC_FLOAT64},   {"double", JITC_FLOAT64},
+  } aliases[] = {
+#define ALIAS(name, id) {name, JITC_##id},
+#include "types.h"
+#undef ALIAS
   };
-  for (size_t k = 0; name && k < sizeof names / sizeof names[0]; k++)
-    if (!strcmp(name, names[k].name)) {
-      *out = names[k].t;
-      return JITC_OK;
-    }
-  return JITC_E_USAGE;
+  int found = -1, coded = -1;
+  char code[8];
+  if (ambiguous)
+    *ambiguous = false;
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    const TypeInfo *ti = &type_info[t];
+    if (spelled(ti->name, name, len) || spelled(ti->shortname, name, len) ||
+        (len == 1 && name[0] == ti->chr))
+      found = t;
+    if (numpy_code((jitc_dtype)t, code) && spelled(code, name, len))
+      coded = t;
+  }
+  for (size_t k = 0; found < 0 && k < sizeof aliases / sizeof aliases[0]; k++)
+    if (spelled(aliases[k].name, name, len))
+      found = aliases[k].t;
+  /* NumPy's code wins over the language's short name of another type:
+  ** "i8" is int64 to np.dtype() and in --dtype, int8 only as a cast. */
+  if (found >= 0 && coded >= 0 && found != coded && ambiguous)
+    *ambiguous = true;
+  return coded >= 0 ? coded : found;
 }
 
-bool dtype_is_int(jitc_dtype t) { return t == JITC_INT32 || t == JITC_INT64; }
-bool dtype_is_float(jitc_dtype t) { return t == JITC_FLOAT32 || t == JITC_FLOAT64; }
+jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out) {
+  int t = name ? dtype_lookup(name, strlen(name), NULL) : -1;
+  if (t < 0)
+    return JITC_E_USAGE;
+  *out = (jitc_dtype)t;
+  return JITC_OK;
+}
+
+bool dtype_is_int(jitc_dtype t) {
+  return (unsigned)t < JITC_NDTYPES && (type_info[t].kind == T_SINT || type_info[t].kind == T_UINT);
+}
+bool dtype_is_float(jitc_dtype t) {
+  return (unsigned)t < JITC_NDTYPES && type_info[t].kind == T_FLOAT;
+}
 
 const char *jitc_status_name(jitc_status s) {
   switch (s) {

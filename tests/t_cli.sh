@@ -32,7 +32,7 @@ expect help 0 'usage: jitc' -- $JITC --help
 expect usage_no_program 64 'no program given' -- $JITC
 expect usage_unknown_option 64 "unknown option '--frobnicate'" -- $JITC --frobnicate 'a'
 expect usage_bad_size 64 'non-negative integer' -- $JITC -n -5 'a'
-expect usage_bad_dtype 64 "unknown dtype 'f16'" -- $JITC --dtype f16 'a'
+expect usage_bad_dtype 64 "unknown dtype 'float128'" -- $JITC --dtype float128 'a'
 expect usage_bad_target 64 "unknown target 'gpu'" -- $JITC -t gpu 'a'
 expect usage_bad_define 64 'is not a number' -- $JITC -D alpha=abc 'a * alpha'
 expect program_error 65 "did you mean 'exp'" -- $JITC -n 3 'exq(a)'

@@ -2,7 +2,8 @@
 """tests/t_layout.py -- the shape of the source, as docs/architecture and
 README's "Reading the source" describe it, checked on the built objects.
 
-- No two files of the library call each other in a loop (through any chain):
+- No two files of the library, or of the command line, call each other in
+  a loop (through any chain):
   the stages sit on the shared vocabulary, the targets on the stages, jitc.c
   on everything, and runtime/ below all of src/.
 - Each target is a folder (src/interp/, src/cpu/, src/cuda/) whose files
@@ -84,6 +85,20 @@ def main():
             owner[s] = f
     edges = {f: sorted({owner[s] for s in und if s in owner and owner[s] != f})
              for f, (_, und) in objs.items()}
+
+    # The command line's own files, for its loops (it calls the library's
+    # through jitc.h only).
+    cli = {}
+    for src in sorted(glob.glob(os.path.join(ROOT, "cli", "*.c"))):
+        rel = os.path.relpath(src, ROOT)[:-2]
+        obj = os.path.join(BUILD, rel + ".o")
+        if os.path.exists(obj):
+            cli[rel] = symbols(obj)
+    for f, (defined, _) in cli.items():
+        for s in defined:
+            owner[s] = f
+    for f, (_, und) in cli.items():
+        edges[f] = sorted({owner[s] for s in und if s in owner and owner[s] != f})
 
     # Loops: a depth-first search for a back edge.
     color, stack, loops = {}, [], []

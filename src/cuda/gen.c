@@ -2,7 +2,7 @@
 ** cuda/gen.c -- code generation for the target `cuda`: typed IR -> CUDA C.
 **
 ** The output is one self-contained CUDA C file that needs no header:
-** typedefs for the five element types, the helper functions the program
+** typedefs for the element types (types.h), the helper functions the program
 ** uses (cuda/helpers.c), `jitc_elem` computing one element in SSA form,
 ** and one `extern "C"` kernel, jitc_k32, over elements [0, n) of a range
 ** that starts at element `base` of the arrays (the launcher cuts larger
@@ -122,7 +122,7 @@ static Val emit_const(const Node *n) {
 static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   jitc_dtype r = n->type;
   jitc_dtype t = n->args[n->op == OP_WHERE ? 1 : 0]->type; /* operand type */
-  const char *T = cuda_ctype[t], *U = cuda_utype[t], *S = cuda_ctype[t];
+  const char *T = cuda_ctype(t), *U = cuda_utype(t), *S = cuda_ctype(t);
   const char *x = a[0].s, *y = n->nargs > 1 ? a[1].s : "", *z = n->nargs > 2 ? a[2].s : "";
   const char *F = t == JITC_FLOAT32 ? "f" : "";
   bool b = t == JITC_BOOL, in = dtype_is_int(t), fl = dtype_is_float(t);
@@ -294,11 +294,11 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
       buf_printf(o, "(b8)(%s != 0)", x); /* NaN is true */
     } else if (fl && dtype_is_int(r)) {
       use(E, r == JITC_INT32 ? H_SAT_I32 : H_SAT_I64, t);
-      buf_printf(o, "jitc_to_%s_%s(%s)", cuda_ctype[r], S, x);
+      buf_printf(o, "jitc_to_%s_%s(%s)", cuda_ctype(r), S, x);
     } else if (t == JITC_INT64 && r == JITC_INT32) {
       buf_printf(o, "(i32)(u32)(u64)%s", x); /* wraps */
     } else {
-      buf_printf(o, "(%s)%s", cuda_ctype[r], x);
+      buf_printf(o, "(%s)%s", cuda_ctype(r), x);
     }
     return true;
   case OP_HYPOT:
@@ -377,7 +377,7 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
   E->bad_op |= !ok;
   if (ok) {
     int v = E->nvals++;
-    buf_printf(E->b, "  const %s v%d = %s;\n", cuda_ctype[n->type], v, e.s ? e.s : "");
+    buf_printf(E->b, "  const %s v%d = %s;\n", cuda_ctype(n->type), v, e.s ? e.s : "");
     *out = valf("v%d", v);
   }
   buf_free(&e);
@@ -436,7 +436,7 @@ static bool emit_stmts(Emit *E, int from, int to, int *stmt_line, const bool *cr
     if (st->kind == IR_REDUCE) {
       buf_printf(body, "  jitc_step%d(x%d, %s, i);\n", st->slot, st->slot, v.s);
     } else if (st->kind == IR_LET) {
-      buf_printf(body, "  const %s t%d = %s;\n", cuda_ctype[p->temps[st->slot]], st->slot, v.s);
+      buf_printf(body, "  const %s t%d = %s;\n", cuda_ctype(p->temps[st->slot]), st->slot, v.s);
       if (cross && cross[st->slot])
         buf_printf(body, "  s%d[j] = t%d;\n", st->slot, st->slot);
       else if (E->temp_reads[st->slot] == 0)
@@ -480,10 +480,7 @@ static void emit_prelude(Emit *E, Buf *b) {
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, "// p%d: scalar '%s', %s\n", k, p->params[k].name,
                jitc_dtype_name(p->params[k].type));
-  buf_puts(b, "typedef unsigned char b8;\ntypedef unsigned char u8;\n"
-              "typedef int i32;\ntypedef unsigned int u32;\n"
-              "typedef long long i64;\ntypedef unsigned long long u64;\n"
-              "typedef float f32;\ntypedef double f64;\n\n");
+  cuda_typedefs(b, p->dtypes);
   for (int h = 0; h < H_NHELPERS; h++)
     for (int t = 0; t < JITC_NDTYPES; t++)
       if (E->used[h][t])
@@ -495,7 +492,7 @@ static void emit_prelude(Emit *E, Buf *b) {
 static void emit_divmod_vars(Emit *E, Buf *b) {
   for (int t = JITC_FLOAT32; t <= JITC_FLOAT64; t++)
     if (E->used[H_FLOORDIV][t])
-      buf_printf(b, "  %s m_%s = 0; (void)m_%s;\n", cuda_ctype[t], cuda_ctype[t], cuda_ctype[t]);
+      buf_printf(b, "  %s m_%s = 0; (void)m_%s;\n", cuda_ctype(t), cuda_ctype(t), cuda_ctype(t));
 }
 
 /* The arrays as pointer parameters, then the scalars (a reduction's
@@ -504,9 +501,9 @@ static void put_pointer_params(Buf *b, const Program *p) {
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role != JITC_RESULT)
       buf_printf(b, ", %s%s *__restrict__ a%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
-               cuda_ctype[p->arrays[k].dtype], k);
+               cuda_ctype(p->arrays[k].dtype), k);
   for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
+    buf_printf(b, ", const %s p%d", cuda_ctype(p->params[k].type), k);
 }
 
 /* The body of the one-element loops: element j of every array loaded (an
@@ -516,10 +513,10 @@ static void put_one_element(Buf *b, const Program *p) {
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
     if (a->role == JITC_OUTPUT)
-      buf_printf(b, "    %s x%d;\n", cuda_ctype[a->dtype], k);
+      buf_printf(b, "    %s x%d;\n", cuda_ctype(a->dtype), k);
     else if (a->role != JITC_RESULT)
       buf_printf(b, "    %s%s x%d = a%d[j];\n", a->role == JITC_INPUT ? "const " : "",
-                 cuda_ctype[a->dtype], k, k);
+                 cuda_ctype(a->dtype), k, k);
   }
   buf_puts(b, "    jitc_elem(base + (i64)j");
   for (int k = 0; k < p->narrays; k++)
@@ -546,7 +543,7 @@ static void put_elem_arg(Buf *b, const Program *p, int k, const char *elem) {
 static void put_vec_access(Buf *b, const Program *p, int vec, bool load) {
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
-    const char *T = cuda_ctype[a->dtype];
+    const char *T = cuda_ctype(a->dtype);
     if (a->role == JITC_RESULT || (load ? a->role == JITC_OUTPUT : a->role == JITC_INPUT))
       continue;
     if (load)
@@ -587,7 +584,7 @@ static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll) {
   buf_printf(b, "  const u32 nv = n / %d;\n  for (u32 w0 = t; w0 < nv; w0 += %d * stride) {\n", vec, U);
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role != JITC_RESULT)
-      buf_printf(b, "    jitc_vec<%s, %d> r%d[%d];\n", cuda_ctype[p->arrays[k].dtype], vec, k, U);
+      buf_printf(b, "    jitc_vec<%s, %d> r%d[%d];\n", cuda_ctype(p->arrays[k].dtype), vec, k, U);
   buf_printf(b, "#pragma unroll\n    for (int u = 0; u < %d; u++) {\n"
                 "      const u32 w = w0 + (u32)u * stride;\n      if (w < nv) {\n", U);
   put_vec_access(b, p, vec, true);
@@ -642,9 +639,9 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
       buf_printf(b, ", jitc_p%d &x%d", k, k);
     else
       buf_printf(b, ", %s%s &x%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
-                 cuda_ctype[p->arrays[k].dtype], k);
+                 cuda_ctype(p->arrays[k].dtype), k);
   for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
+    buf_printf(b, ", const %s p%d", cuda_ctype(p->params[k].type), k);
   buf_puts(b, ") {\n  (void)i;\n");
   emit_divmod_vars(&E, b);
   /* The prelude's line count, to shift the statements' lines. */
@@ -679,7 +676,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   buf_printf(b, "    const I nv = n / %d;\n    for (I w = t; w < nv; w += stride) {\n", vec);
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
-    const char *T = cuda_ctype[a->dtype];
+    const char *T = cuda_ctype(a->dtype);
     if (a->role == JITC_OUTPUT)
       buf_printf(b, "      jitc_vec<%s, %d> r%d;\n", T, vec, k);
     else
@@ -696,7 +693,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
     if (a->role != JITC_INPUT)
-      buf_printf(b, "      ((jitc_vec<%s, %d> *)a%d)[w] = r%d;\n", cuda_ctype[a->dtype], vec, k, k);
+      buf_printf(b, "      ((jitc_vec<%s, %d> *)a%d)[w] = r%d;\n", cuda_ctype(a->dtype), vec, k, k);
   }
   buf_printf(b, "    }\n    done = nv * %d;\n  }\n  for (I j = done + t; j < n; j += stride) {\n", vec);
   put_one_element(b, p);
@@ -744,12 +741,12 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
       for (int k = 0; k < P->narr[g]; k++) {
         int a = P->arr[g][k];
         buf_printf(b, ", %s%s *__restrict__ a%d", p->arrays[a].role == JITC_INPUT ? "const " : "",
-                   cuda_ctype[p->arrays[a].dtype], a);
+                   cuda_ctype(p->arrays[a].dtype), a);
       }
       for (int k = 0; k < p->nparams; k++)
-        buf_printf(b, ", const %s p%d", cuda_ctype[p->params[k].type], k);
+        buf_printf(b, ", const %s p%d", cuda_ctype(p->params[k].type), k);
       for (int k = 0; k < P->ntmp[g]; k++)
-        buf_printf(b, ", %s *__restrict__ s%d", cuda_ctype[p->temps[P->tmp[g][k]]], P->tmp[g][k]);
+        buf_printf(b, ", %s *__restrict__ s%d", cuda_ctype(p->temps[P->tmp[g][k]]), P->tmp[g][k]);
       cuda_reduce_params(b, p, P->start[g], P->start[g + 1]);
       buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n");
       cuda_reduce_init(b, p, P->start[g], P->start[g + 1]);
@@ -758,7 +755,7 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
       emit_divmod_vars(&E, b);
       for (int k = 0; k < P->narr[g]; k++) {
         int a = P->arr[g][k], use = P->arr_use[g][k];
-        const char *T = cuda_ctype[p->arrays[a].dtype];
+        const char *T = cuda_ctype(p->arrays[a].dtype);
         if (use == 1)
           buf_printf(b, "  const %s x%d = a%d[j];\n", T, a, a);
         else if (use & 1)
@@ -768,7 +765,7 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
       }
       for (int k = 0; k < P->ntmp[g]; k++)
         if (P->tmp_use[g][k] & 1)
-          buf_printf(b, "  const %s t%d = s%d[j];\n", cuda_ctype[p->temps[P->tmp[g][k]]],
+          buf_printf(b, "  const %s t%d = s%d[j];\n", cuda_ctype(p->temps[P->tmp[g][k]]),
                      P->tmp[g][k], P->tmp[g][k]);
       if (bodies[g].s)
         buf_puts(b, bodies[g].s);

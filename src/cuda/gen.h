@@ -23,8 +23,12 @@ enum { CUDA_BLOCK = 256 };
 #define DEV "__device__ __forceinline__ "
 
 /* The element types' names in the generated C, and their unsigned twins. */
-extern const char *const cuda_ctype[JITC_NDTYPES];
-extern const char *const cuda_utype[JITC_NDTYPES];
+/* The name generated code gives type t (types.h: CNAME), and that of the
+** unsigned integer type of t's size, which holds its bits. */
+static inline const char *cuda_ctype(jitc_dtype t) { return type_info[t].cname; }
+const char *cuda_utype(jitc_dtype t);
+/* The typedefs of the types the code uses, and of their bits' types. */
+void cuda_typedefs(Buf *b, unsigned dtypes);
 
 /* A device function the generated code may call, emitted once per type
 ** and only when used. */

@@ -13,8 +13,23 @@
 #include "../jitc_int.h"
 #include "gen.h"
 
-const char *const cuda_ctype[JITC_NDTYPES] = {"b8", "i32", "i64", "f32", "f64"};
-const char *const cuda_utype[JITC_NDTYPES] = {"u8", "u32", "u64", "u32", "u64"};
+/* The unsigned integer type of t's size, which holds its bits. */
+const char *cuda_utype(jitc_dtype t) {
+  for (int u = 0; u < JITC_NDTYPES; u++)
+    if (type_info[u].kind == T_UINT && type_info[u].size == type_info[t].size)
+      return type_info[u].cname;
+  unreachable(); /* types.h has an unsigned type of every size */
+}
+
+void cuda_typedefs(Buf *b, unsigned dtypes) {
+  /* The integers and the wider floats always (the kernels' indices and the
+  ** helpers use them); the 16-bit floats, which need CUDA's headers, where
+  ** the program has them. */
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    if (dtypes >> t & 1 || type_info[t].kind != T_FLOAT || type_info[t].size > 2)
+      buf_printf(b, "typedef %s %s;\n", type_info[t].cuda, type_info[t].cname);
+  buf_putc(b, '\n');
+}
 
 /* Writes `tpl` with $T (the C type), $U (its unsigned twin), $S (the type's
 ** name, used as a suffix), $F ("f" for float32 libm names) and $W (bits). */
@@ -25,11 +40,11 @@ static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
       continue;
     }
     switch (*++c) {
-    case 'T': buf_puts(b, cuda_ctype[t]); break;
-    case 'U': buf_puts(b, cuda_utype[t]); break;
-    case 'S': buf_puts(b, cuda_ctype[t]); break;
+    case 'T': buf_puts(b, cuda_ctype(t)); break;
+    case 'U': buf_puts(b, cuda_utype(t)); break;
+    case 'S': buf_puts(b, cuda_ctype(t)); break;
     case 'F': buf_puts(b, t == JITC_FLOAT32 ? "f" : ""); break;
-    case 'W': buf_puts(b, t == JITC_INT32 || t == JITC_FLOAT32 ? "32" : "64"); break;
+    case 'W': buf_printf(b, "%d", 8 * type_info[t].size); break;
     default: buf_putc(b, '$'); c--; break;
     }
   }

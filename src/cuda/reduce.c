@@ -76,8 +76,8 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   int k = st->slot;
   OpId op = st->op;
   jitc_dtype in = st->value->type, acc = reduce_acc(op, in), res = reduce_result(op, in);
-  const char *A = cuda_ctype[acc], *I = cuda_ctype[in], *R = cuda_ctype[res];
-  const char *U = cuda_utype[acc];
+  const char *A = cuda_ctype(acc), *I = cuda_ctype(in), *R = cuda_ctype(res);
+  const char *U = cuda_utype(acc);
   bool fl = dtype_is_float(acc), arg = op == OP_ARGMIN || op == OP_ARGMAX;
   bool ext = arg || op == OP_MIN || op == OP_MAX, less = op == OP_MIN || op == OP_ARGMIN;
   buf_printf(b, "\n// %s = %s() of %s elements, accumulated in %s.\n", p->arrays[k].name,
@@ -160,7 +160,7 @@ static void put_each(Buf *b, const Program *p, const char *fmt) {
 static void put_result_params(Buf *b, const Program *p) {
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype[p->arrays[k].dtype], k);
+      buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype(p->arrays[k].dtype), k);
 }
 
 static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write);

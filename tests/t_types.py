@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""tests/t_types.py -- the one table of types, src/types.h.
+
+- jitc.h numbers the types as the table's rows, in order (JITC_<ID> = k).
+- No other file of the library, the command line or the Python package
+  spells a list of types: a line naming two or more types as string
+  literals fails here (the table is the only list; per-type code that is
+  truly the type's own is fine).
+- What the table says is what the stages do: every type's name and short
+  name is a cast of the language, parses as a --dtype, and promotion of
+  every pair of types is NumPy's (np.result_type), through the checker's
+  --emit types.
+"""
+import glob
+import itertools
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JITC = os.environ.get("JITC", os.path.join(ROOT, os.environ.get("BUILD", "build"), "jitc"))
+fails = 0
+
+
+def result(name, problems):
+    global fails
+    if problems:
+        fails += 1
+        print("FAIL types.%s: %s" % (name, "; ".join(problems[:8])))
+    else:
+        print("ok types.%s" % name)
+
+
+def table():
+    text = open(os.path.join(ROOT, "src", "types.h")).read()
+    block = text[text.index("#ifdef TYPE"):]
+    block = block[:block.index("#endif")]
+    rows = []
+    for m in re.finditer(r"^TYPE\((\w+),\s*\"(\w+)\",\s*\"(\w+)\",\s*(\w+),\s*(\w+),\s*(\d+)",
+                         block, re.M):
+        rows.append({"id": m.group(1), "name": m.group(2), "short": m.group(3),
+                     "cname": m.group(4), "kind": m.group(5), "size": int(m.group(6))})
+    return rows
+
+
+def enum_numbers():
+    text = open(os.path.join(ROOT, "src", "jitc.h")).read()
+    body = re.search(r"typedef enum jitc_dtype \{(.*?)\} jitc_dtype;", text, re.S).group(1)
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"JITC_(\w+)\s*=\s*(\d+)", body)}
+
+
+def check_enum(rows):
+    nums = enum_numbers()
+    problems = []
+    for k, r in enumerate(rows):
+        if nums.get(r["id"]) != k:
+            problems.append("JITC_%s is %s in jitc.h, row %d of types.h" % (r["id"], nums.get(r["id"]), k))
+    extra = set(nums) - {r["id"] for r in rows} - {"NDTYPES"}
+    problems += ["jitc.h has JITC_%s, types.h has no row for it" % e for e in sorted(extra)]
+    result("enum_is_the_table", problems)
+
+
+def sources():
+    pats = ["src/*.[ch]", "src/*/*.[ch]", "cli/*.[ch]", "runtime/*.[ch]",
+            "python/jitc/*.c", "python/jitc/*.h", "python/jitc/*.py", "python/jitc/*.pyi"]
+    for p in pats:
+        for f in sorted(glob.glob(os.path.join(ROOT, p))):
+            if not f.endswith(os.path.join("src", "types.h")):
+                yield f
+
+
+def check_no_lists(rows):
+    """A line with string literals naming two or more types is a list."""
+    type_of = {}
+    for r in rows:
+        type_of[r["name"]] = type_of[r["short"]] = r["id"]
+    quoted = re.compile(r"[\"']([a-z]+\d*)[\"']")
+    problems = []
+    for f in sources():
+        rel = os.path.relpath(f, ROOT)
+        for n, line in enumerate(open(f, encoding="utf-8"), 1):
+            found = {type_of[w] for w in quoted.findall(line) if w in type_of}
+            if len(found) >= 2:
+                problems.append("%s:%d names %s" % (rel, n, ", ".join(sorted(found))))
+    result("no_other_list", problems)
+
+
+def run(args):
+    return subprocess.run([JITC] + args, capture_output=True, text=True)
+
+
+def check_names(rows):
+    problems = []
+    for r in rows:
+        for spelling in {r["name"], r["short"]}:
+            src = "int32" if r["name"] == "bool" else "bool"
+            p = run(["--emit", "types", "--dtype", "a=" + src, "c = %s(a)" % spelling])
+            if p.returncode != 0 or ("(%s a)" % r["short"]) not in p.stdout:
+                problems.append("cast %s(a): exit %d, %r" % (spelling, p.returncode,
+                                                              (p.stdout + p.stderr)[-200:]))
+            # A --dtype is NumPy's reading where NumPy has one ("i8" is
+            # int64 there, the cast i8() is int8).
+            names = {x["name"] for x in rows}
+            try:
+                want = numpy_dtype(spelling).name if spelling != "bf16" else r["name"]
+            except TypeError:
+                want = r["name"]
+            if want not in names:  # f16 is float128 to NumPy, which jitc lacks
+                want = r["name"]
+            p = run(["--emit", "types", "--dtype", "a=" + spelling, "c = a"])
+            got = re.search(r"array a: (\w+)", p.stdout)
+            if p.returncode != 0 or not got or got.group(1) != want:
+                problems.append("--dtype a=%s: %r" % (spelling, (p.stdout + p.stderr)[-200:]))
+    result("names_are_casts_and_dtypes", problems)
+
+
+def numpy_dtype(name):
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def check_promotion(rows):
+    """Every pair through the checker: `c = a + b` with --dtype, against
+    np.result_type; a pair NumPy cannot promote must be an error."""
+    problems = []
+    for x, y in itertools.product(rows, repeat=2):
+        try:
+            want = np.result_type(numpy_dtype(x["name"]), numpy_dtype(y["name"])).name
+        except (TypeError, ImportError):
+            want = None
+        p = run(["--emit", "types", "--dtype", "a=" + x["name"], "--dtype", "b=" + y["name"],
+                 "c = where(a == a, a, b)"])
+        got = re.search(r"array c: (\w+)", p.stdout)
+        got = got.group(1) if got and p.returncode == 0 else None
+        if got != want:
+            problems.append("%s with %s: jitc %s, NumPy %s" % (x["name"], y["name"], got, want))
+    result("promotion_is_numpy", problems)
+
+
+UFUNC = {"+": "add", "-": "subtract", "*": "multiply", "/": "true_divide", "//": "floor_divide",
+         "%": "remainder", "**": "power", "&": "bitwise_and", "|": "bitwise_or",
+         "^": "bitwise_xor", "<<": "left_shift", ">>": "right_shift", "<": "less",
+         "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal",
+         "!=": "not_equal", "neg": "negative", "invert": "invert", "abs": "absolute",
+         "arcsin": "arcsin"}
+
+
+def ops_rows():
+    """(name, kind, arity, spelling) of every OP row of ops.h."""
+    text = open(os.path.join(ROOT, "src", "ops.h")).read()
+    rows = []
+    for m in re.finditer(r'^OP\(\s*(\w+),\s*"([^"]+)",\s*(\w+),\s*(\d),\s*(NULL|"[^"]*")', text, re.M):
+        spell = None if m.group(5) == "NULL" else m.group(5).strip('"')
+        rows.append((m.group(2), m.group(3), int(m.group(4)), spell))
+    return rows
+
+
+def check_rules(rows):
+    """Each operator and function of one type (both operands of it): the
+    checker's result type against NumPy's ufunc on arrays of that type, or
+    an error where NumPy has no loop for it."""
+    problems = []
+    for name, kind, arity, spell in ops_rows():
+        if kind not in ("OPERATOR", "FUNCTION"):
+            continue
+        uf = getattr(np, UFUNC.get(name, name), None)
+        if not isinstance(uf, np.ufunc) or uf.nin != arity:
+            continue
+        for r in rows:
+            try:
+                x = np.ones(2, numpy_dtype(r["name"]))
+                with np.errstate(all="ignore"):
+                    want = uf(*([x] * arity)).dtype.name
+            except (TypeError, ImportError):
+                want = None
+            args = ", ".join("a" for _ in range(arity))
+            if spell and arity == 2:
+                prog = "c = a %s a" % spell
+            elif spell:
+                prog = "c = %sa" % spell
+            else:
+                prog = "c = %s(%s)" % (name, args)
+            p = run(["--emit", "types", "--dtype", "a=" + r["name"], prog])
+            got = re.search(r"array c: (\w+)", p.stdout)
+            got = got.group(1) if got and p.returncode == 0 else None
+            if got != want:
+                problems.append("%s on %s: jitc %s, NumPy %s" % (prog, r["name"], got, want))
+    result("rules_are_numpy", problems)
+
+
+def check_weak(rows):
+    """Python scalars (NEP 50): `a + W` and `a < W` for W an int that fits
+    or not, a negative int, a float and a bool, against NumPy's arrays."""
+    problems = []
+    for r in rows:
+        for w in ("1", "300", "-1", "1.5", "True", "70000"):
+            for op in ("+", "<", "*"):
+                try:
+                    x = np.ones(2, numpy_dtype(r["name"]))
+                    with np.errstate(all="ignore"):
+                        want = eval("x %s %s" % (op, w)).dtype.name
+                except (OverflowError, TypeError, ImportError):
+                    want = None
+                p = run(["--emit", "types", "--dtype", "a=" + r["name"], "c = a %s %s" % (op, w)])
+                got = re.search(r"array c: (\w+)", p.stdout)
+                got = got.group(1) if got and p.returncode == 0 else None
+                if got != want:
+                    problems.append("a %s %s on %s: jitc %s, NumPy %s" % (op, w, r["name"], got, want))
+    result("weak_scalars_are_numpy", problems)
+
+
+def main():
+    rows = table()
+    if len(rows) < 5:
+        result("table", ["types.h has %d rows" % len(rows)])
+        return 1
+    check_enum(rows)
+    check_no_lists(rows)
+    check_names(rows)
+    check_promotion(rows)
+    check_rules(rows)
+    check_weak(rows)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
