@@ -120,7 +120,7 @@ typedef enum TypeRule {
   R_RSUM, R_RSAME, R_RMEAN, R_RBOOL, R_RARG /* reductions */
 } TypeRule;
 
-enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8 };
+enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8, F_STEP = 16 };
 
 /* The C library's functions of a row, by arity (NULL where it has none). */
 typedef struct LibmFn {
@@ -295,7 +295,8 @@ AstProgram *parse(Compiler *C, Token *toks, int ntoks);
 /* ===================================================================== */
 
 typedef enum NodeKind {
-  N_CONST, /* a constant of `type`: bool and ints in k.i, floats in k.f */
+  N_CONST, /* a constant of `type`: bool and ints in k.i (uint64 as its
+              bits), floats in k.f (the value, exact in a double) */
   N_LOAD,  /* element i of array `slot` */
   N_PARAM, /* scalar parameter `slot`, already of `type` */
   N_INDEX, /* the element index i (int64) */
