@@ -405,18 +405,19 @@ typedef union ParamSlot {
 /* A reduction `op` (a K_REDUCE row of ops.h) over elements of type t:
 ** reduce_result() is NumPy's type of its result; reduce_input() the type
 ** the checker converts the elements to before they are accumulated (sum of
-** int32 or bool: int64; mean of integers: float64; any, all: bool; else t);
-** reduce_acc() the type of the accumulator over elements of that input
-** type: float64 for sum and mean of float32 (more accurate than NumPy's
-** pairwise float32 sum), else the input type. */
+** bool or a signed integer: int64, of an unsigned one: uint64; mean of
+** integers: float64; any, all: bool; else t); reduce_acc() the type of the
+** accumulator over elements of that input type: float64 for sum and mean of
+** float32, float16 and bfloat16 (more accurate than NumPy's pairwise sum),
+** float32 for products of float16 and bfloat16, else the input type. */
 jitc_dtype reduce_result(OpId op, jitc_dtype t);
 jitc_dtype reduce_input(OpId op, jitc_dtype t);
 jitc_dtype reduce_acc(OpId op, jitc_dtype in);
 
 /* A partial reduction of some elements: the accumulator (bool and integers
-** in v.i, floats in v.f; a float32 accumulator holds float32 values, exact
-** in a double) and, for argmin and argmax, the index of the element it
-** holds (-1: no element yet).  16 bytes; the cpu target's kernels write
+** in v.i, unsigned ones as their bits; floats in v.f, a float32 accumulator
+** holding float32 values, exact in a double) and, for argmin and argmax,
+** the index of the element it holds (-1: no element yet).  16 bytes; the cpu target's kernels write
 ** this layout. */
 typedef struct Partial {
   union {

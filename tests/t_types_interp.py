@@ -14,6 +14,7 @@ uint8, uint16, uint32, uint64, float16 and bfloat16, run through libjitc
   NumPy refuses are tests/t_types.py's).
 - Every cast between every pair of the 13 types, from edge and random
   values (exhaustive from the 16-bit ones).
+- The reductions of the new types.
 - Named cases of the contract's choices (docs/language.md, notes in
   src/half.h and src/sem_cast.h).
 
@@ -538,6 +539,95 @@ def casts(R, target, t):
         ok(tag)
 
 
+# ---- reductions ----
+
+REDUCTIONS = [o["name"] for o in OPS if o["kind"] == "REDUCE"]
+
+
+def reduce_data(dt, n, nan):
+    if is_int(dt):
+        return np.concatenate([int_edges(dt), random_values(dt, n)])
+    if nan:
+        return np.concatenate([random_values(dt, n), float_edges(dt)])
+    # Values whose float64 sums are exact (a multiple of 2^-27, under 2^10):
+    # the sum rounds once, to the value the model below computes.
+    v = (rng.standard_normal(n) * rng.choice([0.01, 1, 100], n)).astype(dt)
+    v = v[(np.abs(v.astype(np.float64)) >= 2.0**-14) & (np.abs(v.astype(np.float64)) < 1000)]
+    return np.concatenate([v, np.array([0.0, -0.0], dt)])
+
+
+def reduce_expect(op, a):
+    dt = a.dtype
+    if op in ("sum", "prod") and is_int(dt):
+        acc = np.uint64 if dt.kind == "u" else np.int64
+        return getattr(np, op)(a, dtype=acc)
+    if op in ("sum", "mean") and is_float(dt):
+        import math
+        f = a.astype(np.float64)
+        s = math.fsum(f) if not np.any(~np.isfinite(f)) else np.sum(f)
+        s = np.float64(s) / len(a) if op == "mean" else np.float64(s)
+        return np.array([s]).astype(dt)[0]
+    if op == "prod" and is_float(dt):
+        return np.array([np.prod(a.astype(np.float64))]).astype(dt)[0]
+    if op == "mean":
+        return np.mean(a.astype(np.float64))
+    return {"min": np.min, "max": np.max, "any": np.any, "all": np.all, "argmin": np.argmin,
+            "argmax": np.argmax}[op](a)
+
+
+def same_value(got, want, op):
+    g, w = np.asarray(got), np.asarray(want)
+    if g.dtype != w.dtype:
+        return False
+    if is_float(g.dtype):
+        gf, wf = float(g), float(w)
+        if np.isnan(gf) or np.isnan(wf):
+            return np.isnan(gf) and np.isnan(wf)
+        if op == "prod":  # products accumulate in float32: within one unit
+            return bool(compare(g.reshape(1), w.reshape(1), 1).size == 0)
+        if op in ("min", "max"):  # either zero of a tie between 0.0 and -0.0
+            return gf == wf
+        return bits_view(g.reshape(1))[0] == bits_view(w.reshape(1))[0]
+    if op == "mean":
+        return abs(float(g) - float(w)) <= 1e-15 * max(1.0, abs(float(w)))
+    return g == w
+
+
+def reductions(R, target, t):
+    dt = t["dt"]
+    problems = []
+    for nan in ((False, True) if is_float(dt) else (False,)):
+        a = reduce_data(dt, 3000, nan)
+        if not nan and is_float(dt):
+            a = rng.permutation(a)
+        for op in REDUCTIONS:
+            if op == "prod" and is_float(dt) and not nan:
+                x = (1 + rng.standard_normal(len(a)) / 64).astype(dt)[:300]
+            elif op == "prod" and is_float(dt):
+                continue
+            else:
+                x = a
+            prog = "s = %s(a)" % op
+            try:
+                got = R.run(prog, {"a": x}, target)["s"]
+            except RL.JitcError as e:
+                problems.append("%s: %s" % (prog, e))
+                continue
+            want = reduce_expect(op, x)
+            if not same_value(got, want, op):
+                problems.append("%s%s: %r (%s), want %r (%s)" % (
+                    prog, " with NaN" if nan else "", got, np.asarray(got).dtype, want,
+                    np.asarray(want).dtype))
+            if op not in ("mean",) and np.asarray(got).dtype != getattr(np, op)(x).dtype:
+                problems.append("%s: dtype %s, NumPy's %s" % (prog, np.asarray(got).dtype,
+                                                              getattr(np, op)(x).dtype))
+    tag = "%s.reduce.%s" % (target, t["name"])
+    if problems:
+        fail(tag, "; ".join(problems[:5]))
+    else:
+        ok(tag)
+
+
 # ---- the contract's choices, one by one ----
 
 def named(R, target):
@@ -587,6 +677,18 @@ def named(R, target):
     one(target + ".named.negative_to_unsigned_saturates", "c = u64(a)",
         {"a": d([-0.9, -1.0, -1e30, 1.8446744073709552e19, np.inf], np.float64)}, None,
         d([0, 0, 0, 2**64 - 1, 2**64 - 1], np.uint64))
+    one(target + ".named.u64_max_unsigned", "s = max(a)",
+        {"a": d([1, 2**63, 5, 2**63 - 1], np.uint64)}, None, np.uint64(2**63))
+    one(target + ".named.u64_argmin_unsigned", "s = argmin(a)",
+        {"a": d([2**64 - 1, 2**63, 7, 2**63 - 1], np.uint64)}, None, np.int64(2))
+    one(target + ".named.f16_sum_rounds_once", "s = sum(a)",
+        {"a": np.ones(3000, f16)}, None, f16(3000))
+    one(target + ".named.bf16_sum_rounds_once", "s = sum(a)",
+        {"a": np.ones(3000, BF16)}, None, np.array([3000.0]).astype(BF16)[0])
+    one(target + ".named.u8_sum_is_u64", "s = sum(a)",
+        {"a": np.full(1000, 255, np.uint8)}, None, np.uint64(255000))
+    one(target + ".named.u64_sum_wraps", "s = sum(a)",
+        {"a": np.full(4, 2**63 + 1, np.uint64)}, None, np.uint64(4))
     one(target + ".named.f16_step", "c = nextafter(a, b)",
         {"a": d([1, 0, 0, -0.0, 65504, np.inf], f16), "b": d([2, -0.0, 1, 1, np.inf, 0], f16)},
         [0x3c01, 0x0000, 0x0001, 0x0001, 0x7c00, 0x7bff])
@@ -622,6 +724,7 @@ def main():
         for t in NEW:
             ops_of_type(R, target, t)
             mixed(R, target, t)
+            reductions(R, target, t)
         for t in TYPES:
             casts(R, target, t)
         named(R, target)
