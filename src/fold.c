@@ -28,17 +28,20 @@
 ** slot has that layout. */
 typedef ParamSlot Scalar;
 
+/* The wide type that holds a constant of type t in its Node: integers and
+** bool in k.i (uint64 values as their bits), floats in k.f, exactly. */
+static jitc_dtype node_wide(jitc_dtype t) {
+  if (dtype_is_float(t)) return JITC_FLOAT64;
+  return type_info[t].kind == T_UINT ? JITC_UINT64 : JITC_INT64;
+}
+
+/* A constant's value, converted from its Node by the cast rules (which
+** give the value itself: it is one of its type's). */
 static Scalar load(const Node *c) {
   Scalar s;
   memset(&s, 0, sizeof s);
-  switch (c->type) {
-  case JITC_BOOL: s.b = c->k.i != 0; break;
-  case JITC_INT32: s.i32 = (int32_t)c->k.i; break;
-  case JITC_INT64: s.i64 = c->k.i; break;
-  case JITC_FLOAT32: s.f32 = (float)c->k.f; break;
-  case JITC_FLOAT64: s.f64 = c->k.f; break;
-  default: break;
-  }
+  const void *k = dtype_is_float(c->type) ? (const void *)&c->k.f : (const void *)&c->k.i;
+  if ((unsigned)c->type < JITC_NDTYPES) sem_cast(&s, c->type, k, node_wide(c->type), 1);
   return s;
 }
 
@@ -46,14 +49,11 @@ static void store(Node *out, jitc_dtype t, const Scalar *s) {
   out->kind = N_CONST;
   out->type = t;
   out->nargs = 0;
-  switch (t) {
-  case JITC_BOOL: out->k.i = s->b; break;
-  case JITC_INT32: out->k.i = s->i32; break;
-  case JITC_INT64: out->k.i = s->i64; break;
-  case JITC_FLOAT32: out->k.f = s->f32; break;
-  case JITC_FLOAT64: out->k.f = s->f64; break;
-  default: break;
-  }
+  if ((unsigned)t >= JITC_NDTYPES) return;
+  if (dtype_is_float(t))
+    sem_cast(&out->k.f, JITC_FLOAT64, s, t, 1);
+  else
+    sem_cast(&out->k.i, node_wide(t), s, t, 1);
 }
 
 void const_slot(const Node *c, ParamSlot *out) { *out = load(c); }

@@ -120,7 +120,7 @@ typedef enum TypeRule {
   R_RSUM, R_RSAME, R_RMEAN, R_RBOOL, R_RARG /* reductions */
 } TypeRule;
 
-enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8 };
+enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8, F_STEP = 16 };
 
 /* The C library's functions of a row, by arity (NULL where it has none). */
 typedef struct LibmFn {
@@ -301,7 +301,8 @@ AstProgram *parse(Compiler *C, Token *toks, int ntoks);
 /* ===================================================================== */
 
 typedef enum NodeKind {
-  N_CONST, /* a constant of `type`: bool and ints in k.i, floats in k.f */
+  N_CONST, /* a constant of `type`: bool and ints in k.i (uint64 as its
+              bits), floats in k.f (the value, exact in a double) */
   N_LOAD,  /* element i of array `slot` */
   N_PARAM, /* scalar parameter `slot`, already of `type` */
   N_INDEX, /* the element index i (int64) */
@@ -411,18 +412,19 @@ typedef union ParamSlot {
 /* A reduction `op` (a K_REDUCE row of ops.h) over elements of type t:
 ** reduce_result() is NumPy's type of its result; reduce_input() the type
 ** the checker converts the elements to before they are accumulated (sum of
-** int32 or bool: int64; mean of integers: float64; any, all: bool; else t);
-** reduce_acc() the type of the accumulator over elements of that input
-** type: float64 for sum and mean of float32 (more accurate than NumPy's
-** pairwise float32 sum), else the input type. */
+** bool or a signed integer: int64, of an unsigned one: uint64; mean of
+** integers: float64; any, all: bool; else t); reduce_acc() the type of the
+** accumulator over elements of that input type: float64 for sum and mean of
+** float32, float16 and bfloat16 (more accurate than NumPy's pairwise sum),
+** float32 for products of float16 and bfloat16, else the input type. */
 jitc_dtype reduce_result(OpId op, jitc_dtype t);
 jitc_dtype reduce_input(OpId op, jitc_dtype t);
 jitc_dtype reduce_acc(OpId op, jitc_dtype in);
 
 /* A partial reduction of some elements: the accumulator (bool and integers
-** in v.i, floats in v.f; a float32 accumulator holds float32 values, exact
-** in a double) and, for argmin and argmax, the index of the element it
-** holds (-1: no element yet).  16 bytes; the cpu target's kernels write
+** in v.i, unsigned ones as their bits; floats in v.f, a float32 accumulator
+** holding float32 values, exact in a double) and, for argmin and argmax,
+** the index of the element it holds (-1: no element yet).  16 bytes; the cpu target's kernels write
 ** this layout. */
 typedef struct Partial {
   union {

@@ -11,10 +11,13 @@
 ** the same inputs give the same bits on every run.
 **
 ** NumPy's rules, per op (docs/language.md, "Reductions"):
-**   sum, prod  integers and bool accumulate in int64, wrapping; float32 sums
-**              in float64 (a float32 result at least as accurate as NumPy's
-**              pairwise sum), float32 products in float32
-**   min, max   NaN wins; no identity
+**   sum, prod  bool and signed integers accumulate in int64, unsigned ones
+**              in uint64, wrapping; float32, float16 and bfloat16 sums in
+**              float64 (a result at least as accurate as NumPy's pairwise
+**              sum, rounded once at the end), float32 products in float32,
+**              float16 and bfloat16 products in float32 (as NumPy's float16
+**              loops accumulate) rounded once at the end
+**   min, max   NaN wins; no identity; unsigned integers compare unsigned
 **   mean       the sum in float64 (float32: rounded at the end) over n
 **   any, all   or, and of the elements' truth
 **   argmin,    the index of the first extreme element, a NaN counting as
@@ -27,6 +30,10 @@
 
 #include <math.h>
 
+#include "semantics.h"
+
+static bool unsigned_int(jitc_dtype t) { return type_info[t].kind == T_UINT; }
+
 static const OpInfo *red(OpId op) {
   if ((unsigned)op >= OP_COUNT || op_info[op].kind != K_REDUCE) unreachable();
   return &op_info[op];
@@ -34,7 +41,7 @@ static const OpInfo *red(OpId op) {
 
 jitc_dtype reduce_result(OpId op, jitc_dtype t) {
   switch (red(op)->rule) {
-  case R_RSUM: return dtype_is_float(t) ? t : JITC_INT64;
+  case R_RSUM: return dtype_is_float(t) ? t : unsigned_int(t) ? JITC_UINT64 : JITC_INT64;
   case R_RSAME: return t;
   case R_RMEAN: return dtype_is_float(t) ? t : JITC_FLOAT64;
   case R_RBOOL: return JITC_BOOL;
@@ -52,34 +59,48 @@ jitc_dtype reduce_input(OpId op, jitc_dtype t) {
 }
 
 jitc_dtype reduce_acc(OpId op, jitc_dtype in) {
-  if ((op == OP_SUM || op == OP_MEAN) && in == JITC_FLOAT32) return JITC_FLOAT64;
+  if (!dtype_is_float(in)) return in;
+  size_t size = jitc_dtype_size(in);
+  if ((op == OP_SUM || op == OP_MEAN) && size < 8) return JITC_FLOAT64;
+  if (op == OP_PROD && size < 4) return JITC_FLOAT32;
   return in;
 }
 
-/* ---- one element ---- */
+/* ---- elements as Partial values ---- */
 
-/* Element j of x (type t) as a Partial's value: integers and bool in i,
-** floats in f. */
-static Partial value_at(jitc_dtype t, const void *x, int64_t j) {
-  Partial p = {.idx = -1};
-  switch (t) {
-  case JITC_BOOL: p.v.i = ((const uint8_t *)x)[j] != 0; break;
-  case JITC_INT32: p.v.i = ((const int32_t *)x)[j]; break;
-  case JITC_INT64: p.v.i = ((const int64_t *)x)[j]; break;
-  case JITC_FLOAT32: p.v.f = ((const float *)x)[j]; break;
-  case JITC_FLOAT64: p.v.f = ((const double *)x)[j]; break;
-  default: unreachable();
-  }
-  return p;
+/* How a Partial holds values of type t: floats in f, unsigned integers in i
+** as their bits (compared unsigned), bool and signed integers in i. */
+typedef enum Held { H_SIGNED, H_UNSIGNED, H_FLOAT } Held;
+
+static Held held(jitc_dtype t) {
+  return dtype_is_float(t) ? H_FLOAT : unsigned_int(t) ? H_UNSIGNED : H_SIGNED;
+}
+
+/* The type a Partial's value is read as: float64, uint64 or int64. */
+static jitc_dtype held_type(Held h) {
+  return h == H_FLOAT ? JITC_FLOAT64 : h == H_UNSIGNED ? JITC_UINT64 : JITC_INT64;
+}
+
+/* Elements x[0..n) of type t as Partial values, into w (i or f): the cast
+** to the held type, which is exact. */
+static void values(jitc_dtype t, const void *x, int n, Wide *w) {
+  Held h = held(t);
+  sem_cast(h == H_FLOAT ? (void *)w->f : (void *)w->i, held_type(h), x, t, n);
+  if (t == JITC_BOOL)
+    for (int j = 0; j < n; j++) w->i[j] = w->i[j] != 0;
 }
 
 /* Whether b's value comes before a's for argmin (less) or argmax: a NaN
 ** first of all; equal values are ordered by index elsewhere. */
-static bool before(bool less, bool fl, Partial b, Partial a) {
-  if (fl) {
+static bool before(bool less, Held h, Partial b, Partial a) {
+  if (h == H_FLOAT) {
     if (isnan(a.v.f)) return false;
     if (isnan(b.v.f)) return true;
     return less ? b.v.f < a.v.f : b.v.f > a.v.f;
+  }
+  if (h == H_UNSIGNED) {
+    uint64_t x = (uint64_t)b.v.i, y = (uint64_t)a.v.i;
+    return less ? x < y : x > y;
   }
   return less ? b.v.i < a.v.i : b.v.i > a.v.i;
 }
@@ -121,7 +142,7 @@ Partial reduce_combine(OpId op, jitc_dtype in, Partial a, Partial b) {
     if (a.idx < 0) return b;
     if (b.idx < 0) return a;
     bool less = op == OP_MIN || op == OP_ARGMIN;
-    if (before(less, fl, b, a)) return b;
+    if (before(less, held(acc), b, a)) return b;
     if (equal(fl, a, b) && b.idx < a.idx) return b;
     return a;
   }
@@ -131,16 +152,20 @@ Partial reduce_combine(OpId op, jitc_dtype in, Partial a, Partial b) {
 
 void reduce_step(OpId op, jitc_dtype in, Partial *acc, const void *x, int64_t first, int m) {
   bool fl = dtype_is_float(in);
+  size_t size = jitc_dtype_size(in);
+  Wide w;
   switch (op) {
   case OP_SUM: case OP_MEAN:
     if (fl) {
       /* Pairwise within the block too, so that interp's float64 sum is at
-      ** least as accurate as NumPy's: eight running sums, then a tree. */
+      ** least as accurate as NumPy's: eight running sums, element j adding
+      ** to sum j % 8, then a tree. */
       double s[8] = {0};
-      int j = 0;
-      for (; j + 8 <= m; j += 8)
-        for (int q = 0; q < 8; q++) s[q] += value_at(in, x, j + q).v.f;
-      for (; j < m; j++) s[j & 7] += value_at(in, x, j).v.f;
+      for (int j0 = 0; j0 < m; j0 += WIDE_CHUNK) {
+        int n = m - j0 < WIDE_CHUNK ? m - j0 : WIDE_CHUNK;
+        values(in, (const char *)x + (size_t)j0 * size, n, &w);
+        for (int j = 0; j < n; j++) s[(j0 + j) & 7] += w.f[j];
+      }
       acc->v.f += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
       return;
     }
@@ -154,10 +179,25 @@ void reduce_step(OpId op, jitc_dtype in, Partial *acc, const void *x, int64_t fi
   default:
     break;
   }
-  for (int j = 0; j < m; j++) {
-    Partial e = value_at(in, x, j);
-    e.idx = first + j;
-    *acc = reduce_combine(op, in, *acc, e);
+  bool extreme = op == OP_MIN || op == OP_MAX || op == OP_ARGMIN || op == OP_ARGMAX;
+  bool less = op == OP_MIN || op == OP_ARGMIN;
+  Held h = held(in);
+  for (int j0 = 0; j0 < m; j0 += WIDE_CHUNK) {
+    int n = m - j0 < WIDE_CHUNK ? m - j0 : WIDE_CHUNK;
+    values(in, (const char *)x + (size_t)j0 * size, n, &w);
+    for (int j = 0; j < n; j++) {
+      Partial e = {.idx = first + j0 + j};
+      if (fl)
+        e.v.f = w.f[j];
+      else
+        e.v.i = w.i[j];
+      /* reduce_combine's rule, where e's index is always the greater */
+      if (extreme) {
+        if (acc->idx < 0 || before(less, h, e, *acc)) *acc = e;
+      } else {
+        *acc = reduce_combine(op, in, *acc, e);
+      }
+    }
   }
 }
 
@@ -171,19 +211,19 @@ Partial reduce_tree(OpId op, jitc_dtype in, const Partial *p, int64_t np) {
 
 void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out) {
   jitc_dtype r = reduce_result(op, in);
-  double f = acc.v.f;
-  int64_t i = acc.v.i;
-  if (op == OP_ARGMIN || op == OP_ARGMAX)
-    i = acc.idx;
-  else if (op == OP_MEAN)
-    f = n > 0 ? acc.v.f / (double)n : NAN;
-  switch (r) {
-  case JITC_BOOL: *(uint8_t *)out = i != 0; break;
-  case JITC_INT32: *(int32_t *)out = (int32_t)i; break; /* min, max of int32: in range */
-  case JITC_INT64: *(int64_t *)out = i; break;
-  case JITC_FLOAT32: *(float *)out = (float)f; break;
-  case JITC_FLOAT64: *(double *)out = f; break;
-  default: unreachable();
+  if (op == OP_ARGMIN || op == OP_ARGMAX) {
+    *(int64_t *)out = acc.idx;
+    return;
+  }
+  /* The accumulator's value, converted to the result's type by the cast
+  ** rules: exact for min and max, the one rounding of a sum, product or
+  ** mean accumulated wider; integers wrap to their type. */
+  Held h = held(reduce_acc(op, in));
+  if (h == H_FLOAT) {
+    double f = op == OP_MEAN ? (n > 0 ? acc.v.f / (double)n : NAN) : acc.v.f;
+    sem_cast(out, r, &f, JITC_FLOAT64, 1);
+  } else {
+    sem_cast(out, r, &acc.v.i, held_type(h), 1);
   }
 }
 

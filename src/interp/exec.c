@@ -35,30 +35,27 @@ static inline void *buf_ptr(const RunState *rs, int id) {
   return (unsigned char *)rs->arrays[a] + (size_t)rs->begin * rs->p->esize[a];
 }
 
-/* Fills m elements of type t with a constant (ints in i, floats in f). */
-static void fill_value(void *dst, jitc_dtype t, int64_t i, double f, int m) {
-  switch (t) {
-  case JITC_BOOL: fill_bool(dst, i != 0, m); break;
-  case JITC_INT32: { int32_t *r = dst, v = (int32_t)i; for (int j = 0; j < m; j++) r[j] = v; } break;
-  case JITC_INT64: { int64_t *r = dst; for (int j = 0; j < m; j++) r[j] = i; } break;
-  case JITC_FLOAT32: { float *r = dst, v = (float)f; for (int j = 0; j < m; j++) r[j] = v; } break;
-  case JITC_FLOAT64: { double *r = dst; for (int j = 0; j < m; j++) r[j] = f; } break;
-  default: break;
-  }
+/* Fills m elements of type t with one element's bytes. */
+static void fill_value(void *dst, jitc_dtype t, const void *elem, int m) {
+  size_t size = jitc_dtype_size(t);
+  unsigned char *r = dst;
+  for (int j = 0; j < m; j++) memcpy(r + (size_t)j * size, elem, size);
 }
 
-/* A parameter's value, as fill_value's (i, f). */
-static void param_value(const ParamSlot *ps, jitc_dtype t, int64_t *i, double *f) {
-  *i = 0;
-  *f = 0;
-  switch (t) {
-  case JITC_BOOL: *i = ps->b != 0; break;
-  case JITC_INT32: *i = ps->i32; break;
-  case JITC_INT64: *i = ps->i64; break;
-  case JITC_FLOAT32: *f = ps->f32; break;
-  case JITC_FLOAT64: *f = ps->f64; break;
-  default: break;
-  }
+/* The element a constant's Node value stands for (fold.c's rule: ints in
+** i, uint64 as its bits, floats in f), by the cast rules. */
+static void const_elem(jitc_dtype t, int64_t i, double f, ParamSlot *elem) {
+  elem->bits = 0;
+  if (dtype_is_float(t))
+    sem_cast(elem, t, &f, JITC_FLOAT64, 1);
+  else
+    sem_cast(elem, t, &i, JITC_INT64, 1);
+}
+
+/* A parameter's element: the slot holds it at offset 0; a bool is 0 or 1. */
+static void param_elem(const ParamSlot *ps, jitc_dtype t, ParamSlot *elem) {
+  *elem = *ps;
+  if (t == JITC_BOOL) elem->b = ps->b != 0;
 }
 
 static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
@@ -79,14 +76,16 @@ static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
       if (src != dst) memcpy(dst, src, (size_t)m * jitc_dtype_size((jitc_dtype)in->type));
       break;
     }
-    case I_CONST:
-      fill_value(dst, (jitc_dtype)in->type, in->k.i, in->k.f, m);
+    case I_CONST: {
+      ParamSlot e;
+      const_elem((jitc_dtype)in->type, in->k.i, in->k.f, &e);
+      fill_value(dst, (jitc_dtype)in->type, &e, m);
       break;
+    }
     case I_PARAM: {
-      int64_t i;
-      double f;
-      param_value(&params[in->slot], (jitc_dtype)in->type, &i, &f);
-      fill_value(dst, (jitc_dtype)in->type, i, f, m);
+      ParamSlot e;
+      param_elem(&params[in->slot], (jitc_dtype)in->type, &e);
+      fill_value(dst, (jitc_dtype)in->type, &e, m);
       break;
     }
     case I_INDEX: {
@@ -135,10 +134,12 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
 
   for (int q = 0; q < p->ninit; q++) {
     const Init *it = &p->init[q];
-    int64_t i = it->k.i;
-    double f = it->k.f;
-    if (it->param) param_value(&params[it->slot], (jitc_dtype)it->type, &i, &f);
-    fill_value(rs.scratch + (size_t)it->buf * rs.stride, (jitc_dtype)it->type, i, f, p->blk);
+    ParamSlot e;
+    if (it->param)
+      param_elem(&params[it->slot], (jitc_dtype)it->type, &e);
+    else
+      const_elem((jitc_dtype)it->type, it->k.i, it->k.f, &e);
+    fill_value(rs.scratch + (size_t)it->buf * rs.stride, (jitc_dtype)it->type, &e, p->blk);
   }
   jitc_status st = JITC_OK;
   for (int64_t b = 0; b < n; b += p->blk) {
