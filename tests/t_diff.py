@@ -935,7 +935,7 @@ def error_cases():
     run_error("int ** negative literal is refused", "zz = a ** -1", ins, 65)
     run_error("int32 + literal beyond int32 is refused", "zz = a + 3000000000", ins, 65)
     run_error("bool - bool is refused", "zz = b - b", ins, 65)
-    run_error("sqrt(bool) is refused", "zz = sqrt(b)", ins, 65)
+    run_error("sign(bool) is refused", "zz = sign(b)", ins, 65)
     run_error("float & is refused", "zz = f & a", ins, 65)
     run_error("float << is refused", "zz = f << 1", ins, 65)
     run_error("int /= is refused (same-kind)", "a /= 2", ins, 65)
@@ -962,7 +962,7 @@ def nan_sign_cases():
         funcs = ["sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
                  "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
                  "arccosh", "arctanh", "floor", "ceil", "trunc", "rint"]
-        stmts += [("f%d" % k, "copysign(1.0, %s(x))" % f, sgn(x), EXACT)
+        stmts += [("g%d" % k, "copysign(1.0, %s(x))" % f, sgn(x), EXACT)
                   for k, f in enumerate(funcs)]
         run_case(Case("NaN signs %s" % SHORT[t], {"x": x}, stmts))
 
