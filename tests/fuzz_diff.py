@@ -5,7 +5,9 @@ A seeded generator writes random programs over every operator, function,
 cast and dtype of src/ops.h: several statements per program, with `let`
 temporaries, in-place updates, reads after writes, weak literals (ints,
 floats, True, nan, -nan, inf, pi), weak and typed scalars (-D), the index
-`i`, and shapes aimed at constant folding and at the edges of each type:
+`i`, inputs and scalars named as the language's names (`i`, `pi`, `nan`,
+`exp`, ...: the names given win, docs/language.md), and shapes aimed at
+constant folding and at the edges of each type:
 
 - bare literals and named constants (2.5, -pi, nan, -nan, inf, 1e300, 3e9,
   int extremes, subnormals, True) stored into arrays of every dtype;
@@ -1481,6 +1483,32 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
     return "ok", "", counts
 
 
+# Names the language gives a meaning, that an input or a scalar of a program
+# may have instead (docs/language.md, "Names the caller binds"): every bare
+# use then reads the value given, and a call of the name stays the function.
+SHADOWS = ["i", "pi", "inf", "nan", "true", "false", "exp", "sqrt", "where", "abs", "f32",
+           "sum", "minimum"]
+
+
+def shadow(rng, prog, checks, arrays, scalars):
+    """Renames an input or a scalar of the program to a name of SHADOWS
+    that the program does not use bare (its `[i]` are syntax and its calls
+    calls: they keep their meaning); the program computes the same.
+    Returns (prog, checks, arrays, scalars), renamed or not."""
+    names = [n for n in sorted(arrays) + sorted(scalars) if re.search(r"\b%s\b" % n, prog)]
+    if not names:
+        return prog, checks, arrays, scalars
+    old = rng.choice(names)
+    for new in rng.sample(SHADOWS, len(SHADOWS)):
+        text = prog.replace("[i]", "") if new == "i" else prog
+        if re.search(r"\b%s\b(?!\s*\()" % new, text):
+            continue
+        rename = (lambda d: {new if k == old else k: v for k, v in d.items()})
+        return (re.sub(r"\b%s\b" % old, new, prog), rename(checks), rename(arrays),
+                rename(scalars))
+    return prog, checks, arrays, scalars
+
+
 def random_case(opt, k):
     """Program k of seed opt.seed: (tag, program, checks, arrays, scalars)."""
     rng = random.Random(opt.seed * 1000003 + k)
@@ -1493,6 +1521,10 @@ def random_case(opt, k):
     arrays = {name: make_data(nrng, dt, n, gen.fill.get(name))
               for name, dt in gen.inputs.items()}
     scalars = {s: gen.scalars[s][0] for s in gen.uses}
+    # A random of its own: the other draws, and so the programs, stay.
+    srng = random.Random("shadow %d %d" % (opt.seed, k))
+    if srng.random() < 0.3:
+        prog, checks, arrays, scalars = shadow(srng, prog, checks, arrays, scalars)
     return "fuzz_diff.%d.%d" % (opt.seed, k), prog, checks, arrays, scalars
 
 
