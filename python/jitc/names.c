@@ -207,7 +207,10 @@ static int bind_name(PyObject **names, PyObject **held, Bound *b, int *nn, PyObj
     raise_status(JITC_E_USAGE, "too many names");
     return -1;
   }
-  if (bind_value(&b[*nn], PyUnicode_AsUTF8(name), v)) return -1;
+  if (bind_value(&b[*nn], PyUnicode_AsUTF8(name), v)) {
+    bound_clear(&b[*nn]); /* what it holds of a value it refused */
+    return -1;
+  }
   names[*nn] = Py_NewRef(name);
   held[*nn] = Py_NewRef(v);
   (*nn)++;

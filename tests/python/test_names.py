@@ -9,6 +9,7 @@ operands have such names."""
 import functools
 import math
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -124,6 +125,19 @@ def test_callers_value_that_is_no_value(target):
     exp = np.exp  # noqa: F841 - read by the program
     with pytest.raises(jitc.ProgramError, match="'exp' is a function; call it as exp"):
         jitc.evaluate("c = a + exp", target=target, a=np.ones(3))
+
+
+def test_refused_callers_array_not_kept(target):
+    # A variable found and refused (int8) leaves no reference behind (the
+    # first lookup makes the frame's locals dict, which holds one).
+    a = np.ones(3, np.int8)
+    counts = []
+    for _ in range(20):
+        jitc.clear_cache()  # each call finds the names again
+        with pytest.raises(jitc.InputError, match="'a' is an array of int8"):
+            jitc.evaluate("c = a + 1", target=target)
+        counts.append(sys.getrefcount(a))
+    assert counts[-1] == counts[0], counts
 
 
 def test_keywords_cannot_be_bound(target):
