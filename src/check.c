@@ -84,6 +84,13 @@ static bool is_constant_name(const char *s) {
   return false;
 }
 
+/* Whether `name` is one the language gives a value, that a bare use reads:
+** the index `i` or a constant other than the literals True and False.  A
+** caller who declares such a name takes it over (check_name). */
+static bool is_language_value(const char *s) {
+  return !strcmp(s, "i") || (is_constant_name(s) && strcmp(s, "True") && strcmp(s, "False"));
+}
+
 /* The reduction called `name` (sum, amin, ...), or -1. */
 static int reduction_op(const char *name) {
   int op = op_lookup_function(name, strlen(name), NULL);
@@ -94,17 +101,18 @@ static int reduction_op(const char *name) {
 static const char *suggest(Checker *K, const char *name, bool want_function) {
   const char *names[256];
   int n = 0;
-  for (int op = 0; op < OP_COUNT && n < 256; op++)
-    if (op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE)
-      names[n++] = op_info[op].name;
+  if (want_function) {
+    for (int op = 0; op < OP_COUNT && n < 256; op++)
+      if (op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE)
+        names[n++] = op_info[op].name;
 #define FN(s, id) if (n < 256) names[n++] = s;
 #include "ops.h"
 #undef FN
-  for (int t = 0; t < JITC_NDTYPES && n < 255; t++) { /* the casts */
-    names[n++] = type_info[t].name;
-    names[n++] = type_info[t].shortname;
-  }
-  if (!want_function) {
+    for (int t = 0; t < JITC_NDTYPES && n < 255; t++) { /* the casts */
+      names[n++] = type_info[t].name;
+      names[n++] = type_info[t].shortname;
+    }
+  } else { /* a bare name: a function there is an error, never the fix */
     static const char *const consts[] = {"pi", "inf", "nan", "True", "False", "i"};
     for (size_t k = 0; k < sizeof consts / sizeof consts[0] && n < 256; k++)
       names[n++] = consts[k];
@@ -122,6 +130,7 @@ static const char *suggest(Checker *K, const char *name, bool want_function) {
 
 static Val check_expr(Checker *K, Ast *a);
 static void poison(Checker *K, const char *name, SymKind kind, int off);
+static Val check_symbol(Checker *K, Ast *a);
 
 static const jitc_array_decl *declared_array(Checker *K, const char *name) {
   for (int k = 0; k < K->C->narrays; k++)
@@ -160,6 +169,25 @@ static const char *implicit_typo(Checker *K, const char *name) {
   return typo_of(name, names, n);
 }
 
+/* Whether the caller declared `name`.  A declared name is the caller's
+** array or scalar wherever it is not called, also when the language gives
+** it a meaning (`i`, `pi`, a function's name): the caller's variable wins,
+** as numexpr's caller's variables do; `sum(x)` stays the function. */
+static bool declared(Checker *K, const char *name) {
+  return declared_array(K, name) || declared_scalar(K, name);
+}
+
+/* Notes that the program read `name` (i or a constant) with the language's
+** meaning: jitc_kernel_language_name() tells a binding that looks names up
+** in its caller's variables which ones it must look for. */
+static void note_language_name(Checker *K, const char *name) {
+  for (int k = 0; k < K->nlang; k++)
+    if (!strcmp(K->lang[k], name))
+      return;
+  if (checker_grow(K, (void **)&K->lang, &K->lcap, K->nlang + 1, sizeof(const char *)))
+    K->lang[K->nlang++] = name;
+}
+
 /* Whether a later statement assigns `name` (for a clearer message). */
 static bool assigned_later(AstProgram *P, int from, const char *name) {
   for (int k = from; k < P->nstmts; k++) {
@@ -175,6 +203,10 @@ static bool assigned_later(AstProgram *P, int from, const char *name) {
 static Val check_name(Checker *K, Ast *a) {
   const char *name = a->name;
   int off = a->off;
+  if (declared(K, name))
+    return check_symbol(K, a);
+  if (is_language_value(name) && a->kind == A_NAME)
+    note_language_name(K, name);
   if (!strcmp(name, "i")) {
     if (a->kind == A_INDEX) {
       error_at(K->C, off, "'i' is the element index, not an array");
@@ -201,6 +233,13 @@ static Val check_name(Checker *K, Ast *a) {
     error_at(K->C, off, "'%s' is a function; call it as %s(...)", name, name);
     return bad_val(K, off);
   }
+  return check_symbol(K, a);
+}
+
+/* A name that is the program's or the caller's: an array, a scalar or a let. */
+static Val check_symbol(Checker *K, Ast *a) {
+  const char *name = a->name;
+  int off = a->off;
   Sym *s = lookup(K, name);
   if (s && s->poisoned)
     return bad_val(K, off);
@@ -397,12 +436,16 @@ static void poison(Checker *K, const char *name, SymKind kind, int off) {
 ** value's own errors are independent of this one. */
 static bool cannot_assign(Checker *K, const char *name, int off) {
   Sym *sym = lookup(K, name);
-  if (!strcmp(name, "i") || is_constant_name(name))
+  if (declared_array(K, name))
+    return false; /* the caller's array, whatever the language calls it */
+  if (declared_scalar(K, name))
+    error_at(K->C, off, "cannot assign to '%s': it is a scalar parameter", name);
+  else if (!strcmp(name, "i") || is_constant_name(name))
     error_at(K->C, off, "cannot assign to '%s': it is %s", name,
              !strcmp(name, "i") ? "the element index" : "a constant");
   else if (op_lookup_function(name, strlen(name), NULL) >= 0)
     error_at(K->C, off, "cannot assign to '%s': it is the name of a function", name);
-  else if (sym ? sym->kind == SYM_PARAM : declared_scalar(K, name) != NULL)
+  else if (sym && sym->kind == SYM_PARAM)
     error_at(K->C, off, "cannot assign to '%s': it is a scalar parameter", name);
   else if (sym && sym->kind == SYM_TEMP)
     error_at(K->C, off, "cannot assign to '%s': it is a let temporary (use another let)", name);
@@ -652,5 +695,7 @@ Program *check(Compiler *C, AstProgram *ast) {
   p->checks = K.checks;
   p->nreduce = K.nreduce;
   p->dtypes = K.dtypes;
+  p->lang = K.lang;
+  p->nlang = K.nlang;
   return p;
 }

@@ -55,6 +55,8 @@ typedef struct Checker {
   int pcap;
   IrCheck *checks; /* weak expressions of scalars, checked before each run */
   int nchecks, ccap;
+  const char **lang; /* names read as the language's i or constants (Program.lang) */
+  int nlang, lcap;
   AstProgram *ast; /* for "read before it is assigned" */
   int stmt;        /* index of the statement after the one being checked */
 } Checker;

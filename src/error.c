@@ -168,6 +168,13 @@ static int distance(const char *a, const char *b) {
   return d[la][lb];
 }
 
+static bool same_but_case(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if ((*a | 32) != (*b | 32))
+      return false;
+  return *a == *b;
+}
+
 const char *nearest_name(const char *name, const char *const *names, int n) {
   const char *best = NULL;
   int bestd = 1000;
@@ -175,6 +182,10 @@ const char *nearest_name(const char *name, const char *const *names, int n) {
   int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
   for (int k = 0; k < n; k++) {
     int d = distance(name, names[k]);
+    /* Every letter replaced is no typo ('a' for 'i'), but for its case. */
+    size_t longest = len > strlen(names[k]) ? len : strlen(names[k]);
+    if (d >= (int)longest && !same_but_case(name, names[k]))
+      continue;
     if (d < bestd) {
       bestd = d;
       best = names[k];

@@ -177,21 +177,13 @@ static bool valid_name(const char *s) {
   return true;
 }
 
-/* Why `name` cannot be bound from outside (an array or a scalar), or NULL:
-** the program could never refer to it, as the language gives it a meaning. */
+/* Why `name` cannot be bound from outside (an array or a scalar), or NULL.
+** Any other name can: one the language gives a meaning (`i`, `pi`, a
+** function's name) is then the caller's wherever it is not called (check.c,
+** declared()).  These few are words of the syntax: no program could read
+** an array of that name. */
 static const char *reserved_why(const char *name) {
-  static const char *const consts[] = {"pi", "inf", "nan", "True", "False", "true", "false"};
-  static const char *const keywords[] = {"let", "and", "or", "not"};
-  if (!strcmp(name, "i"))
-    return "is the element index";
-  for (size_t k = 0; k < sizeof consts / sizeof consts[0]; k++)
-    if (!strcmp(name, consts[k]))
-      return "is a constant of the language";
-  /* The reductions (sum, amin, ...) are rows of ops.h like the functions. */
-  int op = op_lookup_function(name, strlen(name), NULL);
-  if (op >= 0)
-    return op_info[op].kind == K_REDUCE ? "is a reduction of the language"
-                                        : "is a function of the language";
+  static const char *const keywords[] = {"let", "and", "or", "not", "True", "False"};
   for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
     if (!strcmp(name, keywords[k]))
       return "is a keyword";
@@ -479,6 +471,12 @@ const char *jitc_kernel_reduction(const jitc_kernel *k, int index) {
       return op_info[st->op].name;
   }
   return NULL;
+}
+
+int jitc_kernel_language_name_count(const jitc_kernel *k) { return k ? k->prog->nlang : 0; }
+
+const char *jitc_kernel_language_name(const jitc_kernel *k, int index) {
+  return k && index >= 0 && index < k->prog->nlang ? k->prog->lang[index] : NULL;
 }
 
 int jitc_kernel_find_array(const jitc_kernel *k, const char *name) {

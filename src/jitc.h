@@ -280,8 +280,12 @@ JITC_API const char *jitc_vocabulary(void);
 /* Compiles `source` for opt->target (opt NULL: the defaults).  `arrays`
 ** gives the dtype of each array the caller will provide (inputs, and
 ** optionally outputs whose dtype it wants to fix); `scalars` declares the
-** scalars the program may use.  On success *out is the kernel; on failure
-** *out is NULL and the context holds the diagnostics. */
+** scalars the program may use.  A declared name is the caller's, also one
+** the language gives a meaning: an array or scalar `i`, `pi` or `sum` is
+** what a bare `i`, `pi` or `sum` reads, and `sum(x)` stays the function;
+** only the keywords (let, and, or, not, True, False) cannot be declared.
+** On success *out is the kernel; on failure *out is NULL and the context
+** holds the diagnostics. */
 JITC_API jitc_status jitc_compile(jitc_context *ctx, const char *source,
                                   const jitc_array_decl *arrays, int narrays,
                                   const jitc_scalar_decl *scalars, int nscalars,
@@ -311,6 +315,18 @@ JITC_API jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const c
 ** else NULL.  A binding combining partial results of several runs (a sum of
 ** sums, a mean from sums and counts) needs it; the role alone does not say. */
 JITC_API const char *jitc_kernel_reduction(const jitc_kernel *k, int index);
+
+/* The names the program reads with the language's meaning because no
+** array or scalar of that name was declared: the element index `i` and the
+** constants `pi`, `inf`, `nan`, `true`, `false` (not `True` and `False`,
+** which cannot be declared), each once, in the order of first use; index
+** out of range: NULL.  A declared array or scalar takes its name over from
+** the language wherever the name is not called (docs/language.md, "Names
+** the caller binds"): a binding that looks names up in its caller's
+** variables, as numexpr does, looks these up too and compiles again with
+** the ones its caller has. */
+JITC_API int jitc_kernel_language_name_count(const jitc_kernel *k);
+JITC_API const char *jitc_kernel_language_name(const jitc_kernel *k, int index);
 
 /* The index of the array or scalar called `name`, or -1. */
 JITC_API int jitc_kernel_find_array(const jitc_kernel *k, const char *name);

@@ -387,6 +387,9 @@ typedef struct Program {
   int nchecks;
   int nreduce;     /* IR_REDUCE statements */
   unsigned dtypes; /* bit t: some value has dtype t (folded ones too) */
+  const char **lang; /* the names read as the language's `i` or constants, that a
+                        declaration would have taken over (jitc_kernel_language_name) */
+  int nlang;
 } Program;
 
 Program *check(Compiler *C, AstProgram *ast);

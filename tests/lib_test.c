@@ -60,9 +60,9 @@ static void test_errors(jitc_target t) {
   CHECK("errors.source_name", st == JITC_E_PROGRAM &&
         !strncmp(jitc_errmsg(ctx), "prog.jitc:1:8: error: ", 22), "%s", jitc_errmsg(ctx));
   o.source_name = NULL;
-  jitc_scalar_decl pi = {"pi", JITC_FLOAT64, 1};
-  st = jitc_compile(ctx, "c = a * pi", arrays, 2, &pi, 1, &o, &k);
-  CHECK("errors.reserved_scalar", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "constant"),
+  jitc_scalar_decl kw = {"True", JITC_FLOAT64, 1};
+  st = jitc_compile(ctx, "c = a * True", arrays, 2, &kw, 1, &o, &k);
+  CHECK("errors.keyword_scalar", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "keyword"),
         "status %d %s", (int)st, jitc_errmsg(ctx));
   const char *names[] = {"alpha", "beta"};
   CHECK("errors.nearest_name", jitc_nearest_name("alpah", names, 2) == names[0] &&
@@ -80,6 +80,14 @@ static void test_errors(jitc_target t) {
   CHECK("errors.implicit_not_typo", st == JITC_OK, "%s", jitc_errmsg(ctx));
   jitc_kernel_free(k);
   o.implicit_inputs = 0;
+  const char *letters[] = {"i", "a"};
+  CHECK("errors.nearest_name_letter", jitc_nearest_name("q", letters, 2) == NULL &&
+        jitc_nearest_name("A", letters, 2) == letters[1], "a letter for another");
+  /* A bare unknown name gets no function for a suggestion: a function there
+  ** would be an error too. */
+  st = jitc_compile(ctx, "c = a + ex", arrays, 2, NULL, 0, &o, &k);
+  CHECK("errors.bare_no_function", st == JITC_E_PROGRAM && strstr(jitc_errmsg(ctx), "'ex'") &&
+        !strstr(jitc_errmsg(ctx), "did you mean"), "%s", jitc_errmsg(ctx));
   CHECK("version.targets", strstr(jitc_target_version(JITC_TARGET_INTERP), "built in") &&
         jitc_target_version(JITC_TARGET_CPU)[0], "no target versions");
   CHECK("errors.exit_code", jitc_exit_code(JITC_E_PROGRAM) == 65 &&
@@ -403,6 +411,68 @@ static void test_reduction_names(void) {
 /* The last line of every run that reaches its end: tests/t_lib.sh fails a
 ** run that stops before it, whatever its exit status. */
 #define END_LINE "lib_test: end"
+/* A declared name is the caller's wherever the program does not call it,
+** also `i`, a constant or a function's name; the kernel lists the ones the
+** program read with the language's meaning. */
+static void test_bound_names(jitc_target t) {
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o = opts(t);
+  jitc_array_decl arrays[] = {{"a", JITC_FLOAT64}, {"i", JITC_FLOAT64}, {"sum", JITC_FLOAT64}};
+  jitc_scalar_decl scalars[] = {{"pi", JITC_FLOAT64, 1}, {"nan", JITC_FLOAT64, 1}};
+  jitc_kernel *k;
+  jitc_status st = jitc_compile(ctx, "c = a + i + pi + nan + sum\ns = sum(sum)\nd = inf + a",
+                                arrays, 3, scalars, 2, &o, &k);
+  CHECK("bound.compile", st == JITC_OK, "%s", jitc_errmsg(ctx));
+  if (st)
+    goto out;
+  int ai = jitc_kernel_find_array(k, "i"), asum = jitc_kernel_find_array(k, "sum");
+  int ac = jitc_kernel_find_array(k, "c"), as = jitc_kernel_find_array(k, "s");
+  int ad = jitc_kernel_find_array(k, "d");
+  CHECK("bound.language_names", jitc_kernel_language_name_count(k) == 1 &&
+        !strcmp(jitc_kernel_language_name(k, 0), "inf") && !jitc_kernel_language_name(k, 1) &&
+        !jitc_kernel_language_name(k, -1) && jitc_kernel_language_name_count(NULL) == 0,
+        "%d names", jitc_kernel_language_name_count(k));
+  double a[3] = {1, 2, 3}, iv[3] = {10, 20, 30}, sv[3] = {100, 200, 300}, c[3], d[3], s = 0;
+  void *ptrs[6];
+  ptrs[jitc_kernel_find_array(k, "a")] = a;
+  ptrs[ai] = iv;
+  ptrs[asum] = sv;
+  ptrs[ac] = c;
+  ptrs[as] = &s;
+  ptrs[ad] = d;
+  jitc_value vals[2];
+  vals[jitc_kernel_find_scalar(k, "pi")] = (jitc_value){JITC_FLOAT64, {.f = 5}};
+  vals[jitc_kernel_find_scalar(k, "nan")] = (jitc_value){JITC_FLOAT64, {.f = 0.5}};
+  st = jitc_run(ctx, k, 3, ptrs, vals, NULL);
+  CHECK("bound.values", st == JITC_OK && c[0] == 116.5 && c[2] == 338.5 && s == 600 &&
+        isinf(d[1]), "%s: c %g %g s %g", jitc_errmsg(ctx), c[0], c[2], s);
+  jitc_kernel_free(k);
+  /* Undeclared, the same names are the language's, listed once each in order. */
+  jitc_array_decl a_only[] = {{"a", JITC_FLOAT64}};
+  st = jitc_compile(ctx, "c = a + i + pi + i\nd = nan + true", a_only, 1, NULL, 0, &o, &k);
+  CHECK("bound.language_names_undeclared", st == JITC_OK &&
+        jitc_kernel_language_name_count(k) == 4 &&
+        !strcmp(jitc_kernel_language_name(k, 0), "i") &&
+        !strcmp(jitc_kernel_language_name(k, 1), "pi") &&
+        !strcmp(jitc_kernel_language_name(k, 2), "nan") &&
+        !strcmp(jitc_kernel_language_name(k, 3), "true"), "%s", jitc_errmsg(ctx));
+  jitc_kernel_free(k);
+  /* A declared array named like a constant can be assigned; a scalar cannot. */
+  jitc_array_decl pi_out[] = {{"a", JITC_FLOAT64}, {"pi", JITC_FLOAT32}};
+  st = jitc_compile(ctx, "pi = a + 1", pi_out, 2, NULL, 0, &o, &k);
+  jitc_role role = JITC_INPUT;
+  jitc_dtype dt = JITC_BOOL;
+  if (!st)
+    jitc_kernel_array(k, jitc_kernel_find_array(k, "pi"), NULL, &role, &dt);
+  CHECK("bound.assign_array", st == JITC_OK && role == JITC_OUTPUT && dt == JITC_FLOAT32, "%s",
+        jitc_errmsg(ctx));
+  jitc_kernel_free(k);
+  st = jitc_compile(ctx, "pi = a + 1", a_only, 1, scalars, 1, &o, &k);
+  CHECK("bound.assign_scalar", st == JITC_E_PROGRAM &&
+        strstr(jitc_errmsg(ctx), "'pi': it is a scalar parameter"), "%s", jitc_errmsg(ctx));
+out:
+  jitc_context_free(ctx);
+}
 
 int main(int argc, char **argv) {
   jitc_target t = JITC_TARGET_INTERP;
@@ -423,6 +493,7 @@ int main(int argc, char **argv) {
   test_run_device(t);
   test_emit();
   test_reduction_names();
+  test_bound_names(t);
   test_threads(t);
   puts(END_LINE);
   return failures ? 1 : 0;

@@ -148,13 +148,24 @@ expect strict_out 64 "uses no array 'd'" -- timeout 60 $JITC -t interp -q --in a
 expect out_missing_dir 73 "cannot write '$tmp/nodir/c.npy'" -- timeout 60 $JITC -t interp -q --in a=$tmp/big.npy --repeat 1000000 --out c=$tmp/nodir/c.npy 'c = sin(a) * 2'
 expect out_is_dir 73 "is a directory" -- $JITC -t interp -q -n 3 --out c=$tmp 'c = a * 2'
 expect default_ones_help 0 'reads that no --in gives is an input of ones' -- $JITC --help
-for name in i pi inf True nan exp f32 sum let; do
-  expect "reserved_define_$name" 64 "'$name' is" -- $JITC -t interp -q -n 3 -D $name=1 "c = a * 2 + $name"
+# A name given is the program's, also one the language gives a meaning (the
+# index, a constant, a function's name), wherever it is not called; only the
+# keywords cannot be given.
+for name in i pi inf nan true exp f32 sum; do
+  expect "bound_define_$name" 0 'c = \[7 7 7\]' -- $JITC -t interp -n 3 --dtype i64 -D $name=5 "c = a * 2 + $name"
 done
-expect reserved_in 64 "'exp' is a function" -- $JITC -t interp -q -n 3 --in exp=ones 'c = a * 2'
-expect reserved_in_reduction 64 "'argmax' is a reduction" -- $JITC -t interp -q -n 3 --in argmax=ones 'c = a * 2'
-expect reserved_in_reduction_alias 64 "'amin' is a reduction" -- $JITC -t interp -q -n 3 --dtype amin=f32 'c = a * 2'
-expect reserved_dtype 64 "'i' is the element index" -- $JITC -t interp -q -n 3 --dtype i=f32 'c = a * 2'
+expect bound_in_index 0 'c = \[11\. 11\. 11\.\]' -- $JITC -t interp -n 3 --in i=full:10 'c = a + i'
+expect bound_in_reduction 0 's = 3\.' -- $JITC -t interp -n 3 --in sum=arange 's = sum(sum)'
+expect bound_define_call 0 'c = \[8\.389' -- $JITC -t interp -n 3 -D exp=2 'c = exp(exp) + a'
+expect bound_dtype_constant 0 'pi = \[2\. 2\. 2\.\]' -- $JITC -t interp -n 3 --dtype pi=f32 'pi = a + 1'
+# --out names a file, not the array's type: it binds nothing.
+expect unbound_out_constant 65 "cannot assign to 'pi': it is a constant" -- $JITC -t interp -q -n 3 --out pi=$tmp/pi.npy 'pi = a + 1'
+expect unbound_index 0 'c = \[1\. 2\. 3\.\]' -- $JITC -t interp -n 3 'c = a + i'
+for name in True let; do
+  expect "keyword_define_$name" 64 "'$name' is a keyword" -- $JITC -t interp -q -n 3 -D $name=1 "c = a * 2 + $name"
+done
+expect reserved_in_unused 64 "uses no array 'exp'" -- $JITC -t interp -q -n 3 --in exp=ones 'c = a * 2'
+expect reserved_dtype_unused 64 "uses no array 'i'" -- $JITC -t interp -q -n 3 --dtype i=f32 'c = a * 2'
 
 # -D values: Python literals, exact in the stated type.
 expect define_f32_overflow 64 'beyond the range of float32' -- $JITC -t interp -q -n 3 -D s=1e40:f32 'c = a * s'

@@ -23,7 +23,8 @@ The functions:
 
 - ``evaluate(program, target=None, **names)``: compiles (once) and runs;
   names not given are taken from the caller's variables, as
-  ``numexpr.evaluate`` does.
+  ``numexpr.evaluate`` does (its locals, then its globals; of an enclosing
+  function only the variables the caller's own code uses).
 - ``compile(program, target=None, **signature)``: a ``Kernel`` to call many
   times.
 - ``available(target)``, ``default_target()``, ``cache_info()``,
@@ -44,6 +45,15 @@ Values:
   array times ``2.5`` stays ``float32``, as in NumPy 2); NumPy scalars
   (``np.float64(2.5)``) and 0-d arrays are typed (``float32`` array times
   ``np.float64(2.5)`` is ``float64``).
+
+Names: the caller's win.  A name given by keyword, or a variable of the
+caller, is that value wherever the program does not call it, also where
+the language has the name (docs/language.md, "Names the caller binds"):
+with the caller's ``i``, ``jitc.evaluate("a + i")`` adds the caller's
+``i``, not the element index; the caller's ``pi``, ``inf``, ``nan`` or
+``sum`` likewise (a leftover loop counter ``i`` too); ``sum(a)`` stays the
+function.  A name that is nowhere raises ``ProgramError`` naming it alone,
+saying where it was looked for.
 
 Results: the array the program assigns (a new array; or, for an array the
 program updates in place such as ``a[i] += 1``, the array passed, updated);
@@ -221,6 +231,33 @@ def _device_empty(like, shape, dtype, fortran):
         return cupy.empty(shape, dtype=dtype, order="F" if fortran else "C")
 
 
+def _missing_note(message, missing, local_vars, global_vars, caller):
+    """The message of a check whose names ``missing`` are nowhere: the
+    checker's, then, for each, where it was looked for and what to do (the
+    lookup is numexpr's: the caller's locals, then its globals)."""
+    seen = {}
+    for scope in (global_vars, local_vars):
+        try:
+            seen.update((k, v) for k, v in scope.items() if isinstance(k, str))
+        except (AttributeError, TypeError):
+            pass
+    # Suggestions: the caller's values, not its functions, classes, modules.
+    values = [k for k, v in seen.items() if not k.startswith("__") and not callable(v)
+              and not isinstance(v, type(_np))]
+    lines = [message]
+    for name in missing:
+        said = [ln for ln in message.splitlines() if "unknown name '%s'" % name in ln]
+        near = None if any("did you mean" in ln for ln in said) else \
+            _jitc._nearest_name(name, values)
+        lines.append(
+            "'%s' is not given by keyword and is not a variable of the caller: %s looks "
+            "in the calling function's locals, then in its module's globals, as numexpr "
+            "does (not in builtins; a variable of an enclosing function is a local only "
+            "where the calling function's own code uses it); pass it by keyword, %s=...%s"
+            % (name, caller, name, "; did you mean the caller's '%s'?" % near if near else ""))
+    return "\n".join(lines)
+
+
 def _dtype_name(spec):
     if isinstance(spec, str) and (spec in _DTYPES or spec in _ALIASES):
         return _ALIASES.get(spec, spec)
@@ -275,7 +312,11 @@ def compile(program, target=None, **signature):
     - a typed scalar: an example NumPy scalar (``np.float32(0)``).
 
     Names the program reads must all be in the signature (there is no
-    lookup in the caller's variables).  An output in the signature has its
+    lookup in the caller's variables); a name of the signature is the
+    kernel's even where the language has the name (``i``, ``pi``, ``sum``
+    not called: docs/language.md, "Names the caller binds"), and
+    ``kernel.language_names`` lists those the program read as the
+    language's.  An output in the signature has its
     dtype fixed, and may then be passed to be written in place; a
     reduction's result there only states its dtype (the call returns it:
     ``kernel.reductions`` names each result's reduction).
@@ -292,7 +333,7 @@ def compile(program, target=None, **signature):
     return _jitc._compile(program, target, decls)
 
 
-_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError)
+_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError, _missing_note)
 for _f in (evaluate, cache_info, clear_cache, default_target):
     try:
         _f.__module__ = "jitc"

@@ -2,7 +2,8 @@
 ** _jitc.c -- the compiled half of the Python package, over the C library
 ** (jitc.h): the module, its state and its errors.  values.c turns Python
 ** values into arrays and scalars, kernel.c is the Kernel type and its call,
-** evaluate.c is jitc.evaluate and its cache.
+** names.c finds a program's names in the caller's variables, evaluate.c is
+** jitc.evaluate and its cache.
 **
 ** Everything a call does on its way to jitc_run is here, in C, because at
 ** 1,000 elements the kernel takes a fraction of a microsecond and the call
@@ -16,11 +17,12 @@
 ** that other Python threads run while a kernel compiles or runs, and never
 ** waits for the GIL while it holds the lock (so the two cannot deadlock).
 **
-** The cache: program text -> Prog (the names the program reads and
-** assigns, found once by a check of the program) -> a list of kernels, one
-** per signature (target, and per name: array dtype, weak or strong scalar
-** kind).  A call whose signature was seen runs the kernel without checking
-** the program again.
+** The cache: program text -> Progs (the names the program reads and
+** assigns, found by a check of the program, names.c; one Prog per set of
+** names its callers had: a caller's `i` is not the element index) -> a
+** list of kernels, one per signature (target, and per name: array dtype,
+** weak or strong scalar kind).  A call whose names and signature were seen
+** runs the kernel without checking the program again.
 */
 #define JITC_MODULE_INIT
 #include "pyjitc.h"
@@ -30,7 +32,7 @@
 jitc_context *g_ctx;
 PyThread_type_lock g_lock;
 jitc_target g_default_target;
-PyObject *g_progs;          /* dict: program text -> Prog capsule */
+PyObject *g_progs;          /* dict: program text -> list of Prog capsules */
 long long g_compiles, g_hits;
 /* Set by __init__.py through _init(): the exception classes (indexed by
 ** jitc_status) and the device-array helpers. */
@@ -38,6 +40,7 @@ PyObject *g_exc[8];
 PyObject *g_empty_exc;    /* a reduction without identity over no elements */
 PyObject *g_device_info;  /* obj -> None | ndarray (host view) | tuple */
 PyObject *g_device_empty; /* (like, shape, dtype name, fortran) -> array */
+PyObject *g_missing_note; /* (message, names, locals, globals, caller) -> message */
 PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
 
 PyObject *raise_status(jitc_status s, const char *msg) {
@@ -155,9 +158,11 @@ static PyObject *py_compile(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_init(PyObject *self, PyObject *args) {
-  PyObject *excs, *info, *empty, *empty_exc;
-  if (!PyArg_ParseTuple(args, "O!OOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc))
+  PyObject *excs, *info, *empty, *empty_exc, *note;
+  if (!PyArg_ParseTuple(args, "O!OOOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc,
+                        &note))
     return NULL;
+  Py_XSETREF(g_missing_note, Py_NewRef(note));
   Py_XSETREF(g_empty_exc, Py_NewRef(empty_exc));
   for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(excs) && j < 8; j++)
     Py_XSETREF(g_exc[j], Py_NewRef(PyTuple_GET_ITEM(excs, j)));
@@ -183,6 +188,29 @@ static PyObject *py_available(PyObject *self, PyObject *arg) {
   return r;
 }
 
+/* _nearest_name(name, names): jitc_nearest_name over a sequence of str. */
+static PyObject *py_nearest_name(PyObject *self, PyObject *args) {
+  const char *name;
+  PyObject *seq;
+  if (!PyArg_ParseTuple(args, "sO", &name, &seq)) return NULL;
+  PyObject *fast = PySequence_Fast(seq, "_nearest_name: names must be a sequence");
+  if (!fast) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  const char **names = PyMem_Calloc(n + 1, sizeof *names);
+  int k = 0;
+  for (Py_ssize_t j = 0; names && j < n && k < INT32_MAX; j++) {
+    PyObject *o = PySequence_Fast_GET_ITEM(fast, j);
+    const char *u = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    if (u) names[k++] = u;
+    else PyErr_Clear();
+  }
+  const char *best = names ? jitc_nearest_name(name, names, k) : NULL;
+  PyObject *r = best ? PyUnicode_FromString(best) : names ? Py_NewRef(Py_None) : PyErr_NoMemory();
+  PyMem_Free(names);
+  Py_DECREF(fast);
+  return r;
+}
+
 static PyObject *py_default_target(PyObject *self, PyObject *noargs) {
   return PyUnicode_FromString(jitc_target_name(g_default_target));
 }
@@ -198,8 +226,14 @@ static PyMethodDef methods[] = {
    "  jitc.default_target().\n"
    "names: the arrays and scalars the program reads, by name. A name the\n"
    "  program reads that is not given is taken from the caller's local, then\n"
-   "  global variables (as numexpr.evaluate does). An array the program only\n"
-   "  assigns is allocated, unless given (then it is written in place).\n"
+   "  global variables (as numexpr.evaluate does; not builtins, and of an\n"
+   "  enclosing function only the variables the caller's own code uses). An\n"
+   "  array the program only assigns is allocated, unless given (then it is\n"
+   "  written in place).\n"
+   "  The caller's names win: a name given, or a variable of the caller, is\n"
+   "  that value even where the language has the name: with the caller's i,\n"
+   "  pi or sum, 'a + i' adds the caller's i, not the element index; a call,\n"
+   "  sum(a), stays the function.\n"
    "\n"
    "Returns the array the program assigns (a new one; or the array passed,\n"
    "updated in place, for 'a[i] += 1'), or a dict by name when it assigns\n"
@@ -215,13 +249,14 @@ static PyMethodDef methods[] = {
    "The kernel is compiled on the first call and kept: later calls with the\n"
    "same program, target and types only run it.\n"
    "\n"
-   "Raises jitc.ProgramError (the program), jitc.InputError (the values),\n"
+   "Raises jitc.ProgramError (the program; a name that is nowhere: the message\n"
+   "says where it was looked for), jitc.InputError (the values),\n"
    "jitc.UsageError, jitc.TargetUnavailable; jitc.EmptyReductionError (a\n"
    "ProgramError and a ValueError) for min, max, argmin or argmax of no\n"
    "elements."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
   {"_init", py_init, METH_VARARGS,
-   "_init(exceptions, device_info, device_empty, empty_reduction_error)"},
+   "_init(exceptions, device_info, device_empty, empty_reduction_error, missing_note)"},
   {"cache_info", py_cache_info, METH_NOARGS,
    "cache_info() -> dict\n--\n\n"
    "The evaluate cache: programs and kernels held, compiles made and cache hits since the "
@@ -229,6 +264,8 @@ static PyMethodDef methods[] = {
   {"clear_cache", py_clear_cache, METH_NOARGS,
    "clear_cache()\n--\n\nEmpties the evaluate cache and zeroes its counters."},
   {"_available", py_available, METH_O, "_available(target) -> True or (False, reason)"},
+  {"_nearest_name", py_nearest_name, METH_VARARGS,
+   "_nearest_name(name, names) -> the likely typo's fix among names, or None"},
   {"default_target", py_default_target, METH_NOARGS,
    "default_target() -> str\n--\n\n"
    "The target evaluate and compile use for host arrays when none is given: 'cpu' when jitc "

@@ -23,7 +23,9 @@ or on its PYTHONPATH).
   them: Python numbers are weak, NumPy scalars and 0-d arrays (Dask ones
   included) typed.
 - Names not given are taken from the caller's variables, as in
-  ``jitc.evaluate``.
+  ``jitc.evaluate``, and the caller's names win there too: the caller's
+  ``i`` (an array or a scalar) is not the element index, nor its ``pi`` the
+  constant (docs/language.md, "Names the caller binds").
 - Dask arrays of CuPy chunks run on ``cuda`` (``target=None`` lets each
   block choose, as ``jitc.evaluate`` does), and the results are Dask
   arrays of CuPy chunks: their ``meta`` is a CuPy array.
@@ -71,9 +73,13 @@ import jitc as _jitc
 
 __all__ = ["evaluate"]
 
-# The checker's words for a name it does not know (jitc.evaluate reads the
-# same ones to look names up in the caller's variables).
-_UNKNOWN = re.compile(r"error: unknown name '(\w+)'|error: '(\w+)' is read before it is assigned")
+# The checker's words for a name the caller may have (jitc.evaluate reads the
+# same ones, in names.c): unknown, read before it is assigned, or the
+# language's (the index, a constant, a function) where the program needs a
+# value or an array.
+_NAMED = re.compile(r"error: (?:unknown name '(\w+)'|'(\w+)' is read before it is assigned"
+                    r"|'(\w+)' is (?:a function; call it as|the element index, not an array"
+                    r"|a constant, not an array))")
 
 # What a block does with the chunk of an argument before jitc sees it.
 _PASS, _COPY, _EMPTY = 0, 1, 2
@@ -98,27 +104,54 @@ def _example(v):
     return v
 
 
+def _lookup(scopes, name):
+    """(True, the caller's variable `name`) or (False, None): its locals,
+    then its globals, as numexpr looks names up."""
+    for scope in scopes:
+        if name in scope:
+            return True, scope[name]
+    return False, None
+
+
 def _check(program, names, frame):
-    """Checks the program with the names given, adding the names it does
-    not know from the caller's variables (locals, then globals) until it
-    checks; returns the kernel (of interp: its types are every target's)."""
+    """Checks the program with the names given, adding from the caller's
+    variables (locals, then globals) each name the check could not resolve
+    and each it read as the language's (``i``, ``pi``, ...: the caller's
+    variable of that name wins), until it checks with none to add; returns
+    the kernel (of interp: its types are every target's) and the names."""
     names = dict(names)
+    scopes = () if frame is None else (frame.f_locals, frame.f_globals)
     while True:
         try:
             sig = {nm: _example(v) for nm, v in names.items()}
-            return _jitc.compile(program, "interp", **sig), names
+            kernel = _jitc.compile(program, "interp", **sig)
         except _jitc.ProgramError as e:
-            unknown = [a or b for a, b in _UNKNOWN.findall(str(e))]
-            unknown = [nm for nm in dict.fromkeys(unknown) if nm not in names]
-            if not unknown or frame is None:
-                raise
-            for nm in unknown:
-                if nm in frame.f_locals:
-                    names[nm] = frame.f_locals[nm]
-                elif nm in frame.f_globals:
-                    names[nm] = frame.f_globals[nm]
-                else:
-                    raise
+            added, missing = False, []
+            for unknown, late, language in _NAMED.findall(str(e)):
+                nm = unknown or late or language
+                if nm in names or nm in missing:
+                    continue
+                found, v = _lookup(scopes, nm)
+                # A function where the program needs a value is the
+                # program's mistake, whatever the caller calls that name.
+                if found and not (language and callable(v)):
+                    names[nm], added = v, True
+                elif unknown:
+                    missing.append(nm)
+            if added:  # again, so that an error names only what is still missing
+                continue
+            if missing and scopes:
+                raise _jitc.ProgramError(
+                    _jitc._missing_note(str(e), missing, scopes[0], scopes[1],
+                                        "jitc.dask.evaluate"), e.line, e.col) from None
+            raise
+        added = False
+        for nm in kernel.language_names:
+            found, v = _lookup(scopes, nm)
+            if found:
+                names[nm], added = v, True
+        if not added:
+            return kernel, names
 
 
 def _run_block(spec, *chunks):
@@ -148,6 +181,8 @@ def _run_block(spec, *chunks):
         for nm in arrays:
             if not bound[nm].flags.c_contiguous:
                 bound[nm] = bound[nm].copy(order="C")
+    # Every name the program reads is bound: jitc.evaluate looks in this
+    # frame only for the language's names (i, pi, ...), which it has none of.
     if red is None:
         r = _jitc.evaluate(program, target, **bound)
         return r if len(outs) == 1 else tuple(r[nm] for nm in outs)
@@ -190,8 +225,6 @@ _REDUCTION = re.compile(r"\b(sum|prod|amin|min|amax|max|mean|any|all|argmin|argm
 # What precedes it in its statement: the name assigned, or none (a bare
 # statement assigns `out`).
 _ASSIGNED = re.compile(r"(?:\b(\w+)\s*(?:\[\s*i\s*\]\s*)?=\s*)?[(\s]*$")
-# The element index read as a value (not as the `[i]` of an array).
-_INDEX = re.compile(r"\bi\b")
 _NOID = ("min", "max", "argmin", "argmax")
 
 # What a block's task needs to know of the reductions: the element-wise
@@ -453,7 +486,8 @@ def evaluate(program, target=None, **names):
         role = roles.get(nm, "input")
         modes.append(_COPY if role == "inout" else _EMPTY if role == "output" else _PASS)
     red, block_program = None, program
-    reads_i = _INDEX.search(re.sub(r"\[\s*i\s*\]", "", re.sub(r"#[^\n]*", "", program)))
+    # The element index, not the caller's `i` (then an array or a scalar).
+    reads_i = "i" in kernel.language_names
     nblocks = functools.reduce(lambda x, c: x * c, ref.numblocks, 1) if ref is not None else 1
     if reads_i and (reductions or nblocks != 1):
         raise _jitc.UsageError("jitc.dask.evaluate: the program reads the element index i, "

@@ -1,218 +1,89 @@
 /*
 ** evaluate.c -- jitc.evaluate and its cache: program text -> the names the
-** program reads and assigns (found once, by a check of the program on
-** interp with the caller's variables looked up for each unknown name) ->
-** one kernel per signature.
+** program reads and assigns, for the names its caller has (a Prog, found
+** by names.c; a text has one per set of names its callers had: the
+** caller's `i` makes another than the element index) -> one kernel per
+** signature.
 */
 #include "pyjitc.h"
 
-typedef struct Entry {
-  uint8_t key[MAXNAMES + 1]; /* target, then the code of each name */
-  KernelObject *K;
-  int slot[MAXNAMES];        /* kernel_slot of each name */
-} Entry;
-
-typedef struct Prog {
-  int nnames;
-  PyObject *names[MAXNAMES]; /* interned */
-  jitc_role roles[MAXNAMES]; /* scalars: JITC_INPUT */
-  int nentries, cap;
-  Entry *entries;
-} Prog;
-
-static void prog_release(Prog *p) {
-  if (!p) return;
-  for (int j = 0; j < p->nnames; j++) Py_XDECREF(p->names[j]);
-  for (int j = 0; j < p->nentries; j++) Py_XDECREF(p->entries[j].K);
-  PyMem_Free(p->entries);
-  PyMem_Free(p);
-}
-
 static void prog_free(PyObject *cap) { prog_release(PyCapsule_GetPointer(cap, "jitc.Prog")); }
 
-/* The caller's variables: locals, then globals. */
-static PyObject *frame_lookup(PyObject *name, PyObject **locals) {
-  if (!*locals) {
-#if PY_VERSION_HEX >= 0x030D0000
-    *locals = PyEval_GetFrameLocals(); /* new reference, released by the caller */
-#else
-    *locals = PyEval_GetLocals();
-    Py_XINCREF(*locals);
-#endif
-    if (!*locals) {
-      PyErr_Clear();
-      *locals = Py_NewRef(Py_None);
+/* The Progs kept for one text: one per set of names its callers had. */
+#define MAXPROGS 8
+
+/* Whether Prog p is the program's meaning for this call: the caller has
+** none of the names p read as the language's, and has every name p reads.
+** vals[j]: the value of p->names[j] (new references; NULL for an output
+** not given).  1: yes; 0: no (vals cleared); -1: an error. */
+static int prog_match(const Prog *p, PyObject *const *kwv, PyObject *kwnames, Scope *sc,
+                      PyObject **vals) {
+  for (int j = 0; j < p->nlang; j++) {
+    if (kw_lookup(kwv, kwnames, p->lang[j])) return 0;
+    PyObject *v = scope_lookup(sc, p->lang[j]);
+    if (v || PyErr_Occurred()) {
+      Py_XDECREF(v);
+      return v ? 0 : -1;
     }
   }
-  PyObject *v = NULL;
-  if (*locals != Py_None) {
-    v = PyMapping_Check(*locals) ? PyObject_GetItem(*locals, name) : NULL;
-    if (v) {
-      Py_DECREF(v); /* the frame keeps it alive for the call */
-      return v;
+  int j = 0;
+  for (; j < p->nnames; j++) {
+    PyObject *v = kw_lookup(kwv, kwnames, p->names[j]);
+    if (v) Py_INCREF(v);
+    else if (p->roles[j] != JITC_OUTPUT && p->roles[j] != JITC_RESULT) {
+      v = scope_lookup(sc, p->names[j]);
+      if (!v) break;
     }
-    PyErr_Clear();
+    vals[j] = v;
   }
-  PyObject *g = PyEval_GetGlobals();
-  return g ? PyDict_GetItemWithError(g, name) : NULL;
+  if (j == p->nnames) return 1;
+  while (j) Py_XDECREF(vals[--j]);
+  return PyErr_Occurred() ? -1 : 0;
 }
 
-static PyObject *kw_lookup(PyObject *const *kwv, PyObject *kwnames, PyObject *name) {
-  if (!kwnames) return NULL;
-  Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
-  for (Py_ssize_t j = 0; j < n; j++)
-    if (PyTuple_GET_ITEM(kwnames, j) == name) return kwv[j];
-  for (Py_ssize_t j = 0; j < n; j++)
-    if (name_eq(PyTuple_GET_ITEM(kwnames, j), name)) return kwv[j];
-  return NULL;
-}
-
-/* The name in a checker message "unknown name 'x'..." or "'x' is read
-** before it is assigned", or NULL. */
-static PyObject *unknown_name(const char *msg) {
-  const char *p = NULL;
-  if (!strncmp(msg, "unknown name '", 14)) p = msg + 14;
-  else if (msg[0] == '\'' && strstr(msg, "' is read before it is assigned")) p = msg + 1;
+/* The Prog of `program` for this call (its capsule: a new reference), from
+** the cache or resolved now and kept; vals as for prog_match. */
+static PyObject *prog_for(PyObject *program, PyObject *const *kwv, PyObject *kwnames,
+                          Scope *sc, PyObject **vals) {
+  PyObject *list = PyDict_GetItemWithError(g_progs, program);
+  if (!list && PyErr_Occurred()) return NULL;
+  Py_XINCREF(list); /* a clear_cache() (a lookup may run Python code) must not free it */
+  for (Py_ssize_t j = 0; list && j < PyList_GET_SIZE(list); j++) {
+    PyObject *cap = Py_NewRef(PyList_GET_ITEM(list, j));
+    int m = prog_match(PyCapsule_GetPointer(cap, "jitc.Prog"), kwv, kwnames, sc, vals);
+    if (m) {
+      Py_DECREF(list);
+      if (m < 0) Py_CLEAR(cap);
+      return cap;
+    }
+    Py_DECREF(cap);
+  }
+  Py_XDECREF(list);
+  Prog *p = prog_resolve(program, kwv, kwnames, sc);
   if (!p) return NULL;
-  const char *q = strchr(p, '\'');
-  return q ? PyUnicode_FromStringAndSize(p, q - p) : NULL;
-}
-
-/* Finds the names a program reads and assigns: a check (the interp
-** target: the front end only) with the names given to evaluate declared;
-** each name the check finds unknown is looked up in the caller's
-** variables, until the program checks or a name is nowhere. */
-static Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwnames,
-                          PyObject **locals) {
-  PyObject *names[MAXNAMES];
-  Bound b[MAXNAMES];
-  int nn = 0;
-  Prog *p = NULL;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t j = 0; j < nkw; j++) {
-    PyObject *nm = PyTuple_GET_ITEM(kwnames, j);
-    if (nm == s_target || name_eq(nm, s_target)) continue;
-    if (nn == MAXNAMES) {
-      raise_status(JITC_E_USAGE, "too many names");
-      goto out;
-    }
-    names[nn] = Py_NewRef(nm);
-    if (bind_value(&b[nn], PyUnicode_AsUTF8(nm), kwv[j])) {
-      Py_DECREF(names[nn]);
-      goto out;
-    }
-    nn++;
-  }
-  const char *src = PyUnicode_AsUTF8(program);
-  if (!src) goto out;
-  for (int round = 0; round < MAXNAMES; round++) {
-    jitc_array_decl ad[MAXNAMES];
-    jitc_scalar_decl sd[MAXNAMES];
-    int na, ns;
-    if (decls_of(nn, names, b, ad, &na, sd, &ns)) goto out;
-    jitc_options o;
-    jitc_options_init(&o);
-    o.target = JITC_TARGET_INTERP;
-    jitc_kernel *k = NULL;
-    jitc_status s;
-    int added = 0;
-    PyObject *found[MAXNAMES];
-    int nfound = 0;
-    Failure f = {0};
-    /* What the check found, copied while the lock is held (the GIL is not). */
-    char *cnames[MAXNAMES];
-    jitc_role croles[MAXNAMES];
-    int nc = 0;
-    Py_BEGIN_ALLOW_THREADS
-    PyThread_acquire_lock(g_lock, WAIT_LOCK);
-    s = jitc_compile(g_ctx, src, ad, na, sd, ns, &o, &k);
-    if (s) failure_take(&f, s);
-    if (s == JITC_OK) {
-      for (int j = 0; j < jitc_kernel_array_count(k) && nc < MAXNAMES; j++) {
-        const char *nm;
-        jitc_dtype dt;
-        jitc_kernel_array(k, j, &nm, &croles[nc], &dt);
-        cnames[nc++] = strdup(nm);
-      }
-      for (int j = 0; j < jitc_kernel_scalar_count(k) && nc < MAXNAMES; j++) {
-        const char *nm;
-        jitc_dtype dt;
-        jitc_kernel_scalar(k, j, &nm, &dt);
-        croles[nc] = JITC_INPUT;
-        cnames[nc++] = strdup(nm);
-      }
-      jitc_kernel_free(k);
-    } else if (s == JITC_E_PROGRAM) {
-      for (int e = 0; e < jitc_error_count(g_ctx) && nc < MAXNAMES; e++) {
-        jitc_error er;
-        if (jitc_error_get(g_ctx, e, &er) == JITC_OK) cnames[nc++] = strdup(er.message);
-      }
-    }
-    PyThread_release_lock(g_lock);
-    Py_END_ALLOW_THREADS
-    if (s == JITC_OK && (p = PyMem_Calloc(1, sizeof *p))) {
-      for (int j = 0; j < nc; j++) {
-        p->roles[j] = croles[j];
-        p->names[j] = PyUnicode_InternFromString(cnames[j] ? cnames[j] : "?");
-      }
-      p->nnames = nc;
-    }
-    for (int j = 0; j < nc; j++) {
-      PyObject *nm = s == JITC_E_PROGRAM && cnames[j] ? unknown_name(cnames[j]) : NULL;
-      if (nm && nfound < MAXNAMES) found[nfound++] = nm;
-      free(cnames[j]);
-    }
-    if (s == JITC_OK) {
-      free(f.msg);
-      if (!p) PyErr_NoMemory();
-      else for (int j = 0; j < p->nnames; j++) if (!p->names[j]) PyErr_NoMemory();
-      goto out;
-    }
-    /* Look the unknown names up in the caller's variables. */
-    int missing = 0;
-    for (int j = 0; j < nfound; j++) {
-      /* A name read in several places is unknown at each. */
-      int seen = 0;
-      for (int i = 0; i < nn && !seen; i++) seen = name_eq(names[i], found[j]);
-      if (seen) {
-        Py_DECREF(found[j]);
-        continue;
-      }
-      PyObject *v = missing || nn == MAXNAMES ? NULL : frame_lookup(found[j], locals);
-      if (PyErr_Occurred()) missing = 1;
-      if (!v) missing = 1;
-      if (!missing) {
-        PyUnicode_InternInPlace(&found[j]);
-        if (bind_value(&b[nn], PyUnicode_AsUTF8(found[j]), v)) {
-          missing = 1;
-          free(f.msg);
-          f.msg = NULL;
-        } else {
-          names[nn++] = Py_NewRef(found[j]);
-          added++;
-        }
-      }
-      Py_DECREF(found[j]);
-    }
-    if (missing || !added) {
-      if (f.msg) {
-        PyErr_Clear();
-        failure_raise(&f);
-      }
-      goto out;
-    }
-    free(f.msg);
-  }
-out:
-  for (int j = 0; j < nn; j++) {
-    bound_clear(&b[j]);
-    Py_DECREF(names[j]);
-  }
-  if (p && PyErr_Occurred()) {
+  PyObject *cap = PyCapsule_New(p, "jitc.Prog", prog_free);
+  if (!cap) {
     prog_release(p);
-    p = NULL;
+    return NULL;
   }
-  return p;
+  int m = prog_match(p, kwv, kwnames, sc, vals);
+  if (m == 0)
+    raise_status(JITC_E_INTERNAL, "jitc.evaluate: the caller's variables changed while "
+                 "the program's names were found");
+  list = m > 0 ? PyDict_GetItemWithError(g_progs, program) : NULL;
+  if (m > 0 && !list && !PyErr_Occurred()) {
+    PyObject *l = PyList_New(0);
+    if (l && !PyDict_SetItem(g_progs, program, l)) list = l;
+    Py_XDECREF(l);
+  }
+  if (list && PyList_GET_SIZE(list) >= MAXPROGS) PySequence_DelItem(list, 0);
+  if (PyErr_Occurred() || !list || PyList_Append(list, cap)) {
+    if (m > 0)
+      for (int j = 0; j < p->nnames; j++) Py_XDECREF(vals[j]);
+    Py_DECREF(cap);
+    return NULL;
+  }
+  return cap;
 }
 
 /* evaluate(program, target=None, **names) */
@@ -224,23 +95,14 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   PyObject *program = args[0];
   PyObject *const *kwv = args + nargs;
   PyObject *target = nargs > 1 ? args[1] : kw_lookup(kwv, kwnames, s_target);
-  PyObject *locals = NULL, *result = NULL;
+  PyObject *result = NULL, *vals[MAXNAMES];
+  Scope sc = {0};
   Bound b[MAXNAMES];
-  int nb = 0;
-  PyObject *cap = PyDict_GetItemWithError(g_progs, program);
-  Prog *p;
-  if (cap) {
-    p = PyCapsule_GetPointer(cap, "jitc.Prog");
-    Py_INCREF(cap); /* a clear_cache() in another thread must not free it under us */
-  } else {
-    if (PyErr_Occurred()) return NULL;
-    if (!(p = prog_resolve(program, kwv, kwnames, &locals))) goto out;
-    cap = PyCapsule_New(p, "jitc.Prog", prog_free);
-    if (!cap || PyDict_SetItem(g_progs, program, cap)) {
-      if (!cap) prog_release(p);
-      goto out;
-    }
-  }
+  int nb = 0, nvals = 0;
+  PyObject *cap = prog_for(program, kwv, kwnames, &sc, vals);
+  if (!cap) goto out;
+  Prog *p = PyCapsule_GetPointer(cap, "jitc.Prog");
+  nvals = p->nnames;
   /* Every name given must be the program's. */
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t j = 0; j < nkw; j++) {
@@ -258,18 +120,7 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   for (int i = 0; i < p->nnames; i++) {
     memset(&b[i], 0, sizeof b[i]);
     nb = i + 1;
-    PyObject *v = kw_lookup(kwv, kwnames, p->names[i]);
-    if (!v && p->roles[i] != JITC_OUTPUT && p->roles[i] != JITC_RESULT) {
-      v = frame_lookup(p->names[i], &locals);
-      if (!v) {
-        if (!PyErr_Occurred())
-          raise_input("'%U' is not given and is not a variable of the caller", p->names[i]);
-        goto out;
-      }
-    }
-    if (v && bind_value(&b[i], PyUnicode_AsUTF8(p->names[i]), v)) {
-      goto out;
-    }
+    if (vals[i] && bind_value(&b[i], PyUnicode_AsUTF8(p->names[i]), vals[i])) goto out;
     key[1 + i] = b[i].code;
     device |= KIND(b[i].code) == K_DEV;
     host |= KIND(b[i].code) == K_HOST;
@@ -312,8 +163,10 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     KernelObject *K = e->K;
     Py_INCREF(K); /* a concurrent clear_cache() must not free it under us */
     Bound ka[MAXNAMES], ks[MAXNAMES];
-    memset(ka, 0, sizeof(Bound) * K->narrays);
-    memset(ks, 0, sizeof(Bound) * K->nscalars);
+    /* No memset of 0 bytes: glibc's AVX-512 memset stores 64 masked bytes
+    ** for it, which costs a microcode assist where they cross a page. */
+    if (K->narrays) memset(ka, 0, sizeof(Bound) * K->narrays);
+    if (K->nscalars) memset(ks, 0, sizeof(Bound) * K->nscalars);
     for (int i = 0; i < p->nnames; i++) {
       int s = e->slot[i];
       if (s >= 0) ka[s] = b[i];
@@ -329,7 +182,8 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   }
 out:
   for (int i = 0; i < nb; i++) bound_clear(&b[i]);
-  Py_XDECREF(locals);
+  for (int i = 0; i < nvals; i++) Py_XDECREF(vals[i]);
+  scope_clear(&sc);
   Py_XDECREF(cap);
   return result;
 }
@@ -337,10 +191,11 @@ out:
 PyObject *py_cache_info(PyObject *self, PyObject *noargs) {
   Py_ssize_t kernels = 0, pos = 0;
   PyObject *k, *v;
-  while (PyDict_Next(g_progs, &pos, &k, &v)) {
-    Prog *p = PyCapsule_GetPointer(v, "jitc.Prog");
-    if (p) kernels += p->nentries;
-  }
+  while (PyDict_Next(g_progs, &pos, &k, &v))
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(v); j++) {
+      Prog *p = PyCapsule_GetPointer(PyList_GET_ITEM(v, j), "jitc.Prog");
+      if (p) kernels += p->nentries;
+    }
   return Py_BuildValue("{snsnsLsL}", "programs", PyDict_Size(g_progs), "kernels", kernels,
                        "compiles", g_compiles, "hits", g_hits);
 }

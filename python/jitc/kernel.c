@@ -415,8 +415,8 @@ PyObject *kernel_vcall(PyObject *self, PyObject *const *args, size_t nargsf,
     return raise_status(JITC_E_USAGE, "too many arguments: the kernel's parameters are "
                         "its signature's names");
   Bound ka[MAXNAMES], ks[MAXNAMES];
-  memset(ka, 0, sizeof(Bound) * K->narrays);
-  memset(ks, 0, sizeof(Bound) * K->nscalars);
+  if (K->narrays) memset(ka, 0, sizeof(Bound) * K->narrays); /* not 0 bytes: evaluate.c */
+  if (K->nscalars) memset(ks, 0, sizeof(Bound) * K->nscalars);
   PyObject *result = NULL;
   for (Py_ssize_t j = 0; j < nargs + nkw; j++) {
     PyObject *nm = j < nargs ? PyTuple_GET_ITEM(K->params, j) : PyTuple_GET_ITEM(kwnames, j - nargs);
@@ -487,6 +487,17 @@ static PyObject *kernel_get_scalars(KernelObject *K, void *c) {
   return t;
 }
 
+static PyObject *kernel_get_language_names(KernelObject *K, void *c) {
+  int n = jitc_kernel_language_name_count(K->k);
+  PyObject *t = PyTuple_New(n);
+  for (int j = 0; t && j < n; j++) {
+    PyObject *s = PyUnicode_FromString(jitc_kernel_language_name(K->k, j));
+    if (!s) Py_CLEAR(t);
+    else PyTuple_SET_ITEM(t, j, s);
+  }
+  return t;
+}
+
 static PyObject *kernel_get_info(KernelObject *K, void *c) {
   const jitc_compile_info *i = jitc_kernel_compile_info(K->k);
   return Py_BuildValue("{sdsdsdsdsdsdss}", "total_ms", i->total_ms, "frontend_ms",
@@ -514,6 +525,9 @@ static PyGetSetDef kernel_getset[] = {
    "'all', 'argmin' or 'argmax'}.", NULL},
   {"scalars", (getter)kernel_get_scalars, NULL,
    "The scalars the program uses: (name, dtype inside the kernel).", NULL},
+  {"language_names", (getter)kernel_get_language_names, NULL,
+   "The names the program reads with the language's meaning because the signature binds "
+   "none of that name: 'i' (the element index), 'pi', 'inf', 'nan', 'true', 'false'.", NULL},
   {"compile_info", (getter)kernel_get_info, NULL,
    "Times of the compile in milliseconds, and whether a cache served it.", NULL},
   {NULL},

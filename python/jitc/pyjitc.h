@@ -1,7 +1,8 @@
 /*
 ** pyjitc.h -- what the files of the extension jitc._jitc share: the module
-** state (_jitc.c), bound values (values.c), Kernel objects (kernel.c) and
-** the evaluate cache (evaluate.c).
+** state (_jitc.c), bound values (values.c), Kernel objects (kernel.c), a
+** program's names in the caller's variables (names.c) and the evaluate
+** cache (evaluate.c).
 */
 #ifndef PYJITC_H
 #define PYJITC_H
@@ -37,6 +38,7 @@ extern PyObject *g_exc[8];
 extern PyObject *g_empty_exc;
 extern PyObject *g_device_info;
 extern PyObject *g_device_empty;
+extern PyObject *g_missing_note;
 extern PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
 extern PyTypeObject KernelType;
 
@@ -78,6 +80,37 @@ typedef struct KernelObject {
   vectorcallfunc vectorcall;
 } KernelObject;
 
+/* A kernel of evaluate's cache: the one for a signature of a Prog. */
+typedef struct Entry {
+  uint8_t key[MAXNAMES + 1]; /* target, then the code of each name */
+  KernelObject *K;
+  int slot[MAXNAMES];        /* kernel_slot of each name */
+} Entry;
+
+/* What a program's text means for the names its caller has (names.c): the
+** names it reads and assigns, and those it read as the language's (`i`,
+** `pi`, ...) because the caller had no such variable; and its kernels, one
+** per signature (evaluate.c).  A caller who has one of `lang`, or lacks one
+** of `names` that the program reads, needs another Prog of the text. */
+typedef struct Prog {
+  int nnames;
+  PyObject *names[MAXNAMES]; /* interned */
+  jitc_role roles[MAXNAMES]; /* scalars: JITC_INPUT */
+  int nlang;
+  PyObject *lang[MAXNAMES];  /* interned */
+  int nentries, cap;
+  Entry *entries;
+} Prog;
+
+/* The caller's variables, as numexpr finds them: the locals of the Python
+** frame that called (for a closure, the free variables its code uses),
+** then its globals; got on the first lookup. */
+typedef struct Scope {
+  int got;
+  PyObject *locals;  /* new ref, or NULL */
+  PyObject *globals; /* borrowed from the frame, or NULL */
+} Scope;
+
 /* _jitc.c: errors.  raise_input and raise_usage format as PyUnicode_FromFormat. */
 PyObject *raise_status(jitc_status s, const char *msg);
 PyObject *raise_input(const char *fmt, ...);
@@ -108,6 +141,13 @@ PyObject *kernel_vcall(PyObject *self, PyObject *const *args, size_t nargsf,
 int kernel_slot(const KernelObject *K, PyObject *name);
 int name_eq(PyObject *a, PyObject *b);
 int parse_target(PyObject *t, int device, jitc_target *out);
+
+/* names.c */
+PyObject *scope_lookup(Scope *sc, PyObject *name);
+void scope_clear(Scope *sc);
+PyObject *kw_lookup(PyObject *const *kwv, PyObject *kwnames, PyObject *name);
+Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwnames, Scope *sc);
+void prog_release(Prog *p);
 
 /* evaluate.c */
 PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -315,3 +315,13 @@ def test_threads_with_clear_cache(target):
     stop.set()
     cl.join()
     assert not errors
+
+
+def test_comparison_of_known_names():
+    """`a == b` of the caller's arrays compares (numexpr's habit); only a
+    name that would become an input of ones is refused as a mistyped `=`."""
+    a = np.array([1.0, 2.0, np.nan])
+    b = np.array([1.0, 3.0, np.nan])
+    r = jitc.evaluate("a == b")
+    np.testing.assert_array_equal(r, a == b)
+    np.testing.assert_array_equal(jitc.evaluate("a[i] == b"), a == b)
