@@ -14,11 +14,13 @@
 **   sum, prod  bool and signed integers accumulate in int64, unsigned ones
 **              in uint64, wrapping; float32, float16 and bfloat16 sums in
 **              float64 (a result at least as accurate as NumPy's pairwise
-**              sum, rounded once at the end), float32 products in float32,
-**              float16 and bfloat16 products in float32 (as NumPy's float16
-**              loops accumulate) rounded once at the end
+**              sum), float32 products in float32, float16 and bfloat16
+**              products in float32 (as NumPy's float16 loops accumulate)
 **   min, max   NaN wins; no identity; unsigned integers compare unsigned
-**   mean       the sum in float64 (float32: rounded at the end) over n
+**   mean       the sum in float64 over n
+** A wider accumulator becomes the result's type at the end, by the cast
+** from float64 or float32 (semantics.h: to bfloat16 through float32, as
+** ml_dtypes converts).
 **   any, all   or, and of the elements' truth
 **   argmin,    the index of the first extreme element, a NaN counting as
 **   argmax     the extreme; no identity
