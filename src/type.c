@@ -200,7 +200,7 @@ static jitc_dtype common_type(Val *v, int n, bool *weak) {
     else if (!any_strong) {
       strong = v[k].n->type;
       any_strong = true;
-    } else {
+    } else if (strong != JITC_NDTYPES) {
       strong = promote(strong, v[k].n->type);
     }
   }
@@ -209,10 +209,25 @@ static jitc_dtype common_type(Val *v, int n, bool *weak) {
     return wk;
   /* Weak operands join one at a time, as NumPy's result_type does. */
   jitc_dtype t = strong;
-  for (int k = 0; k < n; k++)
+  for (int k = 0; k < n && t != JITC_NDTYPES; k++)
     if (v[k].weak)
       t = weak_with(v[k].n->type, t);
   return t;
+}
+
+/* Reports that v[0..n) have no common type (bfloat16 with int32: NumPy
+** raises DTypePromotionError), naming the first pair that has none. */
+static Val no_common_type(Checker *K, Val *v, int n, int off) {
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; b < n; b++)
+      if (!v[a].weak && !v[b].weak && promote(v[a].n->type, v[b].n->type) == JITC_NDTYPES) {
+        error_at(K->C, off, "%s and %s have no common type (NumPy refuses to promote them); "
+                 "convert one first, e.g. with f32(...)", tname(v[a].n->type),
+                 tname(v[b].n->type));
+        return bad_val(K, off);
+      }
+  error_at(K->C, off, "the operands have no common type (NumPy refuses to promote them)");
+  return bad_val(K, off);
 }
 
 /* ---- operations ---- */
@@ -311,12 +326,16 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
               : c.n->type == JITC_BOOL ? c.n : convert(K, c, JITC_BOOL);
     bool weak;
     jitc_dtype t = common_type(v + 1, 2, &weak);
+    if (t == JITC_NDTYPES)
+      return no_common_type(K, v + 1, 2, off);
     args[1] = convert_weak(K, v[1], t);
     args[2] = convert_weak(K, v[2], t);
     return (Val){new_op(K, OP_WHERE, t, off, 3, args), false, false};
   }
   bool weak;
   jitc_dtype t = common_type(v, n, &weak);
+  if (t == JITC_NDTYPES)
+    return no_common_type(K, v, n, off);
   const char *sym = info->name;
   /* Python's bools are ints: True + True is 2, ~True is -2 (NumPy's
   ** np.True_ + np.True_ would be True; a program's weak values are Python's). */
@@ -408,7 +427,7 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
   }
   if (op == OP_POW && dtype_is_int(t)) {
     Node *e = v[1].n;
-    if (e->kind == N_CONST && !dtype_is_float(e->type) && e->k.i < 0) {
+    if (e->kind == N_CONST && type_info[e->type].kind == T_SINT && e->k.i < 0) {
       if (weak && !is_fn) {
         /* Python: 2 ** -1 is 0.5 */
         result = t = JITC_FLOAT64;
@@ -454,6 +473,8 @@ Val check_power(Checker *K, int off, Val *v, bool call) {
       v[1].n->type != JITC_BOOL) {
     bool weak;
     jitc_dtype t = common_type(v, 2, &weak);
+    if (t == JITC_NDTYPES)
+      return no_common_type(K, v, 2, off);
     double e = dtype_is_float(v[1].n->type) ? v[1].n->k.f : (double)v[1].n->k.i;
     int fast = -1;
     if (e == 2 && t != JITC_BOOL)
