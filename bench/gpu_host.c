@@ -19,6 +19,8 @@
 **                            0: none before; 1: jitc's warm-up first)
 **   gpu_host process         the CLI's `jitc -t cuda 'a[i] += 1'` job step by
 **                            step, in this fresh process
+**   gpu_host driver          the driver's start step by step (NVRTC's and the
+**                            driver's libraries, cuInit, the primary context)
 **
 ** It includes the target's header to set CudaTune and read CudaTrace, as
 ** tests/gpu/cuda_gpu.c does; nothing else reaches inside the library.
@@ -161,11 +163,31 @@ static double par_memcpy(char *dst, const char *src, char *dst2, const char *src
   return med(t, reps);
 }
 
-static void limits(void) {
+typedef struct Reg {
+  char *p;
+  size_t n;
+  int unregister;
+  CUresult r;
+} Reg;
+
+static void *reg_main(void *arg) {
+  Reg *g = arg;
+  api.cuCtxSetCurrent(pctx);
+  g->r = g->unregister ? api.cuMemHostUnregister(g->p) : api.cuMemHostRegister(g->p, g->n, 0);
+  return NULL;
+}
+
+static void limits_register(void);
+
+static void limits(bool only_registration) {
   driver();
   for (int q = 0; q < 4; q++)
     CK(api.cuStreamCreate(&st[q], CU_STREAM_NON_BLOCKING));
   const size_t MB = (size_t)1 << 20;
+  if (only_registration) {
+    limits_register();
+    return;
+  }
   /* Pinning by allocation. */
   for (size_t mb = 4; mb <= 256; mb *= 4) {
     void *h;
@@ -239,6 +261,17 @@ static void limits(void) {
            T, in, out, outs, both, 80.0 * MB / in / 1e6, 80.0 * MB / out / 1e6,
            80.0 * MB / outs / 1e6, 80.0 * MB / both / 1e6);
   }
+  free(pg);
+  free(pg2);
+  limits_register();
+}
+
+/* Pinning the caller's memory, and the driver's own pageable copies. */
+static void limits_register(void) {
+  const size_t MB = (size_t)1 << 20, big = 800 * MB, mb80 = 80 * MB;
+  CUdeviceptr din;
+  CK(api.cuMemAlloc(&din, big));
+  char *pg = pageable(mb80, true), *pg2 = pageable(mb80, true);
   /* Registering pageable memory, and DMA from it. */
   for (int huge = 1; huge >= 0; huge--)
     for (size_t mb = 4; mb <= 800; mb = mb == 4 ? 80 : mb * 10) {
@@ -257,6 +290,29 @@ static void limits(void) {
              (double)mb * MB / (t1 - t0) / 1e6);
       free(p);
     }
+  /* Registering 80 MB as 1, 2, 4 or 8 pieces, each on its own thread at once. */
+  for (int T = 1; T <= 8; T *= 2) {
+    char *p = pageable(mb80, true);
+    double t0 = now_ms();
+    pthread_t th[8];
+    Reg rg[8];
+    for (int k = 0; k < T; k++) {
+      rg[k] = (Reg){p + mb80 / (size_t)T * (size_t)k, mb80 / (size_t)T, 0, 0};
+      pthread_create(&th[k], NULL, reg_main, &rg[k]);
+    }
+    for (int k = 0; k < T; k++)
+      pthread_join(th[k], NULL);
+    double t1 = now_ms();
+    for (int k = 0; k < T; k++) {
+      rg[k].unregister = 1;
+      pthread_create(&th[k], NULL, reg_main, &rg[k]);
+    }
+    for (int k = 0; k < T; k++)
+      pthread_join(th[k], NULL);
+    printf("{\"what\": \"register_threads\", \"MB\": 80, \"threads\": %d, \"result\": %d, "
+           "\"register_ms\": %.3f, \"unregister_ms\": %.3f}\n", T, rg[0].r, t1 - t0, now_ms() - t1);
+    free(p);
+  }
   /* The driver's own staging of pageable memory. */
   double t[8];
   for (int r = 0; r < 6; r++) {
@@ -338,27 +394,48 @@ static void sweep(int64_t n) {
   for (int w = 0; w < 2; w++) {
     jitc_kernel *k = compile(ctx, progs[w][1], w ? JITC_FLOAT32 : JITC_FLOAT64);
     void **arr = arrays_for(k, n);
-    int chunks[] = {1, 2, 4, 8};
-    int slots[] = {3, 4, 6, 8};
-    int threads[] = {4, 8, 12, 16};
-    for (int reg = 1; reg <= 2; reg++)
-      for (int c = 0; c < 4; c++)
-        for (int s = 0; s < 4; s++)
-          for (int t = 0; t < 4; t++)
-            for (int strm = 1; strm <= 2; strm++) {
-              if (reg == 2 && (t != 1 || strm != 2 || s != 2))
-                continue; /* registered: no host copies to tune */
-              if (reg == 1 && s != 2 && t != 2 && c != 2)
-                continue; /* vary one thing at a time around (4 MB, 6 slots, 12 threads) */
-              S->tune = (CudaTune){(int64_t)chunks[c] << 20, slots[s], threads[t], reg, strm};
-              double up, down, ms = h2h_ms(ctx, k, n, arr, reps, &up, &down);
-              printf("{\"what\": \"sweep\", \"workload\": \"%s\", \"n\": %lld, \"chunk_MB\": %d, "
-                     "\"slots\": %d, \"threads\": %d, \"reg\": %d, \"streaming\": %d, \"ms\": %.3f, "
-                     "\"h2d_sum_ms\": %.3f, \"d2h_sum_ms\": %.3f}\n",
-                     progs[w][0], (long long)n, chunks[c], slots[s], threads[t], reg, strm, ms, up,
-                     down);
-              fflush(stdout);
-            }
+    int chunks[] = {2, 4, 8, 16};
+    int slots[] = {3, 4, 6};
+    int threads[] = {8, 12, 16};
+    for (int c = 1; c < 4; c++)
+      for (int sl = 0; sl < 3; sl++)
+        for (int t = 0; t < 3; t++)
+          for (int strm = 1; strm <= 2; strm++) {
+            S->tune = (CudaTune){(int64_t)chunks[c] << 20, slots[sl], threads[t], 1, strm};
+            double up, down, ms = h2h_ms(ctx, k, n, arr, reps, &up, &down);
+            printf("{\"what\": \"sweep\", \"workload\": \"%s\", \"n\": %lld, \"pinned\": 0, "
+                   "\"chunk_MB\": %d, \"slots\": %d, \"threads\": %d, \"streaming\": %d, "
+                   "\"ms\": %.3f, \"h2d_sum_ms\": %.3f, \"d2h_sum_ms\": %.3f}\n",
+                   progs[w][0], (long long)n, chunks[c], slots[sl], threads[t], strm, ms, up, down);
+            fflush(stdout);
+          }
+    /* The same arrays pinned once (registered by the caller): DMA in place. */
+    int na = jitc_kernel_array_count(k);
+    bool pinned = S->api.cuCtxSetCurrent(S->pctx) == CUDA_SUCCESS;
+    for (int a = 0; a < na; a++) {
+      const char *name;
+      jitc_role role;
+      jitc_dtype dt;
+      jitc_kernel_array(k, a, &name, &role, &dt);
+      pinned &= S->api.cuMemHostRegister(arr[a], (size_t)n * jitc_dtype_size(dt), 0) == CUDA_SUCCESS;
+    }
+    for (int c = 0; c < 4 && pinned; c++)
+      for (int sl = 0; sl < 3; sl++) {
+        S->tune = (CudaTune){(int64_t)chunks[c] << 20, slots[sl], 0, 0, 0};
+        double up, down, ms = h2h_ms(ctx, k, n, arr, reps, &up, &down);
+        printf("{\"what\": \"sweep\", \"workload\": \"%s\", \"n\": %lld, \"pinned\": 1, "
+               "\"chunk_MB\": %d, \"slots\": %d, \"ms\": %.3f}\n", progs[w][0], (long long)n,
+               chunks[c], slots[sl], ms);
+        fflush(stdout);
+      }
+    S->tune = (CudaTune){0};
+    if (pinned) {
+      double up, down, ms = h2h_ms(ctx, k, n, arr, reps, &up, &down);
+      printf("{\"what\": \"sweep\", \"workload\": \"%s\", \"n\": %lld, \"pinned\": 1, "
+             "\"auto\": 1, \"ms\": %.3f}\n", progs[w][0], (long long)n, ms);
+      for (int a = 0; a < na; a++)
+        S->api.cuMemHostUnregister(arr[a]);
+    }
     S->tune = (CudaTune){0};
     double up, down, ms = h2h_ms(ctx, k, n, arr, reps, &up, &down);
     printf("{\"what\": \"sweep\", \"workload\": \"%s\", \"n\": %lld, \"auto\": 1, \"ms\": %.3f}\n",
@@ -371,7 +448,7 @@ static void sweep(int64_t n) {
   jitc_context_free(ctx);
 }
 
-static void trace(int64_t n, const char *prog) {
+static void trace(int64_t n, const char *prog, bool pin) {
   jitc_context *ctx = jitc_context_new();
   if (jitc_target_available(ctx, JITC_TARGET_CUDA) != JITC_OK) {
     printf("{\"error\": \"%s\"}\n", jitc_errmsg(ctx));
@@ -380,6 +457,10 @@ static void trace(int64_t n, const char *prog) {
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
   jitc_kernel *k = compile(ctx, prog, JITC_FLOAT64);
   void **arr = arrays_for(k, n);
+  S->api.cuCtxSetCurrent(S->pctx);
+  for (int a = 0; pin && a < jitc_kernel_array_count(k); a++)
+    if (S->api.cuMemHostRegister(arr[a], (size_t)n * 8, 0) != CUDA_SUCCESS)
+      pin = false;
   CudaTrace T = {.cap = 4096};
   T.c = calloc((size_t)T.cap, sizeof *T.c);
   double up, down;
@@ -388,9 +469,9 @@ static void trace(int64_t n, const char *prog) {
   jitc_run_info info;
   jitc_run(ctx, k, n, arr, NULL, &info);
   S->trace = NULL;
-  printf("{\"what\": \"trace\", \"program\": \"%s\", \"n\": %lld, \"chunk\": %lld, \"slots\": %d, "
-         "\"threads\": %d, \"registered\": %d, \"total_ms\": %.4f, \"chunks\": [",
-         prog, (long long)n, (long long)T.chunk, T.slots, T.threads, T.registered, T.total_ms);
+  printf("{\"what\": \"trace\", \"program\": \"%s\", \"n\": %lld, \"pinned\": %d, \"chunk\": %lld, "
+         "\"slots\": %d, \"threads\": %d, \"registered\": %d, \"total_ms\": %.4f, \"chunks\": [",
+         prog, (long long)n, pin, (long long)T.chunk, T.slots, T.threads, T.registered, T.total_ms);
   for (int64_t c = 0; c < T.n; c++) {
     CudaTraceChunk *t = &T.c[c];
     printf("%s[%lld, %lld, %.4f, %.4f, %.4f, %.4f, %.4f, %.4f, %.4f, %.4f]", c ? ", " : "",
@@ -427,6 +508,8 @@ static void nvrtc_one(const char *what, const char *src, int nopt, const char **
          "\"faults\": %ld}\n", what, r, t1 - t0, c1 - c0, f1 - f0);
 }
 
+static const char *trace_opt = "-fdevice-time-trace=nvrtc_trace";
+
 static void nvrtc(int mode) {
   char err[512];
   double t0 = now_ms();
@@ -455,6 +538,11 @@ static void nvrtc(int mode) {
     nvrtc_one("warm_sm90_empty", "extern \"C\" __global__ void jitc_warm(void) {}", 3, opts);
   if (mode == 3)
     nvrtc_one("warm_sm90_same", src, 3, opts);
+  if (mode == 4) { /* where a warm compile's time goes: NVRTC's own trace (PTX: ptxas cannot take it) */
+    const char *ptx[] = {"-arch=compute_90", "--fmad=false", "-minimal", trace_opt};
+    nvrtc_one("warm_ptx", src, 3, ptx);
+    nvrtc_one("traced_ptx", src, 4, ptx);
+  }
   nvrtc_one("first", src, 3, opts);
   nvrtc_one("second", src, 3, opts);
   nvrtc_one("third", src, 3, opts);
@@ -469,6 +557,38 @@ static void nvrtc(int mode) {
 }
 
 /* ---- the CLI's job, step by step ---- */
+
+/* The driver's own start, step by step, in this fresh process. */
+static void driver_start(void) {
+  char err[512];
+  double t0 = now_ms();
+  if (cuda_load_nvrtc(&api, NULL, NULL, err, sizeof err)) {
+    printf("{\"error\": \"%s\"}\n", err);
+    exit(69);
+  }
+  double t1 = now_ms();
+  if (cuda_load_driver(&api, NULL, err, sizeof err)) { /* dlopen and cuInit */
+    printf("{\"error\": \"%s\"}\n", err);
+    exit(69);
+  }
+  double t2 = now_ms();
+  CUdevice d;
+  CK(api.cuDeviceGet(&d, 0));
+  CK(api.cuDevicePrimaryCtxRetain(&pctx, d));
+  double t3 = now_ms();
+  CK(api.cuCtxSetCurrent(pctx));
+  CUdeviceptr p;
+  CK(api.cuMemAlloc(&p, 1 << 20));
+  double t4 = now_ms();
+  CK(api.cuMemFree(p));
+  if (getenv("GPU_HOST_KEEP_CONTEXT")) /* leave the context to the process's exit */
+    exit(0);
+  CK(api.cuDevicePrimaryCtxRelease(d));
+  double t5 = now_ms();
+  printf("{\"what\": \"driver\", \"nvrtc_dlopen_ms\": %.2f, \"driver_dlopen_cuInit_ms\": %.2f, "
+         "\"primary_context_ms\": %.2f, \"first_alloc_ms\": %.2f, \"context_release_ms\": %.2f}\n",
+         t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
+}
 
 static void process(void) {
   double t0 = now_ms();
@@ -491,7 +611,7 @@ static void process(void) {
   const jitc_compile_info *ci = jitc_kernel_compile_info(k);
   double t2 = now_ms();
   int64_t n = 10000000;
-  double *a = malloc((size_t)n * 8);
+  double *a = pageable((size_t)n * 8, true); /* as the CLI holds its inputs */
   for (int64_t i = 0; i < n; i++)
     a[i] = 1;
   double t3 = now_ms();
@@ -502,31 +622,35 @@ static void process(void) {
   st = st ? st : jitc_run(ctx, k, n, arr, NULL, &info);
   double t5 = now_ms();
   jitc_kernel_free(k);
-  jitc_context_free(ctx);
   double t6 = now_ms();
+  jitc_context_free(ctx);
+  double t7 = now_ms();
   free(a);
   printf("{\"what\": \"process\", \"ok\": %d, \"driver_start_ms\": %.2f, \"compile_ms\": %.2f, "
          "\"cache\": \"%s\", \"nvrtc_ms\": %.2f, \"load_ms\": %.2f, \"fill_ms\": %.2f, "
          "\"first_run_ms\": %.3f, \"second_run_ms\": %.3f, \"h2d_sum_ms\": %.3f, "
-         "\"kernel_ms\": %.3f, \"d2h_sum_ms\": %.3f, \"teardown_ms\": %.2f}\n",
+         "\"kernel_ms\": %.3f, \"d2h_sum_ms\": %.3f, \"kernel_free_ms\": %.2f, "
+         "\"context_free_ms\": %.2f}\n",
          st == JITC_OK, t1 - t0, t2 - t1, ci->cache, ci->codegen_ms, ci->load_ms, t3 - t2,
-         t4 - t3, t5 - t4, info.h2d_ms, info.kernel_ms, info.d2h_ms, t6 - t5);
+         t4 - t3, t5 - t4, info.h2d_ms, info.kernel_ms, info.d2h_ms, t6 - t5, t7 - t6);
 }
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (!strcmp(mode, "limits"))
-    limits();
+    limits(argc > 2 && !strcmp(argv[2], "register"));
   else if (!strcmp(mode, "sweep"))
     sweep(argc > 2 ? (int64_t)atof(argv[2]) : 10000000);
   else if (!strcmp(mode, "trace") && argc > 3)
-    trace((int64_t)atof(argv[2]), argv[3]);
+    trace((int64_t)atof(argv[2]), argv[3], argc > 4 && !strcmp(argv[4], "pinned"));
   else if (!strcmp(mode, "nvrtc"))
     nvrtc(argc > 2 ? atoi(argv[2]) : 0);
   else if (!strcmp(mode, "process"))
     process();
+  else if (!strcmp(mode, "driver"))
+    driver_start();
   else {
-    fprintf(stderr, "usage: gpu_host limits | sweep N | trace N PROGRAM | nvrtc MODE | process\n");
+    fprintf(stderr, "usage: gpu_host limits | sweep N | trace N PROGRAM | nvrtc MODE | process | driver\n");
     return 64;
   }
   return 0;
