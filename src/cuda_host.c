@@ -162,13 +162,19 @@ static bool cut(Pipe *P) {
   return true;
 }
 
-/* The chunk, the slots, the threads and what to register, from the bytes
-** that move and the machine.  The largest chunk moves 1 to 8 MiB in the
-** larger direction: copies that size keep the engines near their peak
-** (a copy costs microseconds to start; 8 MiB pieces measured at 98% of
-** the one-way rate on an H100, 2 MiB at 94%), and the copy threads' jobs
-** large enough to share among them. */
-static void choose(Pipe *P) {
+/* The chunk, the slots and the threads, from the bytes that move, whether
+** any array is staged, and the machine.  The largest chunk moves 1 to 8 MiB
+** in the larger direction (16 with nothing staged), half the transfer when
+** that is less: copies that size keep
+** the engines near their peak (a copy costs microseconds to start; 8 MiB
+** pieces measured at 98% of the one-way rate on an H100, 2 MiB at 94%),
+** and the copy threads' jobs large enough to share among them.  Slots: 4
+** with staging (each holds a chunk of staging per staged array and
+** direction; more measured no faster, the copy threads being the limit),
+** else 8, which keeps the copy engines fed while the host waits for one
+** slot (8 MiB chunks, 10M float64 `a[i] += 1` pinned: 2.19 ms with 4, 1.96
+** with 6 on an H100). */
+static void choose(Pipe *P, bool staged) {
   CudaState *S = P->S;
   const CudaTune *T = &S->tune;
   size_t in_b = 0, out_b = 0;
@@ -182,15 +188,20 @@ static void choose(Pipe *P) {
   if (!cb && S->env->cuda_chunk_mb)
     cb = (int64_t)S->env->cuda_chunk_mb << 20;
   if (!cb) {
-    cb = (int64_t)((double)P->n * (double)big / 8);
-    cb = cb < ((int64_t)1 << 20) ? (int64_t)1 << 20 : cb > ((int64_t)8 << 20) ? (int64_t)8 << 20 : cb;
+    /* Half the transfer: at 8 MB (1M float64 in place) two chunks took 0.75
+    ** ms where an eighth took 1.41 (the per-chunk costs of copy jobs and
+    ** events outweighing their overlap), at 24 MB 8 MiB chunks 1.33 ms where
+    ** an eighth took 2.38 (H100, pageable). */
+    cb = (int64_t)((double)P->n * (double)big / 2);
+    int64_t most = (int64_t)(staged ? 8 : 16) << 20;
+    cb = cb < ((int64_t)1 << 20) ? (int64_t)1 << 20 : cb > most ? most : cb;
   }
   int64_t chunk = cb / (int64_t)big / 4096 * 4096;
   chunk = chunk < 4096 ? 4096 : chunk;
   if (P->n <= chunk)
     chunk = (int64_t)round_up((size_t)(P->n > 0 ? P->n : 1), 256);
   P->chunk = chunk;
-  int slots = T->slots ? T->slots : 4;
+  int slots = T->slots ? T->slots : staged ? 4 : CUDA_SLOTS;
   slots = slots > CUDA_SLOTS ? CUDA_SLOTS : slots < 2 ? 2 : slots;
   int64_t most = (P->n + 4095) / 4096; /* chunks there can be, at most */
   P->nslots = most < slots ? (int)(most > 0 ? most : 1) : slots;
@@ -369,22 +380,31 @@ static void lay_out(Pipe *P) {
     P->up[a] = role == JITC_INPUT || role == JITC_INOUT;
     P->down[a] = role == JITC_OUTPUT || role == JITC_INOUT;
   }
-  choose(P);
+  bool staged = false;
   for (int a = 0; a < p->narrays; a++)
     if (p->arrays[a].role != JITC_RESULT) { /* a result: one element, from jitc_r at the end */
       P->how[a] = cuda_is_pinned(S, P->arrays[a]) ? HOW_PINNED : HOW_STAGED;
-      if (P->how[a] == HOW_STAGED)
-        need += (P->up[a] + P->down[a]) * round_up((size_t)P->chunk * P->esize[a], 256);
+      staged |= P->how[a] == HOW_STAGED;
     }
+  choose(P, staged);
+  for (int a = 0; a < p->narrays; a++)
+    if (P->how[a] == HOW_STAGED)
+      need += (P->up[a] + P->down[a]) * round_up((size_t)P->chunk * P->esize[a], 256);
   bool reg = register_now(P, need * (size_t)P->nslots);
+  staged = false;
   for (int a = 0; a < p->narrays; a++) {
-    if (p->arrays[a].role == JITC_RESULT)
-      continue;
     size_t bytes = (size_t)P->n * P->esize[a];
     /* Small arrays are staged all the same: a registration costs 0.5 ms at least. */
     if (reg && P->how[a] == HOW_STAGED && (bytes >= ((size_t)4 << 20) || S->tune.reg == 2) &&
         cuda_register(S, P->arrays[a], bytes))
       P->how[a] = HOW_REGISTERED;
+    staged |= P->how[a] == HOW_STAGED;
+  }
+  if (reg && !staged)
+    choose(P, false); /* everything registered: as pinned */
+  for (int a = 0; a < p->narrays; a++) {
+    if (p->arrays[a].role == JITC_RESULT)
+      continue;
     size_t region = round_up((size_t)P->chunk * P->esize[a], 256);
     P->doff[a] = doff;
     doff += region;
