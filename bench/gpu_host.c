@@ -381,7 +381,7 @@ static double h2h_ms(jitc_context *ctx, jitc_kernel *k, int64_t n, void **arr, i
   return med(t, reps);
 }
 
-static void sweep(int64_t n) {
+static void sweep(int64_t n, bool pinned_only) {
   jitc_context *ctx = jitc_context_new();
   if (jitc_target_available(ctx, JITC_TARGET_CUDA) != JITC_OK) {
     printf("{\"error\": \"%s\"}\n", jitc_errmsg(ctx));
@@ -397,7 +397,7 @@ static void sweep(int64_t n) {
     int chunks[] = {2, 4, 8, 16};
     int slots[] = {3, 4, 6};
     int threads[] = {8, 12, 16};
-    for (int c = 1; c < 4; c++)
+    for (int c = 1; c < 4 && !pinned_only; c++)
       for (int sl = 0; sl < 3; sl++)
         for (int t = 0; t < 3; t++)
           for (int strm = 1; strm <= 2; strm++) {
@@ -445,6 +445,34 @@ static void sweep(int64_t n) {
     free(arr);
     jitc_kernel_free(k);
   }
+  jitc_context_free(ctx);
+}
+
+/* Small and middle sizes: where the pipeline's fixed costs (copy jobs,
+** events, chunks) weigh most; chunk sizes and thread counts around the
+** defaults, `a[i] += 1` float64 pageable. */
+static void small(void) {
+  jitc_context *ctx = jitc_context_new();
+  if (jitc_target_available(ctx, JITC_TARGET_CUDA) != JITC_OK)
+    exit(69);
+  CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
+  jitc_kernel *k = compile(ctx, "a[i] += 1", JITC_FLOAT64);
+  int64_t sizes[] = {100000, 1000000, 3000000, 10000000};
+  int mb[] = {0, 1, 2, 4, 8, 16};
+  int threads[] = {0, 1, 4};
+  for (int z = 0; z < 4; z++) {
+    void **arr = arrays_for(k, sizes[z]);
+    for (int c = 0; c < 6; c++)
+      for (int t = 0; t < 3; t++) {
+        S->tune = (CudaTune){(int64_t)mb[c] << 20, 0, threads[t], 0, 0};
+        double up, down, ms = h2h_ms(ctx, k, sizes[z], arr, 30, &up, &down);
+        printf("{\"what\": \"small\", \"n\": %lld, \"chunk_MB\": %d, \"threads\": %d, "
+               "\"ms\": %.4f}\n", (long long)sizes[z], mb[c], threads[t], ms);
+      }
+    free(arr[0]);
+    free(arr);
+  }
+  S->tune = (CudaTune){0};
   jitc_context_free(ctx);
 }
 
@@ -640,13 +668,15 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "limits"))
     limits(argc > 2 && !strcmp(argv[2], "register"));
   else if (!strcmp(mode, "sweep"))
-    sweep(argc > 2 ? (int64_t)atof(argv[2]) : 10000000);
+    sweep(argc > 2 ? (int64_t)atof(argv[2]) : 10000000, argc > 3 && !strcmp(argv[3], "pinned"));
   else if (!strcmp(mode, "trace") && argc > 3)
     trace((int64_t)atof(argv[2]), argv[3], argc > 4 && !strcmp(argv[4], "pinned"));
   else if (!strcmp(mode, "nvrtc"))
     nvrtc(argc > 2 ? atoi(argv[2]) : 0);
   else if (!strcmp(mode, "process"))
     process();
+  else if (!strcmp(mode, "small"))
+    small();
   else if (!strcmp(mode, "driver"))
     driver_start();
   else {
