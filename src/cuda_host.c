@@ -14,8 +14,9 @@
 **   its upload, and out of it after its download (cuda_copy.c), each copy
 **   job carrying one chunk's inputs and the outputs of every chunk whose
 **   download has ended;
-** - pageable memory the pipeline registers for the call, when the tuning
-**   asks for it (CudaTune.reg): as pinned.
+** - large pageable arrays that the pipeline registers for the call, when it
+**   would otherwise first have to grow its staging (register_now()): as
+**   pinned, and unregistered when the call ends.
 ** The chunk, the slots and the threads are chosen from the bytes that move
 ** and the machine (choose()).  This file calls the copier (cuda_copy.c)
 ** and the launcher (cuda_launch.c), which call nothing back.
@@ -164,8 +165,10 @@ static bool cut(Pipe *P) {
 
 /* The chunk, the slots and the threads, from the bytes that move, whether
 ** any array is staged, and the machine.  The largest chunk moves 1 to 8 MiB
-** in the larger direction (16 with nothing staged), half the transfer when
-** that is less: copies that size keep
+** in the larger direction, half the transfer when that is less (a function
+** of n and the arrays' types alone, whatever the memory: the chunks set the
+** partials of reductions, and a float sum must not change with it; 16 MiB
+** measured 4% faster with nothing staged at 1e8): copies that size keep
 ** the engines near their peak (a copy costs microseconds to start; 8 MiB
 ** pieces measured at 98% of the one-way rate on an H100, 2 MiB at 94%),
 ** and the copy threads' jobs large enough to share among them.  Slots: 4
@@ -193,8 +196,7 @@ static void choose(Pipe *P, bool staged) {
     ** events outweighing their overlap), at 24 MB 8 MiB chunks 1.33 ms where
     ** an eighth took 2.38 (H100, pageable). */
     cb = (int64_t)((double)P->n * (double)big / 2);
-    int64_t most = (int64_t)(staged ? 8 : 16) << 20;
-    cb = cb < ((int64_t)1 << 20) ? (int64_t)1 << 20 : cb > most ? most : cb;
+    cb = cb < ((int64_t)1 << 20) ? (int64_t)1 << 20 : cb > ((int64_t)8 << 20) ? (int64_t)8 << 20 : cb;
   }
   int64_t chunk = cb / (int64_t)big / 4096 * 4096;
   chunk = chunk < 4096 ? 4096 : chunk;

@@ -7,7 +7,8 @@
 ** for every way an array travels (staged, pinned by the caller, registered
 ** for the call, mixed), chunk sizes, slot and thread counts, plain and
 ** streaming stores, odd sizes and misaligned pointers; the registrations a
-** run makes are undone when it ends, and the caller's own stay.
+** run makes are undone when it ends, and the caller's own stay; the chunks
+** (which set the bits of float sums) are the same on every path and call.
 ** Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
 */
 #include "../src/jitc_int.h"
@@ -101,6 +102,68 @@ static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, 
   jitc_kernel_free(k);
 }
 
+/* The chunks of a run of n elements, as its trace records them, into
+** off[] (their starts; the count is returned). */
+static int64_t chunks_of(jitc_context *ctx, jitc_kernel *k, int64_t n, void **arr,
+                         int64_t *off, int64_t cap) {
+  CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
+  CudaTrace T = {.cap = cap};
+  T.c = calloc((size_t)cap, sizeof *T.c);
+  S->trace = &T;
+  jitc_status st = jitc_run(ctx, k, n, arr, NULL, NULL);
+  S->trace = NULL;
+  for (int64_t c = 0; c < T.n; c++)
+    off[c] = T.c[c].off;
+  free(T.c);
+  return st == JITC_OK ? T.n : -1;
+}
+
+/* The chunks set the partials of reductions, so the bits of a float sum:
+** they must be the same whatever the memory of the arrays (pageable, pinned,
+** registered for the call) and on every call. */
+static void same_chunks(void) {
+  const int64_t n = 3000017, cap = 4096;
+  int64_t off[4][4096], cnt[4];
+  const char *how[4] = {"first call (registered)", "second call (staged)", "pinned",
+                        "first array pinned"};
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_CUDA;
+  o.no_cache = 1;
+  jitc_array_decl d[2] = {{"a", JITC_FLOAT64}, {"b", JITC_FLOAT64}};
+  jitc_kernel *k = NULL;
+  if (jitc_compile(ctx, "a[i] = a; b[i] = b", d, 2, NULL, 0, &o, &k) != JITC_OK) {
+    printf("FAIL host_pipe.same_chunks: %s\n", jitc_errmsg(ctx));
+    nfail++;
+    return;
+  }
+  void *pg[2] = {calloc((size_t)n, 8), calloc((size_t)n, 8)}, *pin[2];
+  A.cuMemHostAlloc(&pin[0], (size_t)n * 8, 0);
+  A.cuMemHostAlloc(&pin[1], (size_t)n * 8, 0);
+  void *mixed[2] = {pin[0], pg[1]};
+  cnt[0] = chunks_of(ctx, k, n, pg, off[0], cap);
+  cnt[1] = chunks_of(ctx, k, n, pg, off[1], cap);
+  cnt[2] = chunks_of(ctx, k, n, pin, off[2], cap);
+  cnt[3] = chunks_of(ctx, k, n, mixed, off[3], cap);
+  int bad = 0;
+  for (int q = 1; q < 4 && !bad; q++)
+    if (cnt[q] != cnt[0] || cnt[0] < 2 || memcmp(off[q], off[0], (size_t)cnt[0] * sizeof **off)) {
+      printf("FAIL host_pipe.same_chunks: %s: %lld chunks, %s: %lld, or other boundaries\n",
+             how[0], (long long)cnt[0], how[q], (long long)cnt[q]);
+      bad = 1;
+    }
+  if (!bad)
+    printf("ok host_pipe.same_chunks (%lld chunks on every path)\n", (long long)cnt[0]);
+  nfail += bad;
+  free(pg[0]);
+  free(pg[1]);
+  A.cuMemFreeHost(pin[0]);
+  A.cuMemFreeHost(pin[1]);
+  jitc_kernel_free(k);
+  jitc_context_free(ctx);
+}
+
 int main(void) {
   jitc_context *ctx = jitc_context_new();
   if (jitc_target_available(ctx, JITC_TARGET_CUDA) != JITC_OK) {
@@ -141,5 +204,6 @@ int main(void) {
         one(ctx, progs[p].src, progs[p].nb, sizes[s], setups[u].pin, setups[u].shift,
             setups[u].tune, setups[u].label);
   jitc_context_free(ctx);
+  same_chunks();
   return nfail ? 1 : 0;
 }
