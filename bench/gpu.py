@@ -809,7 +809,7 @@ def main():
     finally:
         shutil.rmtree(b.cache_root, ignore_errors=True)
     machine["loadavg_end"] = common._read("/proc/loadavg").split()[:3]
-    cmd = "sh bench/gpu.sh" + (" --quick" if a.quick else "")
+    cmd = " ".join(["sh bench/gpu.sh"] + [x for x in sys.argv[1:] if x not in ("--build", a.build)])
     os.makedirs(a.out_dir, exist_ok=True)
     out = {"machine": machine, "device": dev, "command": cmd,
            "peers": {p: ({"present": True, "version": b.peers[p].version}
