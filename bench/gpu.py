@@ -1,28 +1,27 @@
 #!/usr/bin/env python3
-"""The GPU benchmark: jitc's cuda target against PyTorch, CuPy and numba-cuda
-and against the GPU's own limits, on every workload of bench/workloads.py.
+"""The GPU benchmark: jitc's cuda target against PyTorch, CuPy, numba-cuda and
+the fusing peers (torch.compile, jax.jit, CuPy's ElementwiseKernel:
+bench/gpu_fused_peers.py) and against the GPU's own limits, on every
+workload of bench/workloads.py.
 
     sh bench/gpu.sh          (builds jitc without LLVM, then runs this)
     python3 bench/gpu.py --build build-gpu [--quick] [--sizes 1e3,1e5,1e7,1e8]
 
-Writes gpu.json, gpu.md and gpu_*.png into --out-dir (bench/results).  Made to finish well
-inside 10 minutes on an H100 or H200 (a time guard skips the largest sizes,
-saying so, if the run goes slow).
+Writes gpu.json, gpu.md and gpu_*.png into --out-dir (bench/results), inside
+10 minutes on an H100 or H200 (a time guard skips sizes, saying so).
 
 What is timed, per workload and size:
 - kernel time: CUDA events around the work on arrays already on the device.
-  jitc: the kernel_ms its library reports for a run on device buffers
-  (jitc_run_buffers: events around its kernel, data uploaded once); PyTorch, CuPy: events around the expression as its user writes
-  it (several kernels where the expression needs them); numba-cuda: events
-  around one launch of a grid-stride kernel.
+  jitc: its kernel_ms on device buffers (jitc_run_buffers); the peers: events
+  around the expression as their users write it.
 - host-to-host time: host arrays in, host arrays out, wall clock.  jitc: one
-  jitc_run() on host pointers (its pinned, chunked, overlapped path); the
-  peers: upload, compute, download, as their users write it.
+  jitc_run() on host pointers (its host pipeline); the peers: upload,
+  compute, download, as their users write it.
 - the limits: a device-to-device copy of the same bytes (the kernel limit)
-  and pinned host-to-device / device-to-host copies of the bytes the
-  workload reads / writes (the host-to-host limit).
+  and pinned copies of the bytes read up and written down, each alone
+  (the larger is the host-to-host limit: PCIe moves both ways at once).
 - compile: jitc cold (new process, empty cache) and cached (new process, warm
-  cache); CuPy's and numba-cuda's first call in a new process.
+  cache); each peer's first call in a new process.
 - the whole `jitc -t cuda 'a[i] += 1'` process, wall clock, next to a
   `python3 -c` running the same job with numba-cuda.
 Every result is checked against NumPy before its time counts.
@@ -45,11 +44,17 @@ if not hasattr(np, "row_stack"):
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import gpu_fused_peers  # noqa: E402
 from workloads import WORKLOADS, BY_NAME, ALPHA, make_inputs  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PEERS = ["torch", "cupy", "numba-cuda"]
-T_LIMIT_S = 400  # start no new size after this: with the build, the run must end inside 10 minutes
+PEERS = ["torch", "cupy", "numba-cuda", "torch.compile", "jax.jit", "cupy-ek"]
+FUSING = ["torch.compile", "jax.jit", "cupy-ek"]  # one kernel per program, as jitc
+# JAX takes most of the GPU's memory on first use unless told not to, and
+# computes in float32 unless float64 is enabled.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+T_LIMIT_S = 470  # start no new workload after this: with the build, end inside 10 minutes
+COMPILED_PEERS = ("inc_f64", "exp_f32", "poly_f64", "polar_f32")
 
 
 def parse_args():
@@ -66,6 +71,9 @@ def parse_args():
     p.add_argument("--allow-no-gpu", action="store_true",
                    help="write results even when no GPU is found (to test this script)")
     p.add_argument("--no-process", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--no-compile", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--peers-up-to", type=float, default=float("inf"),
+                   help="run the peers at sizes up to this only (jitc and the limits at all)")
     p.add_argument("--child", nargs=2, metavar=("WHAT", "WORKLOAD"), help=argparse.SUPPRESS)
     a = p.parse_args()
     a.sizes = [int(float(s)) for s in a.sizes.split(",") if s]
@@ -133,20 +141,30 @@ class Peer:
         self.present = False
         self.why = ""
         self.version = ""
+        self.base = {"torch.compile": "torch", "cupy-ek": "cupy"}.get(name, name)
         try:
-            if name == "torch":
+            if self.base == "torch":
                 import torch
                 self.m = torch
                 self.version = torch.__version__
                 if not torch.cuda.is_available():
                     raise RuntimeError("torch.cuda.is_available() is False")
-                self.ops = torch_ops(torch)
-            elif name == "cupy":
+                self.ops = torch_ops(torch) if name == "torch" else \
+                    gpu_fused_peers.torch_compiled(torch)
+            elif self.base == "cupy":
                 import cupy
                 self.m = cupy
                 self.version = cupy.__version__
                 cupy.cuda.runtime.getDeviceCount()
-                self.ops = cupy_ops(cupy)
+                self.ops = cupy_ops(cupy) if name == "cupy" else gpu_fused_peers.cupy_kernels(cupy)
+            elif name == "jax.jit":
+                import jax
+                jax.config.update("jax_enable_x64", True)
+                self.m = jax
+                self.version = jax.__version__
+                if not any(d.platform == "gpu" for d in jax.devices()):
+                    raise RuntimeError("JAX sees no GPU")
+                self.ops = gpu_fused_peers.jax_jitted(jax)
             else:
                 import numba
                 from numba import cuda
@@ -161,38 +179,46 @@ class Peer:
             self.why = f"{type(e).__name__}: {e}".strip()[:300]
 
     def to_dev(self, a):
-        if self.name == "torch":
+        if self.base == "torch":
             return self.m.from_numpy(a).to("cuda")
-        if self.name == "cupy":
+        if self.base == "cupy":
             return self.m.asarray(a)
+        if self.base == "jax.jit":
+            return self.m.device_put(a)
         return self.m.to_device(a)
 
     def to_host(self, d):
-        if self.name == "torch":
+        if self.base == "torch":
             return d.cpu().numpy()
-        if self.name == "cupy":
+        if self.base == "cupy":
             return self.m.asnumpy(d)
+        if self.base == "jax.jit":
+            return np.asarray(d)
         return d.copy_to_host()
 
     def empty(self, n, dtype):
-        if self.name == "torch":
+        if self.base == "torch":
             return self.m.empty(n, dtype=getattr(self.m, np.dtype(dtype).name), device="cuda")
-        if self.name == "cupy":
+        if self.base == "cupy":
             return self.m.empty(n, dtype=dtype)
+        if self.base == "jax.jit":
+            return None  # JAX returns new arrays
         return self.m.device_array(n, dtype=dtype)
 
     def sync(self):
-        if self.name == "torch":
+        if self.base == "torch":
             self.m.cuda.synchronize()
-        elif self.name == "cupy":
+        elif self.base == "cupy":
             self.m.cuda.Device().synchronize()
+        elif self.base == "jax.jit":
+            pass  # its callers wait for their results (block_until_ready, np.asarray)
         else:
             self.m.synchronize()
 
     def events(self):
-        if self.name == "torch":
+        if self.base == "torch":
             return self.m.cuda.Event(enable_timing=True), self.m.cuda.Event(enable_timing=True)
-        if self.name == "cupy":
+        if self.base == "cupy":
             return self.m.cuda.Event(), self.m.cuda.Event()
         try:
             return self.m.event(timing=True), self.m.event(timing=True)
@@ -201,21 +227,39 @@ class Peer:
 
     def elapsed(self, e0, e1):
         e1.synchronize()
-        if self.name == "torch":
-            return e0.elapsed_time(e1)
-        if self.name == "cupy":
+        if self.base == "cupy":
             return self.m.cuda.get_elapsed_time(e0, e1)
         return e0.elapsed_time(e1)
 
     def free(self):
-        if self.name == "torch":
+        if self.base == "torch":
             self.m.cuda.empty_cache()
-        elif self.name == "cupy":
+        elif self.base == "cupy":
             self.m.get_default_memory_pool().free_all_blocks()
+
+
+def jax_time(peer, fn, budget_ms, min_reps, max_reps, warmup, batch=20):
+    """JAX has no events to time with: per call, the wall clock of `batch`
+    calls queued back to back (JAX dispatches without waiting), until the
+    last result is ready."""
+    for _ in range(warmup):
+        peer.m.block_until_ready(fn())
+    times, spent = [], 0.0
+    while len(times) < min_reps or (len(times) < max_reps and spent < budget_ms):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            r = fn()
+        peer.m.block_until_ready(r)
+        t = (time.perf_counter() - t0) * 1e3
+        times.append(t / batch)
+        spent += t
+    return times
 
 
 def gpu_time(peer, fn, budget_ms, min_reps, max_reps, warmup):
     """Event-timed calls of fn(); returns the list of times (ms)."""
+    if peer.base == "jax.jit":
+        return jax_time(peer, fn, budget_ms, min_reps, max_reps, warmup)
     for _ in range(warmup):
         fn()
     times, spent = [], 0.0
@@ -261,13 +305,17 @@ def child(what, name):
     x = peer.empty(16, np.float32)  # start the context first: not part of the compile
     del x
     peer.sync()
+    def call():
+        r = peer.ops[name](dv, o)
+        if peer.base == "jax.jit":
+            peer.m.block_until_ready(r)
+        peer.sync()
+
     t0 = time.perf_counter()
-    peer.ops[name](dv, o)
-    peer.sync()
+    call()
     first = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
-    peer.ops[name](dv, o)
-    peer.sync()
+    call()
     second = (time.perf_counter() - t0) * 1e3
     print(json.dumps({"first_call_ms": first, "second_call_ms": second}))
 
@@ -369,12 +417,15 @@ class GpuBench:
                                 "target_init_ms": float(np.median(init)), "cache": caches,
                                 "breakdown_cold": r.get("compile")})
                 self.compile.append(rec)
-            for p in ("cupy", "numba-cuda"):
-                if not self.peers[p].present:
+            for p in ("cupy", "numba-cuda") + tuple(FUSING):
+                # The peers' first calls on four programs: torch.compile's take seconds.
+                if not self.peers[p].present or w.name not in COMPILED_PEERS:
                     continue
                 env = dict(os.environ)
-                env["CUPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="cupy-", dir=self.cache_root)
-                env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-", dir=self.cache_root)
+                # Every compiler's cache empty: the first call compiles.
+                for var in ("CUPY_CACHE_DIR", "NUMBA_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR",
+                            "TRITON_CACHE_DIR"):
+                    env[var] = tempfile.mkdtemp(prefix="cache-", dir=self.cache_root)
                 r = self.driver([sys.executable, os.path.abspath(__file__), "--child", p, w.name],
                                 env=env)
                 rec = {"workload": w.name, "impl": p}
@@ -467,6 +518,8 @@ class GpuBench:
                 down = gpu_time(peer, lambda: hout.copy_(dout, non_blocking=True),
                                 a.budget_ms, a.min_reps, a.max_reps, a.warmup)
                 mu, md = float(np.median(up)), float(np.median(down))
+                # The one-way limit: each direction alone, the larger of the two.
+                self.record(w, n, "one-way", "host", [max(u, d) for u, d in zip(up, down)])
                 self.record(w, n, "pinned-h2d+d2h", "host", [u + d for u, d in zip(up, down)],
                             extra={"h2d_ms": mu, "d2h_ms": md,
                                    "h2d_gbps": nin / (mu * 1e6), "d2h_gbps": nout / (md * 1e6)})
@@ -558,7 +611,7 @@ class GpuBench:
                     self.limits(w, n)
                     self.run_jitc(w, n, files, ref, scale, tmp)
                     for p in PEERS:
-                        if self.peers[p].present:
+                        if self.peers[p].present and n <= self.a.peers_up_to:
                             self.run_peer(self.peers[p], w, n, v0, ref, scale)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
@@ -585,6 +638,34 @@ class GpuBench:
         r = self.get(*k)
         return r.get("median_ms") if r else None
 
+    def one_way(self, w, n):
+        """The one-way limit: the larger of the pinned upload of the bytes read and
+        the pinned download of the bytes written, each alone (PCIe moves both ways
+        at once, so a perfect overlap takes this long)."""
+        return self.med(w, n, "one-way", "host")
+
+    def host_table(self, n, cell, ratio):
+        L = ["", f"## Host to host, {common.fmt_n(n)} elements (ms, median, wall clock)", "",
+             "Host arrays in, host arrays out: pageable memory, as NumPy allocates it.  "
+             "`one way` is the limit: the larger of a pinned upload of the bytes read and a "
+             "pinned download of the bytes written, each timed alone (PCIe moves both ways "
+             "at once); `pinned h2d + d2h` is both one after the other.  The peers upload, "
+             "compute and download as their users write it.",
+             "",
+             "| workload | jitc-cuda | one way | pinned h2d + d2h | " + " | ".join(PEERS)
+             + " | jitc / one way | jitc / best peer |",
+             "|---|---|---|---|" + "---|" * len(PEERS) + "---|---|"]
+        for w in self.workloads:
+            j = self.med(w.name, n, "jitc-cuda", "host")
+            lim = self.one_way(w.name, n)
+            peers = [self.med(w.name, n, p, "host") for p in PEERS]
+            best = min([p for p in peers if p], default=None)
+            L.append(f"| `{w.program}` {np.dtype(w.dtype).name} | {cell(w.name, n, 'jitc-cuda', 'host')} | "
+                     f"{common.fmt_ms(lim)} | "
+                     + " | ".join(cell(w.name, n, i, "host") for i in ["pinned-h2d+d2h"] + PEERS)
+                     + f" | {ratio(j, lim)} | {ratio(j, best)} |")
+        return L
+
     def markdown(self, dev, machine, cmd):
         sizes = sorted(self.a.sizes)
         head = 10 ** 7 if 10 ** 7 in sizes else max(sizes)
@@ -600,7 +681,8 @@ class GpuBench:
         def ratio(a, b):
             return common.fmt_ratio(a / b if a and b else None)
 
-        L = ["# GPU benchmark: jitc -t cuda against PyTorch, CuPy, numba-cuda and the GPU's limits",
+        L = ["# GPU benchmark: jitc -t cuda against PyTorch, CuPy, numba-cuda, torch.compile, "
+             "jax.jit and the GPU's limits",
              "",
              f"GPU: {dev.get('gpu', 'unknown')}, driver {dev.get('driver', '?')}, "
              f"{dev.get('gpu_memory', '')}; {dev.get('cuda', '')}. Host: {machine['cpu']}, "
@@ -616,43 +698,37 @@ class GpuBench:
              f"## Kernel time, {common.fmt_n(head)} elements (ms, median, CUDA events)",
              "",
              "Data already on the device.  `d2d copy` is a device-to-device copy of the same "
-             "bytes (the limit).  Ratios are times: jitc / copy (1.00x is the limit) and "
-             "jitc / best peer (below 1 means jitc is faster).",
+             "bytes (the limit).  torch, cupy and numba-cuda run the expression as their "
+             "users write it (one kernel per operation for torch and cupy); torch.compile "
+             "(Inductor), jax.jit (XLA) and cupy-ek (one ElementwiseKernel written by hand) "
+             "fuse it into one kernel, as jitc does (jax.jit: wall clock of 20 calls queued "
+             "back to back, per call, as JAX has no events).  Ratios are times: jitc / copy "
+             "(1.00x is the limit), jitc / best peer and jitc / best fusing peer (below 1 "
+             "means jitc is faster).",
              "",
-             "| workload | jitc-cuda | d2d copy | torch | cupy | numba-cuda | jitc / copy "
-             "| jitc / best peer |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| workload | jitc-cuda | d2d copy | " + " | ".join(PEERS) + " | jitc / copy "
+             "| jitc / best peer | jitc / best fusing |",
+             "|---|---|---|" + "---|" * len(PEERS) + "---|---|---|"]
         for w in self.workloads:
             j = self.med(w.name, head, "jitc-cuda", "kernel")
             c = self.med(w.name, head, "d2d-copy", "kernel")
             peers = [self.med(w.name, head, p, "kernel") for p in PEERS]
             best = min([p for p in peers if p], default=None)
+            fused = min([self.med(w.name, head, p, "kernel") for p in FUSING
+                         if self.med(w.name, head, p, "kernel")], default=None)
             L.append(f"| `{w.program}` {np.dtype(w.dtype).name} | "
                      + " | ".join(cell(w.name, head, i, "kernel")
                                   for i in ["jitc-cuda", "d2d-copy"] + PEERS)
-                     + f" | {ratio(j, c)} | {ratio(j, best)} |")
-        L += ["", f"## Host to host, {common.fmt_n(head)} elements (ms, median, wall clock)", "",
-              "Host arrays in, host arrays out.  `pinned` is a pinned upload of the bytes read "
-              "plus a pinned download of the bytes written, one after the other (no overlap).",
-              "",
-              "| workload | jitc-cuda | pinned h2d + d2h | torch | cupy | numba-cuda | "
-              "jitc / pinned | jitc / best peer |",
-              "|---|---|---|---|---|---|---|---|"]
-        for w in self.workloads:
-            j = self.med(w.name, head, "jitc-cuda", "host")
-            c = self.med(w.name, head, "pinned-h2d+d2h", "host")
-            peers = [self.med(w.name, head, p, "host") for p in PEERS]
-            best = min([p for p in peers if p], default=None)
-            L.append(f"| `{w.program}` {np.dtype(w.dtype).name} | "
-                     + " | ".join(cell(w.name, head, i, "host")
-                                  for i in ["jitc-cuda", "pinned-h2d+d2h"] + PEERS)
-                     + f" | {ratio(j, c)} | {ratio(j, best)} |")
+                     + f" | {ratio(j, c)} | {ratio(j, best)} | {ratio(j, fused)} |")
+        for n in [x for x in sizes if x >= 10 ** 7] or [head]:
+            L += self.host_table(n, cell, ratio)
         L += ["", "## Compile (ms)", "",
               "jitc: new process, empty cache (cold) and warm disk cache (cached), median of 3; "
-              "CuPy and numba-cuda: first call in a new process (empty kernel caches) less a "
+              "the peers: first call in a new process (every compiler cache empty) less a "
               "second call.", "",
-              "| workload | jitc cold | jitc cached | jitc in memory | CUDA start-up | CuPy first "
-              "call | numba-cuda first call |", "|---|---|---|---|---|---|---|"]
+              "| workload | jitc cold | jitc cached | jitc in memory | CUDA start-up | "
+              + " | ".join(f"{p} first call" for p in ("cupy", "numba-cuda") + tuple(FUSING))
+              + " |", "|---|---|---|---|---|" + "---|" * (2 + len(FUSING))]
         for w in self.workloads:
             def c(impl, key):
                 r = next((x for x in self.compile if x["workload"] == w.name
@@ -661,8 +737,9 @@ class GpuBench:
                     return "-"
                 return "error" if "error" in r else common.fmt_ms(r.get(key))
             L.append(f"| {w.name} | {c('jitc-cuda', 'cold_ms')} | {c('jitc-cuda', 'cached_ms')} "
-                     f"| {c('jitc-cuda', 'memory_ms')} | {c('jitc-cuda', 'target_init_ms')} "
-                     f"| {c('cupy', 'cold_ms')} | {c('numba-cuda', 'cold_ms')} |")
+                     f"| {c('jitc-cuda', 'memory_ms')} | {c('jitc-cuda', 'target_init_ms')} | "
+                     + " | ".join(c(p, "cold_ms") for p in ("cupy", "numba-cuda") + tuple(FUSING))
+                     + " |")
         if self.process:
             L += ["", "## Whole process, wall clock (ms)", "", "| command | first | after |",
                   "|---|---|---|"]
@@ -724,14 +801,15 @@ def main():
         return 1
     dev = b.device_info()
     try:
-        b.measure_compile()
+        if not a.no_compile:
+            b.measure_compile()
         if not a.no_process:
             b.measure_process()
         b.run()
     finally:
         shutil.rmtree(b.cache_root, ignore_errors=True)
     machine["loadavg_end"] = common._read("/proc/loadavg").split()[:3]
-    cmd = "sh bench/gpu.sh" + (" --quick" if a.quick else "")
+    cmd = " ".join(["sh bench/gpu.sh"] + [x for x in sys.argv[1:] if x not in ("--build", a.build)])
     os.makedirs(a.out_dir, exist_ok=True)
     out = {"machine": machine, "device": dev, "command": cmd,
            "peers": {p: ({"present": True, "version": b.peers[p].version}
@@ -752,7 +830,7 @@ def main():
                              ("host", "GB/s, host to host")):
             rs = [dict(r, impl=r["impl"]) for r in b.results
                   if r["kind"] == kind and "error" not in r]
-            limit = "d2d-copy" if kind == "kernel" else "pinned-h2d+d2h"
+            limit = "d2d-copy" if kind == "kernel" else "one-way"
             common.plot(rs, b.workloads, ["jitc-cuda"] + PEERS, limit,
                         os.path.join(a.out_dir, f"gpu_{kind}_{{}}.png"),
                         os.path.join(a.out_dir, f"gpu_{kind}_overview.png"),

@@ -110,6 +110,32 @@ def timed(cp, spin, fn, batch, reps, warmup=3):
     return float(np.median(times)), times, float(np.median(calls))
 
 
+def jax_dot(ha, hb, want, batch, reps):
+    """jax.jit's sum(a*b) on its own arrays and stream: JAX has no events, so
+    the wall clock of `batch` calls queued back to back, per call, and of one
+    call on an idle GPU, the host side included; None without JAX."""
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    try:
+        import jax
+    except ImportError:
+        return None
+    f = jax.jit(lambda x, y: jax.numpy.sum(x * y))
+    x, y = jax.device_put(ha), jax.device_put(hb)
+    assert abs(float(f(x, y)) - want) <= 1e-4 * abs(want)
+    times, calls = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            r = f(x, y)
+        r.block_until_ready()
+        times.append((time.perf_counter() - t0) * 1e3 / batch)
+        time.sleep(0.002)
+        t0 = time.perf_counter()
+        f(x, y).block_until_ready()
+        calls.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times)), times, float(np.median(calls))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.environ.get("BUILD", "build-gpu"))
@@ -156,6 +182,16 @@ def main():
         assert abs(float(torch.dot(ta, tb)) - want) <= 1e-4 * abs(want)
     assert abs(float(cp.dot(da, db)) - want) <= 1e-4 * abs(want)
 
+    # The fusing peers a user picks for sum(a*b): CuPy's ReductionKernel (as
+    # CuPy's documentation writes a dot: the type of the inputs throughout),
+    # torch.compile and jax.jit.
+    rk = cp.ReductionKernel("T x, T y", "T z", "x * y", "a + b", "z = a", "0", "bench_dot")
+    tdot = torch.compile(lambda x, y: (x * y).sum(), dynamic=False)
+    fused_peers = {"cupy ReductionKernel": lambda: rk(da, db),
+                   "torch.compile (a*b).sum()": lambda: tdot(ta, tb)}
+    with torch.cuda.stream(torch.cuda.ExternalStream(stream.ptr)):
+        for name, f in fused_peers.items():
+            assert abs(float(f()) - want) <= 1e-4 * abs(want), name
     src, dst = cp.empty(2 * n, cp.float32), cp.empty(2 * n, cp.float32)
     src.fill(1.5)
     spin = cp.RawKernel(SPIN, "spin")
@@ -168,8 +204,11 @@ def main():
                          ("jitc-cuda fused", lambda: fused(n, sp)),
                          ("jitc-cuda c = a - b", lambda: sub(n, sp))) + tuple(
                              ("jitc-cuda " + p_, (lambda f: lambda: f(n, sp))(parts[p_]))
-                             for p_ in PARTS):
+                             for p_ in PARTS) + tuple(fused_peers.items()):
             T[name] = timed(cp, spin, fn, a.batch, a.reps)
+    jx = jax_dot(ha, hb, want, a.batch, a.reps)
+    if jx:
+        T["jax.jit sum(a*b)"] = jx
     read = 2 * n * 4
     copy_gbs = 2 * read / T["d2d copy"][0] / 1e6
     dot_gbs = read / T["jitc-cuda dot"][0] / 1e6
@@ -201,7 +240,12 @@ def main():
         "| torch.dot | %.4f | %.0f | %.4f | |" % (ms["torch.dot"], read / ms["torch.dot"] / 1e6,
                                                  cm["torch.dot"]),
         "| cupy.dot | %.4f | %.0f | %.4f | |" % (ms["cupy.dot"], read / ms["cupy.dot"] / 1e6,
-                                                cm["cupy.dot"]),
+                                                cm["cupy.dot"])] + [
+        "| %s | %.4f | %.0f | %.4f | %s |" % (k, ms[k], read / ms[k] / 1e6, cm[k],
+                                            "wall clock (no events in JAX)" if "jax" in k else
+                                            "")
+        for k in ("cupy ReductionKernel", "torch.compile (a*b).sum()", "jax.jit sum(a*b)")
+        if k in ms] + [
         "| device-to-device copy of the same %d MB | %.4f | %.0f | %.4f | reads and writes "
         "them: %.0f GB/s moved |" % (read // 10**6, ms["d2d copy"], read / ms["d2d copy"] / 1e6,
                                       cm["d2d copy"], copy_gbs),

@@ -52,6 +52,7 @@ enum {
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_LAUNCH_FAILED = 719,
+  CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
   CUDA_ERROR_NOT_SUPPORTED = 801,
   CUDA_ERROR_UNKNOWN = 999
@@ -162,6 +163,7 @@ typedef CUresult (*PFN_cuGetProcAddress_v1)(const char *symbol, void **pfn, int 
   CUDA_FN(CUresult, cuEventDestroy, (CUevent e))                                       \
   CUDA_FN(CUresult, cuEventRecord, (CUevent e, CUstream s))                            \
   CUDA_FN(CUresult, cuEventSynchronize, (CUevent e))                                   \
+  CUDA_FN(CUresult, cuEventQuery, (CUevent e))                                         \
   CUDA_FN(CUresult, cuEventElapsedTime, (float *ms, CUevent start, CUevent end))       \
   CUDA_FN(CUresult, cuLaunchKernel, (CUfunction f, unsigned gx, unsigned gy,           \
                                      unsigned gz, unsigned bx, unsigned by,            \

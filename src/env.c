@@ -69,8 +69,8 @@ bool env_read(Env *e) {
   e->cuda_vec = env_int(e, "JITC_CUDA_VEC", 1, 0, 1);
   e->cuda_waves = env_int(e, "JITC_CUDA_WAVES", 0, 0, 1 << 20);
   e->cuda_runroll = env_int(e, "JITC_CUDA_RUNROLL", 4, 1, 16);
-  e->cuda_copy_threads = env_int(e, "JITC_CUDA_COPY_THREADS", 4, 1, 256);
-  e->cuda_chunk_mb = env_int(e, "JITC_CUDA_CHUNK_MB", 8, 1, 4096);
+  e->cuda_copy_threads = env_int(e, "JITC_CUDA_COPY_THREADS", 0, 0, 256);
+  e->cuda_chunk_mb = env_int(e, "JITC_CUDA_CHUNK_MB", 0, 0, 4096);
   e->nvrtc_extra = env_str(e, "JITC_NVRTC_EXTRA");
   return !e->oom;
 }

@@ -585,8 +585,8 @@ typedef struct Env {
   int cuda_vec;          /* JITC_CUDA_VEC: 0 turns vector loads off (1) */
   int cuda_waves;        /* JITC_CUDA_WAVES: grid size in waves, 0 = auto */
   int cuda_runroll;      /* JITC_CUDA_RUNROLL: vector steps loaded at once with reductions (4) */
-  int cuda_copy_threads; /* JITC_CUDA_COPY_THREADS: host copy threads (4) */
-  int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (8) */
+  int cuda_copy_threads; /* JITC_CUDA_COPY_THREADS: host copy threads (0: the machine's) */
+  int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (0: by size) */
   char *nvrtc_extra;     /* JITC_NVRTC_EXTRA: one more NVRTC option */
   char bad[300];         /* the first variable with a bad value, as a message */
   bool oom;

@@ -237,6 +237,14 @@ static void unload_one(CudaState *S, CudaCurrent *c, CudaModule *m) {
     A->cuMemFree(m->dscratch);
   if (m->dscratch_done)
     A->cuEventDestroy(m->dscratch_done);
+  for (int q = 0; q < CUDA_RSCRATCH; q++) {
+    if (m->rscratch_done[q])
+      A->cuEventSynchronize(m->rscratch_done[q]);
+    if (m->rscratch[q])
+      A->cuMemFree(m->rscratch[q]);
+    if (m->rscratch_done[q])
+      A->cuEventDestroy(m->rscratch_done[q]);
+  }
   if (m->mod)
     A->cuModuleUnload(m->mod);
 }
@@ -434,11 +442,14 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
 void cuda_release(jitc_kernel *k) {
   CudaKernel *ck = k->impl;
   CudaState *S = k->ctx ? k->ctx->target_state[JITC_TARGET_CUDA] : NULL;
-  if (ck && S && (ck->scratch[0] || ck->scratch[1] || ck->part)) {
+  bool scratch = false;
+  for (int q = 0; ck && q < CUDA_SLOTS; q++)
+    scratch |= ck->scratch[q] != 0;
+  if (ck && S && (scratch || ck->part)) {
     pthread_mutex_lock(&S->lock);
     CudaCurrent c;
     if (cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS) {
-      for (int q = 0; q < 2; q++)
+      for (int q = 0; q < CUDA_SLOTS; q++)
         if (ck->scratch[q])
           S->api.cuMemFree(ck->scratch[q]);
       if (ck->part)

@@ -7,10 +7,13 @@
 ** cuda/plan.c and cuda/reduce.c) writes the program as CUDA C; cuda/device.c owns the
 ** libraries, the device and the streams; cuda/build.c compiles the CUDA C
 ** with NVRTC (through the shared code cache) and loads the module;
-** cuda/launch.c launches its kernels on device memory; cuda/host.c moves
-** host arrays through pinned staging on two streams; cuda/devptr.c runs on
-** the caller's own device memory and stream (jitc_run_device); cuda/run.c
-** is the Target and the device buffers.  Each file calls only the ones before it.
+** cuda/launch.c launches its kernels on device memory; cuda/copy.c copies
+** between the caller's host memory and pinned memory on host threads, and
+** pins; cuda/host.c is the host pipeline, which cuts host arrays into
+** chunks and moves them through streams, calling the copier and the
+** launcher (which call nothing back); cuda/devptr.c runs on the caller's own
+** device memory and stream (jitc_run_device); cuda/run.c is the Target and
+** the device buffers.  Each file calls only the ones before it.
 ** Start reading at target_cuda, at the end of cuda/run.c.
 */
 #ifndef JITC_CUDA_H
@@ -22,6 +25,8 @@
 #include "../../runtime/cuda_api.h"
 
 #include <pthread.h>
+
+enum { CUDA_RSCRATCH = 4 };
 
 /* A loaded module, kept by the context's code cache: every kernel compiled
 ** from the same source and options shares it.  The cache's module is loaded
@@ -44,15 +49,50 @@ typedef struct CudaModule {
   ** event after the last kernels that used it (on whatever stream). */
   CUdeviceptr dscratch;
   CUevent dscratch_done;
+  /* Scratch for the partials of reductions in jitc_run_device, kept and
+  ** reused once the event after the run that last used it has passed. */
+  CUdeviceptr rscratch[CUDA_RSCRATCH];
+  size_t rscratch_bytes[CUDA_RSCRATCH];
+  CUevent rscratch_done[CUDA_RSCRATCH];
 } CudaModule;
 
-/* One half of the host pipeline: a stream, its events and the chunk it holds. */
+/* One slot of the host pipeline: a stream, its events and the chunk it
+** holds, from its upload until its outputs are back in the caller's memory. */
+enum { CUDA_SLOTS = 8 };
 typedef struct CudaSlot {
   CUstream stream;
   CUevent ev[4]; /* before upload, before kernel, after kernel, after download */
   bool busy;
-  int64_t off, m; /* the chunk in flight */
+  int64_t chunk;  /* its index in the run */
+  int64_t off, m; /* its elements */
 } CudaSlot;
+
+/* The host pipeline's choices, for tests and measurements to set (0:
+** chosen from the transfer and the machine, as every run does). */
+typedef struct CudaTune {
+  int64_t chunk_bytes; /* a chunk of the larger direction, in bytes */
+  int slots;           /* chunks in flight, 2 to CUDA_SLOTS */
+  int threads;         /* host copy threads */
+  int reg;             /* 1: never register pageable arrays; 2: register every one */
+  int streaming;       /* 1: plain copies into the caller's memory; 2: streaming stores */
+} CudaTune;
+
+/* A record of the host pipeline's last run, when a test or a benchmark
+** asks for one (CudaState.trace): per chunk, when its copies and its kernel
+** ran, in ms from the run's start (GPU times through events). */
+typedef struct CudaTraceChunk {
+  int64_t off, m;
+  double in0, in1;   /* the host copies that staged its inputs */
+  double out0, out1; /* the host copies that unstaged its outputs */
+  double up0, up1, k1, down1; /* upload start and end, kernel end, download end */
+} CudaTraceChunk;
+typedef struct CudaTrace {
+  CudaTraceChunk *c;
+  int64_t cap, n;
+  int threads, slots, registered; /* what the run chose */
+  int64_t chunk;                  /* elements per chunk */
+  double total_ms;                /* the whole call, host clock */
+} CudaTrace;
 
 /* The target's state in one context (ctx->target_state[JITC_TARGET_CUDA]).
 ** Every entry point takes `lock` before touching it. */
@@ -74,12 +114,18 @@ typedef struct CudaState {
   char device[300];
   int64_t slice; /* most elements per launch: a multiple of 4096 below 2^31 */
   /* The host pipeline (cuda/host.c). */
-  CudaSlot slot[2];
+  CudaSlot slot[CUDA_SLOTS];
   bool slots_ok;
-  void *hstage;        /* pinned host staging, 2 halves */
-  size_t hstage_bytes; /* per half */
-  CUdeviceptr dstage;  /* device memory for the chunks, 2 halves */
-  size_t dstage_bytes; /* per half */
+  void *hstage;        /* pinned host staging, one part per slot */
+  bool hstage_registered; /* malloc'ed and registered, else cuMemHostAlloc's */
+  size_t stage_asked;     /* the most staging a run has needed (cuda/host.c: register_now) */
+  size_t hstage_bytes; /* all of it */
+  CUdeviceptr dstage;  /* device memory for the chunks, one part per slot */
+  size_t dstage_bytes; /* all of it */
+  CUevent tstart;      /* a trace's zero */
+  CudaTune tune;
+  CudaTrace *trace;
+  /* The copier (cuda/copy.c). */
   Pool *pool;          /* host copy threads */
   bool pool_tried;
 } CudaState;
@@ -90,7 +136,7 @@ typedef struct CudaKernel {
   int vec;                /* elements per vector step */
   int unroll;             /* with reductions: vector steps loaded at once */
   CudaPlan *plan;         /* a split program's groups, else NULL */
-  CUdeviceptr scratch[2]; /* a split program's scratch, per stream slot */
+  CUdeviceptr scratch[CUDA_SLOTS]; /* a split program's scratch, per stream slot */
   int64_t range;          /* elements per range of a split program's launches */
   CUdeviceptr part;       /* partials and results of reductions (jitc_run, buffers) */
   size_t part_bytes;
@@ -120,8 +166,8 @@ CudaState *cuda_state(jitc_context *ctx);
 /* Loads NVRTC (all that --emit needs), once; false with the reason in
 ** S->nvrtc_err.  Under S->lock. */
 bool cuda_load_nvrtc_once(CudaState *S);
-/* NVRTC's own start-up, paid on a thread while the driver starts. */
-void *cuda_nvrtc_warm_up(void *api);
+/* NVRTC's own start-up, paid on a thread while the driver starts (state: S). */
+void *cuda_nvrtc_warm_up(void *state);
 /* Loads NVRTC, the driver and the device, once; false with the reason in
 ** S->gpu_err.  Under S->lock. */
 bool cuda_load_gpu(CudaState *S);
@@ -197,11 +243,33 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
                                const CudaModule *m, const CudaParts *parts, int64_t n,
                                const CUdeviceptr *res, CUstream s);
 
+/* ---- cuda/copy.c: the copier ---- */
+
+/* One host copy of a job. */
+typedef struct CopySeg {
+  void *dst;
+  const void *src;
+  size_t len;
+  bool streaming; /* into the caller's memory: streaming stores */
+} CopySeg;
+/* Whether p is in pinned host memory (the caller's cuMemHostAlloc or
+** registration, or jitc's). */
+bool cuda_is_pinned(CudaState *S, const void *p);
+/* Pins [p, p + bytes) for DMA; false when the driver refuses. */
+bool cuda_register(CudaState *S, void *p, size_t bytes);
+void cuda_unregister(CudaState *S, void *p);
+/* The copy threads this machine gets (made on first use), the caller's included. */
+int cuda_copy_threads(CudaState *S);
+/* Copies every segment, their bytes spread over at most `threads` threads (0: all). */
+void cuda_copy_host(CudaState *S, const CopySeg *seg, int nseg, int threads);
+/* Ends the copy threads. */
+void cuda_copy_free(CudaState *S);
+
 /* ---- cuda/host.c: the host pipeline ---- */
 
 jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const ParamSlot *params, jitc_run_info *info);
-/* Frees the streams, the staging and the copy threads. */
+/* Frees the streams and the staging. */
 void cuda_host_free(CudaState *S);
 
 /* ---- cuda/devptr.c: jitc_run_device ---- */

@@ -78,7 +78,7 @@ bool cuda_load_gpu(CudaState *S) {
   /* Only where a driver exists: elsewhere the warm-up would be wasted. */
   pthread_t warm;
   bool warming = (S->env->libcuda || dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) &&
-                 pthread_create(&warm, NULL, cuda_nvrtc_warm_up, &S->api) == 0;
+                 pthread_create(&warm, NULL, cuda_nvrtc_warm_up, S) == 0;
   bool ok = load_driver_and_device(S);
   if (warming)
     pthread_join(warm, NULL);
@@ -104,20 +104,53 @@ bool cuda_load_nvrtc_once(CudaState *S) {
   return true;
 }
 
-/* NVRTC's first compile in a process pays for NVRTC's own start-up (about
-** 24 ms, against 7 ms for a later compile).  cuda_load_gpu() pays it on a
-** second thread while the driver starts (cuInit alone takes over 100 ms),
-** so the program's first real compile costs what later ones do. */
-void *cuda_nvrtc_warm_up(void *api) {
-  CudaApi *A = api;
+/* NVRTC's first compile in a process pays for NVRTC's own start-up: on
+** an H100's host 200 ms, against 10 to 13 ms for a later compile (most of
+** it the 110 MB library's first use: its pages, its static state).
+** cuda_load_gpu() pays it on a second thread while the driver starts
+** (about as long), with a kernel shaped as jitc's are (a template, vector
+** loads, launch bounds) compiled as they are (same options, to machine
+** code for the arch H100s and H200s have, where this NVRTC knows it): a
+** warm-up for sm_75 with an empty kernel left the first real compile
+** 1.5 to 4 ms slower than the next, measured there. */
+static const char warm_src[] =
+    "typedef float f32; typedef double f64; typedef long long i64; typedef unsigned u32;\n"
+    "__device__ __forceinline__ void jitc_elem(const i64 i, const f32 &x0, const f64 &x1, "
+    "f64 &x2) { x2 = (f64)(x0 * 2.5f) + x1 / 3.0 + (f64)i; }\n"
+    "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n"
+    "template <typename I> __device__ __forceinline__ void jitc_body(const I n, const i64 base, "
+    "const f32 *__restrict__ a0, const f64 *__restrict__ a1, f64 *__restrict__ a2) {\n"
+    "  const I stride = (I)gridDim.x * (I)blockDim.x;\n"
+    "  const I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;\n"
+    "  for (I w = t; w < n / 2; w += stride) {\n"
+    "    const jitc_vec<f64, 2> r1 = ((const jitc_vec<f64, 2> *)a1)[w];\n"
+    "    jitc_vec<f64, 2> r2;\n"
+    "#pragma unroll\n"
+    "    for (int e = 0; e < 2; e++) jitc_elem(base + (i64)(w * 2 + e), a0[w * 2 + e], r1.v[e], "
+    "r2.v[e]);\n"
+    "    ((jitc_vec<f64, 2> *)a2)[w] = r2;\n"
+    "  }\n"
+    "}\n"
+    "extern \"C\" __global__ void __launch_bounds__(256) jitc_k32(const u32 n, const i64 base, "
+    "const f32 *__restrict__ a0, const f64 *__restrict__ a1, f64 *__restrict__ a2) {\n"
+    "  jitc_body<u32>(n, base, a0, a1, a2);\n"
+    "}\n";
+
+void *cuda_nvrtc_warm_up(void *state) {
+  CudaState *S = state;
+  CudaApi *A = &S->api;
+  /* sm_90 where this NVRTC can make it, else the newest it can. */
+  int arch = S->narchs ? 0 : 75;
+  for (int k = 0; k < S->narchs; k++)
+    if (S->archs[k] <= 90 && S->archs[k] > arch)
+      arch = S->archs[k];
+  char archopt[32];
+  snprintf(archopt, sizeof archopt, "-arch=sm_%d", arch ? arch : 75);
+  const char *opt[3] = {archopt, "--fmad=false", "-minimal"};
+  int nopt = A->nvrtc_major * 100 + A->nvrtc_minor >= 1204 ? 3 : 2;
   nvrtcProgram prog;
-  if (A->nvrtcCreateProgram(&prog, "extern \"C\" __global__ void jitc_warm(void) {}",
-                            "warm.cu", 0, NULL, NULL) == 0) {
-    /* To machine code, as real compiles go: that starts NVRTC's assembler too.
-    ** The arch need not be the device's (not known yet); sm_75 is the oldest
-    ** NVRTC 13 supports. */
-    const char *opt = "-arch=sm_75";
-    A->nvrtcCompileProgram(prog, 1, &opt);
+  if (A->nvrtcCreateProgram(&prog, warm_src, "warm.cu", 0, NULL, NULL) == 0) {
+    A->nvrtcCompileProgram(prog, nopt, opt);
     A->nvrtcDestroyProgram(&prog);
   }
   return NULL;
@@ -126,10 +159,12 @@ void *cuda_nvrtc_warm_up(void *api) {
 jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S) {
   if (S->slots_ok)
     return JITC_OK;
-  for (int s = 0; s < 2; s++) {
+  for (int s = 0; s < CUDA_SLOTS; s++) {
     CUresult r = S->api.cuStreamCreate(&S->slot[s].stream, CU_STREAM_NON_BLOCKING);
     for (int e = 0; e < 4 && r == CUDA_SUCCESS; e++)
       r = S->api.cuEventCreate(&S->slot[s].ev[e], CU_EVENT_DEFAULT);
+    if (r == CUDA_SUCCESS && s == 0)
+      r = S->api.cuEventCreate(&S->tstart, CU_EVENT_DEFAULT);
     if (r != CUDA_SUCCESS)
       return cuda_fail(ctx, S, r, "creating streams");
   }

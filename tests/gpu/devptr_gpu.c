@@ -62,7 +62,7 @@ static CUresult (*StreamQuery)(CUstream s);
 static CUresult (*MemAllocManaged)(CUdeviceptr *p, size_t bytes, unsigned flags);
 static CUresult (*CtxCreate)(CUcontext *cx, unsigned flags, CUdevice dev);
 static CUresult (*CtxDestroy)(CUcontext cx);
-enum { CUDA_ERROR_NOT_READY = 600, CU_MEM_ATTACH_GLOBAL = 1 };
+enum { CU_MEM_ATTACH_GLOBAL = 1 };
 #define CU_STREAM_PER_THREAD ((CUstream)0x2)
 
 static double now(void) {

@@ -10,7 +10,9 @@
 # tests/gpu/devptr_gpu.c: jitc_run_device on the program's own device memory
 # and streams, also under compute-sanitizer's memcheck when it is installed;
 # tests/gpu/reduce_gpu.c and reduce_numpy.py: reductions on every path
-# against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements.
+# against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements;
+# tests/gpu/host_gpu.c: the host pipeline on every path (pageable, pinned,
+# registered, mixed) against interp, its overlap and its timings.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -32,6 +34,9 @@ ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/devptr_gpu" tests/gpu/devptr_gpu.c
 ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/reduce_gpu" tests/gpu/reduce_gpu.c "$BUILD/libjitc_int.a" \
   ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
   || { echo "FAIL reduce_gpu: does not build"; exit 1; }
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/host_gpu" tests/gpu/host_gpu.c "$BUILD/libjitc_int.a" \
+  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
+  || { echo "FAIL host_gpu: does not build"; exit 1; }
 
 # group NAME COMMAND...: runs a group of checks, its lines shown as they
 # come and logged.  One that exits non-zero without printing FAIL (a crash
@@ -63,6 +68,8 @@ echo "== devptr_gpu check: jitc_run_device on the program's own device memory an
 group devptr_gpu "$out/devptr_gpu" check
 echo "== reduce_gpu check: reductions on every path against interp, determinism, 2^31 + 4099 bools"
 group reduce_gpu "$out/reduce_gpu" check
+echo "== host_gpu check: the host pipeline on every path against interp, its overlap, its timings"
+group host_gpu "$out/host_gpu" check
 echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
 group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
@@ -78,6 +85,12 @@ if [ -n "$cs" ]; then
     echo "ok reduce.memcheck" | tee -a "$log"
   else
     grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL reduce.memcheck: see above" | tee -a "$log"
+  fi
+  echo "== host_gpu quick under compute-sanitizer --tool memcheck"
+  if "$cs" --tool memcheck --error-exitcode 9 "$out/host_gpu" quick >"$out/cs" 2>&1; then
+    echo "ok host.memcheck" | tee -a "$log"
+  else
+    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL host.memcheck: see above" | tee -a "$log"
   fi
 else
   echo "skip devptr.memcheck: no compute-sanitizer" | tee -a "$log"

@@ -1,0 +1,22 @@
+#!/bin/sh
+# The cuda target's host pipeline on a machine without a GPU: tests/cuda_fake.c
+# stands in for the driver and NVRTC (kernels do nothing; queued work is done
+# only when waited for) and tests/host_pipe_check.c checks that every byte of
+# in-place arrays comes back to its place on every path.  On a GPU,
+# tests/gpu/host_gpu.c checks the results themselves (make test-gpu).
+set -u
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+libs="$BUILD/libjitc_int.a $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc")"
+# The fake is built without the sanitizers: the library under test is what they watch.
+if ! $CC -O1 -std=c11 -fPIC -shared -o "$tmp/libcuda_fake.so" tests/cuda_fake.c -lpthread 2>"$tmp/err"; then
+  echo "FAIL host_pipe.build: $(head -c 2000 "$tmp/err")"; exit 1
+fi
+# shellcheck disable=SC2086
+if ! $CC ${CFLAGS:-} -std=c11 -D_GNU_SOURCE -o "$tmp/check" tests/host_pipe_check.c $libs ${LDFLAGS:-} -ldl -lpthread -lm 2>"$tmp/err"; then
+  echo "FAIL host_pipe.build: $(head -c 2000 "$tmp/err")"; exit 1
+fi
+JITC_LIBCUDA=$tmp/libcuda_fake.so JITC_LIBNVRTC=$tmp/libcuda_fake.so JITC_CACHE_DIR=$tmp/cache \
+  "$tmp/check"
