@@ -26,6 +26,7 @@
 #include "jitc_int.h"
 
 #include <math.h>
+#include <string.h>
 
 static const OpInfo *red(OpId op) {
   if ((unsigned)op >= OP_COUNT || op_info[op].kind != K_REDUCE) unreachable();
@@ -34,7 +35,7 @@ static const OpInfo *red(OpId op) {
 
 jitc_dtype reduce_result(OpId op, jitc_dtype t) {
   switch (red(op)->rule) {
-  case R_RSUM: return dtype_is_float(t) ? t : JITC_INT64;
+  case R_RSUM: return dtype_is_float(t) ? t : type_info[t].kind == T_UINT ? JITC_UINT64 : JITC_INT64;
   case R_RSAME: return t;
   case R_RMEAN: return dtype_is_float(t) ? t : JITC_FLOAT64;
   case R_RBOOL: return JITC_BOOL;
@@ -52,7 +53,10 @@ jitc_dtype reduce_input(OpId op, jitc_dtype t) {
 }
 
 jitc_dtype reduce_acc(OpId op, jitc_dtype in) {
-  if ((op == OP_SUM || op == OP_MEAN) && in == JITC_FLOAT32) return JITC_FLOAT64;
+  bool small = type_info[in].kind == T_FLOAT && type_info[in].size < 8;
+  if ((op == OP_SUM || op == OP_MEAN) && small) return JITC_FLOAT64;
+  /* The 16-bit floats' products in float32, rounded once at the end. */
+  if (op == OP_PROD && small) return JITC_FLOAT32;
   return in;
 }
 
@@ -74,12 +78,17 @@ static Partial value_at(jitc_dtype t, const void *x, int64_t j) {
 }
 
 /* Whether b's value comes before a's for argmin (less) or argmax: a NaN
-** first of all; equal values are ordered by index elsewhere. */
-static bool before(bool less, bool fl, Partial b, Partial a) {
-  if (fl) {
+** first of all; equal values are ordered by index elsewhere.  The values
+** of type t (an unsigned type's v.i is its bits). */
+static bool before(bool less, jitc_dtype t, Partial b, Partial a) {
+  if (dtype_is_float(t)) {
     if (isnan(a.v.f)) return false;
     if (isnan(b.v.f)) return true;
     return less ? b.v.f < a.v.f : b.v.f > a.v.f;
+  }
+  if (type_info[t].kind == T_UINT) {
+    uint64_t x = (uint64_t)b.v.i, y = (uint64_t)a.v.i;
+    return less ? x < y : x > y;
   }
   return less ? b.v.i < a.v.i : b.v.i > a.v.i;
 }
@@ -121,7 +130,7 @@ Partial reduce_combine(OpId op, jitc_dtype in, Partial a, Partial b) {
     if (a.idx < 0) return b;
     if (b.idx < 0) return a;
     bool less = op == OP_MIN || op == OP_ARGMIN;
-    if (before(less, fl, b, a)) return b;
+    if (before(less, acc, b, a)) return b;
     if (equal(fl, a, b) && b.idx < a.idx) return b;
     return a;
   }
@@ -169,21 +178,55 @@ Partial reduce_tree(OpId op, jitc_dtype in, const Partial *p, int64_t np) {
                         reduce_tree(op, in, p + half, np - half));
 }
 
+/* The bits of x rounded to nearest even in the binary format of `man`
+** fraction bits and `ex` exponent bits (float16: 10, 5; bfloat16: 7, 8),
+** directly from float64; a NaN quiet, with its sign and the top of its
+** payload. */
+static uint16_t round_small(double x, int man, int ex) {
+  uint64_t d;
+  memcpy(&d, &x, sizeof d);
+  uint32_t sign = (uint32_t)(d >> 63) << (man + ex), inf = ((1u << ex) - 1) << man;
+  int bias = (1 << (ex - 1)) - 1, e;
+  if (isnan(x))
+    return (uint16_t)(sign | inf | 1u << (man - 1) | (uint32_t)(d >> (52 - man) & ((1u << man) - 1)));
+  double a = fabs(x);
+  if (a == 0 || isinf(a)) return (uint16_t)(sign | (a == 0 ? 0 : inf));
+  frexp(a, &e); /* a = m 2^e, m in [0.5, 1) */
+  int ue = e - 1 < 1 - bias ? 1 - bias : e - 1; /* the subnormals' scale below */
+  /* q: a in units of the last place, rounded (the scaling is exact); a
+  ** carry into the exponent field is the next binade, or infinity. */
+  uint64_t bits = ((uint64_t)(ue + bias - 1) << man) + (uint64_t)rint(ldexp(a, man - ue));
+  return (uint16_t)(sign | (bits >= inf ? inf : (uint32_t)bits));
+}
+
 void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out) {
   jitc_dtype r = reduce_result(op, in);
+  const TypeInfo *ti = &type_info[r];
   double f = acc.v.f;
   int64_t i = acc.v.i;
   if (op == OP_ARGMIN || op == OP_ARGMAX)
     i = acc.idx;
   else if (op == OP_MEAN)
     f = n > 0 ? acc.v.f / (double)n : NAN;
-  switch (r) {
-  case JITC_BOOL: *(uint8_t *)out = i != 0; break;
-  case JITC_INT32: *(int32_t *)out = (int32_t)i; break; /* min, max of int32: in range */
-  case JITC_INT64: *(int64_t *)out = i; break;
-  case JITC_FLOAT32: *(float *)out = (float)f; break;
-  case JITC_FLOAT64: *(double *)out = f; break;
-  default: unreachable();
+  if (r == JITC_BOOL) {
+    *(uint8_t *)out = i != 0;
+  } else if (ti->kind == T_FLOAT) {
+    uint16_t h;
+    switch (ti->size) {
+    case 8: *(double *)out = f; break;
+    case 4: *(float *)out = (float)f; break;
+    default:
+      h = r == JITC_FLOAT16 ? round_small(f, 10, 5) : round_small(f, 7, 8);
+      memcpy(out, &h, sizeof h);
+    }
+  } else {
+    /* An integer result: its low bytes (min and max are in range). */
+    switch (ti->size) {
+    case 1: *(uint8_t *)out = (uint8_t)i; break;
+    case 2: *(uint16_t *)out = (uint16_t)i; break;
+    case 4: *(uint32_t *)out = (uint32_t)i; break;
+    default: *(uint64_t *)out = (uint64_t)i; break;
+    }
   }
 }
 
