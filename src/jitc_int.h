@@ -120,7 +120,7 @@ typedef enum TypeRule {
   R_RSUM, R_RSAME, R_RMEAN, R_RBOOL, R_RARG /* reductions */
 } TypeRule;
 
-enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8 };
+enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8, F_STEP = 16 };
 
 /* The C library's functions of a row, by arity (NULL where it has none). */
 typedef struct LibmFn {

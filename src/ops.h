@@ -57,6 +57,9 @@
 **                 and payload kept (vector math libraries may lose them)
 **       F_NOID    a reduction without an identity: over zero elements it
 **                 is an error, as in NumPy
+**       F_STEP    the next value of the float type toward the second
+**                 operand: a type that computes in a wider one (the 16-bit
+**                 floats, in float32) steps in its own bits instead
 **
 **   A FUNCTION or REDUCE row's NAME is also its name in the language.  FN(NAME, ID)
 **   adds an alias of OP_<ID> (asin for arcsin, pow for power).  The cast
@@ -118,7 +121,7 @@ OP(ATAN2,      "arctan2",    FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    atan2,   
 OP(HYPOT,      "hypot",      FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    hypot,    NULL,             0)
 OP(FMOD,       "fmod",       FUNCTION, 2, NULL, P_NONE,    R_ARITH_NB, fmod,     NULL,             0)
 OP(COPYSIGN,   "copysign",   FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    copysign, "llvm.copysign",  0)
-OP(NEXTAFTER,  "nextafter",  FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    nextafter, NULL,            0)
+OP(NEXTAFTER,  "nextafter",  FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    nextafter, NULL,            F_STEP)
 OP(MINIMUM,    "minimum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(MAXIMUM,    "maximum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(FMIN,       "fmin",       FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
