@@ -4,6 +4,7 @@ the library is what returns a reduction's result (one element of its dtype),
 whatever the command line prints."""
 import ctypes as C
 import os
+import re
 
 import numpy as np
 
@@ -11,7 +12,33 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", "build")
 LIB = os.path.join(ROOT, BUILD, "libjitc.so")
 
-DTYPES = [np.bool_, np.int32, np.int64, np.float32, np.float64]
+try:
+    import ml_dtypes
+    BFLOAT16 = ml_dtypes.bfloat16
+except ImportError:  # bfloat16 arrays need ml_dtypes; the other types do not
+    BFLOAT16 = None
+
+
+def type_rows():
+    """The rows of src/types.h, the one table of types, in jitc_dtype order:
+    dicts of id, name, short, kind ("b", "i", "u" or "f") and size."""
+    text = open(os.path.join(ROOT, "src", "types.h")).read()
+    block = text[text.index("#ifdef TYPE"):]
+    block = block[:block.index("#endif")]
+    kinds = {"T_BOOL": "b", "T_SINT": "i", "T_UINT": "u", "T_FLOAT": "f"}
+    return [{"id": m.group(1), "name": m.group(2), "short": m.group(3),
+             "kind": kinds[m.group(4)], "size": int(m.group(5))}
+            for m in re.finditer(r'^TYPE\((\w+),\s*"(\w+)",\s*"(\w+)",\s*\w+,\s*(\w+),\s*(\d+)',
+                                 block, re.M)]
+
+
+def numpy_type(name):
+    """NumPy's scalar type of a jitc type name (bfloat16: ml_dtypes'; None without it)."""
+    return BFLOAT16 if name == "bfloat16" else np.dtype(name).type
+
+
+# By jitc_dtype number (jitc.h), from the table.
+DTYPES = [numpy_type(r["name"]) for r in type_rows()]
 TARGETS = {"interp": 0, "cpu": 1, "cuda": 2}
 RESULT = 3
 
