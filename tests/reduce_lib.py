@@ -129,8 +129,11 @@ class Runner:
         for k, nm in enumerate(sc):
             v = sc[nm]
             sdecl[k].name = nm.encode()
-            sdecl[k].dtype = 4 if isinstance(v, float) else 2
-            sdecl[k].weak = 1
+            if isinstance(v, tuple):  # (value, jitc_dtype number): a typed scalar
+                sdecl[k].dtype, sdecl[k].weak = v[1], 0
+            else:
+                sdecl[k].dtype = 4 if isinstance(v, float) else 2
+                sdecl[k].weak = 1
         o = self.options(target, threads, cpu)
         k = C.c_void_p()
         st = lib().jitc_compile(self.ctx, prog.encode(), decls, len(names), sdecl, len(sc),
@@ -163,6 +166,8 @@ class Runner:
             nm, dt = C.c_char_p(), C.c_int()
             L.jitc_kernel_scalar(k, j, C.byref(nm), C.byref(dt))
             v = (scalars or {})[nm.value.decode()]
+            if isinstance(v, tuple):
+                v = v[0]
             if isinstance(v, float):
                 vals[j].dtype = 4
                 vals[j].u = v

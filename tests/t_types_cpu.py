@@ -282,11 +282,11 @@ def pairs(t, n, rng):
 
 # ---- running ----
 
-def run(prog, inputs, level, threads=0, n=None):
+def run(prog, inputs, level, threads=0, n=None, scalars=None):
     """The program's outputs on the cpu target at `level` (None: native)."""
     if n is not None:
         inputs = {k: v[:n] for k, v in inputs.items()}
-    return R.run(prog, inputs, "cpu", threads=threads, cpu=level)
+    return R.run(prog, inputs, "cpu", threads=threads, cpu=level, scalars=scalars)
 
 
 def interp_runs_types():
@@ -305,18 +305,21 @@ def interp_runs_types():
 INTERP = interp_runs_types()
 
 
-def against_interp(name, prog, inputs, got):
-    """interp's outputs must be cpu's bits (where interp runs the types)."""
-    if not INTERP:
-        return None
+def against_interp(prog, stmts, inputs, got, refs):
+    """interp's outputs o<k> must be cpu's bits, but where refs[k] allows
+    ulps (the math functions of each target) or a NaN of any payload (an
+    arithmetic result's)."""
     ref = R.run(prog, inputs, "interp")
     bad = []
-    for k, v in ref.items():
+    for k, (s, r) in enumerate(zip(stmts, refs)):
+        v = ref[f"o{k}"]
         t = next(t for t in TYPES if t.np == v.dtype)
-        why = differ(got[k], v, t)
+        ulps = r[2] if len(r) > 2 else 0
+        nan = "any" if ulps or (len(r) > 3 and r[3] == "any") else "bits"
+        why = differ(got[f"o{k}"], v, t, ulps, nan, r[4] if len(r) > 4 else None)
         if why:
-            bad.append(f"{k} vs interp: {why}")
-    return "; ".join(bad[:3]) or None
+            bad.append(f"{s}: {why}")
+    return "; ".join(bad[:4]) or None
 
 
 def program(stmts):
@@ -519,10 +522,11 @@ def test_ops(level, tag):
         except JitcError as e:
             report(f"{tag}ops.{t}", str(e)[:300])
             continue
-        check_outputs(f"ops.{t}", st, resolve(refs, ins, got), got, tag)
+        refs = resolve(refs, ins, got)
+        check_outputs(f"ops.{t}", st, refs, got, tag)
         if level is None:
             if INTERP:
-                report(f"interp.ops.{t}", against_interp("ops", prog, ins, got))
+                report(f"interp.ops.{t}", against_interp(prog, st, ins, got, refs))
             # vector tails and threads: every prefix size, one thread or three
             bad = []
             for n in (0, 1, 15, 16, 17, 33):
@@ -630,8 +634,70 @@ def test_casts(level, tag):
             continue
         refs = [(cast_ref(a, s, t), t, 0, "bits") for t in TYPES]
         check_outputs(f"casts.from_{s}", st, refs, got, tag)
-        if level is None and s in NEW and INTERP:
-            report(f"interp.casts.from_{s}", against_interp("casts", program(st), {"a": a}, got))
+        if level is None and INTERP:
+            report(f"interp.casts.from_{s}", against_interp(program(st), st, {"a": a}, got, refs))
+
+
+# ---- constants and scalars ----
+
+def folds_new_constants():
+    """Whether the checker gives constants and scalars of the new types
+    their values (uint8 + 1 is 2 where a is 1)."""
+    try:
+        got = run("b = a + 1\nc = a + s", {"a": np.ones(2, np.uint8)}, None,
+                  scalars={"s": (3, TYPES.index(BY["uint8"]))})
+    except JitcError:
+        return False
+    return list(got["b"]) == [2, 2] and list(got["c"]) == [4, 4]
+
+
+def const_array(v, t, n):
+    """n copies of literal v as type t, which it meets (NEP 50)."""
+    if t.kind == "f":
+        return cast_ref(np.full(n, float(v)), F64, t)
+    return np.full(n, v, dtype=object).astype(t.np)
+
+
+def test_constants(level, tag):
+    """Literals and typed scalars of each type, as the constant or slot the
+    kernel reads (a 16-bit float's bits from its float64 value)."""
+    rng = np.random.default_rng(3)
+    for t in NEW:
+        a = values(t, 2000, rng)[:2000]
+        n = len(a)
+        big = min(t.hi, 2 ** 63 - 1) if t.kind != "f" else 0  # a literal is at most int64's
+        lit = [1, 3, 2.5, -0.0, 0.1, 65504, 1e-7] if t.half else [1, 3, 7, big, t.lo]
+        sv = 0.1 if t.half else big - 1
+        st = [f"a * {v!r}" if t.half else f"a + {v}" for v in lit] + ["a + s", "maximum(a, s)"]
+        try:
+            got = run(program(st), {"a": a}, level, scalars={"s": (sv, TYPES.index(t))})
+        except JitcError as e:
+            report(f"{tag}constants.{t}", str(e)[:300])
+            continue
+        refs = []
+        for k, v in enumerate(lit):
+            # a Python float with bfloat16 is float32 (ml_dtypes' promotion)
+            ot = next(u for u in TYPES if u.np == got[f"o{k}"].dtype)
+            c = const_array(v, ot, n)
+            x = a if ot is t else cast_ref(a, t, ot)
+            refs.append(float_ref(np.multiply, ot, x, c, arith=True) if ot.kind == "f" else
+                        (x + c, ot, 0))
+        c = const_array(sv, t, n)
+        refs.append(float_ref(np.add, t, a, c, arith=True) if t.half else (a + c, t, 0))
+        refs.append((pick_ref(t, True, True, a, c), t, 0, "bits") if t.half else
+                    (np.maximum(a, c), t, 0))
+        check_outputs(f"constants.{t}", st, refs, got, tag)
+    # the programs of the benchmarks (bench/types_cpu.py)
+    x = rand(BY["uint8"], 1003, rng)
+    h = [values(BY["float16"], 1003, rng)[rng.permutation(1 << 16)][:1003] for _ in range(2)]
+    got = run("y = (f32(x) - 127.5) / 127.5", {"x": x}, level)
+    want = (x.astype(np.float32) - np.float32(127.5)) / np.float32(127.5)
+    why = differ(got["y"], want, F32)
+    got = run("c = a * b + 1", {"a": h[0], "b": h[1]}, level)
+    f16 = BY["float16"]
+    want = float_ref(np.add, f16, float_ref(np.multiply, f16, h[0], h[1])[0], np.ones(1003, np.float16))
+    why = why or differ(got["c"], *want)
+    report(f"{tag}constants.bench_programs", why)
 
 
 # ---- reductions ----
@@ -771,8 +837,14 @@ def available(level):
 if __name__ == "__main__":
     if not INTERP:
         print("skip types_cpu.interp: interp does not run the new types yet (compared with NumPy only)")
+    CONSTANTS = folds_new_constants()
+    if not CONSTANTS:
+        print("skip types_cpu.constants: the checker does not give constants and scalars of "
+              "the new types their values yet")
     test_ops(None, "")
     test_casts(None, "")
+    if CONSTANTS:
+        test_constants(None, "")
     test_mixed(None, "")
     test_reductions(None, "")
     test_asm()
@@ -783,6 +855,8 @@ if __name__ == "__main__":
         tag = f"[{lv}]."
         test_ops(lv, tag)
         test_casts(lv, tag)
+        if CONSTANTS:
+            test_constants(lv, tag)
         test_mixed(lv, tag)
         test_reductions(lv, tag)
     R.close()
