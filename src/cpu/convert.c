@@ -34,6 +34,8 @@
 
 #ifdef JITC_HAVE_LLVM
 
+#include <math.h>
+
 /* In the cache key (cpu/build.c): the build of this file. */
 const char cpu_convert_stamp[] = "built " __DATE__ " " __TIME__;
 
@@ -152,15 +154,38 @@ LLVMValueRef conv_widen(Gen *G, jitc_dtype t, LLVMValueRef bits) {
   return float_of(G, sel(G, nan, LLVMBuildOr(B, u, ci32(0x00400000), ""), u));
 }
 
+/* Whether float32 v is the result of an arithmetic instruction whose NaN
+** is quiet however LLVM narrows it (in float16 arithmetic, where it
+** shrinks the instruction, or converting): one that LLVM cannot fold to
+** an operand, so none with a constant 0 or +-1 (x * 1.0 is x, x * -1.0 is
+** -x, x + -0.0 is x, and so is x + 0.0 under --fast-math). */
+static bool arith_result(LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v)) return false;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: break;
+  default: return false;
+  }
+  for (int k = 0; k < 2; k++) {
+    LLVMValueRef op = LLVMGetOperand(v, (unsigned)k);
+    if (!LLVMIsConstant(op)) continue;
+    LLVMValueRef e = LLVMGetAggregateElement(op, 0); /* the constants are splats */
+    LLVMBool lost;
+    double c = e ? fabs(LLVMConstRealGetDouble(e, &lost)) : 0;
+    if (!e || c == 0 || c == 1) return false;
+  }
+  return true;
+}
+
 LLVMValueRef conv_narrow(Gen *G, jitc_dtype t, LLVMValueRef v) {
   LLVMBuilderRef B = G->B;
   LLVMValueRef L = v;
   if (t == JITC_FLOAT16 && has_f16c(G)) {
-    /* vcvtps2ph makes a NaN quiet, but where v is a widened operand (x ** 1
-    ** is x, sign(NaN) the NaN) LLVM folds `fptrunc (select (fpext x))` to
-    ** select x, whose signalling NaN would stay: quiet it on the bits. */
+    /* vcvtps2ph makes a NaN quiet, but where v may be a widened operand (x
+    ** ** 1 is x, sign(NaN) the NaN) LLVM folds `fptrunc (select (fpext x))`
+    ** to select x, whose signalling NaN would stay: quiet it on the bits. */
     LLVMValueRef h = LLVMBuildFPTrunc(B, v, vtype(LLVMHalfTypeInContext(G->C), L), "");
     h = LLVMBuildBitCast(B, h, vtype(G->ti16, L), "");
+    if (arith_result(v)) return h;
     LLVMValueRef nan = icmp(G, LLVMIntUGT, LLVMBuildAnd(B, h, kconst(h, G->ti16, 0x7fff), ""),
                             kconst(h, G->ti16, 0x7c00));
     return sel(G, nan, LLVMBuildOr(B, h, kconst(h, G->ti16, 0x0200), ""), h);
@@ -172,6 +197,14 @@ LLVMValueRef conv_narrow(Gen *G, jitc_dtype t, LLVMValueRef v) {
 LLVMValueRef conv_round(Gen *G, jitc_dtype t, LLVMValueRef v) {
   if (t == JITC_BFLOAT16) return float_of(G, bf16_round_bits(G, v));
   return conv_widen(G, t, conv_narrow(G, t, v));
+}
+
+LLVMValueRef conv_const(Gen *G, jitc_dtype t, double x) {
+  /* LLVM's own constant of the type, rounded from the double directly
+  ** (APFloat, ties to even), then its bits: a constant still, so that
+  ** arith_result sees it. */
+  LLVMTypeRef ft = t == JITC_FLOAT16 ? LLVMHalfTypeInContext(G->C) : LLVMBFloatTypeInContext(G->C);
+  return splat_const(LLVMConstBitCast(LLVMConstReal(ft, x), G->ti16));
 }
 
 /* ---- one rounding from float64 and the wide integers ---- */

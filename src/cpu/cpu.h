@@ -205,6 +205,8 @@ void red_move(Gen *G, int from, int to, bool store);
 LLVMValueRef conv_widen(Gen *G, jitc_dtype t, LLVMValueRef bits);
 LLVMValueRef conv_narrow(Gen *G, jitc_dtype t, LLVMValueRef v);
 LLVMValueRef conv_round(Gen *G, jitc_dtype t, LLVMValueRef v);
+/* W lanes of the bits of x rounded to 16-bit float type t, a constant. */
+LLVMValueRef conv_const(Gen *G, jitc_dtype t, double x);
 LLVMValueRef conv_cast(Gen *G, LLVMValueRef v, jitc_dtype from, jitc_dtype to);
 
 /* cpu/half.c: operation n whose operands are of a 16-bit float type, given

@@ -365,10 +365,7 @@ static void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx,
 static LLVMValueRef gen_node(Gen *G, const Node *n) {
   switch (n->kind) {
   case N_CONST:
-    /* A 16-bit float's bits, rounded as a cast from float64 would (LLVM
-    ** folds it): exact for the checker's constants. */
-    if (is_half(n->type))
-      return conv_cast(G, vconst_f(G, JITC_FLOAT64, n->k.f), JITC_FLOAT64, n->type);
+    if (is_half(n->type)) return conv_const(G, n->type, n->k.f);
     if (dtype_is_float(n->type)) return vconst_f(G, n->type, n->k.f);
     return vconst_i(G, n->type, n->k.i);
   case N_LOAD: {
