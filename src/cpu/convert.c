@@ -76,25 +76,21 @@ static bool has_f16c(Gen *G) { return G->gt->level >= 3; }
 
 /* ---- float16 by integer arithmetic ---- */
 
-/* The float32 of float16 bits h (<W x i32>, the low 16 bits). */
+/* The float32 of float16 bits h (<W x i32>, the low 16 bits).  Exponent
+** and fraction moved to float32's places make a float32 2^112 times too
+** small, subnormals included: the product is exact.  From 2^16 up they were
+** inf or NaN: float32's largest exponent, a NaN made quiet.  (The
+** compares here and below are signed on values below 2^31, which SSE2
+** has.) */
 static LLVMValueRef f16_widen_int(Gen *G, LLVMValueRef h) {
   LLVMBuilderRef B = G->B;
   LLVMValueRef L = h;
-  LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildAnd(B, h, ci32(0x8000), ""), ci32(16), "");
   LLVMValueRef o = LLVMBuildShl(B, LLVMBuildAnd(B, h, ci32(0x7fff), ""), ci32(13), "");
-  LLVMValueRef exp = LLVMBuildAnd(B, o, ci32(0x0f800000), "");
-  /* The exponent's bias from 15 to 127. */
-  LLVMValueRef norm = LLVMBuildAdd(B, o, ci32(0x38000000), "");
-  /* Infinity and NaN: the largest exponent again; a NaN made quiet. */
-  LLVMValueRef top = LLVMBuildAdd(B, norm, ci32(0x38000000), "");
-  LLVMValueRef nan = icmp(G, LLVMIntUGT, top, ci32(0x7f800000));
-  top = sel(G, nan, LLVMBuildOr(B, top, ci32(0x00400000), ""), top);
-  /* Zero and the subnormals: 2^-14 (1 + m / 1024) - 2^-14, exact. */
-  LLVMValueRef den = float_of(G, LLVMBuildAdd(B, norm, ci32(0x00800000), ""));
-  den = bits_of(G, LLVMBuildFSub(B, den, kfloat(G, den, 0x1p-14), ""));
-  LLVMValueRef r = sel(G, icmp(G, LLVMIntEQ, exp, ci32(0x0f800000)), top, norm);
-  r = sel(G, icmp(G, LLVMIntEQ, exp, ci32(0)), den, r);
-  return float_of(G, LLVMBuildOr(B, r, sign, ""));
+  LLVMValueRef u = bits_of(G, LLVMBuildFMul(B, float_of(G, o), kfloat(G, o, 0x1p112), ""));
+  LLVMValueRef top = sel(G, icmp(G, LLVMIntSGT, o, ci32(0x0f800000)), ci32(0x7fc00000), ci32(0x7f800000));
+  u = sel(G, icmp(G, LLVMIntSGE, o, ci32(0x0f800000)), LLVMBuildOr(B, u, top, ""), u);
+  LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildAnd(B, h, ci32(0x8000), ""), ci32(16), "");
+  return float_of(G, LLVMBuildOr(B, u, sign, ""));
 }
 
 /* The float16 bits (<W x i32>) of float32 v, rounded to nearest even. */
@@ -106,7 +102,7 @@ static LLVMValueRef f16_narrow_int(Gen *G, LLVMValueRef v) {
   LLVMValueRef a = LLVMBuildXor(B, u, sign, "");
   /* From 2^16 up: infinity, or NaN made quiet with the top of its payload
   ** (65520 up to 2^16 rounds to infinity below). */
-  LLVMValueRef nan = icmp(G, LLVMIntUGT, a, ci32(0x7f800000));
+  LLVMValueRef nan = icmp(G, LLVMIntSGT, a, ci32(0x7f800000));
   LLVMValueRef payload = LLVMBuildAnd(B, LLVMBuildLShr(B, a, ci32(13), ""), ci32(0x3ff), "");
   LLVMValueRef big = sel(G, nan, LLVMBuildOr(B, payload, ci32(0x7e00), ""), ci32(0x7c00));
   /* Below 2^-14, float16's subnormals: the float32 adder rounds a + 0.5,
@@ -118,8 +114,8 @@ static LLVMValueRef f16_narrow_int(Gen *G, LLVMValueRef v) {
   LLVMValueRef odd = LLVMBuildAnd(B, LLVMBuildLShr(B, a, ci32(13), ""), ci32(1), "");
   LLVMValueRef norm = LLVMBuildAdd(B, a, ci32(0xc8000fff), "");
   norm = LLVMBuildLShr(B, LLVMBuildAdd(B, norm, odd, ""), ci32(13), "");
-  LLVMValueRef r = sel(G, icmp(G, LLVMIntULT, a, ci32(0x38800000)), small, norm);
-  r = sel(G, icmp(G, LLVMIntUGE, a, ci32(0x47800000)), big, r);
+  LLVMValueRef r = sel(G, icmp(G, LLVMIntSLT, a, ci32(0x38800000)), small, norm);
+  r = sel(G, icmp(G, LLVMIntSGE, a, ci32(0x47800000)), big, r);
   return LLVMBuildOr(B, r, LLVMBuildLShr(B, sign, ci32(16), ""), "");
 }
 
@@ -150,7 +146,7 @@ LLVMValueRef conv_widen(Gen *G, jitc_dtype t, LLVMValueRef bits) {
   LLVMValueRef u = LLVMBuildZExt(B, bits, vtype(G->ti32, L), "");
   if (t == JITC_FLOAT16) return f16_widen_int(G, u);
   u = LLVMBuildShl(B, u, ci32(16), "");
-  LLVMValueRef nan = icmp(G, LLVMIntUGT, LLVMBuildAnd(B, u, ci32(0x7fffffff), ""), ci32(0x7f800000));
+  LLVMValueRef nan = icmp(G, LLVMIntSGT, LLVMBuildAnd(B, u, ci32(0x7fffffff), ""), ci32(0x7f800000));
   return float_of(G, sel(G, nan, LLVMBuildOr(B, u, ci32(0x00400000), ""), u));
 }
 
