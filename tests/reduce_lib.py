@@ -62,6 +62,29 @@ class Value(C.Structure):
     _fields_ = [("dtype", C.c_int), ("u", C.c_double)]
 
 
+def under_sanitizers(group):
+    """Under SAN=1 (the library is the ASan+UBSan build) python can load it
+    only with the sanitizer runtimes preloaded: runs this script again so,
+    python's own allocations not checked for leaks.  Exits with a skip line
+    for `group` when the compiler names no runtimes to preload."""
+    if os.environ.get("SAN") != "1" or "JITC_SAN_PRELOADED" in os.environ:
+        return
+    import subprocess
+    import sys
+    cc = os.environ.get("CC", "cc")
+    libs = [subprocess.run([cc, f"-print-file-name={x}"], capture_output=True,
+                           text=True).stdout.strip() for x in ("libasan.so", "libubsan.so")]
+    if not all(os.path.isabs(x) and os.path.exists(x) for x in libs):
+        print(f"skip {group}: ASan build, and {cc} names no libasan.so/libubsan.so to preload")
+        sys.exit(0)
+    # Leak checking stays off, last in the options so that it wins: the
+    # interpreter's own allocations at exit are not jitc's (the C tests
+    # check jitc's leaks).
+    env = dict(os.environ, LD_PRELOAD=":".join(libs), JITC_SAN_PRELOADED="1",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
 _lib = None
 
 
