@@ -31,6 +31,7 @@
 #include "jitc_int.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "semantics.h"
 

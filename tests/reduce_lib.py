@@ -4,6 +4,7 @@ the library is what returns a reduction's result (one element of its dtype),
 whatever the command line prints."""
 import ctypes as C
 import os
+import re
 
 import numpy as np
 
@@ -11,7 +12,33 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", "build")
 LIB = os.path.join(ROOT, BUILD, "libjitc.so")
 
-DTYPES = [np.bool_, np.int32, np.int64, np.float32, np.float64]
+try:
+    import ml_dtypes
+    BFLOAT16 = ml_dtypes.bfloat16
+except ImportError:  # bfloat16 arrays need ml_dtypes; the other types do not
+    BFLOAT16 = None
+
+
+def type_rows():
+    """The rows of src/types.h, the one table of types, in jitc_dtype order:
+    dicts of id, name, short, kind ("b", "i", "u" or "f") and size."""
+    text = open(os.path.join(ROOT, "src", "types.h")).read()
+    block = text[text.index("#ifdef TYPE"):]
+    block = block[:block.index("#endif")]
+    kinds = {"T_BOOL": "b", "T_SINT": "i", "T_UINT": "u", "T_FLOAT": "f"}
+    return [{"id": m.group(1), "name": m.group(2), "short": m.group(3),
+             "kind": kinds[m.group(4)], "size": int(m.group(5))}
+            for m in re.finditer(r'^TYPE\((\w+),\s*"(\w+)",\s*"(\w+)",\s*\w+,\s*(\w+),\s*(\d+)',
+                                 block, re.M)]
+
+
+def numpy_type(name):
+    """NumPy's scalar type of a jitc type name (bfloat16: ml_dtypes'; None without it)."""
+    return BFLOAT16 if name == "bfloat16" else np.dtype(name).type
+
+
+# By jitc_dtype number (jitc.h), from the table.
+DTYPES = [numpy_type(r["name"]) for r in type_rows()]
 TARGETS = {"interp": 0, "cpu": 1, "cuda": 2}
 RESULT = 3
 
@@ -33,6 +60,29 @@ class ScalarDecl(C.Structure):
 
 class Value(C.Structure):
     _fields_ = [("dtype", C.c_int), ("u", C.c_double)]
+
+
+def under_sanitizers(group):
+    """Under SAN=1 (the library is the ASan+UBSan build) python can load it
+    only with the sanitizer runtimes preloaded: runs this script again so,
+    python's own allocations not checked for leaks.  Exits with a skip line
+    for `group` when the compiler names no runtimes to preload."""
+    if os.environ.get("SAN") != "1" or "JITC_SAN_PRELOADED" in os.environ:
+        return
+    import subprocess
+    import sys
+    cc = os.environ.get("CC", "cc")
+    libs = [subprocess.run([cc, f"-print-file-name={x}"], capture_output=True,
+                           text=True).stdout.strip() for x in ("libasan.so", "libubsan.so")]
+    if not all(os.path.isabs(x) and os.path.exists(x) for x in libs):
+        print(f"skip {group}: ASan build, and {cc} names no libasan.so/libubsan.so to preload")
+        sys.exit(0)
+    # Leak checking stays off, last in the options so that it wins: the
+    # interpreter's own allocations at exit are not jitc's (the C tests
+    # check jitc's leaks).
+    env = dict(os.environ, LD_PRELOAD=":".join(libs), JITC_SAN_PRELOADED="1",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 
 _lib = None
@@ -102,8 +152,11 @@ class Runner:
         for k, nm in enumerate(sc):
             v = sc[nm]
             sdecl[k].name = nm.encode()
-            sdecl[k].dtype = 4 if isinstance(v, float) else 2
-            sdecl[k].weak = 1
+            if isinstance(v, tuple):  # (value, jitc_dtype number): a typed scalar
+                sdecl[k].dtype, sdecl[k].weak = v[1], 0
+            else:
+                sdecl[k].dtype = 4 if isinstance(v, float) else 2
+                sdecl[k].weak = 1
         o = self.options(target, threads, cpu)
         k = C.c_void_p()
         st = lib().jitc_compile(self.ctx, prog.encode(), decls, len(names), sdecl, len(sc),
@@ -136,6 +189,8 @@ class Runner:
             nm, dt = C.c_char_p(), C.c_int()
             L.jitc_kernel_scalar(k, j, C.byref(nm), C.byref(dt))
             v = (scalars or {})[nm.value.decode()]
+            if isinstance(v, tuple):
+                v = v[0]
             if isinstance(v, float):
                 vals[j].dtype = 4
                 vals[j].u = v

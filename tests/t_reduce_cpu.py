@@ -28,24 +28,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reduce_lib import ROOT, JitcError, Runner  # noqa: E402
+from reduce_lib import ROOT, JitcError, Runner, under_sanitizers  # noqa: E402
 
-if os.environ.get("SAN") == "1" and "JITC_SAN_PRELOADED" not in os.environ:
-    # python loads the ASan+UBSan library only with the sanitizer runtimes
-    # preloaded; python's own allocations are not ours to check for leaks.
-    import subprocess
-    cc = os.environ.get("CC", "cc")
-    libs = [subprocess.run([cc, f"-print-file-name={x}"], capture_output=True,
-                           text=True).stdout.strip() for x in ("libasan.so", "libubsan.so")]
-    if not all(os.path.isabs(x) and os.path.exists(x) for x in libs):
-        print(f"skip reduce_cpu: ASan build, and {cc} names no libasan.so/libubsan.so to preload")
-        sys.exit(0)
-    # Leak checking stays off, last in the options so that it wins: the
-    # interpreter's own allocations at exit are not jitc's (the C tests
-    # check jitc's leaks).
-    env = dict(os.environ, LD_PRELOAD=":".join(libs), JITC_SAN_PRELOADED="1",
-               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+under_sanitizers("reduce_cpu")
 if "cpu" not in os.environ.get("JITC_TARGETS", "interp cpu").split():
     print("skip reduce_cpu: the cpu target is not available")
     sys.exit(0)

@@ -333,9 +333,9 @@ static char *full_key(CpuBuild *st, const Machine *mc, const jitc_kernel *k) {
   /* The build of these files: code generation may change between builds of
   ** one version, and a stale object must never be loaded. */
   buf_printf(&b, "sleef %d\nmvec %d\nfast_math %d\npipeline %s | %s\ngen %s\nmath %s\nreduce %s\n"
-             "build %s %s\n", st->sleef != NULL, st->mvec != NULL, k->opt.fast_math != 0,
-             PIPELINE, PIPELINE_SPLIT, cpu_gen_stamp, cpu_math_stamp, cpu_reduce_stamp, __DATE__,
-             __TIME__);
+             "convert %s\nbuild %s %s\n", st->sleef != NULL, st->mvec != NULL, k->opt.fast_math != 0,
+             PIPELINE, PIPELINE_SPLIT, cpu_gen_stamp, cpu_math_stamp, cpu_reduce_stamp,
+             cpu_convert_stamp, __DATE__, __TIME__);
   buf_puts(&b, k->key ? k->key : "");
   return buf_steal(&b);
 }

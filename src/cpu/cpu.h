@@ -1,10 +1,14 @@
 /*
 ** cpu/cpu.h -- the interface between the files of the cpu target, included by
-** them alone.  The target is five files, one idea each, read in this order:
+** them alone.  The target is seven files, one idea each, read in this order:
 **
 **   cpu/gen.c    generation: typed IR -> LLVM IR (the Gen builder, the
 **                operators, the vector loop, split groups).  Pure: it knows
 **                no context, JIT, cache, environment or thread.
+**   cpu/convert.c the conversions of that IR: casts between the types, and
+**                the 16-bit floats' bits to and from float32.  Equally pure.
+**   cpu/half.c   the operations of the 16-bit floats: in float32, or on
+**                their bits.  Equally pure.
 **   cpu/reduce.c the reductions of that IR: the lanes each keeps in the
 **                loop, and the partial result of each block.  Equally pure.
 **   cpu/math.c   the math functions of that IR: which vector library (or
@@ -85,7 +89,7 @@ typedef struct Gen {
   LLVMContextRef C;
   LLVMModuleRef M;
   LLVMBuilderRef B;
-  LLVMTypeRef ti1, ti8, ti32, ti64, tf32, tf64, tptr, tvoid;
+  LLVMTypeRef ti1, ti8, ti16, ti32, ti64, tf32, tf64, tptr, tvoid;
   LLVMValueRef *arr;   /* array base pointers, loaded in the entry block */
   LLVMValueRef *par;   /* parameters as splat vectors */
   LLVMValueRef *tmp;   /* temporaries of the current body */
@@ -101,14 +105,28 @@ typedef struct Gen {
   LLVMValueRef part, nblocks; /* the Partials and their count per reduction */
 } Gen;
 
-/* Small builders of W-lane values, for both generation files. */
+/* Small builders of W-lane values, for the generation files. */
+
+/* The 16-bit floats (float16, bfloat16): their bits, in memory and in
+** registers; they compute in float32 (cpu/half.c). */
+static inline bool is_half(jitc_dtype t) {
+  return type_info[t].kind == T_FLOAT && type_info[t].size == 2;
+}
+/* The type whose operations compute t's: float32 for the 16-bit floats. */
+static inline jitc_dtype compute_type(jitc_dtype t) { return is_half(t) ? JITC_FLOAT32 : t; }
+/* Whether integer compares of t are unsigned (the unsigned types, bool). */
+static inline bool is_unsigned(jitc_dtype t) {
+  return type_info[t].kind == T_UINT || type_info[t].kind == T_BOOL;
+}
+/* A value of type t in a register, from the table's kind and size: bool is
+** i1, integers iN (signedness is in the operations), floats float or
+** double, the 16-bit floats their bits (i16). */
 static inline LLVMTypeRef scalar_type(Gen *G, jitc_dtype t) {
-  switch (t) {
-  case JITC_BOOL: return G->ti1;
-  case JITC_INT32: return G->ti32;
-  case JITC_INT64: return G->ti64;
-  case JITC_FLOAT32: return G->tf32;
-  case JITC_FLOAT64: return G->tf64;
+  const TypeInfo *ti = &type_info[t];
+  switch (ti->kind) {
+  case T_BOOL: return G->ti1;
+  case T_SINT: case T_UINT: return LLVMIntTypeInContext(G->C, 8u * (unsigned)ti->size);
+  case T_FLOAT: return ti->size == 8 ? G->tf64 : ti->size == 4 ? G->tf32 : G->ti16;
   default: unreachable();
   }
 }
@@ -179,6 +197,25 @@ void red_move(Gen *G, int from, int to, bool store);
 /* Scratch bytes of one reduction's lanes in a split kernel (red_move). */
 #define RSTATE (W * 8 + W * 4)
 
+/* cpu/convert.c: conversions.  conv_widen gives the float32 values of the
+** bits of a 16-bit float type t, conv_narrow the bits of float32 values
+** rounded to t (ties to even), conv_round float32 values rounded to t (on
+** vectors of any width); conv_cast is the cast between any two types
+** (OP_CAST, W lanes). */
+LLVMValueRef conv_widen(Gen *G, jitc_dtype t, LLVMValueRef bits);
+LLVMValueRef conv_narrow(Gen *G, jitc_dtype t, LLVMValueRef v);
+LLVMValueRef conv_round(Gen *G, jitc_dtype t, LLVMValueRef v);
+/* W lanes of the bits of x rounded to 16-bit float type t, a constant. */
+LLVMValueRef conv_const(Gen *G, jitc_dtype t, double x);
+LLVMValueRef conv_cast(Gen *G, LLVMValueRef v, jitc_dtype from, jitc_dtype to);
+
+/* cpu/half.c: operation n whose operands are of a 16-bit float type, given
+** their bits a and float32 values w.  half_bits_op: the operations that
+** work on the bits (moving a value, F_STEP's step), else NULL;
+** half_result: the bits of the float32 result r of any other. */
+LLVMValueRef half_bits_op(Gen *G, const Node *n, LLVMValueRef *a, LLVMValueRef *w);
+LLVMValueRef half_result(Gen *G, const Node *n, LLVMValueRef r, LLVMValueRef *a, LLVMValueRef *w);
+
 /* cpu/math.c: float function op (a row of ops.h with a libm name) on the
 ** nargs vectors args of type t, from the library chosen for the machine,
 ** NaN arguments and range ends made right. */
@@ -191,7 +228,7 @@ LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
 ** for the cache key: the constants and the build of each file. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
-extern const char cpu_gen_stamp[], cpu_math_stamp[], cpu_reduce_stamp[];
+extern const char cpu_gen_stamp[], cpu_math_stamp[], cpu_reduce_stamp[], cpu_convert_stamp[];
 
 /* The scratch bytes a call of p's kernel needs (0: none; SIZE_MAX: out of
 ** memory): a split kernel keeps there the temporaries that cross groups,

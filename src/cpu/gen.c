@@ -18,10 +18,12 @@
 ** Everything but the math functions is exact LLVM IR with no fast-math
 ** flags (unless --fast-math), written so that no input is undefined
 ** behaviour: integer division and remainder are guarded with selects, shift
-** counts are clamped, float to int conversions saturate (llvm.fptosi.sat;
-** NaN gives 0).  The operators of ops.h come from its table where a row
-** says enough (an LLVM intrinsic, the identity on integers, a libm
-** function); gen_op() spells out the others.
+** counts are clamped, float to int conversions saturate (cpu/convert.c).
+** The operators of ops.h come from its table where a row says enough (an
+** LLVM intrinsic, the identity on integers, a libm function); gen_arith()
+** spells out the others, signed or unsigned as the operand type's kind
+** says.  The 16-bit floats compute in float32, each result rounded to its
+** type (gen_op, cpu/half.c).
 */
 #include "cpu.h"
 
@@ -60,36 +62,20 @@ static LLVMValueRef fm(Gen *G, LLVMValueRef v) {
 
 static LLVMValueRef gen_node(Gen *G, const Node *n);
 
-/* Conversion between any two dtypes, as NumPy's astype() does, except that
-** float to int saturates and NaN becomes 0 (defined for every input). */
-static LLVMValueRef convert(Gen *G, LLVMValueRef v, jitc_dtype from, jitc_dtype to) {
-  LLVMTypeRef vt = vec_type(G, to);
-  if (from == to) return v;
-  if (to == JITC_BOOL)
-    return dtype_is_float(from) ? fcmp(G, LLVMRealUNE, v, vzero(G, from))
-                      : icmp(G, LLVMIntNE, v, vzero(G, from));
-  if (from == JITC_BOOL)
-    return dtype_is_float(to) ? LLVMBuildUIToFP(G->B, v, vt, "") : LLVMBuildZExt(G->B, v, vt, "");
-  if (dtype_is_float(from) && dtype_is_float(to))
-    return to == JITC_FLOAT64 ? LLVMBuildFPExt(G->B, v, vt, "") : LLVMBuildFPTrunc(G->B, v, vt, "");
-  if (dtype_is_float(to)) return LLVMBuildSIToFP(G->B, v, vt, "");
-  if (dtype_is_float(from)) {
-    LLVMTypeRef types[2] = {vt, LLVMTypeOf(v)};
-    return intrinsic(G, "llvm.fptosi.sat", types, 2, &v, 1);
-  }
-  return jitc_dtype_size(to) > jitc_dtype_size(from) ? LLVMBuildSExt(G->B, v, vt, "")
-                                     : LLVMBuildTrunc(G->B, v, vt, "");
-}
-
 /* Integer a / b and a % b (C, truncating) made total: b == 0 gives 0 for
-** both, INT_MIN / -1 gives INT_MIN and INT_MIN % -1 gives 0.  The divisor
+** both, MIN / -1 gives MIN and MIN % -1 gives 0 (signed).  The divisor
 ** is replaced by 1 in those lanes, so the division itself never traps. */
 static void safe_divrem(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef b,
                         LLVMValueRef *q, LLVMValueRef *r) {
   LLVMValueRef zero = vzero(G, t), one = vconst_i(G, t, 1);
-  int64_t minv = t == JITC_INT32 ? INT32_MIN : INT64_MIN;
   LLVMValueRef bz = icmp(G, LLVMIntEQ, b, zero);
-  LLVMValueRef ovf = LLVMBuildAnd(G->B, icmp(G, LLVMIntEQ, a, vconst_i(G, t, minv)),
+  if (is_unsigned(t)) {
+    LLVMValueRef d = sel(G, bz, one, b);
+    if (q) *q = sel(G, bz, zero, LLVMBuildUDiv(G->B, a, d, ""));
+    if (r) *r = sel(G, bz, zero, LLVMBuildURem(G->B, a, d, ""));
+    return;
+  }
+  LLVMValueRef ovf = LLVMBuildAnd(G->B, icmp(G, LLVMIntEQ, a, vconst_i(G, t, type_info[t].lo)),
                                   icmp(G, LLVMIntEQ, b, vconst_i(G, t, -1)), "");
   LLVMValueRef bad = LLVMBuildOr(G->B, bz, ovf, "");
   LLVMValueRef d = sel(G, bad, one, b);
@@ -134,13 +120,15 @@ static LLVMValueRef fminmax(Gen *G, bool max, LLVMValueRef a, LLVMValueRef b) {
 static LLVMValueRef int_pow(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef e) {
   LLVMValueRef zero = vzero(G, t), one = vconst_i(G, t, 1);
   LLVMValueRef r = one, base = a, x = e;
-  int bits = 8 * (int)jitc_dtype_size(t);
-  for (int k = 0; k < bits - 1; k++) { /* the sign bit is handled below */
+  bool uns = is_unsigned(t);
+  int bits = 8 * type_info[t].size;
+  for (int k = 0; k < bits - !uns; k++) { /* a sign bit is handled below */
     LLVMValueRef odd = icmp(G, LLVMIntNE, LLVMBuildAnd(G->B, x, one, ""), zero);
     r = sel(G, odd, LLVMBuildMul(G->B, r, base, ""), r);
     base = LLVMBuildMul(G->B, base, base, "");
     x = LLVMBuildLShr(G->B, x, one, "");
   }
+  if (uns) return r;
   LLVMValueRef neg = icmp(G, LLVMIntSLT, e, zero);
   LLVMValueRef isone = icmp(G, LLVMIntEQ, a, one);
   LLVMValueRef ism1 = icmp(G, LLVMIntEQ, a, vconst_i(G, t, -1));
@@ -149,19 +137,18 @@ static LLVMValueRef int_pow(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRef e
   return sel(G, neg, negr, r);
 }
 
-/* The operation of node n on W lanes.  First what the row of ops.h says:
-** the identity on integers (F_INT_ID), an LLVM intrinsic on floats; then
-** the operations whose semantics need code of their own; last, a float
-** function of the C library (cpu/math.c). */
-static LLVMValueRef gen_op(Gen *G, const Node *n) {
+/* The operation of node n on W lanes (args), in its compute types: the
+** 16-bit floats as float32 (gen_op narrows the result).  First what the row
+** of ops.h says: the identity on integers (F_INT_ID), an LLVM intrinsic on
+** floats; then the operations whose semantics need code of their own;
+** last, a float function of the C library (cpu/math.c). */
+static LLVMValueRef gen_arith(Gen *G, const Node *n, LLVMValueRef *args) {
   const OpInfo *oi = &op_info[n->op];
-  jitc_dtype t = n->type;
-  jitc_dtype at = n->nargs > 0 ? n->args[0]->type : t;
-  LLVMValueRef args[3] = {NULL, NULL, NULL};
-  for (int k = 0; k < n->nargs; k++) args[k] = gen_node(G, n->args[k]);
+  jitc_dtype t = compute_type(n->type);
+  jitc_dtype at = n->nargs > 0 ? compute_type(n->args[0]->type) : t;
   LLVMValueRef a = args[0], b = args[1], c = args[2];
   LLVMBuilderRef B = G->B;
-  bool f = dtype_is_float(at);
+  bool f = dtype_is_float(at), uns = is_unsigned(at);
   if (!f && (oi->flags & F_INT_ID)) return a;
   /* sqrt is the one intrinsic that --fast-math may approximate. */
   if (f && oi->llvm && n->op != OP_SQRT) {
@@ -188,6 +175,7 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
       return n->op == OP_FLOORDIV ? q : r;
     }
     safe_divrem(G, t, a, b, &q, &r);
+    if (uns) return n->op == OP_FLOORDIV ? q : r;
     /* Round toward minus infinity: when the remainder is non-zero and its
     ** sign differs from the divisor's, q - 1 and r + b. */
     LLVMValueRef zero = vzero(G, t);
@@ -224,10 +212,13 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
     /* NumPy: a count outside [0, width) shifts everything out (<< gives 0,
     ** >> gives the sign).  The count is clamped so LLVM never sees an
     ** over-wide shift, which would be poison. */
-    int w = 8 * (int)jitc_dtype_size(t);
+    int w = 8 * type_info[t].size;
     LLVMValueRef in = icmp(G, LLVMIntULT, b, vconst_i(G, t, w));
-    if (n->op == OP_SHL)
-      return sel(G, in, LLVMBuildShl(B, a, sel(G, in, b, vzero(G, t)), ""), vzero(G, t));
+    if (n->op == OP_SHL || uns) {
+      LLVMValueRef sh = sel(G, in, b, vzero(G, t));
+      sh = n->op == OP_SHL ? LLVMBuildShl(B, a, sh, "") : LLVMBuildLShr(B, a, sh, "");
+      return sel(G, in, sh, vzero(G, t));
+    }
     return LLVMBuildAShr(B, a, sel(G, in, b, vconst_i(G, t, w - 1)), "");
   }
   case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE: {
@@ -239,14 +230,14 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
                                           LLVMIntUGE, LLVMIntEQ, LLVMIntNE};
     int k = n->op - OP_LT;
     if (f) return fcmp(G, fp[k], a, b);
-    return icmp(G, at == JITC_BOOL ? up[k] : sp[k], a, b);
+    return icmp(G, uns ? up[k] : sp[k], a, b);
   }
   case OP_NEG:
     return f ? fm(G, LLVMBuildFNeg(B, a, "")) : LLVMBuildSub(B, vzero(G, t), a, "");
   case OP_INVERT:
     return LLVMBuildXor(B, a, LLVMConstAllOnes(vec_type(G, t)), "");
   case OP_ABS:
-    if (t == JITC_BOOL) return a;
+    if (uns) return a;
     return sel(G, icmp(G, LLVMIntSLT, a, vzero(G, t)), LLVMBuildSub(B, vzero(G, t), a, ""), a);
   case OP_SQRT: return fm(G, intr1(G, oi->llvm, a));
   case OP_SQUARE:
@@ -265,6 +256,7 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
                            sel(G, fcmp(G, LLVMRealOLT, a, zero), vconst_f(G, t, -1.0), zero));
       return sel(G, isnan_v(G, a), a, s);
     }
+    if (uns) return LLVMBuildZExt(B, icmp(G, LLVMIntNE, a, zero), vec_type(G, t), "");
     return sel(G, icmp(G, LLVMIntSGT, a, zero), vconst_i(G, t, 1),
                sel(G, icmp(G, LLVMIntSLT, a, zero), vconst_i(G, t, -1), zero));
   }
@@ -273,7 +265,8 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
     bool max = n->op == OP_MAXIMUM;
     if (f) return fminmax(G, max, a, b);
     if (t == JITC_BOOL) return max ? LLVMBuildOr(B, a, b, "") : LLVMBuildAnd(B, a, b, "");
-    return sel(G, icmp(G, max ? LLVMIntSGT : LLVMIntSLT, a, b), a, b);
+    return sel(G, icmp(G, max ? (uns ? LLVMIntUGT : LLVMIntSGT) : (uns ? LLVMIntULT : LLVMIntSLT), a, b),
+               a, b);
   }
   case OP_FMIN:
   case OP_FMAX: {
@@ -284,7 +277,8 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
       return sel(G, LLVMBuildOr(B, c2, isnan_v(G, b), ""), a, b);
     }
     if (t == JITC_BOOL) return max ? LLVMBuildOr(B, a, b, "") : LLVMBuildAnd(B, a, b, "");
-    return sel(G, icmp(G, max ? LLVMIntSGT : LLVMIntSLT, a, b), a, b);
+    return sel(G, icmp(G, max ? (uns ? LLVMIntUGT : LLVMIntSGT) : (uns ? LLVMIntULT : LLVMIntSLT), a, b),
+               a, b);
   }
   case OP_CLIP: {
     /* NumPy: minimum(maximum(a, lo), hi), NaN propagating. */
@@ -292,8 +286,8 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
       LLVMValueRef lo = sel(G, LLVMBuildOr(B, fcmp(G, LLVMRealOGT, a, b), isnan_v(G, a), ""), a, b);
       return sel(G, LLVMBuildOr(B, fcmp(G, LLVMRealOLT, lo, c), isnan_v(G, lo), ""), lo, c);
     }
-    LLVMIntPredicate gt = t == JITC_BOOL ? LLVMIntUGT : LLVMIntSGT;
-    LLVMIntPredicate lt = t == JITC_BOOL ? LLVMIntULT : LLVMIntSLT;
+    LLVMIntPredicate gt = uns ? LLVMIntUGT : LLVMIntSGT;
+    LLVMIntPredicate lt = uns ? LLVMIntULT : LLVMIntSLT;
     LLVMValueRef lo = sel(G, icmp(G, gt, a, b), a, b);
     return sel(G, icmp(G, lt, lo, c), lo, c);
   }
@@ -306,11 +300,25 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
   case OP_ISFINITE:
     if (!f) return LLVMConstAllOnes(vec_type(G, JITC_BOOL));
     return fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), vconst_f(G, at, INFINITY));
-  case OP_CAST: return convert(G, a, at, t);
   default:
     if (!f || !oi->libm) unreachable();
     return math_gen(G, n->op, t, args, n->nargs);
   }
+}
+
+/* The operation of node n: its operands, then gen_arith, which an
+** operation on 16-bit floats reaches through cpu/half.c's functions: on the
+** operands widened to float32, its result narrowed. */
+static LLVMValueRef gen_op(Gen *G, const Node *n) {
+  LLVMValueRef args[3] = {NULL, NULL, NULL}, wide[3] = {NULL, NULL, NULL};
+  for (int k = 0; k < n->nargs; k++) args[k] = gen_node(G, n->args[k]);
+  if (n->op == OP_CAST) return conv_cast(G, args[0], n->args[0]->type, n->type);
+  if (n->op == OP_WHERE || !is_half(n->args[0]->type)) return gen_arith(G, n, args);
+  for (int k = 0; k < n->nargs; k++) wide[k] = conv_widen(G, n->args[k]->type, args[k]);
+  LLVMValueRef r = half_bits_op(G, n, args, wide);
+  if (r) return r;
+  r = gen_arith(G, n, wide);
+  return is_half(n->type) ? half_result(G, n, r, args, wide) : r;
 }
 
 /* W elements of type t at base[idx], a vector of the array's memory type
@@ -357,6 +365,7 @@ static void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx,
 static LLVMValueRef gen_node(Gen *G, const Node *n) {
   switch (n->kind) {
   case N_CONST:
+    if (is_half(n->type)) return conv_const(G, n->type, n->k.f);
     if (dtype_is_float(n->type)) return vconst_f(G, n->type, n->k.f);
     return vconst_i(G, n->type, n->k.i);
   case N_LOAD: {
@@ -777,6 +786,7 @@ LLVMModuleRef cpu_gen_module(const GenTarget *gt, const Program *p, const char *
   G.B = LLVMCreateBuilderInContext(G.C);
   G.ti1 = LLVMInt1TypeInContext(G.C);
   G.ti8 = LLVMInt8TypeInContext(G.C);
+  G.ti16 = LLVMInt16TypeInContext(G.C);
   G.ti32 = LLVMInt32TypeInContext(G.C);
   G.ti64 = LLVMInt64TypeInContext(G.C);
   G.tf32 = LLVMFloatTypeInContext(G.C);

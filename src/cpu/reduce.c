@@ -25,13 +25,14 @@ static bool is_minmax(OpId op) {
 }
 static bool is_less(OpId op) { return op == OP_MIN || op == OP_ARGMIN; }
 
-/* The type of the lanes: the accumulator's (reduce_acc), bool as i1 for
-** any and all and as i8 for min, max and the arg- ones. */
+/* The type of the lanes: the accumulator's (reduce_acc) as a register
+** holds it (a 16-bit float as float32), bool as i1 for any and all and as i8
+** for min, max and the arg- ones. */
 static LLVMTypeRef acc_scalar(Gen *G, const IrStmt *st) {
   jitc_dtype in = st->value->type;
   if (st->op == OP_ANY || st->op == OP_ALL) return G->ti1;
   if (is_minmax(st->op) && in == JITC_BOOL) return G->ti8;
-  return scalar_type(G, reduce_acc(st->op, in));
+  return scalar_type(G, compute_type(reduce_acc(st->op, in)));
 }
 static bool acc_float(Gen *G, const IrStmt *st) {
   LLVMTypeRef t = acc_scalar(G, st);
@@ -49,19 +50,24 @@ static LLVMValueRef acc_identity(Gen *G, const IrStmt *st) {
   if (fl && is_minmax(st->op))
     return splat_const(LLVMConstReal(t, is_less(st->op) ? INFINITY : -INFINITY));
   if (is_minmax(st->op)) {
-    jitc_dtype in = st->value->type;
-    int64_t hi = in == JITC_BOOL ? 1 : in == JITC_INT32 ? INT32_MAX : INT64_MAX;
-    int64_t lo = in == JITC_BOOL ? 0 : in == JITC_INT32 ? INT32_MIN : INT64_MIN;
-    k = is_less(st->op) ? hi : lo;
+    const TypeInfo *ti = &type_info[st->value->type];
+    k = is_less(st->op) ? (int64_t)ti->hi : ti->lo;
   }
   return splat_const(fl ? LLVMConstReal(t, (double)k) : LLVMConstInt(t, (unsigned long long)k, 1));
+}
+
+/* Integer x comes before a for min/argmin (less) or max/argmax: the
+** predicate, unsigned for the unsigned types. */
+static LLVMIntPredicate int_before(const IrStmt *st, bool less) {
+  bool u = is_unsigned(st->value->type);
+  return less ? (u ? LLVMIntULT : LLVMIntSLT) : (u ? LLVMIntUGT : LLVMIntSGT);
 }
 
 /* Whether value x comes before value a for min/argmin (less) or max/argmax,
 ** lane by lane: a NaN first of all (src/reduce.c's before()). */
 static LLVMValueRef before_v(Gen *G, const IrStmt *st, LLVMValueRef x, LLVMValueRef a) {
   bool less = is_less(st->op);
-  if (!acc_float(G, st)) return icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, a);
+  if (!acc_float(G, st)) return icmp(G, int_before(st, less), x, a);
   /* Unordered-or-less is true for a NaN x, and a NaN a is never passed.
   ** (One builder call per statement: the order of the instructions, which
   ** --emit llvm shows, must not depend on the C compiler's order of
@@ -71,19 +77,24 @@ static LLVMValueRef before_v(Gen *G, const IrStmt *st, LLVMValueRef x, LLVMValue
   return LLVMBuildAnd(G->B, lt, ord, "");
 }
 
-/* The operation of an unindexed reduction on two sets of lanes. */
+/* The operation of an unindexed reduction on two sets of lanes.  An
+** accumulator of a 16-bit float type rounds each sum and product to it. */
 static LLVMValueRef acc_op(Gen *G, const IrStmt *st, LLVMValueRef a, LLVMValueRef x) {
-  bool fl = acc_float(G, st);
+  bool fl = acc_float(G, st), u = is_unsigned(st->value->type);
+  jitc_dtype acc = reduce_acc(st->op, st->value->type);
+  LLVMValueRef r;
   switch (st->op) {
   case OP_SUM: case OP_MEAN:
-    return fl ? LLVMBuildFAdd(G->B, a, x, "") : LLVMBuildAdd(G->B, a, x, ""); /* wraps */
-  case OP_PROD: return fl ? LLVMBuildFMul(G->B, a, x, "") : LLVMBuildMul(G->B, a, x, "");
+    r = fl ? LLVMBuildFAdd(G->B, a, x, "") : LLVMBuildAdd(G->B, a, x, ""); /* wraps */
+    break;
+  case OP_PROD: r = fl ? LLVMBuildFMul(G->B, a, x, "") : LLVMBuildMul(G->B, a, x, ""); break;
   case OP_ANY: return LLVMBuildOr(G->B, a, x, "");
   case OP_ALL: return LLVMBuildAnd(G->B, a, x, "");
-  case OP_MIN: return intr2(G, "llvm.smin", a, x);
-  case OP_MAX: return intr2(G, "llvm.smax", a, x);
+  case OP_MIN: return intr2(G, u ? "llvm.umin" : "llvm.smin", a, x);
+  case OP_MAX: return intr2(G, u ? "llvm.umax" : "llvm.smax", a, x);
   default: unreachable();
   }
+  return is_half(acc) ? conv_round(G, acc, r) : r;
 }
 
 /* Folds the W elements x (the statement's value at G->i, under G->mask)
@@ -91,6 +102,7 @@ static LLVMValueRef acc_op(Gen *G, const IrStmt *st, LLVMValueRef a, LLVMValueRe
 static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
   const IrStmt *st = R->st;
   LLVMTypeRef vt = LLVMVectorType(acc_scalar(G, st), W);
+  if (is_half(st->value->type)) x = conv_widen(G, st->value->type, x);
   if (LLVMTypeOf(x) != vt) /* float32 summed in float64; bool as 0 or 1 */
     x = acc_float(G, st) ? LLVMBuildFPExt(G->B, x, vt, "") : LLVMBuildZExt(G->B, x, vt, "");
   if (!R->indexed) {
@@ -109,7 +121,7 @@ static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
   LLVMValueRef off = LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
   off = splat(G, off);
   if (!acc_float(G, st)) {
-    LLVMValueRef take = icmp(G, less ? LLVMIntSLT : LLVMIntSGT, x, R->val);
+    LLVMValueRef take = icmp(G, int_before(st, less), x, R->val);
     R->val = sel(G, take, x, R->val);
     R->off = sel(G, take, off, R->off);
     return;
@@ -183,8 +195,10 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
   LLVMValueRef v = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, 0, 0), "");
   if (acc_float(G, st)) {
     if (LLVMTypeOf(v) != G->tf64) v = LLVMBuildFPExt(B, v, G->tf64, "");
-  } else {
-    v = LLVMTypeOf(v) == G->ti1 ? LLVMBuildZExt(B, v, G->ti64, "") : LLVMBuildSExt(B, v, G->ti64, "");
+  } else if (LLVMTypeOf(v) != G->ti64) {
+    /* As reduce.c reads v.i: the value, or an unsigned type's bits. */
+    bool sgn = type_info[reduce_acc(st->op, st->value->type)].kind == T_SINT;
+    v = sgn ? LLVMBuildSExt(B, v, G->ti64, "") : LLVMBuildZExt(B, v, G->ti64, "");
   }
   LLVMSetAlignment(LLVMBuildStore(B, v, dst), 8);
   LLVMValueRef eight = LLVMConstInt(G->ti64, 8, 0);
