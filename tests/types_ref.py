@@ -120,6 +120,10 @@ def cast_value(a, s, t):
         return a.astype(t.np)  # wraps
     if t.kind in "iu":
         return sat_int(widen(a) if s.half else a, t)
+    if t.name == "bfloat16" and (s.kind in "iu" or s.size == 8):
+        # ml_dtypes: through the nearest float32, two roundings
+        with np.errstate(over="ignore"):
+            return exact_to([float(np.float32(v)) for v in a], t)
     if t.half and (s.kind in "iu" or s.size == 8):
         return exact_to([int(v) for v in a] if s.kind in "iu" else [float(v) for v in a], t)
     if s.half:

@@ -259,8 +259,9 @@ static LLVMValueRef int_for_half(Gen *G, LLVMValueRef v, const TypeInfo *fi) {
 /* Conversion between any two types, as NumPy's astype() does, except that
 ** float to int saturates at the type's ends and NaN becomes 0 (defined for
 ** every input; NumPy's answer there depends on the machine).  A 16-bit
-** float converts as the float32 it widens to; one is made from the
-** float32 (rounded to odd from wider values) that rounds to it. */
+** float converts as the float32 it widens to; a float16 is made from the
+** float32 (rounded to odd from wider values) that rounds to it, one
+** rounding in all; a bfloat16 from the nearest float32, as ml_dtypes. */
 LLVMValueRef conv_cast(Gen *G, LLVMValueRef v, jitc_dtype from, jitc_dtype to) {
   const TypeInfo *fi = &type_info[from], *ti = &type_info[to];
   LLVMBuilderRef B = G->B;
@@ -270,6 +271,15 @@ LLVMValueRef conv_cast(Gen *G, LLVMValueRef v, jitc_dtype from, jitc_dtype to) {
   if (ti->kind == T_BOOL)
     return fi->kind == T_FLOAT ? fcmp(G, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)))
                                : icmp(G, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)));
+  if (to == JITC_BFLOAT16 && !(fi->kind == T_FLOAT && fi->size == 4)) {
+    /* ml_dtypes makes a bfloat16 of the float32 nearest a wider value or
+    ** an integer: two roundings, as it does */
+    LLVMTypeRef vf = LLVMVectorType(G->tf32, W);
+    LLVMValueRef f = fi->kind == T_FLOAT ? LLVMBuildFPTrunc(B, v, vf, "")
+                     : fi->kind == T_SINT ? LLVMBuildSIToFP(B, v, vf, "")
+                                          : LLVMBuildUIToFP(B, v, vf, "");
+    return conv_narrow(G, to, f);
+  }
   if (is_half(to)) {
     LLVMValueRef f = fi->kind != T_FLOAT ? int_for_half(G, v, fi)
                      : fi->size == 8    ? to_odd_f32(G, v)
