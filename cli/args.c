@@ -24,13 +24,11 @@ _Noreturn void die_usage(const char *fmt, ...) {
   exit(EX_USAGE);
 }
 
-/* "bool, int32, ... or float64": every type of jitc.h, for messages. */
-static const char *dtype_list(void) {
+/* "bool, int8, ... or float64": every type of jitc.h, for messages. */
+static const char *dtypes_or(void) {
   static char text[512];
   if (!text[0])
-    for (int t = 0, k = 0; t < JITC_NDTYPES && k < (int)sizeof text; t++)
-      k += snprintf(text + k, sizeof text - (size_t)k, "%s%s",
-                    t == 0 ? "" : t == JITC_NDTYPES - 1 ? " or " : ", ", jitc_dtype_name((jitc_dtype)t));
+    dtype_list(text, sizeof text, " or ");
   return text;
 }
 
@@ -314,9 +312,9 @@ void parse_args(Cli *cli, int argc, char **argv) {
         add_named(cli->dtypes, &cli->ndtypes, "--dtype", v);
         v = cli->dtypes[cli->ndtypes - 1].value;
         if (jitc_dtype_parse(v, &t))
-          die_usage("unknown dtype '%s' (use %s)", v, dtype_list());
+          die_usage("unknown dtype '%s' (use %s)", v, dtypes_or());
       } else if (jitc_dtype_parse(v, &cli->dtype)) {
-        die_usage("unknown dtype '%s' (use %s)", v, dtype_list());
+        die_usage("unknown dtype '%s' (use %s)", v, dtypes_or());
       }
       break;
     }
@@ -408,7 +406,7 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
   if (colon) {
     *colon = '\0';
     if (jitc_dtype_parse(colon + 1, &decl->dtype))
-      die_usage("-D %s: unknown type '%s' (use %s)", d->name, colon + 1, dtype_list());
+      die_usage("-D %s: unknown type '%s' (use %s)", d->name, colon + 1, dtypes_or());
     decl->weak = 0;
   }
   const char *v = buf;

@@ -18,6 +18,8 @@
 **
 ** and the array support only the command line (and the benchmarks) use:
 **
+**   elem.c     one element of any type: its kind, its value, astype's
+**              conversions (the 16-bit floats' included), the list of types
 **   host.c     HostArray, the aligned host buffers
 **   npy.c      reading and writing .npy files
 **   gen.c      generated inputs (ones, arange, rand, ...), NumPy's MT19937
@@ -37,6 +39,40 @@
 /* Exit statuses, as sysexits.h names them (jitc --help lists them). */
 enum { EX_OK = 0, EX_DISAGREE = 1, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 66,
        EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_OSERR = 71, EX_CANTCREAT = 73 };
+
+/* ---- elem.c: one element of any type ---- */
+
+/* The kind of a type, from its typestr (bfloat16, '<V2', is a float). */
+typedef enum ElemKind { EK_BOOL, EK_SINT, EK_UINT, EK_FLOAT } ElemKind;
+ElemKind elem_kind(jitc_dtype t);
+/* A float type's significand bits: 53, 24, 11 (float16), 8 (bfloat16). */
+int elem_mant_bits(jitc_dtype t);
+
+/* Element i as a number: ints (a uint64's bits as int64 for elem_get_int),
+** and floats widened exactly (the 16-bit ones through float32). */
+int64_t elem_get_int(const void *data, jitc_dtype t, int64_t i);
+double elem_get(const void *data, jitc_dtype t, int64_t i);
+/* Writes element i as astype does from float64 / from int64 (integers
+** wrap; floats out of an integer type's range saturate, NaN gives 0). */
+void elem_set_float(void *data, jitc_dtype t, int64_t i, double v);
+void elem_set_int(void *data, jitc_dtype t, int64_t i, int64_t v);
+/* x converted to t and back, as a number: a float rounded to t's precision. */
+double elem_round(jitc_dtype t, double x);
+/* Whether the integer v (a uint64's bits when `big`) is a value of integer
+** type t (any value is one of a bool or float type's, rounded). */
+bool elem_int_fits(jitc_dtype t, int64_t v, bool big);
+/* Copies element 0 over elements 1..n-1. */
+void elem_fill(void *data, jitc_dtype t, int64_t n);
+
+/* IEEE binary16 and bfloat16, rounded to nearest even; NaN stays NaN. */
+uint16_t f16_from_double(double d);
+float f16_to_float(uint16_t h);
+uint16_t bf16_from_float(float f);
+float bf16_to_float(uint16_t h);
+
+/* "bool, int8, ..., float64" (last_sep before the last: ", " or " or "):
+** every type of jitc.h, by kind, then size. */
+void dtype_list(char *out, size_t outsz, const char *last_sep);
 
 /* ---- host.c: arrays in host memory ---- */
 

@@ -6,10 +6,12 @@
 ** (MT19937 seeded with init_genrand, 53-bit doubles from two 32-bit draws,
 ** the polar Box-Muller method with its cached second value), linspace
 ** follows np.linspace's own arithmetic, and every value is made as float64
-** (or int64 for arange) and then cast to the array's dtype the way astype
-** does.  The one place C and NumPy part ways is a float-to-int cast of a
-** value out of range, which is undefined in C: here it saturates and NaN
-** gives 0, the rule of the whole language.
+** (or int64 for arange and integral full values) and then cast to the
+** array's dtype the way astype does (elem.c: integers wrap, float16 rounds
+** from float64 directly, bfloat16 through float32 as ml_dtypes does).  The
+** one place C and NumPy part ways is a float-to-int cast of a value out of
+** range, which is undefined in C: here it saturates (negatives give 0 for
+** unsigned types) and NaN gives 0, the rule of the whole language.
 **
 ** The arithmetic below must stay in plain double precision: no contraction
 ** into fused multiply-adds, or randn and linspace stop matching NumPy.
@@ -113,80 +115,16 @@ double mt_gauss(Mt19937 *st) {
   return f * x2;
 }
 
-/* ---- casts, as astype with C's undefined cases defined ---- */
-
-static int32_t f64_to_i32(double d) {
-  if (d != d)
-    return 0;
-  if (d >= 2147483648.0)
-    return INT32_MAX;
-  if (d <= -2147483649.0)
-    return INT32_MIN;
-  return (int32_t)d;
-}
-
-static int64_t f64_to_i64(double d) {
-  if (d != d)
-    return 0;
-  if (d >= 9223372036854775808.0)
-    return INT64_MAX;
-  if (d < -9223372036854775808.0)
-    return INT64_MIN;
-  return (int64_t)d;
-}
+/* ---- casts: astype's, elem.c ---- */
 
 /* Stores k float64 values at element offset `at`. */
 static void store_f64(HostArray *a, int64_t at, const double *v, int64_t k) {
-  switch (a->dtype) {
-  case JITC_BOOL: {
-    unsigned char *p = (unsigned char *)a->data + at;
-    for (int64_t i = 0; i < k; i++)
-      p[i] = v[i] != 0.0; /* NaN is True, as in NumPy */
-    break;
-  }
-  case JITC_INT32: {
-    int32_t *p = (int32_t *)a->data + at;
-    for (int64_t i = 0; i < k; i++)
-      p[i] = f64_to_i32(v[i]);
-    break;
-  }
-  case JITC_INT64: {
-    int64_t *p = (int64_t *)a->data + at;
-    for (int64_t i = 0; i < k; i++)
-      p[i] = f64_to_i64(v[i]);
-    break;
-  }
-  case JITC_FLOAT32: {
-    float *p = (float *)a->data + at;
-    for (int64_t i = 0; i < k; i++)
-      p[i] = (float)v[i];
-    break;
-  }
-  case JITC_FLOAT64:
+  if (a->dtype == JITC_FLOAT64) {
     memcpy((double *)a->data + at, v, (size_t)k * sizeof(double));
-    break;
-  default:
-    break;
+    return;
   }
-}
-
-/* Stores one int64 value at element offset `at` (casts as astype: ints wrap). */
-static void store_i64(HostArray *a, int64_t at, int64_t v) {
-  switch (a->dtype) {
-  case JITC_BOOL: ((unsigned char *)a->data)[at] = v != 0; break;
-  /* Two's-complement truncation, written without an out-of-range conversion. */
-  case JITC_INT32: {
-    uint32_t u = (uint32_t)(uint64_t)v;
-    int32_t s;
-    memcpy(&s, &u, sizeof s);
-    ((int32_t *)a->data)[at] = s;
-    break;
-  }
-  case JITC_INT64: ((int64_t *)a->data)[at] = v; break;
-  case JITC_FLOAT32: ((float *)a->data)[at] = (float)v; break;
-  case JITC_FLOAT64: ((double *)a->data)[at] = (double)v; break;
-  default: break;
-  }
+  for (int64_t i = 0; i < k; i++)
+    elem_set_float(a->data, a->dtype, at + i, v[i]);
 }
 
 /* ---- spec parsing ---- */
@@ -315,28 +253,34 @@ static void gen_linspace(HostArray *a, double lo, double hi) {
 }
 
 static void fill_f64(HostArray *a, double v) {
-  double buf[CHUNK];
-  for (int i = 0; i < CHUNK; i++)
-    buf[i] = v;
-  for (int64_t at = 0; at < a->n; at += CHUNK)
-    store_f64(a, at, buf, a->n - at < CHUNK ? a->n - at : CHUNK);
+  if (a->n == 0)
+    return;
+  elem_set_float(a->data, a->dtype, 0, v);
+  elem_fill(a->data, a->dtype, a->n);
 }
 
-/* Fills with one int64 value: the first element is cast as astype does, and
-** then copied (10M ones is the default input: keep it a plain loop). */
+/* Fills with one int64 value (a uint64's bits): the first element is cast
+** as astype does, and then copied (10M ones is the default input). */
 static void fill_i64(HostArray *a, int64_t v) {
   if (a->n == 0)
     return;
-  store_i64(a, 0, v);
-  int64_t n = a->n;
-  switch (a->dtype) {
-  case JITC_BOOL: memset(a->data, ((unsigned char *)a->data)[0], (size_t)n); break;
-  case JITC_INT32: { int32_t *p = a->data; for (int64_t i = 1; i < n; i++) p[i] = p[0]; break; }
-  case JITC_INT64: { int64_t *p = a->data; for (int64_t i = 1; i < n; i++) p[i] = p[0]; break; }
-  case JITC_FLOAT32: { float *p = a->data; for (int64_t i = 1; i < n; i++) p[i] = p[0]; break; }
-  case JITC_FLOAT64: { double *p = a->data; for (int64_t i = 1; i < n; i++) p[i] = p[0]; break; }
-  default: break;
-  }
+  elem_set_int(a->data, a->dtype, 0, v);
+  elem_fill(a->data, a->dtype, a->n);
+}
+
+/* A decimal integer above INT64_MAX that fits uint64, as its bits. */
+static bool parse_big_uint(const char *s, int64_t *out) {
+  if (*s == '+')
+    s++;
+  if (*s < '0' || *s > '9' || strspn(s, "0123456789") != strlen(s))
+    return false;
+  errno = 0;
+  unsigned long long u = strtoull(s, NULL, 10);
+  if (errno == ERANGE)
+    return false;
+  uint64_t w = u;
+  memcpy(out, &w, sizeof *out);
+  return true;
 }
 
 int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen) {
@@ -352,7 +296,7 @@ int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen) {
       return fail(err, errlen, "'%s' takes no argument: %s", spec, USAGE);
     if (name_is(spec, "arange")) {
       for (int64_t i = 0; i < a->n; i++)
-        store_i64(a, i, i);
+        elem_set_int(a->data, a->dtype, i, i);
     } else {
       fill_i64(a, name_is(spec, "ones") ? 1 : 0);
     }
@@ -390,17 +334,18 @@ int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen) {
     if (!arg || !*arg)
       return fail(err, errlen, "bad input '%s': full needs a value, as full:VALUE", spec);
     int isint = parse_int(arg, &iv);
+    bool big = isint == 2 && elem_kind(a->dtype) == EK_UINT && parse_big_uint(arg, &iv);
+    bool integer_type = elem_kind(a->dtype) == EK_SINT || elem_kind(a->dtype) == EK_UINT;
     if (!strcmp(arg, "True") || !strcmp(arg, "true")) {
       fill_i64(a, 1);
     } else if (!strcmp(arg, "False") || !strcmp(arg, "false")) {
       fill_i64(a, 0);
-    } else if (isint == 2 && (a->dtype == JITC_INT32 || a->dtype == JITC_INT64)) {
-      return fail(err, errlen, "full value %s does not fit %s", arg, jitc_dtype_name(a->dtype));
-    } else if (isint == 0) {
+    } else if ((isint == 2 && !big && integer_type) ||
+               ((isint == 0 || big) && !elem_int_fits(a->dtype, iv, big))) {
       /* As np.full(n, VALUE, dtype): an integer that does not fit is an
-      ** error rather than a silent wrap. */
-      if (a->dtype == JITC_INT32 && (iv < INT32_MIN || iv > INT32_MAX))
-        return fail(err, errlen, "full value %s does not fit int32", arg);
+      ** error (NumPy's OverflowError) rather than a silent wrap. */
+      return fail(err, errlen, "full value %s does not fit %s", arg, jitc_dtype_name(a->dtype));
+    } else if (isint == 0 || big) {
       fill_i64(a, iv);
     } else if (parse_double(arg, &dv)) {
       fill_f64(a, dv);

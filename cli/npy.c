@@ -40,14 +40,12 @@
 /* np.save leaves room for the growing axis to reach this many digits. */
 #define NPY_GROWTH_DIGITS 21
 
-/* "jitc reads bool, int32, ...": every type of jitc.h. */
+/* "jitc reads bool, int8, ...": every type of jitc.h. */
 static const char *supported(void) {
   static char text[512];
   if (!text[0]) {
-    size_t k = (size_t)snprintf(text, sizeof text, "jitc reads");
-    for (int t = 0; t < JITC_NDTYPES && k < sizeof text; t++)
-      k += (size_t)snprintf(text + k, sizeof text - k, "%s %s", t ? "," : "",
-                            jitc_dtype_name((jitc_dtype)t));
+    size_t k = (size_t)snprintf(text, sizeof text, "jitc reads ");
+    dtype_list(text + k, sizeof text - k, ", ");
   }
   return text;
 }

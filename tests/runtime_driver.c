@@ -28,18 +28,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
-static const char *const NAMES[] = {"bool", "int32", "int64", "float32", "float64"};
+static int parse_dtype(const char *s, jitc_dtype *t) { return jitc_dtype_parse(s, t) ? -1 : 0; }
 
-static int parse_dtype(const char *s, jitc_dtype *t) {
-  for (int i = 0; i < JITC_NDTYPES; i++)
-    if (!strcmp(s, NAMES[i])) {
-      *t = (jitc_dtype)i;
-      return 0;
-    }
-  return -1;
-}
-
-static size_t esize(jitc_dtype t) { return t == JITC_BOOL ? 1 : (t == JITC_INT32 || t == JITC_FLOAT32) ? 4 : 8; }
+static size_t esize(jitc_dtype t) { return jitc_dtype_size(t); }
 
 static int die(const char *msg) {
   fprintf(stderr, "%s\n", msg);
@@ -86,7 +77,7 @@ int main(int argc, char **argv) {
       return die("data not 64-byte aligned");
     }
     if (!strcmp(cmd, "info")) {
-      printf("%s %d %d %" PRId64, NAMES[a.dtype], a.ndim, (int)a.fortran, a.n);
+      printf("%s %d %d %" PRId64, jitc_dtype_name(a.dtype), a.ndim, (int)a.fortran, a.n);
       for (int i = 0; i < a.ndim; i++)
         printf(" %" PRId64, a.shape[i]);
       printf("\n");
