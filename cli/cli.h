@@ -104,13 +104,18 @@ void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz);
 /* ---- npy.c ---- */
 
 /* Reads a .npy file (format 1.0, 2.0, 3.0; little-endian or '|'; C or
-** Fortran order; the five dtypes).  Never reads past the validated data.
+** Fortran order; every dtype of jitc.h).  Never reads past the validated
+** data.  named: the type the caller says the file holds, or NULL; a type
+** with a bare void typestr (bfloat16's '<V2') is read only when named.
 ** -1 when the file is missing or bad, -2 when the memory for its data
 ** cannot be allocated. */
-int npy_read(const char *path, HostArray *out, char *err, size_t errlen);
+int npy_read(const char *path, const jitc_dtype *named, HostArray *out, char *err,
+             size_t errlen);
 
 /* Writes a .npy file (format 1.0, or 2.0 when the header needs it) to a
-** temporary file in the same directory, then renames it over `path`. */
+** temporary file in the same directory, then renames it over `path`.  The
+** descr is the type's typestr: bfloat16's '<V2', which
+** np.load(path).view(ml_dtypes.bfloat16) reads. */
 int npy_write(const char *path, const HostArray *a, char *err, size_t errlen);
 
 /* ---- gen.c: generated inputs ---- */

@@ -192,7 +192,14 @@ int load_inputs(Run *r) {
   for (int k = 0; k < cli->nins; k++) {
     if (gen_is_spec(cli->ins[k].value))
       continue;
-    int rc = npy_read(cli->ins[k].value, &r->files[k], err, sizeof err);
+    /* --dtype NAME=T for a file says what it holds (a '<V2' file is
+    ** bfloat16 only when T says so); declare_signature checks the rest. */
+    jitc_dtype named, *said = NULL;
+    for (int q = 0; q < cli->ndtypes; q++)
+      if (!strcmp(cli->dtypes[q].name, cli->ins[k].name) &&
+          jitc_dtype_parse(cli->dtypes[q].value, &named) == JITC_OK)
+        said = &named;
+    int rc = npy_read(cli->ins[k].value, said, &r->files[k], err, sizeof err);
     if (rc) {
       fprintf(stderr, "jitc: %s%s\n", err, rc == -2 ? " for its data" : "");
       return rc == -2 ? EX_OSERR : EX_NOINPUT;
@@ -247,18 +254,20 @@ static void check_spec(const Named *in, jitc_dtype t) {
     die_usage("--in %s=%s: %s", in->name, in->value, err);
 }
 
-/* The signature: the given inputs' dtypes (a file's own, else --dtype), a
-** default input for each --dtype NAME= not given with --in, and -D scalars. */
+/* The signature: the given inputs' dtypes (a file's own, which a --dtype
+** NAME= may repeat but not change, else --dtype), a default input for each
+** --dtype NAME= not given with --in, and -D scalars. */
 void declare_signature(Run *r) {
   Cli *cli = &r->cli;
   for (int k = 0; k < cli->nins; k++) {
     jitc_dtype t = cli->dtype;
     for (int q = 0; q < cli->ndtypes; q++)
       if (!strcmp(cli->dtypes[q].name, cli->ins[k].name)) {
-        if (r->files[k].data)
-          die_usage("--dtype %s: '%s' comes from a file, whose dtype it keeps", cli->ins[k].name,
-                    cli->ins[k].name);
         jitc_dtype_parse(cli->dtypes[q].value, &t);
+        if (r->files[k].data && t != r->files[k].dtype)
+          die_usage("--dtype %s=%s: '%s' comes from a file of %s, whose dtype it keeps",
+                    cli->ins[k].name, cli->dtypes[q].value, cli->ins[k].name,
+                    jitc_dtype_name(r->files[k].dtype));
       }
     r->decls[r->ndecls++] =
         (jitc_array_decl){cli->ins[k].name, r->files[k].data ? r->files[k].dtype : t};

@@ -345,8 +345,12 @@ static void excerpt(const char *s, size_t len, char *out, size_t outsz) {
   out[k] = '\0';
 }
 
-/* Maps a descr to a dtype; on failure writes why (naming the dtype). */
-static int descr_dtype(const char *d, jitc_dtype *t, char *why, size_t whylen) {
+/* Maps a descr to a dtype; on failure writes why (naming the dtype).  A
+** type whose typestr is a bare void ('<V2': ml_dtypes' bfloat16, which
+** NumPy has no code for) is read only when the caller names it (*named):
+** any two bytes could be behind such a descr. */
+static int descr_dtype(const char *d, const jitc_dtype *named, jitc_dtype *t, char *why,
+                       size_t whylen) {
   /* A type's typestr, with '<' or '|' (or neither, or '=': this is a
   ** little-endian machine) for its byte order, or bool's "?". */
   const char *body = d[0] && strchr("<|=", d[0]) ? d + 1 : d;
@@ -354,11 +358,19 @@ static int descr_dtype(const char *d, jitc_dtype *t, char *why, size_t whylen) {
     *t = JITC_BOOL;
     return 0;
   }
-  for (int k = 0; k < JITC_NDTYPES; k++)
-    if (!strcmp(body, jitc_dtype_typestr((jitc_dtype)k) + 1)) {
-      *t = (jitc_dtype)k;
-      return 0;
+  for (int k = 0; k < JITC_NDTYPES; k++) {
+    const char *ts = jitc_dtype_typestr((jitc_dtype)k);
+    if (strcmp(body, ts + 1))
+      continue;
+    if (ts[1] == 'V' && !(named && *named == (jitc_dtype)k)) {
+      snprintf(why, whylen, "dtype '%s' is raw bytes, which is how ml_dtypes saves %s: "
+               "name the type to read it as one (--dtype NAME=%s)", d,
+               jitc_dtype_name((jitc_dtype)k), jitc_dtype_name((jitc_dtype)k));
+      return -1;
     }
+    *t = (jitc_dtype)k;
+    return 0;
+  }
 
   const char *p = d;
   char order = 0;
@@ -396,7 +408,8 @@ static int descr_dtype(const char *d, jitc_dtype *t, char *why, size_t whylen) {
   return -1;
 }
 
-int npy_read(const char *path, HostArray *out, char *err, size_t errlen) {
+int npy_read(const char *path, const jitc_dtype *named, HostArray *out, char *err,
+             size_t errlen) {
   memset(out, 0, sizeof *out);
   int fd = -1;
   char *hbuf = NULL;
@@ -500,7 +513,7 @@ int npy_read(const char *path, HostArray *out, char *err, size_t errlen) {
   }
   jitc_dtype dt;
   char why[768];
-  if (descr_dtype(h.descr, &dt, why, sizeof why) != 0) {
+  if (descr_dtype(h.descr, named, &dt, why, sizeof why) != 0) {
     fail(err, errlen, path, "%s", why);
     goto done;
   }

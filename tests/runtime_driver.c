@@ -14,7 +14,8 @@
 **   badwrite OUT.npy             npy_write of an array whose shape lies
 **
 ** With RT_FSIZE_LIMIT=BYTES in the environment, writes beyond BYTES fail
-** (RLIMIT_FSIZE), to test that a failed write leaves no trace.
+** (RLIMIT_FSIZE), to test that a failed write leaves no trace; with
+** RT_NAMED=DTYPE, files are read as holding DTYPE (npy_read's `named`).
 */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* clock_gettime, mkstemp, fchmod, access under -std=c11 */
@@ -31,6 +32,14 @@
 static int parse_dtype(const char *s, jitc_dtype *t) { return jitc_dtype_parse(s, t) ? -1 : 0; }
 
 static size_t esize(jitc_dtype t) { return jitc_dtype_size(t); }
+
+/* RT_NAMED=T: the type npy_read is told the file holds (a '<V2' file is
+** bfloat16 only so). */
+static const jitc_dtype *named(void) {
+  static jitc_dtype t;
+  const char *s = getenv("RT_NAMED");
+  return s && !jitc_dtype_parse(s, &t) ? &t : NULL;
+}
 
 static int die(const char *msg) {
   fprintf(stderr, "%s\n", msg);
@@ -62,7 +71,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "copy") && argc == 4) {
     HostArray a;
-    if (npy_read(argv[2], &a, err, sizeof err))
+    if (npy_read(argv[2], named(), &a, err, sizeof err))
       return die(err);
     int rc = npy_write(argv[3], &a, err, sizeof err);
     host_array_free(&a);
@@ -70,7 +79,7 @@ int main(int argc, char **argv) {
   }
   if ((!strcmp(cmd, "info") || !strcmp(cmd, "format") || !strcmp(cmd, "values")) && argc == 3) {
     HostArray a;
-    if (npy_read(argv[2], &a, err, sizeof err))
+    if (npy_read(argv[2], named(), &a, err, sizeof err))
       return die(err);
     if (((uintptr_t)a.data & 63) != 0) {
       host_array_free(&a);

@@ -445,6 +445,19 @@ def test_npy_roundtrip(d, pre):
                         probs.append("%s: bytes differ from np.save's" % what)
         check(pre + "npy/roundtrip-" + dtype, probs)
 
+    # A bare '<V2' is bfloat16 only when the reader is told so.
+    if "bfloat16" in DTYPES:
+        p = os.path.join(t, "bf.npy")
+        np.save(p, np.arange(3).astype(NPDT["bfloat16"]))
+        rc, outp, err = d.run("info", p)
+        want = ("dtype '<V2' is raw bytes, which is how ml_dtypes saves bfloat16: name the type "
+                "to read it as one (--dtype NAME=bfloat16)")
+        probs = [] if rc == 1 and want in err else ["unnamed: rc %s %r" % (rc, err.strip())]
+        rc, outp, err = d.run("info", p, env={"RT_NAMED": "float16"})
+        if rc != 1 or want not in err:
+            probs.append("named float16: rc %s %r" % (rc, err.strip()))
+        check(pre + "npy/bfloat16-only-when-named", probs)
+
     # Generated files load in NumPy with the right header (and np.load
     # accepts them without allow_pickle).
     probs = []
@@ -605,6 +618,8 @@ def hostile_cases(t):
     hdr("float128", "{'descr': '<f16', 'fortran_order': False, 'shape': (3,)}", "(float128)")
     hdr("complex64", "{'descr': '<c8', 'fortran_order': False, 'shape': (3,)}", "(complex64)")
     hdr("uint128", "{'descr': '<u16', 'fortran_order': False, 'shape': (3,)}", "(uint128)")
+    hdr("void2", "{'descr': '|V2', 'fortran_order': False, 'shape': (12,)}",
+        "dtype '|V2' is raw bytes, which is how ml_dtypes saves bfloat16")
     hdr("datetime", "{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (3,)}",
         "(datetime64)")
     hdr("empty-descr", "{'descr': '', 'fortran_order': False, 'shape': (3,)}",
