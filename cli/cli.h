@@ -203,8 +203,8 @@ typedef struct Arr {
 
 /* How a target's array compares with the first target's (-t all). */
 typedef struct Agree {
-  double ulps;       /* the largest difference */
-  bool ulps_of_f32;  /* in ulps of float32 though the array is float64 */
+  double ulps;        /* the largest difference */
+  jitc_dtype ulps_in; /* in ulps of this type: the array's, or a narrower one */
   bool ok;           /* within the tolerance */
   bool identical;
 } Agree;

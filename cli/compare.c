@@ -5,39 +5,54 @@
 ** An element disagrees when it differs by more than 4 ulps (1e6 with
 ** --fast-math) and by more than 8 machine epsilons of the output's largest
 ** magnitude (the second allowance absorbs cancellation in sums of rounded
-** terms).  A value that passed through float32 carries float32's error even
-** when widened (f64(sin(x)) for float32 x, or f64(sin(f32(x))) for
-** float64 x): when the program has anything in float32
-** (jitc_kernel_uses_dtype), ulps and epsilons are float32's.  Integers and
-** bools must be equal.  A float reduction's result (`s = sum(x)`) is the sum
-** of n terms that each target adds in its own order: it may differ by
+** terms).  Ulps are those of the output's own type (float16 and bfloat16
+** in their own precision), or of a narrower float type the program
+** computes in (jitc_kernel_uses_dtype): a value that passed through
+** float32 carries float32's error even when widened (f64(sin(x)) for
+** float32 x), one that passed through float16 float16's.  Integers and
+** bools must be equal.  A float reduction's result (`s = sum(x)`) is the
+** sum of n terms that each target adds in its own order: it may differ by
 ** n + 8 epsilons of its magnitude (a sum that cancels may still disagree,
 ** and then -t all says so).
 */
 #include "cli.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static double load(const HostArray *a, bool f32, int64_t e) {
-  return f32 ? ((const float *)a->data)[e] : ((const double *)a->data)[e];
+/* The spacing of float type t at magnitude ax (finite, a value of t): the
+** step to the next value up, or down from the largest finite one. */
+static double ulp_in(jitc_dtype t, double ax) {
+  size_t size = jitc_dtype_size(t);
+  unsigned char cell[8];
+  elem_set_float(cell, t, 0, ax);
+  /* Neighbouring floats of one sign have neighbouring bit patterns. */
+  uint64_t bits = 0;
+  memcpy(&bits, cell, size);
+  uint64_t up = bits + 1;
+  memcpy(cell, &up, size);
+  double next = elem_get(cell, t, 0);
+  if (isfinite(next))
+    return next - ax;
+  uint64_t down = bits - 1;
+  memcpy(cell, &down, size);
+  return ax - elem_get(cell, t, 0);
 }
 
-/* Array A of the first target against B of another: the agreement, and
-** the first element beyond the tolerance in *bad (-1: none). */
-static Agree compare_array(const Arr *A, const Arr *B, int64_t n, bool via_f32, bool fast_math,
-                           int64_t *bad) {
+/* Array A of the first target against B of another, in ulps of type `unit`:
+** the agreement, and the first element beyond the tolerance in *bad (-1:
+** none). */
+static Agree compare_array(const Arr *A, const Arr *B, int64_t n, jitc_dtype unit,
+                           bool fast_math, int64_t *bad) {
   size_t esize = jitc_dtype_size(A->dtype);
-  bool f32 = A->dtype == JITC_FLOAT32, fp = f32 || A->dtype == JITC_FLOAT64;
-  bool narrow = f32 || via_f32;
-  double eps = narrow ? 0x1p-23 : 0x1p-52;
+  bool fp = elem_kind(A->dtype) == EK_FLOAT;
+  double eps = ldexp(1.0, 1 - elem_mant_bits(unit));
   int64_t count = A->role == JITC_RESULT ? 1 : n;
   double scale = 0;
   for (int64_t e = 0; fp && e < count; e++) {
-    double x = load(&A->data, f32, e);
+    double x = elem_get(A->data.data, A->dtype, e);
     if (isfinite(x) && fabs(x) > scale)
       scale = fabs(x);
   }
@@ -51,18 +66,17 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, bool via_f32, 
   for (int64_t e = 0; e < n; e++) {
     double d = 0, x = 0, y = 0;
     if (fp) {
-      x = load(&A->data, f32, e);
-      y = load(&B->data, f32, e);
+      x = elem_get(A->data.data, A->dtype, e);
+      y = elem_get(B->data.data, A->dtype, e);
       if ((isnan(x) && isnan(y)) || x == y)
         continue;
       if (!isfinite(x) || !isfinite(y)) {
         d = INFINITY;
       } else {
-        double ax = fabs(x);
-        double u = narrow && ax <= FLT_MAX
-                       ? (double)(nextafterf((float)ax, INFINITY) - (float)ax)
-                       : nextafter(ax, INFINITY) - ax;
-        d = fabs(x - y) / u;
+        /* x's magnitude in the unit's type (rounded: a float64 x beyond
+        ** float32's range has float64's spacing there). */
+        double ax = fabs(x), au = fabs(elem_round(unit, x));
+        d = fabs(x - y) / (isfinite(au) ? ulp_in(unit, au) : ulp_in(A->dtype, ax));
       }
     } else if (memcmp((char *)A->data.data + e * (int64_t)esize,
                       (char *)B->data.data + e * (int64_t)esize, esize)) {
@@ -75,7 +89,18 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, bool via_f32, 
     if (*bad < 0 && d > tol && !(fp && isfinite(d) && fabs(x - y) <= abs_tol))
       *bad = e;
   }
-  return (Agree){ulps, narrow && !f32, *bad < 0, where < 0};
+  return (Agree){ulps, unit, *bad < 0, where < 0};
+}
+
+/* The type whose ulps measure float output type t: t, or the narrowest
+** float type the kernel computes in when that is narrower. */
+static jitc_dtype ulp_unit(const jitc_kernel *k, jitc_dtype t) {
+  jitc_dtype unit = t;
+  for (int u = 0; u < JITC_NDTYPES && elem_kind(t) == EK_FLOAT; u++)
+    if (elem_kind((jitc_dtype)u) == EK_FLOAT && jitc_kernel_uses_dtype(k, (jitc_dtype)u) &&
+        elem_mant_bits((jitc_dtype)u) < elem_mant_bits(unit))
+      unit = (jitc_dtype)u;
+  return unit;
 }
 
 /* Every target after the first against the first: a line per output
@@ -84,7 +109,6 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, bool via_f32, 
 int compare_targets(Run *r) {
   const Cli *cli = &r->cli;
   const Result *ref = &r->results[0];
-  bool via_f32 = jitc_kernel_uses_dtype(ref->kernel, JITC_FLOAT32);
   int status = EX_OK;
   for (int j = 1; j < r->nres; j++) {
     Result *res = &r->results[j];
@@ -98,12 +122,15 @@ int compare_targets(Run *r) {
       if (A->role == JITC_INPUT)
         continue;
       int64_t bad;
-      Agree g = compare_array(A, B, r->n, via_f32, cli->opt.fast_math, &bad);
+      Agree g = compare_array(A, B, r->n, ulp_unit(ref->kernel, A->dtype), cli->opt.fast_math,
+                              &bad);
       res->agree[a] = g;
       if (!cli->quiet && !cli->json)
-        printf("%s: %s vs %s: largest difference %.3g ulp%s%s\n", A->name,
+        printf("%s: %s vs %s: largest difference %.3g ulp%s%s%s\n", A->name,
                jitc_target_name(ref->target), jitc_target_name(res->target), g.ulps,
-               g.ulps_of_f32 ? " of float32" : "", g.identical ? " (identical)" : "");
+               g.ulps_in == A->dtype ? "" : " of ",
+               g.ulps_in == A->dtype ? "" : jitc_dtype_name(g.ulps_in),
+               g.identical ? " (identical)" : "");
       if (bad >= 0) {
         size_t esize = jitc_dtype_size(A->dtype);
         char *x = format_value((char *)A->data.data + bad * (int64_t)esize, A->dtype);

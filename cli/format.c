@@ -10,15 +10,20 @@
 ** is exactly what was computed.
 **
 ** Whether a float is written positionally ("0.5", "2.") or with an exponent
-** ("1.e-05") follows NumPy: an array switches as a whole when its largest
-** nonzero magnitude is >= 1e8, its smallest < 1e-4, or their ratio > 1e3
-** (decided over the elements shown, in the array's own precision, as NumPy
-** does); a single value uses the scalar repr's rule (exponent when below
-** 1e-4, or from 1e16 for float64 and 1e6 for float32) and the scalar repr's
-** spelling ("1e+20", "1.5e-07").
+** ("1.e-05") follows NumPy 2.3 and later: an array switches as a whole when
+** its largest nonzero magnitude is >= 10^min(8, precision) (1e3 for
+** float16, 1e6 for float32, 1e8 for float64), its smallest < 1e-4, or their
+** ratio > 1e3 (decided over the elements shown, in the array's own
+** precision, as NumPy does); a single value uses the scalar repr's rule
+** (exponent when below 1e-4, or from 1e3 for float16, 1e6 for float32 and
+** 1e16 for float64) and the scalar repr's spelling ("1e+20", "1.5e-07").
+** Integers are decimal, unsigned ones as such (18446744073709551615).
+** bfloat16 is not NumPy's: it prints as ml_dtypes prints it, each value
+** with C's %g ("0.100098", "2", "3.38953e+38"), whatever the others are.
 **
 ** The shortest digits are runtime/text.c's (fmt_digits), the same as the
-** compiler's dumps and generated code use; this file only spells them.
+** compiler's dumps and generated code use, and for float16 half_digits
+** here; this file only spells them.
 */
 #include "cli.h"
 
@@ -35,7 +40,63 @@
 
 enum { POSITIONAL, SCI_ARRAY, SCI_SCALAR };
 
-static void put_float(Buf *b, double x, bool f32, int mode) {
+/* "d.ddde[+-]XX" into its digits (no trailing zeros) and exponent. */
+static int parse_e(const char *s, char *digits) {
+  int k = 0;
+  for (; *s && *s != 'e'; s++)
+    if (*s >= '0' && *s <= '9')
+      digits[k++] = *s;
+  while (k > 1 && digits[k - 1] == '0')
+    k--;
+  digits[k] = '\0';
+  return *s == 'e' ? atoi(s + 1) : 0;
+}
+
+/* fmt_digits for float16, whose values need at most 5 digits: the
+** correctly rounded 1, 2, ... digits until they read back as x, trying
+** the rounded digits' neighbours too (the interval that reads back is
+** lopsided at a power of two), as runtime/text.c does for the others.  A
+** text of 5 digits or fewer reads back the same through double. */
+static int half_digits(double x, char *digits) {
+  uint16_t want = f16_from_double(x);
+  char buf[64];
+  for (int p = 1; p < 5; p++) {
+    snprintf(buf, sizeof buf, "%.*e", p - 1, x);
+    if (f16_from_double(strtod(buf, NULL)) == want)
+      return parse_e(buf, digits);
+    char rd[24];
+    int rexp = parse_e(buf, rd);
+    long m = strtol(rd, NULL, 10);
+    for (int k = (int)strlen(rd); k < p; k++)
+      m *= 10; /* the stripped zeros back: p digits */
+    for (int dir = -1; dir <= 1; dir += 2) {
+      char cand[64];
+      snprintf(cand, sizeof cand, "%lde%d", m + dir, rexp - (p - 1));
+      if (m + dir > 0 && f16_from_double(strtod(cand, NULL)) == want) {
+        int len = snprintf(buf, sizeof buf, "%lde0", m + dir);
+        return parse_e(buf, digits) + rexp + (len - 2 - p);
+      }
+    }
+  }
+  snprintf(buf, sizeof buf, "%.4e", x);
+  return parse_e(buf, digits);
+}
+
+/* Whether values of t are spelled as NumPy spells its floats (float16,
+** float32, float64); ml_dtypes' bfloat16 has a spelling of its own. */
+static bool numpy_float(jitc_dtype t) {
+  return elem_kind(t) == EK_FLOAT && t != JITC_BFLOAT16;
+}
+
+/* ml_dtypes prints a bfloat16 as C++ streams print its float: %g, six
+** digits ("0.100098", "2", "-0", "3.38953e+38"), and NaN as "nan". */
+static void put_bfloat16(Buf *b, double x) {
+  char tmp[32];
+  snprintf(tmp, sizeof tmp, "%g", x);
+  buf_puts(b, isnan(x) ? "nan" : tmp);
+}
+
+static void put_float(Buf *b, double x, jitc_dtype t, int mode) {
   if (isnan(x)) {
     buf_puts(b, "nan");
     return;
@@ -49,7 +110,9 @@ static void put_float(Buf *b, double x, bool f32, int mode) {
   double ax = fabs(x);
   /* d1.d2d3... x 10^exp */
   char digits[24] = "0";
-  int prec, exp = ax == 0.0 ? 0 : fmt_digits(ax, f32, digits, &prec);
+  int prec, exp = ax == 0.0                   ? 0
+                  : jitc_dtype_size(t) == 2 ? half_digits(ax, digits)
+                                            : fmt_digits(ax, jitc_dtype_size(t) == 4, digits, &prec);
   int nd = (int)strlen(digits);
   char out[400];
   int k = 0;
@@ -81,56 +144,45 @@ static void put_float(Buf *b, double x, bool f32, int mode) {
   buf_puts(b, out);
 }
 
-static double load_float(const void *data, jitc_dtype t, int64_t i) {
-  if (t == JITC_FLOAT32) {
-    float f;
-    memcpy(&f, (const char *)data + i * 4, 4);
-    return f;
-  }
-  double d;
-  memcpy(&d, (const char *)data + i * 8, 8);
-  return d;
-}
-
 static void put_elem(Buf *b, const void *data, jitc_dtype t, int64_t i, int mode) {
   char tmp[32];
-  switch (t) {
-  case JITC_BOOL:
-    buf_puts(b, ((const unsigned char *)data)[i] ? "True" : "False");
+  switch (elem_kind(t)) {
+  case EK_BOOL:
+    buf_puts(b, elem_get_int(data, t, i) ? "True" : "False");
     break;
-  case JITC_INT32:
-  case JITC_INT64: {
-    int64_t v;
-    if (t == JITC_INT32) {
-      int32_t w;
-      memcpy(&w, (const char *)data + i * 4, 4);
-      v = w;
-    } else {
-      memcpy(&v, (const char *)data + i * 8, 8);
-    }
-    snprintf(tmp, sizeof tmp, "%" PRId64, v);
+  case EK_SINT:
+    snprintf(tmp, sizeof tmp, "%" PRId64, elem_get_int(data, t, i));
     buf_puts(b, tmp);
     break;
-  }
-  case JITC_FLOAT32:
-  case JITC_FLOAT64:
-    put_float(b, load_float(data, t, i), t == JITC_FLOAT32, mode);
+  case EK_UINT:
+    snprintf(tmp, sizeof tmp, "%" PRIu64, (uint64_t)elem_get_int(data, t, i));
+    buf_puts(b, tmp);
     break;
   default:
-    buf_puts(b, "?");
+    if (numpy_float(t))
+      put_float(b, elem_get(data, t, i), t, mode);
+    else
+      put_bfloat16(b, elem_get(data, t, i));
     break;
   }
 }
 
-/* NumPy's FloatingFormat rule over the shown elements [0,k1) and [k2,n),
-** computed in the array's own precision. */
+/* NumPy's finfo(t).precision: the decimal digits its significand holds
+** for sure (3 for float16, 6 for float32, 15 for float64). */
+static int decimal_precision(jitc_dtype t) {
+  return (int)floor((elem_mant_bits(t) - 1) * log10(2.0));
+}
+
+/* NumPy's FloatingFormat rule (NumPy 2.3 and later) over the shown
+** elements [0,k1) and [k2,n): exponent form when the largest nonzero
+** magnitude is >= 10^min(8, precision) (1e3 for float16, 1e6 for float32,
+** 1e8 for float64), the smallest < 1e-4, or their ratio > 1e3, each
+** compared in the array's own precision, as NumPy does. */
 static int array_mode(const void *data, jitc_dtype t, int64_t k1, int64_t k2, int64_t n) {
   bool any = false;
-  /* float32 values compared as float32, as NumPy does. */
-  bool f32 = t == JITC_FLOAT32;
   double mx = 0, mn = 0;
   for (int64_t i = 0; i < n; i = (i + 1 == k1) ? k2 : i + 1) {
-    double v = f32 ? (double)fabsf((float)load_float(data, t, i)) : fabs(load_float(data, t, i));
+    double v = fabs(elem_get(data, t, i));
     if (!isfinite(v) || v == 0)
       continue;
     if (!any || v > mx)
@@ -139,8 +191,13 @@ static int array_mode(const void *data, jitc_dtype t, int64_t k1, int64_t k2, in
       mn = v;
     any = true;
   }
-  if (any && (f32 ? mx >= 1e8f || mn < 1e-4f || (float)mx / (float)mn > 1000.0f
-                  : mx >= 1e8 || mn < 1e-4 || mx / mn > 1000.0))
+  if (!any)
+    return POSITIONAL;
+  int p = decimal_precision(t);
+  double cutoff = elem_round(t, pow(10.0, p < 8 ? p : 8));
+  /* The quotient as NumPy divides: in float32 for the narrower types. */
+  double ratio = jitc_dtype_size(t) == 8 ? mx / mn : elem_round(t, (float)mx / (float)mn);
+  if (mx >= cutoff || mn < elem_round(t, 1e-4) || ratio > 1000.0)
     return SCI_ARRAY;
   return POSITIONAL;
 }
@@ -153,7 +210,7 @@ char *format_array(const void *data, jitc_dtype dtype, int64_t n) {
   /* Shown: [0, k1) and [k2, n). */
   int64_t k1 = summary ? EDGE_ITEMS : n, k2 = summary ? n - EDGE_ITEMS : n;
   int mode = POSITIONAL;
-  if ((dtype == JITC_FLOAT32 || dtype == JITC_FLOAT64) && n > 0)
+  if (numpy_float(dtype) && n > 0)
     mode = array_mode(data, dtype, k1, k2, n);
   buf_puts(&b, "[");
   for (int64_t i = 0; i < k1; i++) {
@@ -175,9 +232,11 @@ char *format_array(const void *data, jitc_dtype dtype, int64_t n) {
 char *format_value(const void *elem, jitc_dtype dtype) {
   Buf b = {0};
   int mode = POSITIONAL;
-  if (dtype == JITC_FLOAT32 || dtype == JITC_FLOAT64) {
-    double ax = fabs(load_float(elem, dtype, 0));
-    double hi = dtype == JITC_FLOAT32 ? 1e6 : 1e16;
+  if (numpy_float(dtype)) {
+    /* NumPy's scalar repr: positional from 1e-4 up to 1e3 for float16, 1e6
+    ** for float32 (10^precision), 1e16 for float64. */
+    double ax = fabs(elem_get(elem, dtype, 0));
+    double hi = jitc_dtype_size(dtype) == 8 ? 1e16 : pow(10.0, decimal_precision(dtype));
     if (isfinite(ax) && ax != 0 && (ax >= hi || ax < 1e-4))
       mode = SCI_SCALAR;
   }

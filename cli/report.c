@@ -125,7 +125,7 @@ static void report_json(const Run *r, const Result *res) {
       else
         printf(", \"largest_ulp\": null"); /* JSON has no infinity */
       printf(", \"ulp_of\": \"%s\", \"identical\": %s, \"agree\": %s}",
-             g->ulps_of_f32 ? "float32" : jitc_dtype_name(res->arrs[a].dtype),
+             jitc_dtype_name(g->ulps_in),
              g->identical ? "true" : "false", g->ok ? "true" : "false");
     }
     printf("]}");

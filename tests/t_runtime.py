@@ -797,8 +797,10 @@ def np_array_text(a):
     shown = list(range(n)) if n <= 1000 else [0, 1, 2, n - 3, n - 2, n - 1]
     if a.dtype.kind == "b":
         parts = ["True" if v else "False" for v in a[shown]]
-    elif a.dtype.kind == "i":
+    elif a.dtype.kind in "iu":
         parts = [str(int(v)) for v in a[shown]]
+    elif a.dtype.kind == "V":  # bfloat16: each as ml_dtypes prints it
+        parts = [str(v) for v in a[shown]]
     else:
         sci = "e" in np.array2string(a, threshold=1000).replace("inf", "")
         parts = [np_elem_text(v, sci) for v in a[shown]]
@@ -814,7 +816,7 @@ def test_format(d, pre):
 
     def fmt(a):
         np.save(p, a)
-        rc, outp, err = d.run("format", p)
+        rc, outp, err = d.run("format", p, env=NAMED.get(a.dtype.name))
         return outp.rstrip("\n") if rc == 0 else "error rc %s: %s" % (rc, err.strip())
 
     f32, f64 = np.float32, np.float64
@@ -855,7 +857,26 @@ def test_format(d, pre):
         (np.array([np.nan]), "[nan]"),
         (np.array([123456.5, 1000.0]), "[123456.5 1000.]"),
         (np.array([2.0**53 + 2]), "[9.007199254740994e+15]"),
+        (np.array([1e7], f32), "[1.e+07]"),  # float32 switches at 1e6 (NumPy 2.3)
+        (np.array([999999.0], f32), "[999999.]"),
+        (np.array([1e7, 1e5]), "[10000000. 100000.]"),
+        (np.array([1, 2, 3], np.uint8), "[1 2 3]"),
+        (np.array([2**64 - 1, 0], np.uint64), "[18446744073709551615 0]"),
+        (np.array([2**32 - 1], np.uint32), "[4294967295]"),
+        (np.array([-128, 127], np.int8), "[-128 127]"),
+        (np.array([-32768, 65535 // 2], np.int16), "[-32768 32767]"),
+        (np.array([65535], np.uint16), "[65535]"),
+        (np.array([0.1, 1 / 3, 2], np.float16), "[0.1 0.3333 2.]"),
+        (np.array([1000], np.float16), "[1.e+03]"),
+        (np.array([999], np.float16), "[999.]"),
+        (np.array([65504, 6e-8], np.float16), "[6.55e+04 6.e-08]"),
+        (np.array([1e-4, 1e-3], np.float16), "[0.0001 0.001]"),
+        (np.array([np.nan, -np.inf, -0.0], np.float16), "[nan -inf -0.]"),
     ]
+    if "bfloat16" in DTYPES:
+        fixed.append((np.array([0.1, 1 / 3, 2, -0.0, np.nan, 3e38, 1e-5, 123456],
+                               NPDT["bfloat16"]),
+                      "[0.100098 0.333984 2 -0 nan 3.00406e+38 1.00136e-05 123392]"))
     probs = []
     for a, want in fixed:
         got = fmt(a)
@@ -885,7 +906,19 @@ def test_format(d, pre):
         got, want = fmt(a), np_array_text(a)
         if got != want:
             probs.append("%s n=%d: got %r, want %r" % (dt.__name__, n, got[:200], want[:200]))
-    for dtype in ("bool", "int32", "int64"):
+    for dt in FLOATS:
+        if NPDT[dt].itemsize != 2:
+            continue
+        for i in range(60 if not d.sanitized else 20):
+            n = int(rng.choice([1, 2, 3, 5, 8, 1000, 1001]))
+            scale = 10.0 ** rng.integers(-8, 5, n) if i % 3 else 10.0 ** rng.integers(-2, 3)
+            a = (rng.standard_normal(n) * scale).astype(NPDT[dt])
+            if i % 5 == 0:
+                a[rng.integers(0, n)] = [np.nan, np.inf, -np.inf, 0.0, -0.0][i % 5]
+            got, want = fmt(a), np_array_text(a)
+            if got != want:
+                probs.append("%s n=%d: got %r, want %r" % (dt, n, got[:200], want[:200]))
+    for dtype in ["bool"] + INTS:
         for n in (0, 1, 4, 1000, 1001):
             a = sample(dtype, (n,), rng)
             got, want = fmt(a), np_array_text(a)
@@ -922,6 +955,24 @@ def test_format(d, pre):
                 probs.append("%r: got %r, want %r" % (x, g, w))
         check(pre + "format/values-" + dt.__name__, probs)
 
+    # Every value of the 16-bit types, each as NumPy's (float16) or
+    # ml_dtypes' (bfloat16) scalar str.
+    for dt in FLOATS:
+        if NPDT[dt].itemsize != 2:
+            continue
+        every = np.arange(0, 65536, 1 if not d.sanitized else 7).astype(np.uint16).view(NPDT[dt])
+        np.save(p, every)
+        rc, outp, err = d.run("values", p, env=NAMED.get(dt))
+        got = outp.split("\n")[:-1] if rc == 0 else []
+        probs = [] if rc == 0 else ["rc %s: %s" % (rc, err.strip())]
+        if rc == 0 and len(got) != every.size:
+            probs.append("%d lines for %d values" % (len(got), every.size))
+        for x, g in zip(every, got):
+            w = np_scalar_text(x)
+            if g != w:
+                probs.append("%s: got %r, want %r" % (hex(int(np.array(x).view(np.uint16))), g, w))
+        check(pre + "format/values-" + dt, probs)
+
     probs = []
     for a, want in ((np.array([True, False]), ["True", "False"]),
                     (np.array([-7, 0, 2147483647], np.int32), ["-7", "0", "2147483647"]),
@@ -929,7 +980,11 @@ def test_format(d, pre):
                     (np.array([1e20, 1.5e-7, 2.0, -0.0, 1e16, 1e15]),
                      ["1e+20", "1.5e-07", "2.", "-0.", "1e+16", "1000000000000000."]),
                     (np.array([1e6, 999999.0, 1e-4, 0.00011], f32),
-                     ["1e+06", "999999.", "1e-04", "0.00011"])):
+                     ["1e+06", "999999.", "1e-04", "0.00011"]),
+                    (np.array([2**64 - 1], np.uint64), ["18446744073709551615"]),
+                    (np.array([-1], np.int8), ["-1"]),
+                    (np.array([1000, 999, 1e-4, 9e-5, 1 / 3], np.float16),
+                     ["1e+03", "999.", "0.0001", "9e-05", "0.3333"])):
         np.save(p, a)
         rc, outp, err = d.run("values", p)
         if rc != 0 or outp.split("\n")[:-1] != want:
