@@ -51,10 +51,17 @@ static void usage(void) {
       "                       all: every target here, checked to agree (see exit 1)\n"
       "  -f, --file FILE      read the program from FILE ('-': standard input)\n"
       "  -n, --size N         element count when no input file fixes it (default 10000000);\n"
-      "                       an integer, also 10_000_000 or 1e7\n"
-      "      --dtype T        type of generated inputs: bool, int32, int64, float32, float64\n"
-      "                       (short: b1, i32, i64, f32, f64; default float64)\n"
-      "      --dtype NAME=T   type of one generated input\n"
+      "                       an integer, also 10_000_000 or 1e7\n");
+  /* The types from the library; T may also be NumPy's code (read as
+  ** np.dtype reads it: i8 is int64, u8 uint64) or the language's short name. */
+  char types[512], text[800];
+  dtype_list(types, sizeof types, ", ");
+  snprintf(text, sizeof text, "%s (default float64); also NumPy's codes, as np.dtype reads "
+           "them (f4, u1; i8 is int64), and the short names (f32, bf16)", types);
+  wrap_help(stdout, "      --dtype T        type of generated inputs:", text, 23, 88);
+  printf(
+      "      --dtype NAME=T   type of one generated input (a FILE.npy's own type, or bfloat16\n"
+      "                       for a '<V2' file: ml_dtypes saves bfloat16 so)\n"
       "      --in NAME=SPEC   input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
       "                       full:VALUE, rand[:SEED] or randn[:SEED]\n"
       "      --out NAME=FILE.npy  write array NAME after the run (all outputs or none)\n"
@@ -93,8 +100,9 @@ static void usage(void) {
       "\n"
       "-t all: targets agree when every element differs by at most 4 ulp (1e6 with\n"
       "--fast-math) or by at most 8 epsilons of the array's largest magnitude; ulps\n"
-      "are those of float32 when the program computes anything in float32, else of\n"
-      "the array's type.  Integers and bools must be equal.\n"
+      "are those of the array's type, or of a narrower float type the program\n"
+      "computes anything in (float32 for f64(sin(x)) of float32 x; float16 and\n"
+      "bfloat16 in their own precision).  Integers and bools must be equal.\n"
       "\n"
       "exit status:\n"
       "   0  ok\n"
@@ -113,8 +121,9 @@ static void usage(void) {
 /* Python's number literals, with a sign: decimal integers (no leading zeros),
 ** 0x / 0o / 0b integers, floats (digits with '.' or an exponent), inf and
 ** nan; '_' may separate digits.  What strtod() also takes (hex floats,
-** "infinity", spaces) is refused. */
-typedef enum { NUM_BAD, NUM_INT, NUM_FLOAT, NUM_INT_RANGE, NUM_FLOAT_RANGE } NumKind;
+** "infinity", spaces) is refused.  An integer above INT64_MAX that fits
+** uint64 is NUM_UINT64, its bits in *iv. */
+typedef enum { NUM_BAD, NUM_INT, NUM_FLOAT, NUM_INT_RANGE, NUM_UINT64, NUM_FLOAT_RANGE } NumKind;
 
 static NumKind parse_number(const char *s, int64_t *iv, double *fv) {
   char buf[128];
@@ -166,6 +175,11 @@ static NumKind parse_number(const char *s, int64_t *iv, double *fv) {
     unsigned long long u = strtoull(buf, &end, base);
     if (*end)
       return NUM_BAD;
+    if (!neg && errno != ERANGE && u > 9223372036854775807ull) {
+      uint64_t w = u;
+      memcpy(iv, &w, sizeof *iv);
+      return NUM_UINT64;
+    }
     if (errno == ERANGE || u > (neg ? 9223372036854775808ull : 9223372036854775807ull))
       return NUM_INT_RANGE;
     *iv = neg ? (int64_t)(0 - u) : (int64_t)u;
@@ -425,8 +439,15 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
       val->dtype = JITC_FLOAT64;
       val->u.f = f;
       break;
+    case NUM_UINT64: /* a value of uint64 alone */
+      if (!decl->weak && elem_kind(decl->dtype) == EK_UINT && jitc_dtype_size(decl->dtype) == 8) {
+        val->dtype = decl->dtype;
+        val->u.i = i;
+        break;
+      }
+      /* fall through */
     case NUM_INT_RANGE:
-      if (!decl->weak && (decl->dtype == JITC_INT32 || decl->dtype == JITC_INT64))
+      if (!decl->weak && (elem_kind(decl->dtype) == EK_SINT || elem_kind(decl->dtype) == EK_UINT))
         die_usage("-D %s: %s is out of range for %s", d->name, v, jitc_dtype_name(decl->dtype));
       die_usage("-D %s: %s does not fit in int64 (NumPy raises OverflowError for such a "
                 "Python int); write it as a float, such as %s.0", d->name, v, v);
@@ -441,34 +462,42 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
     decl->dtype = val->dtype;
     return;
   }
+  /* The value must be one of the type's: checked by a round trip through
+  ** one element of it (elem.c converts as astype does). */
+  jitc_dtype t = decl->dtype;
   bool is_float = val->dtype == JITC_FLOAT64;
-  const char *why = NULL;
-  switch (decl->dtype) {
-  case JITC_BOOL:
+  const char *name = jitc_dtype_name(t);
+  char why[96] = "";
+  switch (elem_kind(t)) {
+  case EK_BOOL:
     if (is_float ? !(f == 0 || f == 1) : !(i == 0 || i == 1))
-      why = "a bool needs 0 or 1, True or False";
+      snprintf(why, sizeof why, "a bool needs 0 or 1, True or False");
     break;
-  case JITC_INT32:
-  case JITC_INT64: {
-    double lim = decl->dtype == JITC_INT32 ? 0x1p31 : 0x1p63;
-    if (is_float ? !(f == floor(f) && f >= -lim && f < lim)
-                 : decl->dtype == JITC_INT32 && (i < INT32_MIN || i > INT32_MAX))
-      why = is_float && f != floor(f) ? "an integer type needs an integral value"
-                                      : "it is out of range";
+  case EK_SINT:
+  case EK_UINT: {
+    /* [lo, end) as doubles, both exact: -2^(bits-1) or 0, 2^(bits-1) or 2^bits */
+    int bits = 8 * (int)jitc_dtype_size(t), sign = elem_kind(t) == EK_SINT;
+    double lo = sign ? -ldexp(1.0, bits - 1) : 0, end = ldexp(1.0, bits - sign);
+    if (is_float && f != floor(f))
+      snprintf(why, sizeof why, "an integer type needs an integral value");
+    else if (is_float ? !(f >= lo && f < end) : !elem_int_fits(t, i, val->dtype == JITC_UINT64))
+      snprintf(why, sizeof why, "it is out of range");
     break;
   }
-  case JITC_FLOAT32:
-    if (is_float ? isfinite(f) && fabs(f) >= 0x1.ffffffp+127 /* rounds to inf */
-                 : (double)(float)i != (double)i || (double)i >= 0x1p63 ||
-                       (int64_t)(double)i != i)
-      why = is_float ? "it is beyond the range of float32" : "float32 cannot hold it exactly";
-    break;
-  default: /* float64 */
-    if (!is_float && ((double)i >= 0x1p63 || (int64_t)(double)i != i))
-      why = "float64 cannot hold it exactly";
+  default:
+    if (is_float) {
+      if (isfinite(f) && isinf(elem_round(t, f))) /* rounds to inf */
+        snprintf(why, sizeof why, "it is beyond the range of %s", name);
+    } else {
+      unsigned char cell[8];
+      elem_set_int(cell, t, 0, i);
+      double back = elem_get(cell, t, 0);
+      if (!(back >= -0x1p63 && back < 0x1p63) || (int64_t)back != i)
+        snprintf(why, sizeof why, "%s cannot hold it exactly", name);
+    }
   }
-  if (why)
-    die_usage("-D %s: %s cannot be %s: %s", d->name, v, jitc_dtype_name(decl->dtype), why);
+  if (why[0])
+    die_usage("-D %s: %s cannot be %s: %s", d->name, v, name, why);
 }
 
 

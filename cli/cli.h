@@ -272,6 +272,8 @@ jitc_status frontend_compile(Run *r, jitc_kernel **k);
 ** wrapped at `width` columns with continuation lines indented by `indent`. */
 void stage_help(FILE *f, const char *lead, int indent, int width);
 int frontend_stages(void); /* the stages every target lists first, alike */
+/* LEAD, then TEXT's words wrapped as stage_help wraps them. */
+void wrap_help(FILE *f, const char *lead, const char *text, int indent, int width);
 
 /* run.c */
 int run_targets(Run *r);

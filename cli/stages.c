@@ -1,7 +1,8 @@
 /*
 ** stages.c -- the --emit stages as the library lists them: how many are the
 ** front end's, and the list as --help prints it.  Both the options
-** (args.c) and the targets' emission (targets.c) read it.
+** (args.c) and the targets' emission (targets.c) read it; --help's other
+** generated lists are wrapped here too (wrap_help).
 */
 #include "cli.h"
 
@@ -34,15 +35,21 @@ void stage_help(FILE *f, const char *lead, int indent, int width) {
       else
         buf_printf(&b, ", %s", list[s]);
   }
-  /* Word by word, wrapped. */
+  wrap_help(f, lead, b.s ? b.s : "", indent, width);
+  buf_free(&b);
+}
+
+void wrap_help(FILE *f, const char *lead, const char *text, int indent, int width) {
+  /* Word by word. */
   int col = fprintf(f, "%s", lead);
-  for (char *w = b.s ? strtok(b.s, " ") : NULL; w; w = strtok(NULL, " ")) {
-    int len = (int)strlen(w);
-    if (col + 1 + len > width)
-      col = fprintf(f, "\n%*s%s", indent, "", w) - 1;
-    else
-      col += fprintf(f, " %s", w);
+  for (const char *w = text; *w;) {
+    int len = (int)strcspn(w, " ");
+    if (len && col + 1 + len > width)
+      col = fprintf(f, "\n%*s%.*s", indent, "", len, w) - 1;
+    else if (len)
+      col += fprintf(f, " %.*s", len, w);
+    w += len;
+    w += strspn(w, " ");
   }
   fputc('\n', f);
-  buf_free(&b);
 }

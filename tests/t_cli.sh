@@ -300,6 +300,98 @@ for t in interp cpu; do
   expect nan_sign_key_pos_$t 0 'o = \[1\.\]' -- $JITC -t $t --cache-dir "$tmp/nancache" -n 1 'o = copysign(1.0, a + nan)'
 done
 
+# The types of the library's table: taken, made and printed as NumPy does.
+$PYTHON - "$tmp" <<'PY'
+import numpy as np, sys
+d = sys.argv[1]
+np.save(d + "/u8.npy", np.array([1, 2, 255], np.uint8))
+np.save(d + "/f32.npy", np.array([1, 2, 3], np.float32))
+try:
+    import ml_dtypes
+    np.save(d + "/bf.npy", np.array([0.1, 2, -3e38], ml_dtypes.bfloat16))
+except ImportError:
+    pass
+PY
+expect types_help 0 'inputs: bool, int8, int16, int32, int64, uint8,$' -- $JITC --help
+expect types_unknown_dtype 64 'use bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32 or float64' -- $JITC --dtype float128 'a'
+expect types_print_uint8 0 'b = \[1 2 255\]' -- $JITC -t interp --in a=$tmp/u8.npy 'b = a'
+expect types_print_uint64 0 'b = \[18446744073709551615 18446744073709551615\]' -- $JITC -t interp -n 2 --dtype a=uint64 --in a=full:18446744073709551615 'b = a'
+expect types_print_int8 0 'b = \[0 1 2 3 4\]' -- $JITC -t interp -n 5 --dtype a=int8 --in a=arange 'b = a'
+expect types_print_int8_wraps 0 ' 126 127 -128 -127\]' -- $JITC -t interp -n 130 --dtype a=int8 --in a=arange 'b = a'
+expect types_print_float16 0 'b = \[0.1 0.1\]' -- $JITC -t interp -n 2 --dtype a=float16 --in a=full:0.1 'b = a'
+expect types_print_float16_third 0 'b = \[0.3333\]' -- $JITC -t interp -n 1 --dtype a=f16 --in a=full:0.333333333 'b = a'
+expect types_print_bfloat16 0 'b = \[0.100098 2 -3.00406e+38\]' -- $JITC -t interp --dtype a=bfloat16 --in a=$tmp/bf.npy 'b = a'
+expect types_bfloat16_file_unnamed 66 "raw bytes, which is how ml_dtypes saves bfloat16: name the type to read it as one (--dtype NAME=bfloat16)" -- $JITC -t interp --in a=$tmp/bf.npy 'b = a'
+expect types_file_dtype_kept 64 "'a' comes from a file of float32, whose dtype it keeps" -- $JITC -t interp --dtype a=float16 --in a=$tmp/f32.npy 'b = a'
+expect types_file_dtype_same 0 'a .*input .*float32' -- $JITC -t interp --dtype a=f4 --in a=$tmp/f32.npy 'b = a'
+expect types_full_uint8_300 66 'full value 300 does not fit uint8' -- $JITC -t interp -n 3 --dtype a=uint8 --in a=full:300 'b = a'
+expect types_full_uint8_neg 66 'full value -1 does not fit uint8' -- $JITC -t interp -n 3 --dtype a=uint8 --in a=full:-1 'b = a'
+expect types_full_int8_range 0 'b = \[-128 -128\]' -- $JITC -t interp -n 2 --dtype a=int8 --in a=full:-128 'b = a'
+expect types_define_uint8_range 64 '300 cannot be uint8: it is out of range' -- $JITC --emit types -D s=300:uint8 'c = a * s'
+expect types_define_uint64_max 0 'param s: uint64' -- $JITC --emit types -D s=18446744073709551615:uint64 'c = a * s'
+expect types_define_f16_range 64 'beyond the range of float16' -- $JITC --emit types -D s=65520.0:float16 'c = a * s'
+expect types_define_bf16_exact 64 'bfloat16 cannot hold it exactly' -- $JITC --emit types -D s=257:bf16 'c = a * s'
+expect types_define_f16_ok 0 'param s: float16' -- $JITC --emit types -D s=2048:f16 'c = a * s'
+# -t all: 16-bit float outputs in their own ulps; a float64 output computed
+# through float16 in float16's (where the cpu target runs float16).
+if $JITC -t cpu -q -n 1 --dtype a=float16 'b = a' >/dev/null 2>&1; then
+  expect types_all_f16_ulps 0 'b: interp vs cpu: largest difference [0-9.e+-]* ulp\( (identical)\)\?$' -- $JITC -t all -n 1000 --dtype a=f16 --in a=randn:3 'b = exp(a) * 3'
+  expect types_all_via_f16 0 'o: interp vs cpu: largest difference [0-9.e+-]* ulp of float16' -- $JITC -t all -n 1000 --in a=randn:3 'o = f64(exp(f16(a)))'
+else
+  echo "skip cli.types_all_f16_ulps: the cpu target does not run float16 here"
+fi
+# Generated inputs of every type, bit for bit what NumPy gives (as astype
+# from float64; float16 rounds from it directly, bfloat16 through float32 as
+# ml_dtypes does; a negative value for an unsigned type, which NumPy leaves
+# to the machine, gives 0).
+$PYTHON - "$JITC" "$tmp" <<'PY'
+import subprocess, sys
+import numpy as np
+sys.path.insert(0, "tests")  # run from the top directory, as tests/run.sh does
+import t_types
+jitc, tmp = sys.argv[1:3]
+try:
+    import ml_dtypes
+except ImportError:
+    ml_dtypes = None
+n = 2000
+for row in t_types.table():
+    name = row["name"]
+    if name == "bfloat16" and not ml_dtypes:
+        continue
+    dt = np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
+    why = []
+    for spec in ("rand:7", "randn:7", "linspace:-1.5:70000", "arange", "ones"):
+        out = "%s/gen-%s.npy" % (tmp, name)
+        p = subprocess.run([jitc, "-t", "interp", "-q", "-n", str(n), "--dtype", "a=" + name,
+                            "--in", "a=" + spec, "--out", "b=" + out, "b = a"],
+                           capture_output=True, text=True)
+        if p.returncode:
+            why.append("%s: exit %d %s" % (spec, p.returncode, p.stderr.strip()[:200]))
+            continue
+        g, _, arg = spec.partition(":")
+        with np.errstate(all="ignore"):
+            if g in ("rand", "randn"):
+                np.random.seed(int(arg))
+                v = np.random.rand(n) if g == "rand" else np.random.randn(n)
+            elif g == "linspace":
+                v = np.linspace(-1.5, 70000, n)
+            else:
+                v = np.arange(n) if g == "arange" else np.ones(n)
+            if dt.kind == "u":
+                v = np.where(v <= -1, 0, v)
+            if dt.kind in "iu":  # out of range: jitc saturates, NumPy's answer is the machine's
+                info = np.iinfo(dt)
+                v = np.clip(v, info.min, info.max) if g == "linspace" else v
+            want = v.astype(dt)
+        got = np.load(out).view(dt)
+        if got.tobytes() != want.tobytes():
+            bad = [j for j in range(n) if got[j:j + 1].tobytes() != want[j:j + 1].tobytes()]
+            why.append("%s: element %d is %r, NumPy %r" % (spec, bad[0], got[bad[0]], want[bad[0]]))
+    print("FAIL cli.types_gen_%s: %s" % (name, "; ".join(why)) if why else
+          "ok cli.types_gen_%s" % name)
+PY
+
 # The command line's steps (cli/): a misspelled name is a usage error even
 # when the target cannot compile; --help lists the stages the library gives;
 # the library holds none of the command line's code.

@@ -169,6 +169,57 @@ else:
         counts["old"], counts["new"]))
 PY
 
+# Every type round trips: `b = a` writes the very bytes np.save writes for the
+# input (a bfloat16 file is '<V2', as ml_dtypes saves it, read as bfloat16
+# with --dtype a=bfloat16), also in Fortran order and in place.
+$PYTHON - "$JITC" "$tmp" <<'PY'
+import os, subprocess, sys
+import numpy as np
+sys.path.insert(0, "tests")  # run from the top directory, as tests/run.sh does
+import t_types
+jitc, tmp = sys.argv[1:3]
+try:
+    import ml_dtypes
+except ImportError:
+    ml_dtypes = None
+for row in t_types.table():
+    name = row["name"]
+    if name == "bfloat16" and not ml_dtypes:
+        print("skip output.roundtrip_%s: no ml_dtypes" % name)
+        continue
+    dt = np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
+    rng = np.random.default_rng(len(name))
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, 24, dtype=dt, endpoint=True)
+        a[:2] = [info.min, info.max]
+    elif dt.kind == "b":
+        a = rng.random(24) < 0.5
+    else:
+        with np.errstate(over="ignore"):
+            a = (rng.standard_normal(24) * 10.0 ** rng.integers(-8, 8, 24)).astype(dt)
+        a[:4] = np.array([np.nan, -np.inf, -0.0, 1 / 3]).astype(dt)
+    a = np.asfortranarray(a.reshape(4, 6))
+    src, out = "%s/rt-%s.npy" % (tmp, name), "%s/rt-%s-out.npy" % (tmp, name)
+    np.save(src, a)
+    named = ["--dtype", "a=" + name] if name == "bfloat16" else []
+    why = None
+    for cmd, res in ((["--in", "a=" + src, "--out", "b=" + out, "b = a"], out),
+                     (["--in", "a=" + src, "--out", "a=" + src, "a[i] = a"], src)):
+        p = subprocess.run([jitc, "-t", "interp", "-q"] + named + cmd, capture_output=True,
+                           text=True)
+        ref = "%s/ref.npy" % tmp
+        np.save(ref, a)
+        if p.returncode != 0:
+            why = "exit %d: %s" % (p.returncode, p.stderr.strip()[:300])
+        elif open(res, "rb").read() != open(ref, "rb").read():
+            why = "%s differs from np.save's bytes" % os.path.basename(res)
+        elif name == "bfloat16" and not (np.load(res).view(dt).view(np.uint16) ==
+                                         a.view(np.uint16)).all():
+            why = "np.load(f).view(ml_dtypes.bfloat16) differs"
+    print("FAIL output.roundtrip_%s: %s" % (name, why) if why else "ok output.roundtrip_%s" % name)
+PY
+
 # In place: the content is right, the permissions are kept, nothing is left.
 chmod 640 "$d/x.npy"
 for t in interp cpu; do
