@@ -195,6 +195,36 @@ INT_OPS(l, int64_t, uint64_t, 64)
 FLT_OPS(f, float, f)
 FLT_OPS(d, double, )
 
+/* ---- ldexp, frexp and modf (ops.h: the rows of mixed types) ----
+** The C library's, on float32 and float64 (the checker computes 16-bit
+** floats in float32).  A NaN argument is every float result, sign and
+** payload kept, as for the functions of one argument (F_NANARG); frexp's
+** exponent of inf and NaN is 0, NumPy's (C leaves it unspecified).  The
+** exponent of ldexp arrives as int32 (the checker clamps wider ones): x *
+** 2^n rounded once, to inf or a signed 0 beyond the range. */
+#define MIXED_OPS(S, T, F)                                                     \
+  static inline T S##_ldexp(T x, int32_t n) { return isnan(x) ? x : ldexp##F(x, n); } \
+  static inline T S##_frexp(T x) {                                             \
+    int e;                                                                     \
+    return isnan(x) ? x : frexp##F(x, &e);                                     \
+  }                                                                            \
+  static inline int32_t S##_frexp_exp(T x) {                                   \
+    int e = 0;                                                                 \
+    frexp##F(x, &e);                                                           \
+    return isfinite(x) ? e : 0;                                                \
+  }                                                                            \
+  static inline T S##_modf(T x) {                                              \
+    T w;                                                                       \
+    return isnan(x) ? x : modf##F(x, &w);                                      \
+  }                                                                            \
+  static inline T S##_modf_int(T x) {                                          \
+    T w;                                                                       \
+    modf##F(x, &w);                                                            \
+    return isnan(x) ? x : w;                                                   \
+  }
+MIXED_OPS(f, float, f)
+MIXED_OPS(d, double, )
+
 /* float32 exp is NumPy's own evaluation (npymath.c), not expf: NumPy's
 ** results differ from the C library's in the last bit for many inputs, and
 ** printing what NumPy prints is part of the contract.  (float64 exp is the
@@ -268,6 +298,15 @@ static inline int32_t wrap_i32(int64_t x) { return (int32_t)(uint32_t)(uint64_t)
     T_##R *r_ = dst;                                                           \
     const T_##S *x_ = a0, *y_ = a1, *z_ = a2;                                  \
     for (int j = 0; j < m; j++) r_[j] = S##_##fn(x_[j], y_[j], z_[j]);        \
+  } while (0)
+
+/* ldexp: x of prefix S, n int32. */
+#define LDEXP_LOOP(S)                                                          \
+  do {                                                                         \
+    T_##S *r_ = dst;                                                           \
+    const T_##S *x_ = a0;                                                      \
+    const int32_t *n_ = a1;                                                    \
+    for (int j = 0; j < m; j++) r_[j] = S##_ldexp(x_[j], n_[j]);               \
   } while (0)
 
 /* Dispatch on the operand type t to M(prefix, result prefix, fn). */
@@ -474,6 +513,15 @@ static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, cons
   case OP_ISFINITE:
     sem_pred(dst, op, t, a0, m);
     return true;
+    OP_FLT(FREXP, UN, frexp)
+    OP_FLT(MODF, UN, modf)
+    OP_FLT(MODF_INT, UN, modf_int)
+  case OP_FREXP_EXP:
+    switch (t) { case JITC_FLOAT32: UN(f, i, frexp_exp); return true;
+                 case JITC_FLOAT64: UN(d, i, frexp_exp); return true; default: return false; }
+  case OP_LDEXP:
+    switch (t) { case JITC_FLOAT32: LDEXP_LOOP(f); return true;
+                 case JITC_FLOAT64: LDEXP_LOOP(d); return true; default: return false; }
   case OP_CAST:
     sem_cast(dst, r, a0, t, m);
     return true;
