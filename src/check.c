@@ -103,7 +103,8 @@ static const char *suggest(Checker *K, const char *name, bool want_function) {
   int n = 0;
   if (want_function) {
     for (int op = 0; op < OP_COUNT && n < 256; op++)
-      if (op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE)
+      if ((op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE) &&
+          !(op_info[op].flags & F_SECOND))
         names[n++] = op_info[op].name;
 #define FN(s, id) if (n < 256) names[n++] = s;
 #include "ops.h"
@@ -192,7 +193,10 @@ static void note_language_name(Checker *K, const char *name) {
 static bool assigned_later(AstProgram *P, int from, const char *name) {
   for (int k = from; k < P->nstmts; k++) {
     AstStmt *s = &P->stmts[k];
-    if ((s->kind == S_ASSIGN || s->kind == S_AUG) && s->name && !strcmp(s->name, name))
+    if ((s->kind == S_ASSIGN || s->kind == S_AUG || s->kind == S_TWO) && s->name &&
+        !strcmp(s->name, name))
+      return true;
+    if (s->kind == S_TWO && s->name2 && !strcmp(s->name2, name))
       return true;
     if (s->kind == S_EXPR && !strcmp(name, "out"))
       return true;
@@ -360,6 +364,13 @@ static Val check_call(Checker *K, Ast *a) {
       check_expr(K, a->args[k]); /* report errors inside the arguments too */
     return bad_val(K, a->off);
   }
+  if (op_info[op].flags & F_TWO) {
+    error_at(K->C, a->off, "%s() has two results; assign them to two names, as in "
+             "'a, b = %s(...)'", name, name);
+    for (int k = 0; k < a->nargs; k++)
+      check_expr(K, a->args[k]);
+    return bad_val(K, a->off);
+  }
   int arity = op_info[op].arity;
   if (a->nargs != arity) {
     error_at(K->C, a->off, "%s() takes %d argument%s but %d %s given", name, arity,
@@ -371,6 +382,8 @@ static Val check_call(Checker *K, Ast *a) {
     v[k] = check_expr(K, a->args[k]);
   if (op == OP_POW)
     return check_power(K, a->off, v, true);
+  if (op == OP_LDEXP)
+    return check_ldexp(K, a->off, v);
   return apply(K, (OpId)op, a->off, v, arity, cast_to, true);
 }
 
@@ -454,9 +467,11 @@ static bool cannot_assign(Checker *K, const char *name, int off) {
   return true;
 }
 
-/* Stores v in array `name`, a target that can be assigned. */
-static void store(Checker *K, AstStmt *s, const char *name, Val v, bool in_place) {
-  int off = s->name_off;
+/* Stores v in array `name`, a target that can be assigned, written at
+** name_off. */
+static void store_at(Checker *K, AstStmt *s, const char *name, int name_off, Val v,
+                     bool in_place) {
+  int off = name_off;
   Sym *sym = lookup(K, name);
   if (v.bad && !sym && !declared_array(K, name)) {
     /* A new output would take the failed value's type: it has none. */
@@ -508,6 +523,10 @@ static void store(Checker *K, AstStmt *s, const char *name, Val v, bool in_place
   emit(K, IR_STORE, sym->slot, ref, s->off);
   sym->assigned = true;
   sym->current = tmp;
+}
+
+static void store(Checker *K, AstStmt *s, const char *name, Val v, bool in_place) {
+  store_at(K, s, name, s->name_off, v, in_place);
 }
 
 /* name = op(x), a reduction over all elements: its result is an array of
@@ -587,8 +606,77 @@ static bool eq_typo(Checker *K, const AstStmt *s) {
   return true;
 }
 
+/* The functions of two results, for messages: "frexp(), modf()". */
+static const char *two_result_names(Checker *K) {
+  Buf b = {0};
+  for (int op = 0; op < OP_COUNT; op++)
+    if (op_info[op].flags & F_TWO)
+      buf_printf(&b, "%s%s()", b.len ? ", " : "", op_info[op].name);
+  const char *r = arena_strdup(K->C->arena, b.s ? b.s : "");
+  buf_free(&b);
+  return r ? r : "";
+}
+
+/* NAME, NAME = f(x), f a function of two results (ops.h: F_TWO): x is
+** evaluated once, into a let temporary unless it is a value no store can
+** change (a constant, a scalar, `i`, a temporary), and the names store the
+** results in order, each as `NAME = expr` would.  So an array that x reads
+** is read before either name is assigned. */
+static void check_two(Checker *K, AstStmt *s) {
+  Ast *call = s->value;
+  int op = call->kind == A_CALL ? op_lookup_function(call->name, strlen(call->name), NULL) : -1;
+  bool ok[2] = {!cannot_assign(K, s->name, s->name_off),
+                !cannot_assign(K, s->name2, s->name2_off)};
+  if (ok[0] && ok[1] && !strcmp(s->name, s->name2)) {
+    error_at(K->C, s->name2_off, "'%s' is assigned twice in one statement; give each result "
+             "a name of its own", s->name2);
+    ok[1] = false;
+  }
+  Val r[2];
+  if (op < 0 || !(op_info[op].flags & F_TWO) || call->nargs != 1) {
+    if (op >= 0 && (op_info[op].flags & F_TWO))
+      error_at(K->C, call->off, "%s() takes 1 argument but %d were given", call->name,
+               call->nargs);
+    else if (op >= 0)
+      error_at(K->C, call->off, "%s() has one result; two names take the two results of %s",
+               call->name, two_result_names(K));
+    else if (call->kind != A_CALL)
+      error_at(K->C, call->off, "two names take the two results of %s, not of an expression",
+               two_result_names(K));
+    if (op >= 0 || call->kind != A_CALL)
+      for (int k = 0; k < call->nargs; k++)
+        check_expr(K, call->args[k]);
+    else
+      check_expr(K, call); /* an unknown function: says so */
+    r[0] = r[1] = bad_val(K, call->off);
+  } else {
+    Val x = check_expr(K, call->args[0]);
+    if (x.bad) {
+      r[0] = r[1] = x;
+    } else {
+      jitc_dtype t;
+      Node *xc = two_operand(K, x, &t);
+      if (xc->kind == N_OP || xc->kind == N_LOAD) {
+        int tmp = new_temp(K, xc->type);
+        emit(K, IR_LET, tmp, xc, s->off);
+        xc = new_node(K, N_TEMP, xc->type, call->off);
+        xc->slot = tmp;
+      }
+      for (int k = 0; k < 2; k++)
+        r[k] = (Val){two_result(K, (OpId)(op + k), call->off, xc, t), false, false};
+    }
+  }
+  if (ok[0])
+    store_at(K, s, s->name, s->name_off, r[0], false);
+  if (ok[1])
+    store_at(K, s, s->name2, s->name2_off, r[1], false);
+}
+
 static void check_stmt(Checker *K, AstStmt *s) {
   switch (s->kind) {
+  case S_TWO:
+    check_two(K, s);
+    return;
   case S_LET: {
     const char *name = s->name;
     if (!strcmp(name, "i") || is_constant_name(name) ||
@@ -661,8 +749,11 @@ Program *check(Compiler *C, AstProgram *ast) {
     K.stmt = k + 1;
     if (!s->bad) {
       check_stmt(&K, s);
-    } else if (s->name && !lookup(&K, s->name)) {
-      poison(&K, s->name, s->kind == S_LET ? SYM_TEMP : SYM_ARRAY, s->name_off);
+    } else {
+      if (s->name && !lookup(&K, s->name))
+        poison(&K, s->name, s->kind == S_LET ? SYM_TEMP : SYM_ARRAY, s->name_off);
+      if (s->name2 && !lookup(&K, s->name2))
+        poison(&K, s->name2, SYM_ARRAY, s->name2_off);
     }
   }
   Program *p = arena_alloc(C->arena, sizeof *p);

@@ -79,6 +79,13 @@ Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets);
 Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call);
 /* x ** y and power(x, y), with NumPy's fast paths. */
 Val check_power(Checker *K, int off, Val *v, bool call);
+/* ldexp(x, n) of checked operands, NumPy's loops (R_LDEXP). */
+Val check_ldexp(Checker *K, int off, Val *v);
+/* A two-result function (ops.h: F_TWO) of x: x in the type the rows
+** compute in, and *t, the type of the float results (two_operand); the
+** value of result row `op` of that operand (two_result). */
+Node *two_operand(Checker *K, Val x, jitc_dtype *t);
+Node *two_result(Checker *K, OpId op, int off, Node *x, jitc_dtype t);
 /* NumPy's same-kind casting rule, for in-place operators. */
 bool same_kind(jitc_dtype from, jitc_dtype to);
 

@@ -85,6 +85,9 @@ void dump_ast(Buf *b, const AstProgram *p) {
     case S_EXPR:
       buf_puts(b, "(expr ");
       break;
+    case S_TWO:
+      buf_printf(b, "(= (%s %s) ", s->name, s->name2);
+      break;
     }
     dump_ast_node(b, s->value);
     buf_puts(b, ")\n");

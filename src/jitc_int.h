@@ -116,11 +116,12 @@ typedef enum Prec {
 
 typedef enum TypeRule {
   R_ARITH, R_ARITH_NB, R_TRUEDIV, R_BITWISE, R_SHIFT, R_COMPARE, R_SAME,
-  R_SAME_NB, R_FLOAT, R_PROMOTE, R_PRED, R_WHERE, R_CAST,
+  R_SAME_NB, R_FLOAT, R_PROMOTE, R_PRED, R_WHERE, R_CAST, R_LDEXP, R_EXPONENT,
   R_RSUM, R_RSAME, R_RMEAN, R_RBOOL, R_RARG /* reductions */
 } TypeRule;
 
-enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8, F_STEP = 16 };
+enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8, F_STEP = 16, F_TWO = 32,
+       F_SECOND = 64 };
 
 /* The C library's functions of a row, by arity (NULL where it has none). */
 typedef struct LibmFn {
@@ -276,7 +277,8 @@ typedef enum StmtKind {
   S_ASSIGN, /* name = value, name[i] = value */
   S_AUG,    /* name op= value: op is the OpId */
   S_LET,    /* let name = value */
-  S_EXPR    /* a bare expression: assigned to `out` */
+  S_EXPR,   /* a bare expression: assigned to `out` */
+  S_TWO     /* name, name2 = value: the two results of a call */
 } StmtKind;
 
 typedef struct AstStmt {
@@ -285,6 +287,8 @@ typedef struct AstStmt {
   int off;          /* position of the statement */
   int name_off;     /* position of the target name */
   const char *name; /* target (NULL for S_EXPR) */
+  const char *name2; /* S_TWO: the second target */
+  int name2_off;
   Ast *value;
   bool bad;         /* a syntax error was reported in it: the checker skips it */
 } AstStmt;

@@ -24,7 +24,8 @@ static const char *rule_name(TypeRule r) {
       [R_BITWISE] = "bitwise", [R_SHIFT] = "shift",     [R_COMPARE] = "compare",
       [R_SAME] = "same",     [R_SAME_NB] = "same_nb",   [R_FLOAT] = "float",
       [R_PROMOTE] = "promote", [R_PRED] = "pred",       [R_WHERE] = "where",
-      [R_CAST] = "cast",     [R_RSUM] = "rsum",         [R_RSAME] = "rsame",
+      [R_CAST] = "cast",     [R_LDEXP] = "ldexp",       [R_EXPONENT] = "exponent",
+      [R_RSUM] = "rsum",     [R_RSAME] = "rsame",
       [R_RMEAN] = "rmean",   [R_RBOOL] = "rbool",       [R_RARG] = "rarg"};
   return names[r];
 }
@@ -63,6 +64,11 @@ static void write_ops(Buf *b) {
       buf_printf(b, ", \"spelling\": \"%s\"", o->spell);
     if (o->libm)
       buf_printf(b, ", \"libm\": \"%s\"", o->libm);
+    /* A two-result function's second result is an op of the IR, no name. */
+    if (o->flags & F_TWO)
+      buf_puts(b, ", \"results\": 2");
+    if (o->flags & F_SECOND)
+      buf_printf(b, ", \"second_result_of\": \"%s\"", op_info[op - 1].name);
     buf_printf(b, ", \"augmented\": %s, \"integer_identity\": %s, \"no_identity\": %s}",
                o->flags & F_AUG ? "true" : "false", o->flags & F_INT_ID ? "true" : "false",
                o->flags & F_NOID ? "true" : "false");

@@ -32,9 +32,11 @@ int op_lookup_function(const char *name, size_t len, jitc_dtype *cast_to) {
 #include "ops.h"
 #undef FN
   };
-  /* A function's own name is its row's NAME; FN rows are its aliases. */
+  /* A function's own name is its row's NAME; FN rows are its aliases.  The
+  ** second result of a two-result function is no name (F_SECOND). */
   for (int op = 0; op < OP_COUNT; op++)
-    if ((op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE) && strlen(op_info[op].name) == len &&
+    if ((op_info[op].kind == K_FUNCTION || op_info[op].kind == K_REDUCE) &&
+        !(op_info[op].flags & F_SECOND) && strlen(op_info[op].name) == len &&
         memcmp(op_info[op].name, name, len) == 0)
       return op;
   for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++)

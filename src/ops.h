@@ -38,6 +38,13 @@
 **       R_WHERE    where(cond, x, y): cond any type (non-zero is true),
 **                  result promote(x, y)
 **       R_CAST     conversion to the type named by the function
+**       R_LDEXP    ldexp(x, n): x's float type as NumPy's loops choose it (the
+**                  least float type holding x; a Python int x is float16
+**                  next to an integer array n, else float64), n any integer
+**                  but uint64 (bool too), converted to int32 in the IR (an
+**                  int64 or uint32 n clamped to int32's range first, as
+**                  NumPy's int64 loop does); result x's type
+**       R_EXPONENT one float operand (as R_FLOAT); result int32 (frexp's exponent)
 **     and for reductions, NumPy's result over elements of type t (reduce.c):
 **       R_RSUM     bool and integers accumulate in int64; floats keep t
 **       R_RSAME    t itself
@@ -60,6 +67,14 @@
 **       F_STEP    the next value of the float type toward the second
 **                 operand: a type that computes in a wider one (the 16-bit
 **                 floats, in float32) steps in its own bits instead
+**       F_TWO     a function of two results (frexp, modf), called only as
+**                 the whole value of `a, b = f(x)`: this row computes the
+**                 first result, the row after it the second
+**       F_SECOND  the second result of the row before: an op of the IR, no
+**                 name of the language (its NAME has a dot)
+**   The rows of two-result functions and ldexp take and give 32- and 64-bit
+**   floats only: the checker computes a 16-bit float x in float32 and rounds
+**   the results back, as NumPy's loops for float16 do.
 **
 **   A FUNCTION or REDUCE row's NAME is also its name in the language.  FN(NAME, ID)
 **   adds an alias of OP_<ID> (asin for arcsin, pow for power).  The cast
@@ -122,6 +137,11 @@ OP(HYPOT,      "hypot",      FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    hypot,   
 OP(FMOD,       "fmod",       FUNCTION, 2, NULL, P_NONE,    R_ARITH_NB, fmod,     NULL,             0)
 OP(COPYSIGN,   "copysign",   FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    copysign, "llvm.copysign",  0)
 OP(NEXTAFTER,  "nextafter",  FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    nextafter, NULL,            F_STEP)
+OP(LDEXP,      "ldexp",      FUNCTION, 2, NULL, P_NONE,    R_LDEXP,    NOLIB,    NULL,             0)
+OP(FREXP,      "frexp",      FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_TWO)
+OP(FREXP_EXP,  "frexp.exp",  FUNCTION, 1, NULL, P_NONE,    R_EXPONENT, NOLIB,    NULL,             F_SECOND)
+OP(MODF,       "modf",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_TWO)
+OP(MODF_INT,   "modf.int",   FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_SECOND)
 OP(MINIMUM,    "minimum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(MAXIMUM,    "maximum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(FMIN,       "fmin",       FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)

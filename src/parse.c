@@ -373,7 +373,49 @@ static int aug_op(Parser *P) {
   return -1;
 }
 
-/* stmt = "let" NAME "=" expr | target "=" expr | target augop expr | expr ;
+static const char not_a_target[] =
+    "cannot assign to an expression; the left side must be an array name (a = ... or "
+    "a[i] = ...)";
+
+static bool is_target(const Ast *a) {
+  return (a->kind == A_NAME || a->kind == A_INDEX) && !a->paren;
+}
+
+/* The rest of a statement `target "," target "=" expr` after its first
+** target: the two results of a call (the checker says which calls have
+** two). */
+static void two_targets(Parser *P, AstStmt *s, Ast *first) {
+  s->kind = S_TWO;
+  if (!is_target(first))
+    syntax_error(P, first->off, "%s", not_a_target);
+  P->tok++; /* "," */
+  Ast *second = expr(P);
+  if (!is_target(second))
+    syntax_error(P, second->off, "%s", not_a_target);
+  if (is(P, ","))
+    syntax_error(P, P->tok->off, "two names at most: they take the two results of one "
+                 "call, as in 'm, e = frexp(x)'");
+  else if (aug_op(P) >= 0)
+    syntax_error(P, P->tok->off, "an augmented assignment (%.*s) takes one name",
+                 P->tok->len, P->C->src + P->tok->off);
+  if (is_target(first) && is_target(second)) {
+    s->name = first->name;
+    s->name_off = first->off;
+    s->name2 = second->name;
+    s->name2_off = second->off;
+  }
+  expect(P, "=");
+  s->value = expr(P);
+  if (is(P, ","))
+    syntax_error(P, P->tok->off, "one value only: two names take the two results of one "
+                 "call, as in 'm, e = frexp(x)'; assign other values one per statement");
+  else if (is(P, "="))
+    syntax_error(P, P->tok->off, "chained assignment is not supported; assign one array "
+                 "per statement");
+}
+
+/* stmt = "let" NAME "=" expr | target "=" expr | target "," target "=" expr
+**      | target augop expr | expr ;
 ** target = NAME [ "[" "i" "]" ] ; */
 static void stmt(Parser *P, AstStmt *s) {
   Token *start = P->tok;
@@ -389,6 +431,10 @@ static void stmt(Parser *P, AstStmt *s) {
     return;
   }
   Ast *lhs = expr(P);
+  if (is(P, ",")) {
+    two_targets(P, s, lhs);
+    return;
+  }
   int aug = aug_op(P);
   if (aug < 0 && !is(P, "=")) {
     s->kind = S_EXPR;
@@ -398,10 +444,8 @@ static void stmt(Parser *P, AstStmt *s) {
   }
   Token *optok = P->tok;
   P->tok++;
-  if ((lhs->kind != A_NAME && lhs->kind != A_INDEX) || lhs->paren) {
-    syntax_error(P, lhs->off,
-                 "cannot assign to an expression; the left side must be an array name "
-                 "(a = ... or a[i] = ...)");
+  if (!is_target(lhs)) {
+    syntax_error(P, lhs->off, "%s", not_a_target);
   } else if (aug < 0 && tok_is(P->C, optok, "=") && is(P, "=")) {
     syntax_error(P, P->tok->off, "expected an expression but found '='");
   }

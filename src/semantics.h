@@ -261,6 +261,7 @@
     return S##_minimum(S##_maximum(x, lo), hi);                                \
   }
 
+
 /* float32 exp is NumPy's own evaluation (npymath.c), not expf: NumPy's
 ** results differ from the C library's in the last bit for many inputs, and
 ** printing what NumPy prints is part of the contract.  (float64 exp is the
@@ -342,6 +343,52 @@ static inline void sem_cast(void *dst, jitc_dtype t, const void *src, jitc_dtype
   }
 }
 
+/* ---- ldexp, frexp and modf (ops.h: the rows of mixed types) ----
+** The C library's, on float32 and float64 (the checker computes 16-bit
+** floats in float32).  A NaN argument is every float result, sign and
+** payload kept, as for the functions of one argument (F_NANARG); frexp's
+** exponent of inf and NaN is 0, NumPy's (C leaves it unspecified).  The
+** exponent of ldexp arrives as int32 (the checker clamps wider ones): x *
+** 2^n rounded once, to inf or a signed 0 beyond the range. */
+#define LDEXP_FAMILY(S, T, F)                                                     \
+  static inline T S##_ldexp(T x, int32_t n) { return isnan(x) ? x : ldexp##F(x, n); } \
+  static inline T S##_frexp(T x) {                                             \
+    int e;                                                                     \
+    return isnan(x) ? x : frexp##F(x, &e);                                     \
+  }                                                                            \
+  static inline int32_t S##_frexp_exp(T x) {                                   \
+    int e = 0;                                                                 \
+    frexp##F(x, &e);                                                           \
+    return isfinite(x) ? e : 0;                                                \
+  }                                                                            \
+  static inline T S##_modf(T x) {                                              \
+    T w;                                                                       \
+    return isnan(x) ? x : modf##F(x, &w);                                      \
+  }                                                                            \
+  static inline T S##_modf_int(T x) {                                          \
+    T w;                                                                       \
+    modf##F(x, &w);                                                            \
+    return isnan(x) ? x : w;                                                   \
+  }                                                                            \
+  static inline bool S##_mixed(OpId op, void *dst, const void *a0, const void *a1, int m) { \
+    T *r = dst;                                                                \
+    const T *x = a0;                                                           \
+    switch (op) {                                                              \
+    case OP_LDEXP:                                                             \
+      for (int j = 0; j < m; j++) r[j] = S##_ldexp(x[j], ((const int32_t *)a1)[j]); \
+      return true;                                                             \
+    case OP_FREXP: for (int j = 0; j < m; j++) r[j] = S##_frexp(x[j]); return true; \
+    case OP_FREXP_EXP:                                                         \
+      for (int j = 0; j < m; j++) ((int32_t *)dst)[j] = S##_frexp_exp(x[j]);   \
+      return true;                                                             \
+    case OP_MODF: for (int j = 0; j < m; j++) r[j] = S##_modf(x[j]); return true; \
+    case OP_MODF_INT: for (int j = 0; j < m; j++) r[j] = S##_modf_int(x[j]); return true; \
+    default: return false;                                                     \
+    }                                                                          \
+  }
+LDEXP_FAMILY(f32, float, f)
+LDEXP_FAMILY(f64, double, )
+
 /* Op `op` over m elements into dst: r is the result type, t the operand
 ** type (of args[1] for where), as the typed IR has them.  Returns false for a
 ** combination the checker never produces. */
@@ -351,6 +398,9 @@ static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, cons
   case OP_CAST:
     sem_cast(dst, r, a0, t, m);
     return true;
+  case OP_LDEXP: case OP_FREXP: case OP_FREXP_EXP: case OP_MODF: case OP_MODF_INT:
+    return t == JITC_FLOAT32 ? f32_mixed(op, dst, a0, a1, m)
+           : t == JITC_FLOAT64 ? f64_mixed(op, dst, a0, a1, m) : false;
   case OP_WHERE:
     /* Moves elements as their bits: a NaN keeps its sign and payload. */
     switch (jitc_dtype_size(t)) {

@@ -519,3 +519,81 @@ bool same_kind(jitc_dtype from, jitc_dtype to) {
   return dtype_is_float(to); /* float to float only */
 }
 
+
+/* ---- the functions of mixed types: ldexp, frexp, modf ---- */
+
+/* The type a row of mixed types computes in: t itself, float32 for the
+** 16-bit floats (exact; the results are rounded back to t, as NumPy's
+** loops for float16 and ml_dtypes' for bfloat16 do). */
+static jitc_dtype wide_float(jitc_dtype t) { return type_info[t].size < 4 ? JITC_FLOAT32 : t; }
+
+/* ldexp(x, n) as NumPy resolves it.  Its loops are x float16, float32 or
+** float64 (ml_dtypes adds bfloat16 with int32) with n int32 or int64, and
+** the first that both operands reach safely is taken: x's type is the
+** least float holding it, and an int64 or uint32 n takes the int64 loop
+** (bfloat16 then computes in float32: NumPy's answer is float32).  A
+** Python scalar fits any loop where an array of the other operand has a
+** kind (bool < integer < float) at least its own, and is an array of its
+** default type (int64, float64) where not: so a Python int x is float16
+** next to an integer array n but float64 next to a bool n or a Python n; a
+** Python bool x is float16, a Python float float64; a Python int n must
+** fit int32 next to an integer or float x, and takes the int64 loop next to
+** a bool or Python x.  n in the IR is int32: the int64 loop clamps it to
+** int32's range. */
+Val check_ldexp(Checker *K, int off, Val *v) {
+  if (v[0].bad || v[1].bad)
+    return bad_val(K, off);
+  jitc_dtype xt = v[0].n->type, nt = v[1].n->type;
+  if (!dtype_is_int(nt) && nt != JITC_BOOL) {
+    error_at(K->C, v[1].n->off, "ldexp(x, n) needs an integer exponent n, not %s (NumPy has "
+             "no loop for it)", tname(nt));
+    return bad_val(K, off);
+  }
+  if (nt == JITC_UINT64) {
+    error_at(K->C, v[1].n->off, "ldexp(x, n) takes no uint64 exponent (NumPy has no loop for "
+             "it: uint64 does not convert safely to int64); convert it, e.g. i64(n)");
+    return bad_val(K, off);
+  }
+  jitc_dtype t;
+  if (!v[0].weak)
+    t = float_for(xt);
+  else if (xt == JITC_INT64)
+    t = !v[1].weak && nt != JITC_BOOL ? JITC_FLOAT16 : JITC_FLOAT64;
+  else
+    t = xt == JITC_BOOL ? JITC_FLOAT16 : JITC_FLOAT64;
+  bool wide = v[1].weak ? nt == JITC_INT64 && (v[0].weak || xt == JITC_BOOL)
+                        : nt == JITC_INT64 || nt == JITC_UINT32;
+  if (t == JITC_BFLOAT16 && wide)
+    t = JITC_FLOAT32;
+  Val x = {convert_weak_to(K, v[0], t, "ldexp's x"), false, false};
+  Node *args[2] = {convert(K, x, wide_float(t)), NULL};
+  if (wide) {
+    Node *clip[3] = {convert(K, v[1], JITC_INT64), new_node(K, N_CONST, JITC_INT64, off),
+                     new_node(K, N_CONST, JITC_INT64, off)};
+    clip[1]->k.i = INT32_MIN;
+    clip[2]->k.i = INT32_MAX;
+    Node *c = new_op(K, OP_CLIP, JITC_INT64, off, 3, clip);
+    args[1] = new_op(K, OP_CAST, JITC_INT32, off, 1, &c);
+  } else {
+    args[1] = convert_weak_to(K, v[1], JITC_INT32, "ldexp's exponent n");
+  }
+  Node *r = new_op(K, OP_LDEXP, args[0]->type, off, 2, args);
+  return (Val){convert(K, (Val){r, false, false}, t), false, false};
+}
+
+/* x of a two-result function (frexp, modf) in the type the row computes
+** in; *t gets the type of its float results, NumPy's (R_FLOAT: the least
+** float holding x, a Python scalar by its Python type). */
+Node *two_operand(Checker *K, Val x, jitc_dtype *t) {
+  *t = float_for(x.n->type);
+  Val v = {convert_weak_to(K, x, *t, "the function's argument"), false, false};
+  return convert(K, v, wide_float(*t));
+}
+
+/* Result `op` (a row of a two-result function) of x, the operand
+** two_operand() gave, as the value of type t's results or int32. */
+Node *two_result(Checker *K, OpId op, int off, Node *x, jitc_dtype t) {
+  bool exponent = op_info[op].rule == R_EXPONENT;
+  Node *r = new_op(K, op, exponent ? JITC_INT32 : x->type, off, 1, &x);
+  return exponent ? r : convert(K, (Val){r, false, false}, t);
+}

@@ -57,10 +57,16 @@ static const char *check_op(const Node *n) {
   jitc_dtype t = n->args[first]->type;
   if (oi->kind == K_REDUCE)
     return "a reduction inside an expression";
-  if (oi->kind != K_CAST)
+  /* ldexp's exponent is int32 (R_LDEXP, below) */
+  if (oi->kind != K_CAST && oi->rule != R_LDEXP)
     for (int k = first; k < n->nargs; k++)
       if (n->args[k]->type != t)
         return "operands of different types";
+  /* ldexp and the two-result functions: 16-bit floats are computed in
+  ** float32 (ops.h) */
+  if ((oi->rule == R_LDEXP || (oi->flags & (F_TWO | F_SECOND))) && a != JITC_FLOAT32 &&
+      a != JITC_FLOAT64)
+    return "operand not float32 or float64";
   switch (oi->rule) {
   case R_ARITH:
     if (r != t)
@@ -99,6 +105,12 @@ static const char *check_op(const Node *n) {
     return r == t ? NULL : "result type differs from operands";
   case R_CAST:
     return NULL;
+  case R_LDEXP:
+    if (n->args[1]->type != JITC_INT32)
+      return "exponent not int32";
+    return r == a ? NULL : "result type differs from operands";
+  case R_EXPONENT:
+    return r == JITC_INT32 ? NULL : "result not int32";
   case R_RSUM: case R_RSAME: case R_RMEAN: case R_RBOOL: case R_RARG:
     return "a reduction inside an expression";
   }

@@ -54,6 +54,23 @@ def ops_table():
             if k != "REDUCE"]
 
 
+def two_results():
+    """The functions of two results (F_TWO rows of src/ops.h)."""
+    text = open(os.path.join(ROOT, "src", "ops.h")).read()
+    return set(re.findall(r'^OP\(\w+,\s*"(\w+)",.*\bF_TWO\b', text, re.M))
+
+
+TWO = two_results()
+
+
+def assign(out, expr):
+    """The statement storing expr in `out` (and a function of two results'
+    second result in `out`_2)."""
+    if expr.split("(")[0] in TWO:
+        return "%s, %s_2 = %s" % (out, out, expr)
+    return "%s = %s" % (out, expr)
+
+
 BINOP = {"ADD": "+", "SUB": "-", "MUL": "*", "DIV": "/", "FLOORDIV": "//", "MOD": "%",
          "POW": "**", "AND": "&", "OR": "|", "XOR": "^", "SHL": "<<", "SHR": ">>",
          "LT": "<", "LE": "<=", "GT": ">", "GE": ">=", "EQ": "==", "NE": "!="}
@@ -71,11 +88,15 @@ def op_exprs(opid, name, arity):
         return ["%s(a)" % t for t in DTYPES]
     if opid == "WHERE":
         return ["where(a, b, c)"]
+    if opid == "LDEXP":
+        return ["ldexp(a, i32(b))"]
+    if "." in name:  # the second result of a function of two results
+        return ["%s(a)" % name.split(".")[0]]
     return ["%s(%s)" % (name, ", ".join("abc"[:int(arity)]))]
 
 
 def valid(expr, dtype):
-    rc, _, _ = jitc("-t", "cuda", "--emit", "types", "--dtype", dtype, "o = " + expr)
+    rc, _, _ = jitc("-t", "cuda", "--emit", "types", "--dtype", dtype, assign("o", expr))
     return rc == 0
 
 
@@ -130,7 +151,7 @@ def main():
         for opid, name, arity in table:
             for e in op_exprs(opid, name, arity):
                 if valid(e, dt):
-                    stmts.append("o%d = %s" % (len(stmts), e))
+                    stmts.append(assign("o%d" % len(stmts), e))
                     ids.append(opid)
         prog = "\n".join(stmts)
         rc, src, err = jitc("-t", "cuda", "--emit", "cuda", "--dtype", dt, prog)

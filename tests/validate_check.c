@@ -98,6 +98,27 @@ int main(void) {
   expect_value(ctx, "where_condition", &wc, "condition not bool");
   Node cmp = op(OP_LT, JITC_FLOAT64, 2, &a, &a, NULL);
   expect_value(ctx, "comparison_result", &cmp, "result not bool");
+  /* ldexp and the two-result functions: float32 or float64 operands, an
+  ** int32 exponent, frexp's exponent int32. */
+  Node ld = op(OP_LDEXP, JITC_FLOAT64, 2, &a, &b, NULL);
+  Node fx = op(OP_FREXP_EXP, JITC_INT32, 1, &ld, NULL, NULL);
+  Node fxf = op(OP_CAST, JITC_FLOAT64, 1, &fx, NULL, NULL);
+  Node mi = op(OP_MODF_INT, JITC_FLOAT64, 1, &a, NULL, NULL);
+  Node mixed_ok = op(OP_ADD, JITC_FLOAT64, 2, &fxf, &mi, NULL);
+  expect_value(ctx, "mixed_functions", &mixed_ok, NULL);
+  Node bl = op(OP_CAST, JITC_INT64, 1, &b, NULL, NULL);
+  Node ld64 = op(OP_LDEXP, JITC_FLOAT64, 2, &a, &bl, NULL);
+  expect_value(ctx, "ldexp_exponent", &ld64, "exponent not int32");
+  Node ldr = op(OP_LDEXP, JITC_FLOAT32, 2, &a, &b, NULL);
+  Node ldrf = op(OP_CAST, JITC_FLOAT64, 1, &ldr, NULL, NULL);
+  expect_value(ctx, "ldexp_result", &ldrf, "result type differs from operands");
+  Node fxl = op(OP_FREXP_EXP, JITC_INT64, 1, &a, NULL, NULL);
+  Node fxlf = op(OP_CAST, JITC_FLOAT64, 1, &fxl, NULL, NULL);
+  expect_value(ctx, "frexp_exponent", &fxlf, "result not int32");
+  Node a16 = op(OP_CAST, JITC_FLOAT16, 1, &a, NULL, NULL);
+  Node fm16 = op(OP_FREXP, JITC_FLOAT16, 1, &a16, NULL, NULL);
+  Node fm16f = op(OP_CAST, JITC_FLOAT64, 1, &fm16, NULL, NULL);
+  expect_value(ctx, "frexp_of_float16", &fm16f, "operand not float32 or float64");
   Node arity = op(OP_ADD, JITC_FLOAT64, 1, &a, NULL, NULL);
   expect_value(ctx, "operand_count", &arity, "wrong operand count");
   Node missing = op(OP_ADD, JITC_FLOAT64, 2, &a, NULL, NULL);

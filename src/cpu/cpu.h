@@ -220,6 +220,9 @@ LLVMValueRef half_result(Gen *G, const Node *n, LLVMValueRef r, LLVMValueRef *a,
 ** nargs vectors args of type t, from the library chosen for the machine,
 ** NaN arguments and range ends made right. */
 LLVMValueRef math_gen(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args, int nargs);
+/* ldexp, frexp, modf and their second results (ops.h) on the float
+** vector args[0] of type t (ldexp: args[1] int32). */
+LLVMValueRef math_mixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args);
 /* x ** y for floats (the vector library's pow, with its top-of-range fix). */
 LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
 #endif

@@ -300,6 +300,8 @@ static LLVMValueRef gen_arith(Gen *G, const Node *n, LLVMValueRef *args) {
   case OP_ISFINITE:
     if (!f) return LLVMConstAllOnes(vec_type(G, JITC_BOOL));
     return fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), vconst_f(G, at, INFINITY));
+  case OP_LDEXP: case OP_FREXP: case OP_FREXP_EXP: case OP_MODF: case OP_MODF_INT:
+    return math_mixed(G, n->op, at, args);
   default:
     if (!f || !oi->libm) unreachable();
     return math_gen(G, n->op, t, args, n->nargs);

@@ -335,6 +335,94 @@ static LLVMValueRef tiny_fixed(Gen *G, jitc_dtype t, LLVMValueRef a, LLVMValueRe
   return sel(G, fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), vconst_f(G, t, tiny)), a, r);
 }
 
+/* ---- ldexp, frexp and modf: exact, on the bits ----
+** LLVM has llvm.ldexp and llvm.frexp, but x86-64 calls the C library for
+** them one lane at a time.  These are a few integer and float instructions
+** per lane instead, with the results of semantics.h's (a NaN argument is
+** every float result, frexp's exponent of inf and NaN is 0). */
+
+/* The integer vector of t's bits, t's fraction bits and exponent bias. */
+static LLVMTypeRef bits_type(Gen *G, jitc_dtype t) {
+  return LLVMVectorType(t == JITC_FLOAT32 ? G->ti32 : G->ti64, W);
+}
+static int frac_bits(jitc_dtype t) { return t == JITC_FLOAT32 ? 23 : 52; }
+static int exp_bias(jitc_dtype t) { return t == JITC_FLOAT32 ? 127 : 1023; }
+static LLVMValueRef ivec(Gen *G, LLVMTypeRef vt, long long x) {
+  return splat_const(LLVMConstInt(LLVMGetElementType(vt), (unsigned long long)x, 1));
+}
+
+/* x * 2^n, n int32 lanes, rounded once (musl's scalbn): while n is beyond
+** the normal exponents, x is scaled by 2^bias, or toward the subnormals by
+** a step that leaves the last rounding to the final product; two steps
+** reach any result that is not inf or 0, and n is then clamped. */
+static LLVMValueRef ldexp_lanes(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef n) {
+  LLVMBuilderRef B = G->B;
+  int bias = exp_bias(t), step = bias - 1 - (frac_bits(t) + 1);
+  LLVMTypeRef it = LLVMTypeOf(n);
+  LLVMValueRef hi = ivec(G, it, bias), lo = ivec(G, it, 1 - bias), y = x;
+  for (int k = 0; k < 2; k++) {
+    LLVMValueRef up = icmp(G, LLVMIntSGT, n, hi), down = icmp(G, LLVMIntSLT, n, lo);
+    y = LLVMBuildFMul(B, y, sel(G, up, vconst_f(G, t, ldexp(1, bias)),
+                                sel(G, down, vconst_f(G, t, ldexp(1, -step)), vconst_f(G, t, 1))), "");
+    n = LLVMBuildSub(B, n, sel(G, up, hi, sel(G, down, ivec(G, it, -step), ivec(G, it, 0))), "");
+  }
+  n = sel(G, icmp(G, LLVMIntSGT, n, hi), hi, sel(G, icmp(G, LLVMIntSLT, n, lo), lo, n));
+  LLVMTypeRef bt = bits_type(G, t);
+  if (t == JITC_FLOAT64) n = LLVMBuildSExt(B, n, bt, "");
+  LLVMValueRef e = LLVMBuildShl(B, LLVMBuildAdd(B, n, ivec(G, bt, bias), ""),
+                                ivec(G, bt, frac_bits(t)), "");
+  return LLVMBuildFMul(B, y, LLVMBuildBitCast(B, e, vec_type(G, t), ""), "");
+}
+
+/* frexp(x): the mantissa in [0.5, 1) with x's sign and the exponent, from
+** the bits of x, a subnormal x scaled into the normal numbers first
+** (exactly).  Zeros, infinities and NaNs are their own mantissa, with
+** exponent 0. */
+static LLVMValueRef frexp_lanes(Gen *G, jitc_dtype t, LLVMValueRef x, bool exponent) {
+  LLVMBuilderRef B = G->B;
+  int fb = frac_bits(t), bias = exp_bias(t);
+  LLVMTypeRef bt = bits_type(G, t);
+  LLVMValueRef ax = intr1(G, "llvm.fabs", x);
+  LLVMValueRef sub = fcmp(G, LLVMRealOLT, ax, vconst_f(G, t, ldexp(1, 1 - bias)));
+  LLVMValueRef y = sel(G, sub, LLVMBuildFMul(B, x, vconst_f(G, t, ldexp(1, fb + 2)), ""), x);
+  LLVMValueRef yb = LLVMBuildBitCast(B, y, bt, "");
+  LLVMValueRef special = LLVMBuildOr(B, fcmp(G, LLVMRealOEQ, x, vconst_f(G, t, 0)),
+                                     fcmp(G, LLVMRealUGE, ax, vconst_f(G, t, INFINITY)), "");
+  if (exponent) {
+    LLVMValueRef e = LLVMBuildAnd(B, LLVMBuildLShr(B, yb, ivec(G, bt, fb), ""),
+                                  ivec(G, bt, 2 * bias + 1), "");
+    e = LLVMBuildAdd(B, e, sel(G, sub, ivec(G, bt, 1 - bias - fb - 2), ivec(G, bt, 1 - bias)), "");
+    if (t == JITC_FLOAT64) e = LLVMBuildTrunc(B, e, LLVMVectorType(G->ti32, W), "");
+    return sel(G, special, LLVMConstNull(LLVMTypeOf(e)), e);
+  }
+  LLVMValueRef m = LLVMBuildOr(B, LLVMBuildAnd(B, yb, ivec(G, bt, ~((long long)(2 * bias + 1) << fb)), ""),
+                               ivec(G, bt, (long long)(bias - 1) << fb), "");
+  return sel(G, special, x, LLVMBuildBitCast(B, m, vec_type(G, t), ""));
+}
+
+/* modf(x): the integral part trunc(x), and the fractional part x - trunc(x)
+** (exact) with x's sign, 0 for infinities. */
+static LLVMValueRef modf_lanes(Gen *G, jitc_dtype t, LLVMValueRef x, bool integral) {
+  LLVMValueRef w = intr1(G, "llvm.trunc", x);
+  if (integral) return w;
+  LLVMValueRef inf = fcmp(G, LLVMRealOEQ, intr1(G, "llvm.fabs", x), vconst_f(G, t, INFINITY));
+  LLVMValueRef f = sel(G, inf, vconst_f(G, t, 0), LLVMBuildFSub(G->B, x, w, ""));
+  return intr2(G, "llvm.copysign", f, x);
+}
+
+LLVMValueRef math_mixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args) {
+  LLVMValueRef x = args[0], r;
+  switch (op) {
+  case OP_LDEXP: r = ldexp_lanes(G, t, x, args[1]); break;
+  case OP_FREXP: r = frexp_lanes(G, t, x, false); break;
+  case OP_FREXP_EXP: return frexp_lanes(G, t, x, true);
+  case OP_MODF: r = modf_lanes(G, t, x, false); break;
+  case OP_MODF_INT: r = modf_lanes(G, t, x, true); break;
+  default: unreachable();
+  }
+  return nan_arg(G, x, r);
+}
+
 /* ---- the entry points ---- */
 
 LLVMValueRef math_gen(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args, int nargs) {

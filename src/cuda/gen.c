@@ -307,6 +307,21 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
     use(E, H_HYPOT, t);
     buf_printf(o, "jitc_hypot_%s(%s, %s)", S, x, y);
     return true;
+  case OP_LDEXP:
+  case OP_FREXP:
+  case OP_FREXP_EXP:
+  case OP_MODF:
+  case OP_MODF_INT:
+    /* helpers.c's jitc_ldexp_f32, jitc_frexp_exp_f64, ...: the row's name,
+    ** '.' as '_' */
+    if (!fl)
+      return false;
+    use(E, H_MIXED, t);
+    buf_puts(o, "jitc_");
+    for (const char *c = op_info[n->op].name; *c; c++)
+      buf_putc(o, *c == '.' ? '_' : *c);
+    buf_printf(o, "_%s(%s%s%s)", S, x, n->nargs > 1 ? ", " : "", y);
+    return true;
   case OP_COPYSIGN:
     if (!fl)
       return false;

@@ -35,7 +35,7 @@ void cuda_typedefs(Buf *b, unsigned dtypes);
 typedef enum CudaHelper {
   H_FLOORDIV, H_MOD, H_FMOD, H_POW, H_SHL, H_SHR, H_ISNAN, H_MINIMUM,
   H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_SAT_I32, H_SAT_I64, H_HYPOT, H_SIGNBIT,
-  H_NANARG, H_NHELPERS
+  H_NANARG, H_MIXED, H_NHELPERS
 } CudaHelper;
 
 /* Marks helper h of type t used, with the helpers its text calls. */

@@ -231,6 +231,17 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
     put_tpl(b, "// f(x) for a function of one argument: x itself when x is a NaN.\n"
                DEV "$T jitc_nanarg_$S($T x, $T r) { return x != x ? x : r; }\n", t);
     return;
+  case H_MIXED:
+    /* ldexp, frexp and modf (ops.h: the rows of mixed types): CUDA's, which
+    ** are exact, with the special values of semantics.h. */
+    put_tpl(b, "// ldexp, frexp, modf: a NaN argument is every float result; frexp's\n"
+               "// exponent of inf and NaN is 0 (CUDA's is unspecified).\n"
+               DEV "$T jitc_ldexp_$S($T x, i32 n) { return x != x ? x : ldexp$F(x, n); }\n"
+               DEV "$T jitc_frexp_$S($T x) { int e; $T m = frexp$F(x, &e); return x != x ? x : m; }\n"
+               DEV "i32 jitc_frexp_exp_$S($T x) { int e; frexp$F(x, &e); return jitc_isfinite_$S(x) ? e : 0; }\n"
+               DEV "$T jitc_modf_$S($T x) { $T w; $T f = modf$F(x, &w); return x != x ? x : f; }\n"
+               DEV "$T jitc_modf_int_$S($T x) { $T w; modf$F(x, &w); return x != x ? x : w; }\n", t);
+    return;
   case H_NHELPERS:
     break;
   }
@@ -247,6 +258,6 @@ void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dty
   }
   if (h == H_MOD && dtype_is_float(t))
     used[H_FLOORDIV][t] = true;
-  if (h == H_HYPOT)
-    used[H_ISNAN][t] = true; /* jitc_isinf_* */
+  if (h == H_HYPOT || h == H_MIXED)
+    used[H_ISNAN][t] = true; /* jitc_isinf_*, jitc_isfinite_* */
 }
