@@ -147,8 +147,10 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
   }
   /* Device arrays first: a CuPy array also has the buffer protocol's
   ** absence, but a PyTorch CPU tensor has DLPack and no buffer. */
-  if (g_device_info && (PyObject_HasAttr(o, s_cai) || PyObject_HasAttr(o, s_dlpack_device))) {
-    PyObject *info = PyObject_CallOneArg(g_device_info, o);
+  const ModuleState *st = mod_state();
+  if (st->device_info &&
+      (PyObject_HasAttr(o, st->s_cai) || PyObject_HasAttr(o, st->s_dlpack_device))) {
+    PyObject *info = PyObject_CallOneArg(st->device_info, o);
     if (!info) return -1;
     if (PyArray_Check(info)) {
       b->arr = (PyArrayObject *)info;
@@ -160,7 +162,7 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
     }
     Py_DECREF(info);
   }
-  if (PyObject_CheckBuffer(o) || PyObject_HasAttr(o, s_array_interface)) {
+  if (PyObject_CheckBuffer(o) || PyObject_HasAttr(o, st->s_array_interface)) {
     /* A view of the object's memory, never a copy: the flags ask for none
     ** and the layout is checked as for an ndarray. */
     PyObject *a = PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
