@@ -67,9 +67,9 @@ static PyObject *py_compile(PyObject *self, PyObject *args) {
 
 static PyObject *py_init(PyObject *self, PyObject *args) {
   ModuleState *st = mod_state();
-  PyObject *excs, *info, *empty, *empty_exc, *note;
-  if (!PyArg_ParseTuple(args, "O!OOOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc,
-                        &note))
+  PyObject *excs, *info, *empty, *empty_exc, *numpy_dtype, *note;
+  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc,
+                        &numpy_dtype, &note))
     return NULL;
   Py_XSETREF(st->missing_note, Py_NewRef(note));
   Py_XSETREF(st->empty_exc, Py_NewRef(empty_exc));
@@ -77,6 +77,7 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
     Py_XSETREF(st->exc[j], Py_NewRef(PyTuple_GET_ITEM(excs, j)));
   Py_XSETREF(st->device_info, Py_NewRef(info));
   Py_XSETREF(st->device_empty, Py_NewRef(empty));
+  Py_XSETREF(st->numpy_dtype, Py_NewRef(numpy_dtype));
   Py_RETURN_NONE;
 }
 
@@ -119,6 +120,18 @@ static PyObject *py_nearest_name(PyObject *self, PyObject *args) {
   PyMem_Free(names);
   Py_DECREF(fast);
   return r;
+}
+
+/* _dtype_parse(name): the number of the type jitc_dtype_parse reads in
+** name (a type's name, NumPy's code such as "f4", a short name), or None. */
+static PyObject *py_dtype_parse(PyObject *self, PyObject *arg) {
+  const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+  jitc_dtype t;
+  if (!s || jitc_dtype_parse(s, &t) != JITC_OK) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  return PyLong_FromLong((long)t);
 }
 
 static PyObject *py_default_target(PyObject *self, PyObject *noargs) {
@@ -166,7 +179,8 @@ static PyMethodDef methods[] = {
    "elements."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
   {"_init", py_init, METH_VARARGS,
-   "_init(exceptions, device_info, device_empty, empty_reduction_error, missing_note)"},
+   "_init(exceptions, device_info, device_empty, empty_reduction_error, numpy_dtype, "
+   "missing_note)"},
   {"cache_info", py_cache_info, METH_NOARGS,
    "cache_info() -> dict\n--\n\n"
    "The evaluate cache: programs and kernels held, compiles made and cache hits since the "
@@ -176,6 +190,7 @@ static PyMethodDef methods[] = {
   {"_available", py_available, METH_O, "_available(target) -> True or (False, reason)"},
   {"_nearest_name", py_nearest_name, METH_VARARGS,
    "_nearest_name(name, names) -> the likely typo's fix among names, or None"},
+  {"_dtype_parse", py_dtype_parse, METH_O, "_dtype_parse(name) -> the type's number, or None"},
   {"default_target", py_default_target, METH_NOARGS,
    "default_target() -> str\n--\n\n"
    "The target evaluate and compile use for host arrays when none is given: 'cpu' when jitc "
@@ -188,13 +203,28 @@ static struct PyModuleDef module = {
   "The compiled part of jitc: use the jitc package.", -1, methods,
 };
 
+/* The library's types, by number: ((name, typestr), ...), what
+** __init__.py knows of them ("bfloat16", "<V2"). */
+static PyObject *dtype_table(void) {
+  PyObject *t = PyTuple_New(JITC_NDTYPES);
+  for (int k = 0; t && k < JITC_NDTYPES; k++) {
+    PyObject *e = Py_BuildValue("(ss)", jitc_dtype_name((jitc_dtype)k),
+                                jitc_dtype_typestr((jitc_dtype)k));
+    if (!e) Py_CLEAR(t);
+    else PyTuple_SET_ITEM(t, k, e);
+  }
+  return t;
+}
+
 PyMODINIT_FUNC PyInit__jitc(void) {
   import_array();
   PyTypeObject *kt = kernel_type();
   if (PyType_Ready(kt) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
-  if (mod_state_init()) {
+  PyObject *dtypes = dtype_table();
+  if (mod_state_init() || !dtypes || PyModule_AddObject(m, "dtypes", dtypes)) {
+    Py_XDECREF(dtypes);
     Py_DECREF(m);
     return NULL;
   }

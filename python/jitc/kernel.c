@@ -112,8 +112,6 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
   return K;
 }
 
-static const int npy_of[] = {NPY_BOOL, NPY_INT32, NPY_INT64, NPY_FLOAT32, NPY_FLOAT64};
-
 /* A reduction's one element: on the host the Bound's own cell, made a NumPy
 ** scalar after the run; for device arrays a 0-d array of the kind of
 ** `like` on its device (what cupy.sum gives), written on the call's stream. */
@@ -239,8 +237,9 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
     if (K->aroles[j] != JITC_OUTPUT)
       return raise_status(JITC_E_USAGE, "an input array is missing");
     if (!dev) {
-      PyObject *a = PyArray_EMPTY(shape_of->ndim, (npy_intp *)shape_of->shape,
-                                  npy_of[K->adtypes[j]], fortran);
+      PyArray_Descr *d = mod_descr(K->adtypes[j]); /* stolen by PyArray_Empty */
+      PyObject *a = d ? PyArray_Empty(shape_of->ndim, (npy_intp *)shape_of->shape, d, fortran)
+                      : NULL;
       if (!a) return NULL;
       b->obj = b->own = a;
       b->arr = (PyArrayObject *)Py_NewRef(a);
@@ -316,7 +315,7 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
   if (s) return failure_raise_as(&f, s == JITC_E_PROGRAM ? st->empty_exc : NULL);
   for (int j = 0; j < na && !dev; j++)
     if (K->aroles[j] == JITC_RESULT) {
-      PyArray_Descr *d = PyArray_DescrFromType(npy_of[K->adtypes[j]]);
+      PyArray_Descr *d = mod_descr(K->adtypes[j]);
       PyObject *v = d ? PyArray_Scalar(&arrs[j].cell, d, NULL) : NULL;
       Py_XDECREF(d);
       if (!v) return NULL;

@@ -4,7 +4,7 @@
 **
 **   state.c     the module state (one struct, reached by mod_state()) and
 **               the errors raised from the library's statuses
-**   values.c    a Python value as an array or a scalar
+**   values.c    a Python value as an array or a scalar of one of the types
 **   kernel.c    the Kernel type: a compiled program and its call
 **   names.c     a program's names in the caller's variables
 **   evaluate.c  jitc.evaluate and its cache
@@ -32,6 +32,7 @@
 enum { K_NONE = 0, K_HOST = 0x10, K_DEV = 0x20, K_WEAK = 0x30, K_STRONG = 0x40 };
 #define KIND(c) ((c) & 0xf0)
 #define DT(c) ((jitc_dtype)((c) & 0x0f))
+_Static_assert(JITC_NDTYPES <= 16, "a dtype is the low four bits of a code");
 #define MAXNAMES 64
 
 /* The module state (state.c): everything the extension keeps between
@@ -49,6 +50,13 @@ typedef struct ModuleState {
   PyObject *device_info;      /* obj -> None | ndarray (host view) | tuple */
   PyObject *device_empty;     /* (like, shape, dtype name, fortran) -> array */
   PyObject *missing_note;     /* (message, names, locals, globals, caller) -> message */
+  PyObject *numpy_dtype;      /* dtype name -> np.dtype (bfloat16: ml_dtypes') */
+  /* NumPy's dtype of each type, got from numpy_dtype when first needed. */
+  PyArray_Descr *descr[JITC_NDTYPES];
+  /* Each type's NumPy kind and size, from its typestr ("<u2": 'u', 2). */
+  char kind[JITC_NDTYPES];
+  int size[JITC_NDTYPES];
+  char type_list[256];        /* "bool, int8, ..., float64", for messages */
   /* Interned attribute and keyword names. */
   PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
 } ModuleState;
@@ -56,6 +64,9 @@ typedef struct ModuleState {
 ModuleState *mod_state(void);
 /* Fills the state at the module's start: -1 with an exception set. */
 int mod_state_init(void);
+/* NumPy's dtype of type t (a new reference), or NULL with an exception
+** (bfloat16 without ml_dtypes). */
+PyArray_Descr *mod_descr(jitc_dtype t);
 
 typedef struct Failure {
   jitc_status status;
@@ -139,6 +150,9 @@ int bind_value(Bound *b, const char *name, PyObject *o);
 int bind_device(Bound *b, const char *name, PyObject *info);
 void bound_clear(Bound *b);
 const char *dt_name(jitc_dtype t);
+/* The type of a NumPy dtype (by its kind and size; a void kind by name,
+** as ml_dtypes' bfloat16), or -1. */
+int dtype_of_descr(PyArray_Descr *d, jitc_dtype *out);
 
 /* kernel.c */
 PyTypeObject *kernel_type(void);

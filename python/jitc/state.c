@@ -3,18 +3,44 @@
 **
 ** Everything kept between calls lives in the ModuleState that mod_state()
 ** returns (the module is single-phase: one state per process): the
-** library's context and its lock, the evaluate cache and what __init__.py
-** hands over by _init().  The errors a call
+** library's context and its lock, the evaluate cache, what __init__.py
+** hands over by _init(), and the types' NumPy dtypes.  The errors a call
 ** raises are made here from the library's statuses with the exception
 ** classes of the state.  This file calls no other file of the extension.
 */
 #include "pyjitc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static ModuleState the_state;
 
 ModuleState *mod_state(void) { return &the_state; }
+
+/* The order messages list the types in: by kind, then size, then number
+** (a void kind is ml_dtypes' bfloat16, a float: after float16). */
+static int rank(const ModuleState *st, int t) {
+  const char *p = strchr("biufV", st->kind[t]);
+  int k = p ? (int)(p - "biufV") : 5;
+  return (k == 4 ? 3 : k) * 1000 + st->size[t] * 32 + t;
+}
+
+static void type_list(ModuleState *st) {
+  int order[JITC_NDTYPES];
+  for (int t = 0; t < JITC_NDTYPES; t++) { /* insertion sort */
+    int j = t;
+    while (j > 0 && rank(st, order[j - 1]) > rank(st, t)) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = t;
+  }
+  size_t k = 0;
+  for (int j = 0; j < JITC_NDTYPES && k < sizeof st->type_list; j++)
+    k += (size_t)snprintf(st->type_list + k, sizeof st->type_list - k, "%s%s",
+                          j == 0 ? "" : j == JITC_NDTYPES - 1 ? " and " : ", ",
+                          jitc_dtype_name((jitc_dtype)order[j]));
+}
 
 int mod_state_init(void) {
   ModuleState *st = &the_state;
@@ -33,7 +59,39 @@ int mod_state_init(void) {
   jitc_options o;
   jitc_options_init(&o);
   st->default_target = o.target;
+  /* The types as NumPy sees them: "<u2" is kind 'u', 2 bytes. */
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    const char *ts = jitc_dtype_typestr((jitc_dtype)t);
+    st->kind[t] = ts ? ts[1] : 0;
+    st->size[t] = ts ? atoi(ts + 2) : 0;
+  }
+  type_list(st);
   return 0;
+}
+
+PyArray_Descr *mod_descr(jitc_dtype t) {
+  ModuleState *st = &the_state;
+  if ((unsigned)t >= JITC_NDTYPES) {
+    PyErr_SetString(PyExc_SystemError, "jitc: bad dtype");
+    return NULL;
+  }
+  if (!st->descr[t]) {
+    if (!st->numpy_dtype) {
+      PyErr_SetString(PyExc_SystemError, "jitc: _init() was not called");
+      return NULL;
+    }
+    PyObject *d = PyObject_CallFunction(st->numpy_dtype, "s", jitc_dtype_name(t));
+    if (!d)
+      return NULL;
+    if (!PyArray_DescrCheck(d)) {
+      Py_DECREF(d);
+      PyErr_SetString(PyExc_SystemError, "jitc: _numpy_dtype gave no dtype");
+      return NULL;
+    }
+    st->descr[t] = (PyArray_Descr *)d;
+  }
+  Py_INCREF(st->descr[t]);
+  return st->descr[t];
 }
 
 /* ---- errors ---- */
