@@ -150,8 +150,12 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
                     mod_state()->type_list);
       return -1;
     }
+    /* A 16-bit float's value comes from Python's float (bind_strong); every
+    ** other type's element is copied out, a 16-bit integer's included. */
+    const ModuleState *st = mod_state();
     char buf[16] = {0};
-    if (mod_state()->size[t] != 2) PyArray_ScalarAsCtype(o, buf);
+    if (st->size[t] != 2 || st->kind[t] == 'i' || st->kind[t] == 'u')
+      PyArray_ScalarAsCtype(o, buf);
     return bind_strong(b, t, buf, o);
   }
   if (PyBool_Check(o)) {
