@@ -2,8 +2,11 @@
 """tests/t_layout.py -- the shape of the source, as docs/architecture and
 README's "Reading the source" describe it, checked on the built objects.
 
-- No two files of the library, or of the command line, call each other in
-  a loop (through any chain):
+- No two files of the library, of the command line, or of the Python
+  package's extension (python/jitc/*.c) call each other in a loop (through
+  any chain); the extension's state is one struct in state.c that the
+  others reach by a call, so no file of it defines a global variable
+  (NumPy's C-API table aside):
   the stages sit on the shared vocabulary, the targets on the stages, jitc.c
   on everything, and runtime/ below all of src/.
 - Each target is a folder (src/interp/, src/cpu/, src/cuda/) whose files
@@ -68,6 +71,40 @@ def symbols(obj):
     return defined, undefined
 
 
+ext_data = {}
+# What NumPy's headers define in the file that imports its C API (_jitc.c)
+# for the others: NumPy's, not the extension's state.
+NUMPY_SYMBOLS = {"jitc_ARRAY_API", "jitc_ARRAY_APIPyArray_RUNTIME_VERSION"}
+
+
+def extension_objects():
+    """{python/jitc/NAME: (defined, undefined)} of the extension's files,
+    compiled into a scratch directory, and the global variables each
+    defines into ext_data; (None, why) when they cannot be compiled here."""
+    try:
+        import sysconfig
+        import tempfile
+        import numpy
+        inc = ["-I" + sysconfig.get_paths()["include"], "-I" + numpy.get_include(),
+               "-I" + os.path.join(ROOT, "src")]
+    except ImportError as e:
+        return None, str(e)
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for src in sorted(glob.glob(os.path.join(ROOT, "python", "jitc", "*.c"))):
+            rel = os.path.relpath(src, ROOT)[:-2]
+            obj = os.path.join(tmp, os.path.basename(rel) + ".o")
+            p = subprocess.run([os.environ.get("CC") or "cc", "-std=c11", "-c", "-o", obj, src] + inc,
+                               capture_output=True, text=True)
+            if p.returncode:
+                return None, "cannot compile %s: %s" % (rel, p.stderr.strip()[-300:])
+            out[rel] = symbols(obj)
+            nm = subprocess.run(["nm", obj], capture_output=True, text=True).stdout
+            ext_data[rel] = [line.split()[-1] for line in nm.splitlines()
+                             if len(line.split()) >= 2 and line.split()[-2] in ("D", "B", "C")]
+    return out, None
+
+
 def main():
     objs = {}
     for src in library_sources():
@@ -99,6 +136,24 @@ def main():
             owner[s] = f
     for f, (_, und) in cli.items():
         edges[f] = sorted({owner[s] for s in und if s in owner and owner[s] != f})
+
+    # The extension's files, compiled here (with Python's and NumPy's
+    # headers, when this python has them).
+    ext, why = extension_objects()
+    if ext is None:
+        print("skip layout.extension: %s" % why)
+    else:
+        for f, (defined, _) in ext.items():
+            for sym in defined - NUMPY_SYMBOLS:
+                owner[sym] = f
+        for f, (_, und) in ext.items():
+            edges[f] = sorted({owner[sym] for sym in und if sym in owner and owner[sym] != f})
+        shared = sorted("%s: %s" % (f, sym) for f in ext for sym in ext_data[f]
+                        if sym not in NUMPY_SYMBOLS)
+        if shared:
+            fail("extension_state_one_struct", "global variables: " + ", ".join(shared))
+        else:
+            ok("extension_state_one_struct")
 
     # Loops: a depth-first search for a back edge.
     color, stack, loops = {}, [], []

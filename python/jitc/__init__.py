@@ -27,15 +27,18 @@ The functions:
   function only the variables the caller's own code uses).
 - ``compile(program, target=None, **signature)``: a ``Kernel`` to call many
   times.
-- ``available(target)``, ``default_target()``, ``cache_info()``,
-  ``clear_cache()``.
+- ``available(target)``, ``default_target()``, ``dtypes()``,
+  ``cache_info()``, ``clear_cache()``.
 
 Values:
 
 - Arrays: NumPy arrays, objects with the buffer protocol or
   ``__array_interface__`` (used in place, never copied), and device arrays,
-  of bool, int32, int64, float32 or float64.  Other dtypes are refused with
-  a message naming the array (convert with ``.astype``).  They must be
+  of the library's types (``jitc.dtypes()``): bool, int8, int16, int32,
+  int64, uint8, uint16, uint32, uint64, float16, bfloat16 (an
+  ``ml_dtypes.bfloat16`` array, known by its dtype's name: a bare ``'<V2'``
+  says no type), float32 and float64.  Other dtypes are refused with a
+  message naming the array (convert with ``.astype``).  They must be
   contiguous (C or Fortran order; others are refused: copy with
   ``np.ascontiguousarray``), have one shape (jitc does not broadcast) and
   one memory order.  Any number of dimensions: outputs get the inputs'
@@ -43,8 +46,9 @@ Values:
   array the program writes shares no memory with another array of the call.
 - Scalars: Python ``bool``, ``int`` and ``float`` are weak (a ``float32``
   array times ``2.5`` stays ``float32``, as in NumPy 2); NumPy scalars
-  (``np.float64(2.5)``) and 0-d arrays are typed (``float32`` array times
-  ``np.float64(2.5)`` is ``float64``).
+  (``np.float64(2.5)``, ``np.uint8(3)``, ``np.float16(1.5)``,
+  ``ml_dtypes.bfloat16(1)``) and 0-d arrays are typed (``float32`` array
+  times ``np.float64(2.5)`` is ``float64``).
 
 Names: the caller's win.  A name given by keyword, or a variable of the
 caller, is that value wherever the program does not call it, also where
@@ -55,14 +59,16 @@ with the caller's ``i``, ``jitc.evaluate("a + i")`` adds the caller's
 function.  A name that is nowhere raises ``ProgramError`` naming it alone,
 saying where it was looked for.
 
-Results: the array the program assigns (a new array; or, for an array the
-program updates in place such as ``a[i] += 1``, the array passed, updated);
-a dict by name when it assigns several.  An output given by name is written
-in place (its dtype then fixes the output's).
+Results: the array the program assigns (a new array of NumPy's dtype of
+its type, ``ml_dtypes.bfloat16`` for bfloat16; or, for an array the program
+updates in place such as ``a[i] += 1``, the array passed, updated); a dict
+by name when it assigns several.  An output given by name is written in
+place (its dtype then fixes the output's).
 
 Reductions (docs/language.md, "Reductions"): a reduction's result is what
 NumPy's own gives, a NumPy scalar of NumPy's type (``np.sum`` of float32 is
-``np.float32``, of int32 ``np.int64``; ``mean`` of integers ``np.float64``;
+``np.float32``, of int32 ``np.int64``, of uint8 ``np.uint64``; ``max`` of
+float16 ``np.float16``; ``mean`` of integers ``np.float64``;
 ``argmin``, ``argmax`` ``np.intp``; ``any``, ``all`` ``np.bool_``); for
 device arrays a 0-d array of their kind on their device, written on the
 current stream without waiting (as ``cupy.sum`` gives).  ``jitc.evaluate("s =
@@ -88,11 +94,11 @@ target spreads one large call over all cores itself).
 """
 import numpy as _np
 
-from . import _jitc
+from . import _dlpack, _jitc
 from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
 
 __all__ = [
-    "evaluate", "compile", "Kernel", "available", "default_target", "cache_info",
+    "evaluate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
     "clear_cache", "Error", "ProgramError", "EmptyReductionError", "InputError", "UsageError",
     "TargetUnavailable", "OutOfMemory", "InternalError", "OutputError", "__version__",
 ]
@@ -153,12 +159,39 @@ class OutOfMemory(Error, MemoryError):
 _STATUS = (Error, UsageError, ProgramError, InputError, TargetUnavailable, InternalError,
            OutputError, OutOfMemory)
 
-# The library's dtype numbers (jitc_dtype) and the codes of _jitc's keys.
-_DTYPES = {"bool": 0, "int32": 1, "int64": 2, "float32": 3, "float64": 4}
-_ALIASES = {"b1": "bool", "i32": "int32", "i64": "int64", "f32": "float32",
-            "f64": "float64", "int": "int64", "float": "float64"}
-_TORCH_TYPESTR = {"torch.bool": "|b1", "torch.int32": "<i4", "torch.int64": "<i8",
-                  "torch.float32": "<f4", "torch.float64": "<f8"}
+# The library's types, as it numbers them (jitc_dtype): _jitc.dtypes is
+# ((name, typestr), ...).  A type whose typestr is a bare void ('<V2') is
+# one NumPy has no code for (bfloat16): its arrays are ml_dtypes' type of
+# that name, recognised by the name, since any two bytes are a '<V2'.
+_DTYPES = {name: k for k, (name, _) in enumerate(_jitc.dtypes)}
+_BY_TYPESTR = {ts[1:]: name for name, ts in _jitc.dtypes if ts[1] != "V"}
+
+
+def _numpy_dtype(name):
+    """NumPy's dtype of the type `name` (ml_dtypes' for bfloat16)."""
+    if _jitc.dtypes[_DTYPES[name]][1][1] != "V":
+        return _np.dtype(name)
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise InputError("%s arrays are ml_dtypes.%s arrays: install ml_dtypes (pip install "
+                         "ml_dtypes)" % (name, name)) from None
+    return _np.dtype(getattr(ml_dtypes, name))
+
+
+def _known_name(dtype=None, typestr=None):
+    """The name of one of the types for an array's dtype (by its name, as
+    NumPy, CuPy and PyTorch name them: 'uint8', 'torch.bfloat16') or its
+    typestr ('<u1'; not a bare void, which says no type), else None."""
+    name = str(getattr(dtype, "name", dtype) if dtype is not None else "").rpartition(".")[2]
+    if name in _DTYPES:
+        return name
+    return _BY_TYPESTR.get(typestr[1:]) if typestr else None
+
+
+def dtypes():
+    """The names of the library's types, in its order (jitc.h's numbers)."""
+    return tuple(_DTYPES)
 
 
 def available(target):
@@ -170,34 +203,61 @@ def _module_of(obj):
     return type(obj).__module__.split(".")[0]
 
 
+def _host_from_dlpack(obj):
+    """An ndarray view of a CPU tensor: NumPy's from_dlpack, or for a type
+    NumPy's DLPack lacks (bfloat16: kDLBfloat) the capsule read here."""
+    try:
+        return _np.from_dlpack(obj)
+    except (BufferError, TypeError, ValueError, RuntimeError) as e:
+        try:
+            return _dlpack.host_array(obj, _jitc.dtypes, _numpy_dtype)
+        except TypeError as e2:
+            raise InputError("%s; jitc takes %s" % (e2, ", ".join(_DTYPES))) from e
+
+
+def _device_from_dlpack(obj):
+    """_device_info of a CUDA tensor that has DLPack alone: through CuPy or
+    PyTorch, else (or when neither has the type) the capsule read here, on
+    the legacy default stream."""
+    for lib in ("cupy", "torch"):
+        try:
+            if lib == "cupy":
+                import cupy
+                view = cupy.from_dlpack(obj)
+            else:
+                import torch.utils.dlpack
+                view = torch.utils.dlpack.from_dlpack(obj)
+        except (ImportError, BufferError, TypeError, ValueError, RuntimeError):
+            continue
+        return _device_info(view)[:6] + (view,)
+    v = _dlpack.View(obj, _jitc.dtypes, stream=1)
+    return (v.ptr, v.shape, v.strides, v.name or v.described, 0, v.device_id, v)
+
+
 def _device_info(obj):
     """What _jitc needs of a device array: (pointer, shape, strides in bytes
-    or None, typestr, stream, device, keepalive); an ndarray view for a
-    DLPack array on the CPU; None when obj is not an array."""
+    or None, the name of its type (or what it is when none of jitc's),
+    stream, device, keepalive); an ndarray view for a DLPack array on the
+    CPU; None when obj is not an array."""
     kind = _module_of(obj)
     if kind == "torch":
         if not obj.is_cuda:
-            return _np.from_dlpack(obj)
+            return _host_from_dlpack(obj)
         import torch
         item = obj.element_size()
+        # The tensor's own dtype names the type: its __cuda_array_interface__
+        # says '<f2' for bfloat16 as for float16.
         return (obj.data_ptr(), tuple(obj.shape), tuple(s * item for s in obj.stride()),
-                _TORCH_TYPESTR.get(str(obj.dtype), str(obj.dtype)),
+                _known_name(obj.dtype) or str(obj.dtype),
                 torch.cuda.current_stream(obj.device).cuda_stream, obj.device.index, obj)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is None:
         dev = obj.__dlpack_device__()
-        if dev[0] == 1:  # kDLCPU
-            return _np.from_dlpack(obj)
-        if dev[0] not in (2, 13):  # kDLCUDA, kDLCUDAManaged
+        if dev[0] == _dlpack.KDL_CPU:
+            return _host_from_dlpack(obj)
+        if dev[0] not in (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED):
             return None
-        try:
-            import cupy
-            view = cupy.from_dlpack(obj)
-        except ImportError:
-            import torch
-            view = torch.utils.dlpack.from_dlpack(obj)
-        info = _device_info(view)
-        return info[:6] + (view,)
+        return _device_from_dlpack(obj)
     if kind == "cupy":
         import cupy
         stream = cupy.cuda.get_current_stream().ptr
@@ -209,8 +269,11 @@ def _device_info(obj):
         stream = 0 if stream in (None, 1) else stream
         device = None
     strides = cai.get("strides")
+    # The array's dtype names the type where it has one (CuPy's; a bare
+    # '<V2' typestr says no type), else the typestr.
+    name = _known_name(getattr(obj, "dtype", None), cai["typestr"]) or cai["typestr"]
     return (cai["data"][0], tuple(cai["shape"]), tuple(strides) if strides else None,
-            cai["typestr"], stream, device, obj)
+            name, stream, device, obj)
 
 
 def _device_empty(like, shape, dtype, fortran):
@@ -228,7 +291,7 @@ def _device_empty(like, shape, dtype, fortran):
                          "CuPy, or pass the outputs") from None
     dev = getattr(like, "device", None)
     with cupy.cuda.Device(dev.id if hasattr(dev, "id") else None):
-        return cupy.empty(shape, dtype=dtype, order="F" if fortran else "C")
+        return cupy.empty(shape, dtype=_numpy_dtype(dtype), order="F" if fortran else "C")
 
 
 def _missing_note(message, missing, local_vars, global_vars, caller):
@@ -259,26 +322,33 @@ def _missing_note(message, missing, local_vars, global_vars, caller):
 
 
 def _dtype_name(spec):
-    if isinstance(spec, str) and (spec in _DTYPES or spec in _ALIASES):
-        return _ALIASES.get(spec, spec)
+    """The type a signature's dtype names: a string as jitc reads one (a
+    type's name, NumPy's code such as 'f4', a short name), else NumPy's
+    dtype of it (np.float16, ml_dtypes.bfloat16); None if it names none of
+    the types."""
+    if isinstance(spec, str):
+        k = _jitc._dtype_parse(spec)
+        if k is not None:
+            return _jitc.dtypes[k][0]
     try:
-        name = _np.dtype(spec).name
+        dt = _np.dtype(spec)
     except TypeError:
         return None
-    return name if name in _DTYPES else None
+    return _known_name(dt, None if dt.kind == "V" else dt.str)
 
 
 def _signature_code(name, spec):
     """The _jitc code (kind | dtype) that one entry of a signature means."""
+    # Python's bool, int and float are weak, of the type NumPy gives them.
     if spec is bool or spec is int or spec is float:
-        return _jitc.WEAK | _DTYPES[{bool: "bool", int: "int64", float: "float64"}[spec]]
+        return _jitc.WEAK | _DTYPES[_np.dtype(spec).name]
     if isinstance(spec, _np.generic) or (isinstance(spec, _np.ndarray) and spec.ndim == 0):
         dt = _dtype_name(spec.dtype)
         if dt:
             return _jitc.STRONG | _DTYPES[dt]
     elif isinstance(spec, (bool, int, float)):
-        return _jitc.WEAK | _DTYPES["bool" if isinstance(spec, bool) else
-                                    "int64" if isinstance(spec, int) else "float64"]
+        kind = bool if isinstance(spec, bool) else int if isinstance(spec, int) else float
+        return _jitc.WEAK | _DTYPES[_np.dtype(kind).name]
     elif isinstance(spec, _np.ndarray):
         dt = _dtype_name(spec.dtype)
         if dt:
@@ -297,7 +367,7 @@ def _signature_code(name, spec):
     raise InputError(f"signature: '{name}' = {spec!r}: give a dtype (np.float32, 'int64') or "
                      "an example array for an array, int, float or bool (or an example "
                      "value) for a weak scalar, a NumPy scalar for a typed one; jitc's "
-                     "dtypes are bool, int32, int64, float32 and float64")
+                     "dtypes are " + ", ".join(_DTYPES))
 
 
 def compile(program, target=None, **signature):
@@ -305,11 +375,15 @@ def compile(program, target=None, **signature):
 
     ``signature`` gives, by name, what the kernel will be called with:
 
-    - an array: its dtype (``np.float32``, ``'int64'``, ``np.dtype('f8')``)
-      or an example array (a device array makes a kernel for device arrays);
+    - an array: its dtype (``np.float32``, ``'uint8'``, ``np.dtype('f8')``,
+      ``ml_dtypes.bfloat16``; a string is read as ``jitc --dtype`` reads it:
+      NumPy's codes first, so ``'i8'`` is int64, then the language's short
+      names, ``'bf16'``) or an example array (a device array makes a kernel
+      for device arrays);
     - a weak scalar: ``int``, ``float`` or ``bool``, or an example Python
       number;
-    - a typed scalar: an example NumPy scalar (``np.float32(0)``).
+    - a typed scalar: an example NumPy scalar (``np.float32(0)``,
+      ``np.uint16(0)``).
 
     Names the program reads must all be in the signature (there is no
     lookup in the caller's variables); a name of the signature is the
@@ -333,7 +407,8 @@ def compile(program, target=None, **signature):
     return _jitc._compile(program, target, decls)
 
 
-_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError, _missing_note)
+_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError, _numpy_dtype,
+            _missing_note)
 for _f in (evaluate, cache_info, clear_cache, default_target):
     try:
         _f.__module__ = "jitc"

@@ -1,9 +1,10 @@
 /*
 ** _jitc.c -- the compiled half of the Python package, over the C library
-** (jitc.h): the module, its state and its errors.  values.c turns Python
-** values into arrays and scalars, kernel.c is the Kernel type and its call,
-** names.c finds a program's names in the caller's variables, evaluate.c is
-** jitc.evaluate and its cache.
+** (jitc.h): the module, its functions and its start.  state.c is its
+** state and its errors, values.c turns Python values into arrays and
+** scalars, kernel.c is the Kernel type and its call, names.c finds a
+** program's names in the caller's variables, evaluate.c is jitc.evaluate
+** and its cache (pyjitc.h: each calls only those before it).
 **
 ** Everything a call does on its way to jitc_run is here, in C, because at
 ** 1,000 elements the kernel takes a fraction of a microsecond and the call
@@ -26,99 +27,6 @@
 */
 #define JITC_MODULE_INIT
 #include "pyjitc.h"
-
-/* ---- module state ---- */
-
-jitc_context *g_ctx;
-PyThread_type_lock g_lock;
-jitc_target g_default_target;
-PyObject *g_progs;          /* dict: program text -> list of Prog capsules */
-long long g_compiles, g_hits;
-/* Set by __init__.py through _init(): the exception classes (indexed by
-** jitc_status) and the device-array helpers. */
-PyObject *g_exc[8];
-PyObject *g_empty_exc;    /* a reduction without identity over no elements */
-PyObject *g_device_info;  /* obj -> None | ndarray (host view) | tuple */
-PyObject *g_device_empty; /* (like, shape, dtype name, fortran) -> array */
-PyObject *g_missing_note; /* (message, names, locals, globals, caller) -> message */
-PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
-
-PyObject *raise_status(jitc_status s, const char *msg) {
-  PyObject *cls = g_exc[s < 8 ? s : JITC_E_INTERNAL];
-  PyErr_SetString(cls ? cls : PyExc_RuntimeError, msg);
-  return NULL;
-}
-
-/* Raises the exception of status s with a message formatted as by
-** PyUnicode_FromFormat (%U, %R, %S take objects). */
-static PyObject *raise_fmtv(jitc_status s, const char *fmt, va_list ap) {
-  PyObject *m = PyUnicode_FromFormatV(fmt, ap);
-  if (m) {
-    PyErr_SetObject(g_exc[s] ? g_exc[s] : PyExc_ValueError, m);
-    Py_DECREF(m);
-  }
-  return NULL;
-}
-
-PyObject *raise_input(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  raise_fmtv(JITC_E_INPUT, fmt, ap);
-  va_end(ap);
-  return NULL;
-}
-
-PyObject *raise_usage(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  raise_fmtv(JITC_E_USAGE, fmt, ap);
-  va_end(ap);
-  return NULL;
-}
-
-/* The library's error after a failed call, copied while the lock is held:
-** raising it needs the GIL, which a holder of the lock must not wait for. */
-
-void failure_take(Failure *f, jitc_status s) {
-  f->status = s;
-  f->msg = strdup(jitc_errmsg(g_ctx));
-  for (size_t l = f->msg ? strlen(f->msg) : 0; l && (f->msg[l - 1] == '\n' || f->msg[l - 1] == ' ');)
-    f->msg[--l] = 0;
-  jitc_error e;
-  f->line = f->col = 0;
-  if (s == JITC_E_PROGRAM && jitc_error_get(g_ctx, 0, &e) == JITC_OK) {
-    f->line = e.line;
-    f->col = e.col;
-  }
-}
-
-PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }
-
-/* Raises f as an instance of cls (a subclass of its status's class), or of
-** its status's class when cls is NULL. */
-PyObject *failure_raise_as(Failure *f, PyObject *cls) {
-  const char *m = f->msg && f->msg[0] ? f->msg : jitc_status_name(f->status);
-  if (!cls) cls = g_exc[f->status < 8 ? f->status : JITC_E_INTERNAL];
-  PyObject *exc = cls ? PyObject_CallFunction(cls, "s", m) : NULL;
-  if (exc) {
-    if (f->status == JITC_E_PROGRAM) {
-      PyObject *l = PyLong_FromLong(f->line), *c = PyLong_FromLong(f->col);
-      if (l && c) {
-        PyObject_SetAttrString(exc, "line", l);
-        PyObject_SetAttrString(exc, "col", c);
-      }
-      Py_XDECREF(l);
-      Py_XDECREF(c);
-    }
-    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-    Py_DECREF(exc);
-  } else if (!PyErr_Occurred()) {
-    PyErr_SetString(PyExc_RuntimeError, m);
-  }
-  free(f->msg);
-  f->msg = NULL;
-  return NULL;
-}
 
 /* ---- module functions ---- */
 
@@ -158,16 +66,18 @@ static PyObject *py_compile(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_init(PyObject *self, PyObject *args) {
-  PyObject *excs, *info, *empty, *empty_exc, *note;
-  if (!PyArg_ParseTuple(args, "O!OOOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc,
-                        &note))
+  ModuleState *st = mod_state();
+  PyObject *excs, *info, *empty, *empty_exc, *numpy_dtype, *note;
+  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc,
+                        &numpy_dtype, &note))
     return NULL;
-  Py_XSETREF(g_missing_note, Py_NewRef(note));
-  Py_XSETREF(g_empty_exc, Py_NewRef(empty_exc));
+  Py_XSETREF(st->missing_note, Py_NewRef(note));
+  Py_XSETREF(st->empty_exc, Py_NewRef(empty_exc));
   for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(excs) && j < 8; j++)
-    Py_XSETREF(g_exc[j], Py_NewRef(PyTuple_GET_ITEM(excs, j)));
-  Py_XSETREF(g_device_info, Py_NewRef(info));
-  Py_XSETREF(g_device_empty, Py_NewRef(empty));
+    Py_XSETREF(st->exc[j], Py_NewRef(PyTuple_GET_ITEM(excs, j)));
+  Py_XSETREF(st->device_info, Py_NewRef(info));
+  Py_XSETREF(st->device_empty, Py_NewRef(empty));
+  Py_XSETREF(st->numpy_dtype, Py_NewRef(numpy_dtype));
   Py_RETURN_NONE;
 }
 
@@ -176,11 +86,12 @@ static PyObject *py_available(PyObject *self, PyObject *arg) {
   if (parse_target(arg, 0, &t)) return NULL;
   jitc_status s;
   Failure f = {0};
+  ModuleState *st = mod_state();
   Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(g_lock, WAIT_LOCK);
-  s = jitc_target_available(g_ctx, t);
+  PyThread_acquire_lock(st->lock, WAIT_LOCK);
+  s = jitc_target_available(st->ctx, t);
   if (s) failure_take(&f, s);
-  PyThread_release_lock(g_lock);
+  PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
   if (!s) Py_RETURN_TRUE;
   PyObject *r = Py_BuildValue("(Os)", Py_False, f.msg ? f.msg : "");
@@ -211,8 +122,20 @@ static PyObject *py_nearest_name(PyObject *self, PyObject *args) {
   return r;
 }
 
+/* _dtype_parse(name): the number of the type jitc_dtype_parse reads in
+** name (a type's name, NumPy's code such as "f4", a short name), or None. */
+static PyObject *py_dtype_parse(PyObject *self, PyObject *arg) {
+  const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+  jitc_dtype t;
+  if (!s || jitc_dtype_parse(s, &t) != JITC_OK) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  return PyLong_FromLong((long)t);
+}
+
 static PyObject *py_default_target(PyObject *self, PyObject *noargs) {
-  return PyUnicode_FromString(jitc_target_name(g_default_target));
+  return PyUnicode_FromString(jitc_target_name(mod_state()->default_target));
 }
 
 static PyMethodDef methods[] = {
@@ -256,7 +179,8 @@ static PyMethodDef methods[] = {
    "elements."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
   {"_init", py_init, METH_VARARGS,
-   "_init(exceptions, device_info, device_empty, empty_reduction_error, missing_note)"},
+   "_init(exceptions, device_info, device_empty, empty_reduction_error, numpy_dtype, "
+   "missing_note)"},
   {"cache_info", py_cache_info, METH_NOARGS,
    "cache_info() -> dict\n--\n\n"
    "The evaluate cache: programs and kernels held, compiles made and cache hits since the "
@@ -266,6 +190,7 @@ static PyMethodDef methods[] = {
   {"_available", py_available, METH_O, "_available(target) -> True or (False, reason)"},
   {"_nearest_name", py_nearest_name, METH_VARARGS,
    "_nearest_name(name, names) -> the likely typo's fix among names, or None"},
+  {"_dtype_parse", py_dtype_parse, METH_O, "_dtype_parse(name) -> the type's number, or None"},
   {"default_target", py_default_target, METH_NOARGS,
    "default_target() -> str\n--\n\n"
    "The target evaluate and compile use for host arrays when none is given: 'cpu' when jitc "
@@ -278,28 +203,33 @@ static struct PyModuleDef module = {
   "The compiled part of jitc: use the jitc package.", -1, methods,
 };
 
+/* The library's types, by number: ((name, typestr), ...), what
+** __init__.py knows of them ("bfloat16", "<V2"). */
+static PyObject *dtype_table(void) {
+  PyObject *t = PyTuple_New(JITC_NDTYPES);
+  for (int k = 0; t && k < JITC_NDTYPES; k++) {
+    PyObject *e = Py_BuildValue("(ss)", jitc_dtype_name((jitc_dtype)k),
+                                jitc_dtype_typestr((jitc_dtype)k));
+    if (!e) Py_CLEAR(t);
+    else PyTuple_SET_ITEM(t, k, e);
+  }
+  return t;
+}
+
 PyMODINIT_FUNC PyInit__jitc(void) {
   import_array();
-  if (PyType_Ready(&KernelType) < 0) return NULL;
+  PyTypeObject *kt = kernel_type();
+  if (PyType_Ready(kt) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
-  g_ctx = jitc_context_new();
-  g_lock = PyThread_allocate_lock();
-  g_progs = PyDict_New();
-  s_target = PyUnicode_InternFromString("target");
-  s_cai = PyUnicode_InternFromString("__cuda_array_interface__");
-  s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
-  s_array_interface = PyUnicode_InternFromString("__array_interface__");
-  if (!g_ctx || !g_lock || !g_progs || !s_target || !s_cai || !s_dlpack_device ||
-      !s_array_interface) {
+  PyObject *dtypes = dtype_table();
+  if (mod_state_init() || !dtypes || PyModule_AddObject(m, "dtypes", dtypes)) {
+    Py_XDECREF(dtypes);
     Py_DECREF(m);
-    return PyErr_NoMemory();
+    return NULL;
   }
-  jitc_options o;
-  jitc_options_init(&o);
-  g_default_target = o.target;
-  Py_INCREF(&KernelType);
-  PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType);
+  Py_INCREF(kt);
+  PyModule_AddObject(m, "Kernel", (PyObject *)kt);
   PyModule_AddStringConstant(m, "version", JITC_VERSION);
   PyModule_AddIntConstant(m, "HOST", K_HOST);
   PyModule_AddIntConstant(m, "DEVICE", K_DEV);

@@ -46,7 +46,8 @@ or on its PYTHONPATH).
   in the whole array), and Dask's tree combines the partials, the blocks in
   their order at each node, fixed by the number of blocks and
   ``split_every``: the same chunks give the same bits on every compute.
-  Float32 sums and means add the blocks' float64 sums, rounded once.
+  Float32, float16 and bfloat16 sums and means add the blocks' float64
+  sums, rounded once.
   Results are the NumPy scalars ``jitc.evaluate`` gives.  min, max, argmin
   and argmax of no elements raise ``jitc.EmptyReductionError`` when the
   graph is built (when the size is known; at compute time otherwise);
@@ -212,8 +213,9 @@ def _empty_like(c, dtype=None):
 # dask.array.reduction combines the partials in a tree fixed by the number
 # of blocks and split_every (the blocks in their order at each node), so
 # the same chunks give the same bits on every compute.  What a block gives:
-#   sum, prod, min, max, any, all   its own reduction (float32 sums in
-#                                   float64, rounded once at the end)
+#   sum, prod, min, max, any, all   its own reduction (float32, float16
+#                                   and bfloat16 sums in float64, rounded
+#                                   once at the end)
 #   mean                            its sum in float64 and its count
 #   argmin, argmax                  the extreme and its index in the whole
 #                                   array (the block's offset added)
@@ -248,9 +250,16 @@ def _helper(name):
     return "_jitc_dask_" + name
 
 
+def _narrow_float(dt):
+    """Whether dt is a float type narrower than float64 (float32, float16,
+    ml_dtypes' bfloat16, whose NumPy kind is 'V')."""
+    return dt.itemsize < 8 and (dt.kind == "f" or dt.kind == "V" and dt.name in _jitc._DTYPES)
+
+
 def _block_program(program, reductions, dtypes):
     """The program a block runs for the partials: mean(X) becomes
-    sum(float64(X)) (mean's own sum), a float32 sum(X) sum(float64(X)), and
+    sum(float64(X)) (mean's own sum), a narrower float's sum(X)
+    (float32, float16, bfloat16) sum(float64(X)), and
     an argmin(X) gets `_jitc_dask_NAME = min(X)` just before it.  Returns it
     and the position (line, column) of each reduction."""
     src = re.sub(r"#[^\n]*", "", program)
@@ -268,7 +277,7 @@ def _block_program(program, reductions, dtypes):
         where[name] = (src.count("\n", 0, at) + 1, at - src.rfind("\n", 0, at))
         end = _closing(src, m.end() - 1)
         arg = src[m.end():end - 1]
-        if op == "mean" or (op == "sum" and dtypes[name] == _np.float32):
+        if op == "mean" or (op == "sum" and _narrow_float(dtypes[name])):
             parts += [src[done:m.start()], "sum(float64(%s))" % arg]
         elif op in ("argmin", "argmax"):
             parts += [src[done:a.start()], "\n%s = %s(%s)\n" % (_helper(name), op[3:], arg),
@@ -445,7 +454,7 @@ def evaluate(program, target=None, **names):
     finally:
         del frame
     roles = {nm: role for nm, role, dt in kernel.arrays}
-    dtypes = {nm: _np.dtype(dt) for nm, role, dt in kernel.arrays}
+    dtypes = {nm: _jitc._numpy_dtype(dt) for nm, role, dt in kernel.arrays}
     assigned = [nm for nm, role, dt in kernel.arrays if role != "input"]
     outs = tuple(nm for nm, role, dt in kernel.arrays if role in ("output", "inout"))
     reductions = kernel.reductions

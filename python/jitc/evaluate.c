@@ -45,7 +45,8 @@ static int prog_match(const Prog *p, PyObject *const *kwv, PyObject *kwnames, Sc
 ** the cache or resolved now and kept; vals as for prog_match. */
 static PyObject *prog_for(PyObject *program, PyObject *const *kwv, PyObject *kwnames,
                           Scope *sc, PyObject **vals) {
-  PyObject *list = PyDict_GetItemWithError(g_progs, program);
+  ModuleState *st = mod_state();
+  PyObject *list = PyDict_GetItemWithError(st->progs, program);
   if (!list && PyErr_Occurred()) return NULL;
   Py_XINCREF(list); /* a clear_cache() (a lookup may run Python code) must not free it */
   for (Py_ssize_t j = 0; list && j < PyList_GET_SIZE(list); j++) {
@@ -70,10 +71,10 @@ static PyObject *prog_for(PyObject *program, PyObject *const *kwv, PyObject *kwn
   if (m == 0)
     raise_status(JITC_E_INTERNAL, "jitc.evaluate: the caller's variables changed while "
                  "the program's names were found");
-  list = m > 0 ? PyDict_GetItemWithError(g_progs, program) : NULL;
+  list = m > 0 ? PyDict_GetItemWithError(st->progs, program) : NULL;
   if (m > 0 && !list && !PyErr_Occurred()) {
     PyObject *l = PyList_New(0);
-    if (l && !PyDict_SetItem(g_progs, program, l)) list = l;
+    if (l && !PyDict_SetItem(st->progs, program, l)) list = l;
     Py_XDECREF(l);
   }
   if (list && PyList_GET_SIZE(list) >= MAXPROGS) PySequence_DelItem(list, 0);
@@ -89,12 +90,13 @@ static PyObject *prog_for(PyObject *program, PyObject *const *kwv, PyObject *kwn
 /* evaluate(program, target=None, **names) */
 PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
+  ModuleState *st = mod_state();
   if (nargs < 1 || nargs > 2 || !PyUnicode_Check(args[0]))
     return raise_status(JITC_E_USAGE, "evaluate(program, target=None, **names): give the "
                         "program as a string");
   PyObject *program = args[0];
   PyObject *const *kwv = args + nargs;
-  PyObject *target = nargs > 1 ? args[1] : kw_lookup(kwv, kwnames, s_target);
+  PyObject *target = nargs > 1 ? args[1] : kw_lookup(kwv, kwnames, st->s_target);
   PyObject *result = NULL, *vals[MAXNAMES];
   Scope sc = {0};
   Bound b[MAXNAMES];
@@ -107,7 +109,7 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t j = 0; j < nkw; j++) {
     PyObject *nm = PyTuple_GET_ITEM(kwnames, j);
-    int known = nm == s_target || name_eq(nm, s_target);
+    int known = nm == st->s_target || name_eq(nm, st->s_target);
     for (int i = 0; !known && i < p->nnames; i++) known = name_eq(nm, p->names[i]);
     if (!known) {
       raise_usage("'%U' is not a name the program uses", nm);
@@ -137,7 +139,7 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   for (int j = 0; j < p->nentries; j++)
     if (!memcmp(p->entries[j].key, key, 1 + p->nnames)) {
       e = &p->entries[j];
-      g_hits++;
+      st->hits++;
       break;
     }
   if (!e) {
@@ -189,20 +191,22 @@ out:
 }
 
 PyObject *py_cache_info(PyObject *self, PyObject *noargs) {
+  ModuleState *st = mod_state();
   Py_ssize_t kernels = 0, pos = 0;
   PyObject *k, *v;
-  while (PyDict_Next(g_progs, &pos, &k, &v))
+  while (PyDict_Next(st->progs, &pos, &k, &v))
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(v); j++) {
       Prog *p = PyCapsule_GetPointer(PyList_GET_ITEM(v, j), "jitc.Prog");
       if (p) kernels += p->nentries;
     }
-  return Py_BuildValue("{snsnsLsL}", "programs", PyDict_Size(g_progs), "kernels", kernels,
-                       "compiles", g_compiles, "hits", g_hits);
+  return Py_BuildValue("{snsnsLsL}", "programs", PyDict_Size(st->progs), "kernels", kernels,
+                       "compiles", st->compiles, "hits", st->hits);
 }
 
 PyObject *py_clear_cache(PyObject *self, PyObject *noargs) {
-  PyDict_Clear(g_progs);
-  g_compiles = g_hits = 0;
+  ModuleState *st = mod_state();
+  PyDict_Clear(st->progs);
+  st->compiles = st->hits = 0;
   Py_RETURN_NONE;
 }
 

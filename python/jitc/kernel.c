@@ -8,9 +8,10 @@
 /* Frees a kernel under the lock: safe with the GIL held, as a holder of
 ** the lock never waits for the GIL. */
 static void kernel_free_locked(jitc_kernel *k) {
-  PyThread_acquire_lock(g_lock, WAIT_LOCK);
+  ModuleState *st = mod_state();
+  PyThread_acquire_lock(st->lock, WAIT_LOCK);
   jitc_kernel_free(k);
-  PyThread_release_lock(g_lock);
+  PyThread_release_lock(st->lock);
 }
 
 static void kernel_dealloc(KernelObject *K) {
@@ -32,12 +33,13 @@ static void kernel_dealloc(KernelObject *K) {
 jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
                            const jitc_scalar_decl *sd, int ns, const jitc_options *o,
                            jitc_kernel **out, Failure *f) {
+  ModuleState *st = mod_state();
   jitc_status s;
   Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(g_lock, WAIT_LOCK);
-  s = jitc_compile(g_ctx, src, ad, na, sd, ns, o, out);
+  PyThread_acquire_lock(st->lock, WAIT_LOCK);
+  s = jitc_compile(st->ctx, src, ad, na, sd, ns, o, out);
   if (s) failure_take(f, s);
-  PyThread_release_lock(g_lock);
+  PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
   return s;
 }
@@ -45,7 +47,7 @@ jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
 /* Wraps a compiled kernel; params: the positional names (new ref taken). */
 KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int device,
                           PyObject *params) {
-  KernelObject *K = PyObject_New(KernelObject, &KernelType);
+  KernelObject *K = PyObject_New(KernelObject, kernel_type());
   if (!K) {
     kernel_free_locked(k);
     Py_XDECREF(params);
@@ -110,8 +112,6 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
   return K;
 }
 
-static const int npy_of[] = {NPY_BOOL, NPY_INT32, NPY_INT64, NPY_FLOAT32, NPY_FLOAT64};
-
 /* A reduction's one element: on the host the Bound's own cell, made a NumPy
 ** scalar after the run; for device arrays a 0-d array of the kind of
 ** `like` on its device (what cupy.sum gives), written on the call's stream. */
@@ -122,12 +122,13 @@ static int result_alloc(const KernelObject *K, int j, Bound *b, int dev, PyObjec
     b->ptr = (uint64_t)(uintptr_t)&b->cell;
     return 0;
   }
+  const ModuleState *st = mod_state();
   PyObject *shape = PyTuple_New(0);
-  PyObject *a = shape ? PyObject_CallFunction(g_device_empty, "OOsi", like, shape,
+  PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsi", like, shape,
                                               dt_name(K->adtypes[j]), 0)
                       : NULL;
   Py_XDECREF(shape);
-  PyObject *info = a ? PyObject_CallOneArg(g_device_info, a) : NULL;
+  PyObject *info = a ? PyObject_CallOneArg(st->device_info, a) : NULL;
   unsigned long long ptr = 0;
   if (info && PyTuple_Check(info) && PyTuple_GET_SIZE(info) > 0)
     ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(info, 0));
@@ -152,6 +153,7 @@ int name_eq(PyObject *a, PyObject *b) {
 ** program assigns: one array or reduction's result as itself, several as a
 ** dict by name. */
 PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
+  const ModuleState *st = mod_state();
   int na = K->narrays, dev = -1, first = -1, order = 3;
   int64_t n = -1;
   const Bound *shape_of = NULL;
@@ -235,20 +237,21 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
     if (K->aroles[j] != JITC_OUTPUT)
       return raise_status(JITC_E_USAGE, "an input array is missing");
     if (!dev) {
-      PyObject *a = PyArray_EMPTY(shape_of->ndim, (npy_intp *)shape_of->shape,
-                                  npy_of[K->adtypes[j]], fortran);
+      PyArray_Descr *d = mod_descr(K->adtypes[j]); /* stolen by PyArray_Empty */
+      PyObject *a = d ? PyArray_Empty(shape_of->ndim, (npy_intp *)shape_of->shape, d, fortran)
+                      : NULL;
       if (!a) return NULL;
       b->obj = b->own = a;
       b->arr = (PyArrayObject *)Py_NewRef(a);
       b->ptr = (uint64_t)(uintptr_t)PyArray_DATA(b->arr);
     } else {
       PyObject *shape = PyArray_IntTupleFromIntp(shape_of->ndim, shape_of->shape);
-      PyObject *a = shape ? PyObject_CallFunction(g_device_empty, "OOsi", arrs[first].obj, shape,
-                                                  dt_name(K->adtypes[j]), fortran)
+      PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsi", arrs[first].obj,
+                                                  shape, dt_name(K->adtypes[j]), fortran)
                           : NULL;
       Py_XDECREF(shape);
       if (!a) return NULL;
-      PyObject *info = PyObject_CallOneArg(g_device_info, a);
+      PyObject *info = PyObject_CallOneArg(st->device_info, a);
       if (!info || !PyTuple_Check(info) || bind_device(b, "output", info)) {
         Py_XDECREF(info);
         Py_DECREF(a);
@@ -297,22 +300,22 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
   Failure f = {0};
   jitc_status s;
   Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(g_lock, WAIT_LOCK);
+  PyThread_acquire_lock(st->lock, WAIT_LOCK);
   if (dev)
-    s = jitc_run_device(g_ctx, K->k, n, (const uint64_t *)ptrs, vals, stream);
+    s = jitc_run_device(st->ctx, K->k, n, (const uint64_t *)ptrs, vals, stream);
   else
-    s = jitc_run(g_ctx, K->k, n, ptrs, vals, NULL);
+    s = jitc_run(st->ctx, K->k, n, ptrs, vals, NULL);
   if (s) failure_take(&f, s);
-  PyThread_release_lock(g_lock);
+  PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
   if (ptrs != ptrs_stack) PyMem_Free(ptrs);
   if (vals != vals_stack) PyMem_Free(vals);
   /* A run fails with JITC_E_PROGRAM only for min, max, argmin or argmax of
   ** no elements: NumPy raises ValueError there, so the error is one too. */
-  if (s) return failure_raise_as(&f, s == JITC_E_PROGRAM ? g_empty_exc : NULL);
+  if (s) return failure_raise_as(&f, s == JITC_E_PROGRAM ? st->empty_exc : NULL);
   for (int j = 0; j < na && !dev; j++)
     if (K->aroles[j] == JITC_RESULT) {
-      PyArray_Descr *d = PyArray_DescrFromType(npy_of[K->adtypes[j]]);
+      PyArray_Descr *d = mod_descr(K->adtypes[j]);
       PyObject *v = d ? PyArray_Scalar(&arrs[j].cell, d, NULL) : NULL;
       Py_XDECREF(d);
       if (!v) return NULL;
@@ -346,7 +349,7 @@ int kernel_slot(const KernelObject *K, PyObject *name) {
 
 int parse_target(PyObject *t, int device, jitc_target *out) {
   if (!t || t == Py_None) {
-    *out = device ? JITC_TARGET_CUDA : g_default_target;
+    *out = device ? JITC_TARGET_CUDA : mod_state()->default_target;
     return 0;
   }
   const char *s = PyUnicode_Check(t) ? PyUnicode_AsUTF8(t) : NULL;
@@ -398,7 +401,7 @@ KernelObject *compile_bound(PyObject *program, jitc_target t, int device, int nn
     Py_XDECREF(params);
     return (KernelObject *)failure_raise(&f);
   }
-  g_compiles++;
+  mod_state()->compiles++;
   return kernel_wrap(k, program, t, device, params);
 }
 
@@ -533,7 +536,7 @@ static PyGetSetDef kernel_getset[] = {
   {NULL},
 };
 
-PyTypeObject KernelType = {
+static PyTypeObject KernelType = {
   PyVarObject_HEAD_INIT(NULL, 0)
   .tp_name = "jitc.Kernel",
   .tp_basicsize = sizeof(KernelObject),
@@ -554,3 +557,4 @@ PyTypeObject KernelType = {
             "Made by jitc.compile(); jitc.evaluate keeps its own in a cache.",
 };
 
+PyTypeObject *kernel_type(void) { return &KernelType; }

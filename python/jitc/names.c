@@ -121,6 +121,7 @@ static void checked_free(Checked *c) {
 /* Checks the program on interp with the names bound so far declared. */
 static int check_program(const char *src, int nn, PyObject *const *names, const Bound *b,
                          Checked *c) {
+  ModuleState *st = mod_state();
   jitc_array_decl ad[MAXNAMES];
   jitc_scalar_decl sd[MAXNAMES];
   int na, ns;
@@ -130,9 +131,9 @@ static int check_program(const char *src, int nn, PyObject *const *names, const 
   o.target = JITC_TARGET_INTERP;
   memset(c, 0, sizeof *c);
   Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(g_lock, WAIT_LOCK);
+  PyThread_acquire_lock(st->lock, WAIT_LOCK);
   jitc_kernel *k = NULL;
-  c->status = jitc_compile(g_ctx, src, ad, na, sd, ns, &o, &k);
+  c->status = jitc_compile(st->ctx, src, ad, na, sd, ns, &o, &k);
   if (c->status) failure_take(&c->f, c->status);
   if (c->status == JITC_OK) {
     for (int j = 0; j < jitc_kernel_array_count(k) && c->n < MAXNAMES; j++) {
@@ -152,12 +153,12 @@ static int check_program(const char *src, int nn, PyObject *const *names, const 
       c->lang[c->nlang++] = strdup(jitc_kernel_language_name(k, j));
     jitc_kernel_free(k);
   } else if (c->status == JITC_E_PROGRAM) {
-    for (int e = 0; e < jitc_error_count(g_ctx) && c->nmsg < MAXNAMES; e++) {
+    for (int e = 0; e < jitc_error_count(st->ctx) && c->nmsg < MAXNAMES; e++) {
       jitc_error er;
-      if (jitc_error_get(g_ctx, e, &er) == JITC_OK) c->msgs[c->nmsg++] = strdup(er.message);
+      if (jitc_error_get(st->ctx, e, &er) == JITC_OK) c->msgs[c->nmsg++] = strdup(er.message);
     }
   }
-  PyThread_release_lock(g_lock);
+  PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
   return 0;
 }
@@ -184,8 +185,9 @@ static Prog *prog_of(const Checked *c) {
 /* Raises the check's error; names that are nowhere (a tuple, or NULL) get
 ** __init__.py's note: where jitc looked, and what to do. */
 static void raise_missing(Checked *c, PyObject *missing, Scope *sc) {
-  if (missing && PyTuple_GET_SIZE(missing) && g_missing_note && c->f.msg) {
-    PyObject *r = PyObject_CallFunction(g_missing_note, "sOOOs", c->f.msg, missing,
+  ModuleState *st = mod_state();
+  if (missing && PyTuple_GET_SIZE(missing) && st->missing_note && c->f.msg) {
+    PyObject *r = PyObject_CallFunction(st->missing_note, "sOOOs", c->f.msg, missing,
                                         sc->locals ? sc->locals : Py_None,
                                         sc->globals ? sc->globals : Py_None, "jitc.evaluate");
     const char *m = r && PyUnicode_Check(r) ? PyUnicode_AsUTF8(r) : NULL;
@@ -225,6 +227,7 @@ static int bound_already(PyObject *const *names, int nn, PyObject *name) {
 
 /* Finds what the program's names are for this caller (see the top). */
 Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwnames, Scope *sc) {
+  ModuleState *st = mod_state();
   PyObject *names[MAXNAMES], *held[MAXNAMES];
   Bound b[MAXNAMES];
   int nn = 0;
@@ -233,7 +236,7 @@ Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwnames, S
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t j = 0; j < nkw; j++) {
     PyObject *nm = PyTuple_GET_ITEM(kwnames, j);
-    if (nm == s_target || name_eq(nm, s_target)) continue;
+    if (nm == st->s_target || name_eq(nm, st->s_target)) continue;
     if (bind_name(names, held, b, &nn, nm, kwv[j])) goto out;
   }
   const char *src = PyUnicode_AsUTF8(program);

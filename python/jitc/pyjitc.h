@@ -1,8 +1,14 @@
 /*
-** pyjitc.h -- what the files of the extension jitc._jitc share: the module
-** state (_jitc.c), bound values (values.c), Kernel objects (kernel.c), a
-** program's names in the caller's variables (names.c) and the evaluate
-** cache (evaluate.c).
+** pyjitc.h -- what the files of the extension jitc._jitc share.  They sit
+** one on another, each calling only those below it:
+**
+**   state.c     the module state (one struct, reached by mod_state()) and
+**               the errors raised from the library's statuses
+**   values.c    a Python value as an array or a scalar of one of the types
+**   kernel.c    the Kernel type: a compiled program and its call
+**   names.c     a program's names in the caller's variables
+**   evaluate.c  jitc.evaluate and its cache
+**   _jitc.c     the module: its functions and its start
 */
 #ifndef PYJITC_H
 #define PYJITC_H
@@ -26,21 +32,41 @@
 enum { K_NONE = 0, K_HOST = 0x10, K_DEV = 0x20, K_WEAK = 0x30, K_STRONG = 0x40 };
 #define KIND(c) ((c) & 0xf0)
 #define DT(c) ((jitc_dtype)((c) & 0x0f))
+_Static_assert(JITC_NDTYPES <= 16, "a dtype is the low four bits of a code");
 #define MAXNAMES 64
 
-/* The module state (_jitc.c). */
-extern jitc_context *g_ctx;
-extern PyThread_type_lock g_lock;
-extern jitc_target g_default_target;
-extern PyObject *g_progs;
-extern long long g_compiles, g_hits;
-extern PyObject *g_exc[8];
-extern PyObject *g_empty_exc;
-extern PyObject *g_device_info;
-extern PyObject *g_device_empty;
-extern PyObject *g_missing_note;
-extern PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
-extern PyTypeObject KernelType;
+/* The module state (state.c): everything the extension keeps between
+** calls.  The library's rule is one thread at a time per context: `lock`
+** guards ctx, taken with the GIL released (see _jitc.c). */
+typedef struct ModuleState {
+  jitc_context *ctx;
+  PyThread_type_lock lock;
+  jitc_target default_target;
+  PyObject *progs;            /* evaluate's cache: program text -> list of Prog capsules */
+  long long compiles, hits;
+  /* Set by __init__.py through _init(): */
+  PyObject *exc[8];           /* the exception classes, by jitc_status */
+  PyObject *empty_exc;        /* a reduction without identity over no elements */
+  PyObject *device_info;      /* obj -> None | ndarray (host view) | tuple */
+  PyObject *device_empty;     /* (like, shape, dtype name, fortran) -> array */
+  PyObject *missing_note;     /* (message, names, locals, globals, caller) -> message */
+  PyObject *numpy_dtype;      /* dtype name -> np.dtype (bfloat16: ml_dtypes') */
+  /* NumPy's dtype of each type, got from numpy_dtype when first needed. */
+  PyArray_Descr *descr[JITC_NDTYPES];
+  /* Each type's NumPy kind and size, from its typestr ("<u2": 'u', 2). */
+  char kind[JITC_NDTYPES];
+  int size[JITC_NDTYPES];
+  char type_list[256];        /* "bool, int8, ..., float64", for messages */
+  /* Interned attribute and keyword names. */
+  PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
+} ModuleState;
+
+ModuleState *mod_state(void);
+/* Fills the state at the module's start: -1 with an exception set. */
+int mod_state_init(void);
+/* NumPy's dtype of type t (a new reference), or NULL with an exception
+** (bfloat16 without ml_dtypes). */
+PyArray_Descr *mod_descr(jitc_dtype t);
 
 typedef struct Failure {
   jitc_status status;
@@ -111,7 +137,7 @@ typedef struct Scope {
   PyObject *globals; /* borrowed from the frame, or NULL */
 } Scope;
 
-/* _jitc.c: errors.  raise_input and raise_usage format as PyUnicode_FromFormat. */
+/* state.c: errors.  raise_input and raise_usage format as PyUnicode_FromFormat. */
 PyObject *raise_status(jitc_status s, const char *msg);
 PyObject *raise_input(const char *fmt, ...);
 PyObject *raise_usage(const char *fmt, ...);
@@ -124,8 +150,12 @@ int bind_value(Bound *b, const char *name, PyObject *o);
 int bind_device(Bound *b, const char *name, PyObject *info);
 void bound_clear(Bound *b);
 const char *dt_name(jitc_dtype t);
+/* The type of a NumPy dtype (by its kind and size; a void kind by name,
+** as ml_dtypes' bfloat16), or -1. */
+int dtype_of_descr(PyArray_Descr *d, jitc_dtype *out);
 
 /* kernel.c */
+PyTypeObject *kernel_type(void);
 jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
                            const jitc_scalar_decl *sd, int ns, const jitc_options *o,
                            jitc_kernel **out, Failure *f);

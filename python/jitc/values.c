@@ -13,14 +13,22 @@ void bound_clear(Bound *b) {
   b->code = K_NONE;
 }
 
-static int dtype_of_kind(char kind, int size, jitc_dtype *out) {
-  if (kind == 'b' && size == 1) *out = JITC_BOOL;
-  else if (kind == 'i' && size == 4) *out = JITC_INT32;
-  else if (kind == 'i' && size == 8) *out = JITC_INT64;
-  else if (kind == 'f' && size == 4) *out = JITC_FLOAT32;
-  else if (kind == 'f' && size == 8) *out = JITC_FLOAT64;
-  else return -1;
-  return 0;
+int dtype_of_descr(PyArray_Descr *d, jitc_dtype *out) {
+  const ModuleState *st = mod_state();
+  int size = (int)PyDataType_ELSIZE(d);
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    if (st->kind[t] != d->kind || st->size[t] != size) continue;
+    if (d->kind == 'V') {
+      /* A bare void ('<V2') is any two bytes: the type's name must say
+      ** which (ml_dtypes.bfloat16's scalar type is named bfloat16). */
+      const char *nm = d->typeobj ? d->typeobj->tp_name : "";
+      const char *dot = strrchr(nm, '.');
+      if (strcmp(dot ? dot + 1 : nm, jitc_dtype_name((jitc_dtype)t))) continue;
+    }
+    *out = (jitc_dtype)t;
+    return 0;
+  }
+  return -1;
 }
 
 /* Whether a strided layout is C- (1) or Fortran- (2) contiguous, or both. */
@@ -46,10 +54,10 @@ const char *dt_name(jitc_dtype t) { return jitc_dtype_name(t); }
 static int bind_ndarray(Bound *b, const char *name, PyArrayObject *a) {
   PyArray_Descr *d = PyArray_DESCR(a);
   jitc_dtype t;
-  if (PyArray_ISBYTESWAPPED(a) || dtype_of_kind(d->kind, (int)PyDataType_ELSIZE(d), &t)) {
+  if (PyArray_ISBYTESWAPPED(a) || dtype_of_descr(d, &t)) {
     PyObject *r = PyObject_Str((PyObject *)d);
-    raise_input("'%s' is an array of %S; jitc takes bool, int32, int64, float32 and float64 "
-                "(convert it with .astype())", name, r ? r : Py_None);
+    raise_input("'%s' is an array of %S; jitc takes %s (convert it with .astype())", name,
+                r ? r : Py_None, mod_state()->type_list);
     Py_XDECREF(r);
     return -1;
   }
@@ -68,16 +76,39 @@ static int bind_ndarray(Bound *b, const char *name, PyArrayObject *a) {
   return 0;
 }
 
-/* A 0-d array or NumPy scalar of dtype t at p: a strong scalar. */
-static void bind_strong(Bound *b, jitc_dtype t, const void *p) {
+/* A strong scalar of type t: a 0-d array or a NumPy scalar `o`, whose
+** element is at p.  Integers are read as their bytes say (a uint64's bits
+** in u.i), floats as doubles: float32 and float64 from their bytes, the
+** 16-bit ones through Python's float, which holds them exactly. */
+static int bind_strong(Bound *b, jitc_dtype t, const void *p, PyObject *o) {
+  const ModuleState *st = mod_state();
   b->code = K_STRONG | t;
   b->val.dtype = t;
-  switch (t) {
-  case JITC_BOOL: b->val.u.i = *(const npy_bool *)p != 0; break;
-  case JITC_INT32: b->val.u.i = *(const int32_t *)p; break;
-  case JITC_INT64: b->val.u.i = *(const int64_t *)p; break;
-  case JITC_FLOAT32: b->val.u.f = *(const float *)p; break;
-  default: b->val.u.f = *(const double *)p; break;
+  int size = st->size[t];
+  switch (st->kind[t]) {
+  case 'b':
+    b->val.u.i = *(const npy_bool *)p != 0;
+    return 0;
+  case 'i':
+  case 'u': {
+    uint64_t u = 0;
+    memcpy(&u, p, (size_t)size); /* little-endian: the low bytes */
+    if (st->kind[t] == 'i' && size < 8 && (u >> (8 * size - 1) & 1))
+      u |= ~0ull << (8 * size); /* sign-extend */
+    memcpy(&b->val.u.i, &u, sizeof u);
+    return 0;
+  }
+  default:
+    if (size == 4) {
+      b->val.u.f = *(const float *)p;
+    } else if (size == 8) {
+      b->val.u.f = *(const double *)p;
+    } else {
+      double v = PyFloat_AsDouble(o);
+      if (v == -1.0 && PyErr_Occurred()) return -1;
+      b->val.u.f = v;
+    }
+    return 0;
   }
 }
 
@@ -90,10 +121,13 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
     if (PyArray_NDIM(a) == 0) {
       jitc_dtype t;
       PyArray_Descr *d = PyArray_DESCR(a);
-      if (PyArray_ISBYTESWAPPED(a) || dtype_of_kind(d->kind, (int)PyDataType_ELSIZE(d), &t))
+      if (PyArray_ISBYTESWAPPED(a) || dtype_of_descr(d, &t))
         return bind_ndarray(b, name, a); /* for its message */
-      bind_strong(b, t, PyArray_DATA(a));
-      return 0;
+      if (mod_state()->size[t] != 2) return bind_strong(b, t, PyArray_DATA(a), o);
+      PyObject *item = PyArray_GETITEM(a, PyArray_DATA(a)); /* a 16-bit float's value */
+      int rc = item ? bind_strong(b, t, PyArray_DATA(a), item) : -1;
+      Py_XDECREF(item);
+      return rc;
     }
     Py_INCREF(o);
     b->arr = a;
@@ -108,17 +142,21 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
   if (PyArray_IsScalar(o, Generic)) {
     PyArray_Descr *d = PyArray_DescrFromScalar(o);
     jitc_dtype t;
-    int bad = !d || dtype_of_kind(d->kind, (int)PyDataType_ELSIZE(d), &t);
+    int bad = !d || dtype_of_descr(d, &t);
     Py_XDECREF(d);
     if (bad) {
-      raise_input("'%s' is a %s scalar; jitc takes bool, int32, int64, float32 and float64",
-                  name, Py_TYPE(o)->tp_name);
+      if (!PyErr_Occurred())
+        raise_input("'%s' is a %s scalar; jitc takes %s", name, Py_TYPE(o)->tp_name,
+                    mod_state()->type_list);
       return -1;
     }
-    char buf[16];
-    PyArray_ScalarAsCtype(o, buf);
-    bind_strong(b, t, buf);
-    return 0;
+    /* A 16-bit float's value comes from Python's float (bind_strong); every
+    ** other type's element is copied out, a 16-bit integer's included. */
+    const ModuleState *st = mod_state();
+    char buf[16] = {0};
+    if (st->size[t] != 2 || st->kind[t] == 'i' || st->kind[t] == 'u')
+      PyArray_ScalarAsCtype(o, buf);
+    return bind_strong(b, t, buf, o);
   }
   if (PyBool_Check(o)) {
     b->code = K_WEAK | JITC_BOOL;
@@ -147,8 +185,10 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
   }
   /* Device arrays first: a CuPy array also has the buffer protocol's
   ** absence, but a PyTorch CPU tensor has DLPack and no buffer. */
-  if (g_device_info && (PyObject_HasAttr(o, s_cai) || PyObject_HasAttr(o, s_dlpack_device))) {
-    PyObject *info = PyObject_CallOneArg(g_device_info, o);
+  const ModuleState *st = mod_state();
+  if (st->device_info &&
+      (PyObject_HasAttr(o, st->s_cai) || PyObject_HasAttr(o, st->s_dlpack_device))) {
+    PyObject *info = PyObject_CallOneArg(st->device_info, o);
     if (!info) return -1;
     if (PyArray_Check(info)) {
       b->arr = (PyArrayObject *)info;
@@ -160,7 +200,7 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
     }
     Py_DECREF(info);
   }
-  if (PyObject_CheckBuffer(o) || PyObject_HasAttr(o, s_array_interface)) {
+  if (PyObject_CheckBuffer(o) || PyObject_HasAttr(o, st->s_array_interface)) {
     /* A view of the object's memory, never a copy: the flags ask for none
     ** and the layout is checked as for an ndarray. */
     PyObject *a = PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
@@ -179,8 +219,10 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
   return -1;
 }
 
-/* _device_info's tuple: (ptr, shape, strides in bytes or None, typestr,
-** stream, device, keepalive). */
+/* _device_info's tuple: (ptr, shape, strides in bytes or None, dtype,
+** stream, device, keepalive); dtype is the name of one of the types
+** (__init__.py found it from the array's own dtype, "bfloat16"), or what
+** the array said when it is none of them (a typestr, "<c8"). */
 int bind_device(Bound *b, const char *name, PyObject *info) {
   PyObject *shape, *strides, *ts, *rest1, *rest2, *rest3;
   unsigned long long ptr;
@@ -190,13 +232,18 @@ int bind_device(Bound *b, const char *name, PyObject *info) {
   const char *s = PyUnicode_AsUTF8(ts);
   if (!s) return -1;
   jitc_dtype t;
-  int size = atoi(s + 2);
-  if (!(s[0] == '<' || s[0] == '|' || s[0] == '=') ||
-      dtype_of_kind(s[1] == 'b' ? 'b' : s[1], size, &t)) {
-    raise_input("'%s' is a device array of %s; jitc takes bool, int32, int64, float32 and "
-                "float64", name, s);
+  int known = 0;
+  for (int k = 0; k < JITC_NDTYPES && !known; k++)
+    if (!strcmp(s, jitc_dtype_name((jitc_dtype)k))) {
+      t = (jitc_dtype)k;
+      known = 1;
+    }
+  if (!known) {
+    raise_input("'%s' is a device array of %s; jitc takes %s", name, s,
+                mod_state()->type_list);
     return -1;
   }
+  int size = mod_state()->size[t];
   int nd = (int)PyTuple_GET_SIZE(shape);
   if (nd > NPY_MAXDIMS) {
     raise_input("'%s' has %d dimensions", name, nd);

@@ -1,0 +1,174 @@
+/*
+** state.c -- the extension's state, one struct, and its errors.
+**
+** Everything kept between calls lives in the ModuleState that mod_state()
+** returns (the module is single-phase: one state per process): the
+** library's context and its lock, the evaluate cache, what __init__.py
+** hands over by _init(), and the types' NumPy dtypes.  The errors a call
+** raises are made here from the library's statuses with the exception
+** classes of the state.  This file calls no other file of the extension.
+*/
+#include "pyjitc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static ModuleState the_state;
+
+ModuleState *mod_state(void) { return &the_state; }
+
+/* The order messages list the types in: by kind, then size, then number
+** (a void kind is ml_dtypes' bfloat16, a float: after float16). */
+static int rank(const ModuleState *st, int t) {
+  const char *p = strchr("biufV", st->kind[t]);
+  int k = p ? (int)(p - "biufV") : 5;
+  return (k == 4 ? 3 : k) * 1000 + st->size[t] * 32 + t;
+}
+
+static void type_list(ModuleState *st) {
+  int order[JITC_NDTYPES];
+  for (int t = 0; t < JITC_NDTYPES; t++) { /* insertion sort */
+    int j = t;
+    while (j > 0 && rank(st, order[j - 1]) > rank(st, t)) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = t;
+  }
+  size_t k = 0;
+  for (int j = 0; j < JITC_NDTYPES && k < sizeof st->type_list; j++)
+    k += (size_t)snprintf(st->type_list + k, sizeof st->type_list - k, "%s%s",
+                          j == 0 ? "" : j == JITC_NDTYPES - 1 ? " and " : ", ",
+                          jitc_dtype_name((jitc_dtype)order[j]));
+}
+
+int mod_state_init(void) {
+  ModuleState *st = &the_state;
+  st->ctx = jitc_context_new();
+  st->lock = PyThread_allocate_lock();
+  st->progs = PyDict_New();
+  st->s_target = PyUnicode_InternFromString("target");
+  st->s_cai = PyUnicode_InternFromString("__cuda_array_interface__");
+  st->s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
+  st->s_array_interface = PyUnicode_InternFromString("__array_interface__");
+  if (!st->ctx || !st->lock || !st->progs || !st->s_target || !st->s_cai ||
+      !st->s_dlpack_device || !st->s_array_interface) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  jitc_options o;
+  jitc_options_init(&o);
+  st->default_target = o.target;
+  /* The types as NumPy sees them: "<u2" is kind 'u', 2 bytes. */
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    const char *ts = jitc_dtype_typestr((jitc_dtype)t);
+    st->kind[t] = ts ? ts[1] : 0;
+    st->size[t] = ts ? atoi(ts + 2) : 0;
+  }
+  type_list(st);
+  return 0;
+}
+
+PyArray_Descr *mod_descr(jitc_dtype t) {
+  ModuleState *st = &the_state;
+  if ((unsigned)t >= JITC_NDTYPES) {
+    PyErr_SetString(PyExc_SystemError, "jitc: bad dtype");
+    return NULL;
+  }
+  if (!st->descr[t]) {
+    if (!st->numpy_dtype) {
+      PyErr_SetString(PyExc_SystemError, "jitc: _init() was not called");
+      return NULL;
+    }
+    PyObject *d = PyObject_CallFunction(st->numpy_dtype, "s", jitc_dtype_name(t));
+    if (!d)
+      return NULL;
+    if (!PyArray_DescrCheck(d)) {
+      Py_DECREF(d);
+      PyErr_SetString(PyExc_SystemError, "jitc: _numpy_dtype gave no dtype");
+      return NULL;
+    }
+    st->descr[t] = (PyArray_Descr *)d;
+  }
+  Py_INCREF(st->descr[t]);
+  return st->descr[t];
+}
+
+/* ---- errors ---- */
+
+PyObject *raise_status(jitc_status s, const char *msg) {
+  PyObject *cls = the_state.exc[s < 8 ? s : JITC_E_INTERNAL];
+  PyErr_SetString(cls ? cls : PyExc_RuntimeError, msg);
+  return NULL;
+}
+
+/* Raises the exception of status s with a message formatted as by
+** PyUnicode_FromFormat (%U, %R, %S take objects). */
+static PyObject *raise_fmtv(jitc_status s, const char *fmt, va_list ap) {
+  PyObject *m = PyUnicode_FromFormatV(fmt, ap);
+  if (m) {
+    PyErr_SetObject(the_state.exc[s] ? the_state.exc[s] : PyExc_ValueError, m);
+    Py_DECREF(m);
+  }
+  return NULL;
+}
+
+PyObject *raise_input(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  raise_fmtv(JITC_E_INPUT, fmt, ap);
+  va_end(ap);
+  return NULL;
+}
+
+PyObject *raise_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  raise_fmtv(JITC_E_USAGE, fmt, ap);
+  va_end(ap);
+  return NULL;
+}
+
+/* The library's error after a failed call, copied while the lock is held:
+** raising it needs the GIL, which a holder of the lock must not wait for. */
+
+void failure_take(Failure *f, jitc_status s) {
+  f->status = s;
+  f->msg = strdup(jitc_errmsg(the_state.ctx));
+  for (size_t l = f->msg ? strlen(f->msg) : 0; l && (f->msg[l - 1] == '\n' || f->msg[l - 1] == ' ');)
+    f->msg[--l] = 0;
+  jitc_error e;
+  f->line = f->col = 0;
+  if (s == JITC_E_PROGRAM && jitc_error_get(the_state.ctx, 0, &e) == JITC_OK) {
+    f->line = e.line;
+    f->col = e.col;
+  }
+}
+
+PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }
+
+/* Raises f as an instance of cls (a subclass of its status's class), or of
+** its status's class when cls is NULL. */
+PyObject *failure_raise_as(Failure *f, PyObject *cls) {
+  const char *m = f->msg && f->msg[0] ? f->msg : jitc_status_name(f->status);
+  if (!cls) cls = the_state.exc[f->status < 8 ? f->status : JITC_E_INTERNAL];
+  PyObject *exc = cls ? PyObject_CallFunction(cls, "s", m) : NULL;
+  if (exc) {
+    if (f->status == JITC_E_PROGRAM) {
+      PyObject *l = PyLong_FromLong(f->line), *c = PyLong_FromLong(f->col);
+      if (l && c) {
+        PyObject_SetAttrString(exc, "line", l);
+        PyObject_SetAttrString(exc, "col", c);
+      }
+      Py_XDECREF(l);
+      Py_XDECREF(c);
+    }
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+  } else if (!PyErr_Occurred()) {
+    PyErr_SetString(PyExc_RuntimeError, m);
+  }
+  free(f->msg);
+  f->msg = NULL;
+  return NULL;
+}
