@@ -64,68 +64,15 @@ static Val valf(const char *fmt, ...) {
   return v;
 }
 
-/* A constant as a C literal of its exact type and value. */
-static Val emit_const(const Node *n) {
-  switch (n->type) {
-  case JITC_BOOL:
-    return valf("((b8)%d)", n->k.i != 0);
-  case JITC_INT32: {
-    int32_t v = (int32_t)n->k.i;
-    if (v == INT32_MIN)
-      return valf("(-2147483647 - 1)");
-    return v < 0 ? valf("(%d)", (int)v) : valf("%d", (int)v);
-  }
-  case JITC_INT64: {
-    int64_t v = n->k.i;
-    if (v == INT64_MIN)
-      return valf("(-9223372036854775807ll - 1)");
-    return v < 0 ? valf("(%lldll)", (long long)v) : valf("%lldll", (long long)v);
-  }
-  case JITC_FLOAT32: {
-    float f = (float)n->k.f;
-    if (!isfinite(f)) {
-      uint32_t bits;
-      memcpy(&bits, &f, sizeof bits);
-      return valf("__uint_as_float(0x%08xu)", (unsigned)bits);
-    }
-    /* The shortest decimal when it reads back as f both straight to float
-    ** and through double (a compiler may do either); else hexadecimal. */
-    char d[40];
-    fmt_float(d, f);
-    if ((float)strtod(d, NULL) != f || strtof(d, NULL) != f)
-      snprintf(d, sizeof d, "%a", (double)f);
-    else if (!strpbrk(d, ".eEx"))
-      strcat(d, ".0");
-    return d[0] == '-' ? valf("(%sf)", d) : valf("%sf", d);
-  }
-  case JITC_FLOAT64: {
-    double f = n->k.f;
-    if (!isfinite(f)) {
-      uint64_t bits;
-      memcpy(&bits, &f, sizeof bits);
-      return valf("__longlong_as_double(0x%016llxll)", (unsigned long long)bits);
-    }
-    char d[40];
-    fmt_double(d, f);
-    if (strtod(d, NULL) != f)
-      snprintf(d, sizeof d, "%a", f);
-    else if (!strpbrk(d, ".eEx"))
-      strcat(d, ".0");
-    return d[0] == '-' ? valf("(%s)", d) : valf("%s", d);
-  }
-  default:
-    unreachable();
-  }
-}
-
 /* The expression of op n over operand values a[], written to out. */
 static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   jitc_dtype r = n->type;
   jitc_dtype t = n->args[n->op == OP_WHERE ? 1 : 0]->type; /* operand type */
-  const char *T = cuda_ctype(t), *U = cuda_utype(t), *S = cuda_ctype(t);
+  const char *T = cuda_ctype(t), *U = cuda_utype(t), *S = cuda_ctype(t), *V = cuda_wtype(t);
   const char *x = a[0].s, *y = n->nargs > 1 ? a[1].s : "", *z = n->nargs > 2 ? a[2].s : "";
   const char *F = t == JITC_FLOAT32 ? "f" : "";
   bool b = t == JITC_BOOL, in = dtype_is_int(t), fl = dtype_is_float(t);
+  bool un = type_info[t].kind == T_UINT;
   switch (n->op) {
   case OP_ADD:
   case OP_SUB:
@@ -133,8 +80,8 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
     char c = n->op == OP_ADD ? '+' : n->op == OP_SUB ? '-' : '*';
     if (b)
       buf_printf(o, "(b8)(%s %c %s)", x, n->op == OP_ADD ? '|' : '&', y);
-    else if (in)
-      buf_printf(o, "(%s)((%s)%s %c (%s)%s)", T, U, x, c, U, y);
+    else if (in) /* in unsigned arithmetic, which wraps; never in int */
+      buf_printf(o, "(%s)((%s)%s %c (%s)%s)", T, V, x, c, V, y);
     else
       buf_printf(o, "%s %c %s", x, c, y);
     return true;
@@ -216,7 +163,7 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
       buf_printf(o, "(%s)~%s", T, x);
     return true;
   case OP_ABS:
-    if (b)
+    if (b || un)
       buf_puts(o, x);
     else if (in)
       buf_printf(o, "%s < 0 ? (%s)((%s)0 - (%s)%s) : %s", x, T, U, U, x, x);
@@ -229,14 +176,16 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
     if (b)
       return false;
     if (in)
-      buf_printf(o, "(%s)((%s)%s * (%s)%s)", T, U, x, U, x);
+      buf_printf(o, "(%s)((%s)%s * (%s)%s)", T, V, x, V, x);
     else
       buf_printf(o, "%s * %s", x, x);
     return true;
   case OP_RECIPROCAL:
     if (b)
       return false;
-    if (in) /* 1/a truncated; 1/0 is 0 */
+    if (un) /* 1/a truncated; 1/0 is 0 */
+      buf_printf(o, "%s == 1 ? %s : (%s)0", x, x, T);
+    else if (in)
       buf_printf(o, "%s == 1 || %s == -1 ? %s : (%s)0", x, x, x, T);
     else
       buf_printf(o, "(%s)1 / %s", T, x);
@@ -244,7 +193,9 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   case OP_SIGN:
     if (b)
       return false;
-    if (in)
+    if (un)
+      buf_printf(o, "(%s)(%s != 0)", T, x);
+    else if (in)
       buf_printf(o, "(%s)((%s > 0) - (%s < 0))", T, x, x);
     else /* NaN stays NaN; both zeros give +0 */
       buf_printf(o, "%s > 0 ? (%s)1 : %s < 0 ? (%s)-1 : %s == 0 ? (%s)0 : %s", x, T, x, T, x, T, x);
@@ -288,18 +239,7 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
     buf_printf(o, "jitc_%s_%s(%s)", op_info[n->op].name, S, x);
     return true;
   case OP_CAST:
-    if (r == t) {
-      buf_puts(o, x);
-    } else if (r == JITC_BOOL) {
-      buf_printf(o, "(b8)(%s != 0)", x); /* NaN is true */
-    } else if (fl && dtype_is_int(r)) {
-      use(E, r == JITC_INT32 ? H_SAT_I32 : H_SAT_I64, t);
-      buf_printf(o, "jitc_to_%s_%s(%s)", cuda_ctype(r), S, x);
-    } else if (t == JITC_INT64 && r == JITC_INT32) {
-      buf_printf(o, "(i32)(u32)(u64)%s", x); /* wraps */
-    } else {
-      buf_printf(o, "(%s)%s", cuda_ctype(r), x);
-    }
+    cuda_cast(o, E->used, r, t, x);
     return true;
   case OP_HYPOT:
     if (!fl)
@@ -348,7 +288,7 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
 static bool emit_node(Emit *E, const Node *n, Val *out) {
   switch (n->kind) {
   case N_CONST:
-    *out = emit_const(n);
+    cuda_literal(out->s, sizeof out->s, n);
     return true;
   case N_LOAD:
     /* Bool arrays may hold bytes other than 0 and 1: normalise, as interp does. */
@@ -372,13 +312,50 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
   for (int k = 0; k < n->nargs; k++)
     if (!emit_node(E, n->args[k], &a[k]))
       return false;
+  /* float16 and bfloat16: the operation of float32 on the operands widened
+  ** (the same code, helpers and constants as a float32 operation), then
+  ** rounded back; a cast and where() take the bits as they are. */
+  Node sh, sa[3];
+  bool half = false;
+  if (n->op != OP_CAST && n->op != OP_WHERE) {
+    sh = *n;
+    for (int k = 0; k < n->nargs; k++) {
+      sa[k] = *n->args[k];
+      sh.args[k] = &sa[k];
+      if (!cuda_is_half(sa[k].type))
+        continue;
+      half = true;
+      sa[k].type = JITC_FLOAT32;
+      if (sa[k].kind == N_CONST) { /* its value, exact in float32 */
+        sa[k].k.f = cuda_half_value(n->args[k]->k.f, n->args[k]->type);
+        cuda_literal(a[k].s, sizeof a[k].s, &sa[k]);
+      } else {
+        int v = E->nvals++;
+        use(E, H_HALF, n->args[k]->type);
+        buf_printf(E->b, "  const f32 v%d = jitc_widen_%s(%s);\n", v,
+                   cuda_ctype(n->args[k]->type), a[k].s);
+        a[k] = valf("v%d", v);
+      }
+    }
+    half |= cuda_is_half(n->type);
+    if (cuda_is_half(n->type))
+      sh.type = JITC_FLOAT32;
+  }
   Buf e = {0};
-  bool ok = op_expr(E, &e, n, a);
+  bool ok = op_expr(E, &e, half ? &sh : n, a);
   E->bad_op |= !ok;
   if (ok) {
     int v = E->nvals++;
-    buf_printf(E->b, "  const %s v%d = %s;\n", cuda_ctype(n->type), v, e.s ? e.s : "");
+    jitc_dtype rt = half ? sh.type : n->type;
+    buf_printf(E->b, "  const %s v%d = %s;\n", cuda_ctype(rt), v, e.s ? e.s : "");
     *out = valf("v%d", v);
+    if (rt != n->type) {
+      v = E->nvals++;
+      use(E, H_HALF, n->type);
+      buf_printf(E->b, "  const %s v%d = jitc_narrow_%s(%s);\n", cuda_ctype(n->type), v,
+                 cuda_ctype(n->type), out->s);
+      *out = valf("v%d", v);
+    }
   }
   buf_free(&e);
   return ok;
@@ -481,10 +458,13 @@ static void emit_prelude(Emit *E, Buf *b) {
     buf_printf(b, "// p%d: scalar '%s', %s\n", k, p->params[k].name,
                jitc_dtype_name(p->params[k].type));
   cuda_typedefs(b, p->dtypes);
+  cuda_reduce_use(E->used, p);
   for (int h = 0; h < H_NHELPERS; h++)
     for (int t = 0; t < JITC_NDTYPES; t++)
-      if (E->used[h][t])
+      if (E->used[h][t]) {
         cuda_helper_text(b, (CudaHelper)h, (jitc_dtype)t);
+        cuda_convert_text(b, (CudaHelper)h, (jitc_dtype)t);
+      }
   cuda_reduce_text(b, p);
 }
 
