@@ -53,9 +53,11 @@ template <typename T> static double toward_zero(T x) {
 }
 static inline double __ll2double_rz(long long x) { return toward_zero(x); }
 static inline double __ull2double_rz(unsigned long long x) { return toward_zero(x); }
+#ifdef __FLT16_MAX__ /* _Float16: GCC 12, clang 15 */
 static inline float cvt_f32_f16(unsigned short h) { _Float16 v; memcpy(&v, &h, 2); return (float)v; }
 static inline unsigned short cvt_rn_f16_f32(float x) { _Float16 v = (_Float16)x; unsigned short h; memcpy(&h, &v, 2); return h; }
 static inline unsigned short cvt_rn_f16_f64(double x) { _Float16 v = (_Float16)x; unsigned short h; memcpy(&h, &v, 2); return h; }
+#endif
 static inline float cvt_rz_f32_f64(double x) {
   int m = fegetround(); fesetround(FE_TOWARDZERO);
   volatile double v = x; volatile float f = (float)v; fesetround(m); return f;
@@ -101,11 +103,25 @@ def helpers():
     if rc != 0:
         return None, "--emit cuda: exit %d: %s" % (rc, err.strip()[:500])
     start, end = src.find("typedef "), src.find("// One element.")
-    text = src[start:end]
-    # The PTX cvt instructions as calls of the host's definitions.
-    text, n = re.subn(r'asm\("(cvt[.\w]+) %0, %1;" : "=\w"\(([^)]*)\) : "\w"\(([^)]*)\)\);',
-                      lambda m: "%s = %s(%s);" % (m.group(2), m.group(1).replace(".", "_"),
-                                                   m.group(3)), text)
+    return host_code(src[start:end])
+
+
+def host_code(text):
+    """CUDA C's device functions as host C++ (after SHIMS): the inline PTX
+    replaced by the host's equivalents; ('', why) if some cannot be."""
+    text = re.sub(r'"\s*\n\s*"', "", text)  # adjacent string literals joined, as C does
+    # cvt as calls of SHIMS' definitions.
+    text = re.sub(r'asm\("(cvt[.\w]+) %0, %1;" : "=\w"\(([^)]*)\) : "\w"\(([^)]*(?:\([^)]*\))?)\)\);',
+                  lambda m: "%s = %s(%s);" % (m.group(2), m.group(1).replace(".", "_"), m.group(3)), text)
+    # The sign bit moved by integer instructions (helpers.c, H_SIGNBIT).
+    text = re.sub(r'asm\("(xor|and)\.b(32|64) %0, %1, (0x[0-9a-f]+);" : "=\w"\((\w+)\) : "\w"\((.*)\)\);',
+                  lambda m: "%s = (%s) %s %sull;" % (m.group(4), m.group(5), "^" if m.group(1) == "xor"
+                                                      else "&", m.group(3)), text)
+    text = re.sub(r'asm\("\{ \.reg \.b(32|64) m, s; and\.b\d+ m, %1, (0x[0-9a-f]+); '
+                  r'and\.b\d+ s, %2, (0x[0-9a-f]+); or\.b\d+ %0, m, s; \}"\s*'
+                  r': "=\w"\((\w+)\) : "\w"\((.*?)\), "\w"\((.*?)\)\);',
+                  lambda m: "%s = ((%s) & %sull) | ((%s) & %sull);" % (
+                      m.group(4), m.group(5), m.group(2), m.group(6), m.group(3)), text, flags=re.S)
     if "asm" in text:
         return None, "an asm statement the host cannot stand in for:\n" + text[text.find("asm"):][:300]
     return text, ""
