@@ -14,7 +14,8 @@ away from a tie, the integer types' ends.  The answers must be the bits
 that NumPy (float16), ml_dtypes (bfloat16 from float32) and exact rounding
 (bfloat16 from float64 and from 64-bit integers: one rounding, as the
 language says) give, and the saturating casts' NaN -> 0, truncation and
-clamping.  No GPU is needed.
+clamping.  The host's rounding of 16-bit constants (cuda_half_bits) must
+give the same bits.  No GPU is needed.
 Prints "ok NAME", "FAIL NAME: why" or "skip NAME: why".
 """
 import os
@@ -258,6 +259,66 @@ def ref_sat(x, t):
     return np.array(out, dtype=INTS[t])
 
 
+CONST_MAIN = r"""
+#include "cuda/gen.h"
+#include <stdio.h>
+#include <string.h>
+/* cuda_half_bits and cuda_half_value of each double on stdin (as bits). */
+int main(int argc, char **argv) {
+  jitc_dtype t = strcmp(argv[1], "float16") ? JITC_BFLOAT16 : JITC_FLOAT16;
+  unsigned long long u;
+  while (scanf("%llx", &u) == 1) {
+    double d, v;
+    memcpy(&d, &u, 8);
+    v = cuda_half_value(d, t);
+    memcpy(&u, &v, 8);
+    printf("%04x %016llx\n", (unsigned)cuda_half_bits(d, t), u);
+  }
+  return argc < 2;
+}
+"""
+
+
+def check_constants(d):
+    """Constants of the 16-bit types, rounded on the host (cuda_half_bits),
+    as the device rounds from float64; cuda_half_value their exact value."""
+    build = os.environ.get("BUILD", "build")
+    lib = os.path.join(build, "libjitc_int.a")
+    if not os.path.exists(lib):
+        print("skip cuda_convert.constants: no %s (make test builds it)" % lib)
+        return
+    pc = open(os.path.join(build, "jitc.pc")).read() if os.path.exists(os.path.join(build, "jitc.pc")) else ""
+    m = re.search(r"^Libs\.private:(.*)$", pc, re.M)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = os.path.join(tmp, "c.c"), os.path.join(tmp, "c")
+        with open(src, "w") as f:
+            f.write(CONST_MAIN)
+        cc = os.environ.get("CC", "cc").split()
+        p = subprocess.run(cc + ["-std=c11", "-D_GNU_SOURCE", "-I" + os.path.join(root, "src"), "-o", exe,
+                                 src, lib] + (m.group(1).split() if m else ["-lm"]),
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            report("constants", "build failed: " + p.stderr[:1500])
+            return
+        for t in SHORT:
+            p = subprocess.run([exe, t], input="\n".join("%x" % u for u in d.view(np.uint64).tolist()),
+                               capture_output=True, text=True)
+            rows = [line.split() for line in p.stdout.splitlines()]
+            got = np.array([int(r[0], 16) for r in rows], dtype=np.uint16)
+            val = np.array([int(r[1], 16) for r in rows], dtype=np.uint64).view(np.float64)
+            want = ref_from_f64(d, t)
+            wval = want.view(np.float16 if t == "float16" else np.uint16)
+            if t == "float16":
+                wval = wval.astype(np.float64)
+            else:
+                wval = (want.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+            bad = np.nonzero((got != want) | ~((val == wval) | (np.isnan(val) & np.isnan(wval))))[0]
+            report("constants.%s (%d values)" % (t, len(d)), "" if not len(bad) else
+                   "%d differ, e.g. %r: bits %04x (want %04x), value %r (want %r)" % (
+                       len(bad), d[bad[0]], got[bad[0]], want[bad[0]], val[bad[0]], wval[bad[0]]))
+
+
 def main():
     cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
     rc, _, err = jitc("-t", "cuda", "--emit", "cuda", "a[i] += 1")
@@ -295,6 +356,7 @@ def main():
         # NumPy rounds float64 to float16 directly; the exact reference agrees with it.
         cases.append(("narrow64.float16", bits(d, np.uint64), bits(d.astype(np.float16), np.uint16),
                       "jitc_narrow64_f16(__longlong_as_double((long long)x)).h", "uint64_t", "uint16_t"))
+    check_constants(d[::4])
     cases.append(("narrow64.bfloat16", bits(d, np.uint64), ref_from_f64(d, "bfloat16"),
                   "jitc_narrow64_bf16(__longlong_as_double((long long)x)).h", "uint64_t", "uint16_t"))
     for un in (False, True):

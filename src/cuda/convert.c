@@ -50,6 +50,8 @@ uint16_t cuda_half_bits(double v, jitc_dtype t) {
   double a = fabs(v);
   if (a == 0)
     return sign;
+  if (isinf(a))
+    return sign | inf;
   int e;
   frexp(a, &e); /* a = f * 2^e, 0.5 <= f < 1: the leading bit is 2^(e - 1) */
   e -= 1;
