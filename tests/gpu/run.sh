@@ -10,7 +10,10 @@
 # tests/gpu/devptr_gpu.c: jitc_run_device on the program's own device memory
 # and streams, also under compute-sanitizer's memcheck when it is installed;
 # tests/gpu/reduce_gpu.c and reduce_numpy.py: reductions on every path
-# against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements.
+# against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements;
+# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16 and
+# the rest) through every op, cast and reduction against interp, at odd
+# sizes, on every path, one element off alignment.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -32,6 +35,9 @@ ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/devptr_gpu" tests/gpu/devptr_gpu.c
 ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/reduce_gpu" tests/gpu/reduce_gpu.c "$BUILD/libjitc_int.a" \
   ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
   || { echo "FAIL reduce_gpu: does not build"; exit 1; }
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/types_gpu" tests/gpu/types_gpu.c "$BUILD/libjitc_int.a" \
+  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
+  || { echo "FAIL types_gpu: does not build"; exit 1; }
 
 if [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
@@ -49,6 +55,8 @@ echo "== devptr_gpu check: jitc_run_device on the program's own device memory an
 "$out/devptr_gpu" check 2>&1 | tee -a "$log"
 echo "== reduce_gpu check: reductions on every path against interp, determinism, 2^31 + 4099 bools"
 "$out/reduce_gpu" check 2>&1 | tee -a "$log"
+echo "== types_gpu check: every element type's ops, casts and reductions against interp"
+"$out/types_gpu" check 2>&1 | tee -a "$log"
 echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
 $PYTHON tests/gpu/reduce_numpy.py 2>&1 | tee -a "$log"
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
@@ -58,6 +66,13 @@ if [ -n "$cs" ]; then
     echo "ok devptr.memcheck" | tee -a "$log"
   else
     grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL devptr.memcheck: see above" | tee -a "$log"
+  fi
+  echo "== types_gpu quick under compute-sanitizer --tool memcheck"
+  if TYPES_GPU_TEST=uint8,int16,float16,bfloat16 "$cs" --tool memcheck --error-exitcode 9 \
+      "$out/types_gpu" quick >"$out/cs" 2>&1; then
+    echo "ok types.memcheck" | tee -a "$log"
+  else
+    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL types.memcheck: see above" | tee -a "$log"
   fi
   echo "== reduce_gpu quick under compute-sanitizer --tool memcheck"
   if "$cs" --tool memcheck --error-exitcode 9 "$out/reduce_gpu" quick >"$out/cs" 2>&1; then
