@@ -15,13 +15,19 @@
 ** CUDA's own half types need cuda_fp16.h and cuda_bf16.h, which NVRTC 13
 ** does not have built in: they would need the toolkit's include directory
 ** on every machine (a pip-installed NVRTC has none) and cost 5 to 10 ms of
-** CPU time per compile.  So the conversions are written here: float16 with
-** the PTX cvt instructions, which every GPU architecture has, and
-** bfloat16 with integer operations (its bits are the top half of a
-** float32's).  A NaN converts as NumPy and ml_dtypes convert it, which
-** the hardware does not (it makes its canonical NaN): float16 keeps the
-** sign and the top of the payload (a payload shifted out to 0 becomes 1),
-** widening keeps the payload; bfloat16 rounds a NaN to 0x7fc0 with its sign.
+** CPU time per compile.  So the conversions are written here, in two
+** kinds.  The exact ones (H_HALF, H_HALF64), for casts, convert a NaN as
+** NumPy and ml_dtypes do, which the hardware does not (it makes its
+** canonical NaN): float16 keeps the sign and the top of the payload (a
+** payload shifted out to 0 becomes 1), widening keeps the payload;
+** bfloat16 rounds a NaN to 0x7fc0 with its sign.  float16 uses the PTX cvt
+** instructions, which every GPU architecture has, and bfloat16 integer
+** operations (its bits are the top half of a float32's).  The hardware's
+** (H_HALFHW), one instruction each, are for arithmetic, whose NaNs are the
+** GPU's own anyway: the NaN tests of the exact ones made NVRTC take twice
+** to three times as long on a kernel computing in float16 (it unrolls
+** every conversion of a vector step), and the ops that give a NaN operand
+** back work on the bits instead (helpers.c).
 */
 #include "../jitc_int.h"
 #include "gen.h"
@@ -172,10 +178,14 @@ void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_d
       buf_printf(o, "(b8)((%s.h & 0x7fff) != 0)", x);
     else
       buf_printf(o, "(b8)(%s != 0)", x);
-  } else if (cuda_is_half(t)) { /* exactly to float32 first */
-    use(used, H_HALF, t);
+  } else if (cuda_is_half(t)) {
+    /* to float32 first: exactly where a NaN's bits reach the result (a
+    ** float32, a 16-bit float), else by the hardware (an integer takes a
+    ** NaN as 0, float64 gets the GPU's NaN from float32's anyway) */
+    bool exact = r == JITC_FLOAT32 || cuda_is_half(r);
+    use(used, exact ? H_HALF : H_HALFHW, t);
     char w[96];
-    snprintf(w, sizeof w, "jitc_widen_%s(%s)", S, x);
+    snprintf(w, sizeof w, "jitc_%s_%s(%s)", exact ? "widen" : "up", S, x);
     cuda_cast(o, used, r, JITC_FLOAT32, w);
   } else if (cuda_is_half(r)) {
     size_t size = type_info[t].size;
@@ -250,6 +260,28 @@ static void half_text(Buf *b, jitc_dtype t) {
   }
 }
 
+/* The hardware's conversions, one instruction each: exact but for a NaN,
+** which stays a NaN (the GPU's canonical one).  For arithmetic, whose NaNs
+** are the GPU's own anyway, so that the many conversions of a kernel that
+** computes in float16 cost NVRTC and the GPU no more than they must. */
+static void halfhw_text(Buf *b, jitc_dtype t) {
+  if (t == JITC_FLOAT16) {
+    buf_puts(b, "// float16 <-> float32 in one instruction each (a NaN's payload is the GPU's).\n"
+                DEV "f32 jitc_up_f16(const f16 x) { f32 r; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(r) : \"h\"(x.h)); return r; }\n"
+                DEV "f16 jitc_down_f16(const f32 x) { f16 r; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r.h) : \"f\"(x)); return r; }\n");
+  } else {
+    /* cvt.rn.bf16.f32 needs sm_80 */
+    buf_puts(b, "// bfloat16 <-> float32 in one instruction each (a NaN's payload is the GPU's).\n"
+                DEV "f32 jitc_up_bf16(const bf16 x) { return __uint_as_float((u32)x.h << 16); }\n"
+                DEV "bf16 jitc_canon_bf16(bf16 x) {\n"
+                "  if ((x.h & 0x7fffu) > 0x7f80u) x.h = (u16)((x.h & 0x8000u) | 0x7fc0u);\n  return x;\n}\n"
+                DEV "bf16 jitc_down_bf16(const f32 x) {\n"
+                "#if __CUDA_ARCH__ >= 800\n"
+                "  bf16 r;\n  asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(r.h) : \"f\"(x));\n  return r;\n"
+                "#else\n  return jitc_narrow_bf16(x);\n#endif\n}\n");
+  }
+}
+
 static void half64_text(Buf *b, jitc_dtype t) {
   if (t == JITC_FLOAT16) {
     buf_puts(b, "// float64 -> float16 in one rounding; a NaN as NumPy converts it.\n"
@@ -281,6 +313,7 @@ void cuda_convert_text(Buf *b, CudaHelper h, jitc_dtype t) {
   case H_SAT32: sat_text(b, t, JITC_FLOAT32); return;
   case H_SAT64: sat_text(b, t, JITC_FLOAT64); return;
   case H_HALF: half_text(b, t); return;
+  case H_HALFHW: halfhw_text(b, t); return;
   case H_HALF64: half64_text(b, t); return;
   case H_ODD: {
     bool un = type_info[t].kind == T_UINT;

@@ -38,6 +38,11 @@ typedef struct Emit {
   int line;        /* lines of b counted so far (1-based line of the next text) */
   size_t counted;  /* bytes of b counted */
   bool bad_op;     /* an operation this generator does not know */
+  /* The 16-bit float values widened to float32 so far in this function
+  ** (NVVM does not merge the conversions' inline PTX): the value's name
+  ** and the float32's. */
+  struct { char val[24], wide[16]; } wide[64];
+  int nwide;
 } Emit;
 
 static void use(Emit *E, CudaHelper h, jitc_dtype t) { cuda_helper_use(E->used, h, t); }
@@ -282,6 +287,35 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   return true;
 }
 
+/* Whether op n moves the bits of its 16-bit float operands (a sign, a
+** choice, a test): then it is done on them as they are (the type's own
+** helpers), else on their values widened to float32. */
+static bool half_bits(const Node *n) {
+  switch (n->op) {
+  case OP_CAST: case OP_WHERE: case OP_NEG: case OP_ABS: case OP_COPYSIGN: case OP_MINIMUM:
+  case OP_MAXIMUM: case OP_FMIN: case OP_FMAX: case OP_CLIP: case OP_ISNAN: case OP_ISINF:
+  case OP_ISFINITE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* x (16-bit float type t) as float32, widened once per value and function. */
+static Val widen(Emit *E, jitc_dtype t, Val x) {
+  for (int k = 0; k < E->nwide; k++)
+    if (!strcmp(E->wide[k].val, x.s))
+      return valf("%s", E->wide[k].wide);
+  int v = E->nvals++;
+  use(E, H_HALFHW, t);
+  buf_printf(E->b, "  const f32 v%d = jitc_up_%s(%s);\n", v, cuda_ctype(t), x.s);
+  if (E->nwide < (int)(sizeof E->wide / sizeof *E->wide) && strlen(x.s) < sizeof E->wide[0].val) {
+    snprintf(E->wide[E->nwide].val, sizeof E->wide[0].val, "%s", x.s);
+    snprintf(E->wide[E->nwide++].wide, sizeof E->wide[0].wide, "v%d", v);
+  }
+  return valf("v%d", v);
+}
+
 /* Emits n's value: operands first, then `const T vK = expr;`.  Returns the
 ** name or literal.  Recursion depth is the tree's height, which the parser
 ** bounds. */
@@ -313,11 +347,14 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
     if (!emit_node(E, n->args[k], &a[k]))
       return false;
   /* float16 and bfloat16: the operation of float32 on the operands widened
-  ** (the same code, helpers and constants as a float32 operation), then
-  ** rounded back; a cast and where() take the bits as they are. */
+  ** by the hardware (the same code, helpers and constants as a float32
+  ** operation), then rounded back by it; a NaN that a function of one
+  ** argument gives back is the argument (jitc_nanarg).  Casts and the ops
+  ** that move bits take the bits as they are. */
   Node sh, sa[3];
   bool half = false;
-  if (n->op != OP_CAST && n->op != OP_WHERE) {
+  Val arg0 = a[0];
+  if (!half_bits(n)) {
     sh = *n;
     for (int k = 0; k < n->nargs; k++) {
       sa[k] = *n->args[k];
@@ -330,11 +367,7 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
         sa[k].k.f = cuda_half_value(n->args[k]->k.f, n->args[k]->type);
         cuda_literal(a[k].s, sizeof a[k].s, &sa[k]);
       } else {
-        int v = E->nvals++;
-        use(E, H_HALF, n->args[k]->type);
-        buf_printf(E->b, "  const f32 v%d = jitc_widen_%s(%s);\n", v,
-                   cuda_ctype(n->args[k]->type), a[k].s);
-        a[k] = valf("v%d", v);
+        a[k] = widen(E, n->args[k]->type, a[k]);
       }
     }
     half |= cuda_is_half(n->type);
@@ -351,9 +384,15 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
     *out = valf("v%d", v);
     if (rt != n->type) {
       v = E->nvals++;
-      use(E, H_HALF, n->type);
-      buf_printf(E->b, "  const %s v%d = jitc_narrow_%s(%s);\n", cuda_ctype(n->type), v,
-                 cuda_ctype(n->type), out->s);
+      use(E, H_HALFHW, n->type);
+      bool nanarg = n->nargs == 1 && n->args[0]->type == n->type && n->args[0]->kind != N_CONST &&
+                    (op_info[n->op].libm || n->op == OP_SIGN);
+      if (nanarg)
+        use(E, H_NANARG, n->type);
+      buf_printf(E->b, nanarg ? "  const %s v%d = jitc_nanarg_%s(%s, jitc_down_%s(%s));\n"
+                              : "  const %s v%d = jitc_down_%s(%s%s%s);\n",
+                 cuda_ctype(n->type), v, cuda_ctype(n->type), nanarg ? arg0.s : "",
+                 nanarg ? cuda_ctype(n->type) : "", out->s);
       *out = valf("v%d", v);
     }
   }
@@ -401,6 +440,7 @@ int cuda_vec_width(const Program *p, int vbytes) {
 static bool emit_stmts(Emit *E, int from, int to, int *stmt_line, const bool *cross) {
   const Program *p = E->p;
   Buf *body = E->b;
+  E->nwide = 0; /* a new function: nothing widened yet */
   for (int s = from; s < to; s++) {
     const IrStmt *st = &p->stmts[s];
     if (stmt_line)
@@ -420,6 +460,11 @@ static bool emit_stmts(Emit *E, int from, int to, int *stmt_line, const bool *cr
         buf_printf(body, "  (void)t%d;\n", st->slot);
     } else {
       buf_printf(body, "  x%d = %s;\n", st->slot, v.s);
+      char x[16]; /* xK holds a new value: its widening is stale */
+      snprintf(x, sizeof x, "x%d", st->slot);
+      for (int k = 0; k < E->nwide; k++)
+        if (!strcmp(E->wide[k].val, x))
+          E->wide[k].val[0] = 0;
     }
   }
   return true;

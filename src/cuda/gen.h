@@ -35,13 +35,15 @@ void cuda_typedefs(Buf *b, unsigned dtypes);
 /* A device function the generated code may call, emitted once per type
 ** and only when used.  The saturating casts (H_SAT32 from float32, H_SAT64
 ** from float64) are per integer type converted to; the 16-bit floats'
-** conversions (H_HALF: to and from float32, H_HALF64: from float64) per
-** 16-bit type; H_ODD (an integer rounded to odd in float64) per 64-bit
-** integer type. */
-typedef enum CudaHelper {
-  H_FLOORDIV, H_MOD, H_FMOD, H_POW, H_SHL, H_SHR, H_ISNAN, H_MINIMUM,
-  H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_SAT32, H_SAT64, H_HALF, H_HALF64, H_ODD,
-  H_HYPOT, H_SIGNBIT, H_NANARG, H_NHELPERS
+** conversions per 16-bit type: H_HALF to and from float32 exactly, NaN
+** payloads included, for casts; H_HALFHW the hardware's, whose NaNs are
+** its own, for arithmetic; H_HALF64 from float64; H_ODD (an integer rounded
+** to odd in float64) per 64-bit integer type.  For a 16-bit type, H_ISNAN,
+** H_SIGNBIT, H_NANARG and the minimum family work on its bits. */
+typedef enum CudaHelper { /* in the order of their texts, each after those it calls */
+  H_HALF, H_HALFHW, H_HALF64, H_ODD, H_SAT32, H_SAT64, H_FLOORDIV, H_MOD, H_FMOD, H_POW,
+  H_SHL, H_SHR, H_ISNAN, H_MINIMUM, H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_HYPOT, H_SIGNBIT,
+  H_NANARG, H_NHELPERS
 } CudaHelper;
 
 /* Marks helper h of type t used, with the helpers its text calls. */
@@ -69,7 +71,7 @@ double cuda_half_value(double v, jitc_dtype t);
 void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_dtype t,
                const char *x);
 /* The text of helper h for type t if it is a conversion (H_SAT32, H_SAT64,
-** H_HALF, H_HALF64, H_ODD), else nothing. */
+** H_HALF, H_HALFHW, H_HALF64, H_ODD), else nothing. */
 void cuda_convert_text(Buf *b, CudaHelper h, jitc_dtype t);
 
 /* ---- cuda/plan.c: a large program as several kernels ---- */

@@ -13,6 +13,8 @@
 #include "../jitc_int.h"
 #include "gen.h"
 
+#include <stdio.h>
+
 /* The unsigned integer type of t's size, which holds its bits. */
 const char *cuda_utype(jitc_dtype t) {
   for (int u = 0; u < JITC_NDTYPES; u++)
@@ -43,7 +45,9 @@ void cuda_typedefs(Buf *b, unsigned dtypes) {
 
 /* Writes `tpl` with $T (the C type), $U (its unsigned twin), $V (the type
 ** its arithmetic is done in, cuda_wtype), $S (the type's name, used as a
-** suffix), $F ("f" for float32 libm names) and $W (bits). */
+** suffix), $F ("f" for float32 libm names), $W (bits), $I (a 16-bit
+** float's inf as bits) and $N (bfloat16's NaN canonicaliser, else
+** nothing). */
 static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
   for (const char *c = tpl; *c; c++) {
     if (*c != '$') {
@@ -57,8 +61,54 @@ static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
     case 'S': buf_puts(b, cuda_ctype(t)); break;
     case 'F': buf_puts(b, t == JITC_FLOAT32 ? "f" : ""); break;
     case 'W': buf_printf(b, "%d", 8 * type_info[t].size); break;
+    case 'I': buf_puts(b, t == JITC_FLOAT16 ? "0x7c00u" : "0x7f80u"); break;
+    case 'N': buf_puts(b, t == JITC_BFLOAT16 ? "jitc_canon_bf16" : ""); break;
     default: buf_putc(b, '$'); c--; break;
     }
+  }
+}
+
+/* The helpers of a 16-bit float type that move its bits: a NaN operand
+** comes back as a float32 operation's would after rounding (float16 keeps
+** the payload; bfloat16's becomes 0x7fc0 with the sign, jitc_canon_bf16);
+** comparisons on the values widened. */
+static void half_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
+  switch (h) {
+  case H_ISNAN:
+    put_tpl(b, DEV "b8 jitc_isnan_$S(const $T x) { return (x.h & 0x7fffu) > $I; }\n"
+               DEV "b8 jitc_isinf_$S(const $T x) { return (x.h & 0x7fffu) == $I; }\n"
+               DEV "b8 jitc_isfinite_$S(const $T x) { return (x.h & $I) != $I; }\n", t);
+    return;
+  case H_MINIMUM:
+  case H_MAXIMUM:
+  case H_FMIN:
+  case H_FMAX: {
+    static const char *const name[] = {"minimum", "maximum", "fmin", "fmax"};
+    int k = h - H_MINIMUM;
+    char tpl[300];
+    snprintf(tpl, sizeof tpl, "%s" DEV "$T jitc_%s_$S(const $T a, const $T b) {\n"
+             "  return $N(jitc_isnan_$S(%s) ? a : jitc_up_$S(a) %c jitc_up_$S(b) ? a : b);\n}\n",
+             k ? "" : "// NaN-propagating (minimum) or ignoring one NaN (fmin), on the values.\n",
+             name[k], k < 2 ? "a" : "b", k % 2 ? '>' : '<');
+    put_tpl(b, tpl, t);
+    return;
+  }
+  case H_CLIP:
+    put_tpl(b, DEV "$T jitc_clip_$S($T x, $T lo, $T hi) { return jitc_minimum_$S(jitc_maximum_$S(x, lo), hi); }\n", t);
+    return;
+  case H_SIGNBIT:
+    put_tpl(b, "// -x, |x| and copysign(x, y) on the sign bit.\n"
+               DEV "$T jitc_neg_$S($T x) { x.h ^= 0x8000u; return $N(x); }\n"
+               DEV "$T jitc_abs_$S($T x) { x.h &= 0x7fffu; return $N(x); }\n"
+               DEV "$T jitc_copysign_$S($T x, const $T y) { x.h = (u16)((x.h & 0x7fffu) | (y.h & 0x8000u)); return $N(x); }\n",
+            t);
+    return;
+  case H_NANARG:
+    put_tpl(b, "// f(x) for a function of one argument: x itself when x is a NaN.\n"
+               DEV "$T jitc_nanarg_$S(const $T x, const $T r) { return jitc_isnan_$S(x) ? $N(x) : r; }\n", t);
+    return;
+  default:
+    return; /* the conversions: cuda_convert_text */
   }
 }
 
@@ -68,6 +118,10 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
   /* Unsigned integers: C's division, logical shifts, no sign to test (a
   ** comparison of an unsigned value with 0 would draw NVRTC's warning). */
   bool un = type_info[t].kind == T_UINT;
+  if (cuda_is_half(t)) {
+    half_helper_text(b, h, t);
+    return;
+  }
   switch (h) {
   case H_FLOORDIV:
     if (un)
@@ -184,6 +238,7 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
   case H_SAT32:
   case H_SAT64:
   case H_HALF:
+  case H_HALFHW:
   case H_HALF64:
   case H_ODD:
     return; /* cuda_convert_text */
@@ -275,6 +330,11 @@ void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dty
     used[H_FLOORDIV][t] = true;
   if (h == H_HYPOT)
     used[H_ISNAN][t] = true; /* jitc_isinf_* */
-  if (h == H_HALF64 && t == JITC_BFLOAT16)
+  if ((h == H_HALF64 || h == H_HALFHW) && t == JITC_BFLOAT16)
     used[H_HALF][t] = true; /* jitc_narrow_bf16 */
+  if (cuda_is_half(t) && (h == H_MINIMUM || h == H_MAXIMUM || h == H_FMIN || h == H_FMAX ||
+                          h == H_SIGNBIT || h == H_NANARG)) {
+    used[H_ISNAN][t] = true;
+    used[H_HALFHW][t] = true; /* jitc_up_*, jitc_canon_bf16 */
+  }
 }

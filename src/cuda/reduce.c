@@ -101,12 +101,14 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
     extreme_identity(id, sizeof id, acc, less);
   buf_printf(b, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = (%s)%s; a.idx = %d; return a; }\n",
              k, k, k, A, id, ext && !arg ? 0 : -1);
-  /* An element of a 16-bit float type is widened to float32 first. */
+  /* An element of a 16-bit float type is widened to float32 first (by the
+  ** hardware: a NaN stays a NaN, and which NaN a tree of them keeps is no
+  ** element's in particular anyway). */
   const char *bname = "b";
   char widen[96] = "";
   if (cuda_is_half(in)) {
     bname = "x";
-    snprintf(widen, sizeof widen, "  const f32 b = jitc_widen_%s(x);\n", I);
+    snprintf(widen, sizeof widen, "  const f32 b = jitc_up_%s(x);\n", I);
   }
   /* The accumulation, on a.v and b (an element or another partial's v). */
   char f[160];
@@ -169,7 +171,7 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
     buf_printf(b, "return n > 0 ? (%s)(a.v / (f64)n) : (%s)__longlong_as_double(0x7ff8000000000000ll); }\n",
                R, R);
   else if (cuda_is_half(res))
-    buf_printf(b, "return jitc_narrow%s_%s(a.v); }\n", acc == JITC_FLOAT64 ? "64" : "", R);
+    buf_printf(b, acc == JITC_FLOAT64 ? "return jitc_narrow64_%s(a.v); }\n" : "return jitc_down_%s(a.v); }\n", R);
   else if (res == JITC_BOOL)
     buf_puts(b, "return (b8)(a.v != 0); }\n");
   else
@@ -234,10 +236,10 @@ void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p) {
       continue;
     jitc_dtype in = st->value->type, res = reduce_result(st->op, in);
     if (cuda_is_half(in))
-      cuda_helper_use(used, H_HALF, in);
+      cuda_helper_use(used, H_HALFHW, in);
     if (cuda_is_half(res))
       cuda_helper_use(used, st->op == OP_MEAN || acc_type(st->op, in) == JITC_FLOAT64 ? H_HALF64
-                                                                                   : H_HALF, res);
+                                                                                   : H_HALFHW, res);
   }
 }
 
