@@ -296,7 +296,8 @@ def check_constants(d):
             f.write(CONST_MAIN)
         cc = os.environ.get("CC", "cc").split()
         p = subprocess.run(cc + ["-std=c11", "-D_GNU_SOURCE", "-I" + os.path.join(root, "src"), "-o", exe,
-                                 src, lib] + (m.group(1).split() if m else ["-lm"]),
+                                 src, lib] + (m.group(1).split() if m else ["-lm"])
+                           + os.environ.get("LDFLAGS", "").split(),  # a SAN=1 library needs its runtime
                            capture_output=True, text=True)
         if p.returncode != 0:
             report("constants", "build failed: " + p.stderr[:1500])
