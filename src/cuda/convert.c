@@ -196,9 +196,12 @@ void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_d
       use(used, H_HALF64, r);
       use(used, H_ODD, t);
       buf_printf(o, "jitc_narrow64_%s(jitc_odd_%s(%s))", R, S, x);
-    } else { /* float32, and bool and integers exact in it */
+    } else if (t == JITC_FLOAT32) {
       use(used, H_HALF, r);
-      buf_printf(o, t == JITC_FLOAT32 ? "jitc_narrow_%s(%s)" : "jitc_narrow_%s((f32)%s)", R, x);
+      buf_printf(o, "jitc_narrow_%s(%s)", R, x);
+    } else { /* bool and the integers exact in float32, never NaN */
+      use(used, H_HALFHW, r);
+      buf_printf(o, "jitc_down_%s((f32)%s)", R, x);
     }
   } else if (dtype_is_float(t) && dtype_is_int(r)) {
     use(used, t == JITC_FLOAT32 ? H_SAT32 : H_SAT64, r);

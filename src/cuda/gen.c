@@ -385,14 +385,16 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
     if (rt != n->type) {
       v = E->nvals++;
       use(E, H_HALFHW, n->type);
+      const char *T = cuda_ctype(n->type);
       bool nanarg = n->nargs == 1 && n->args[0]->type == n->type && n->args[0]->kind != N_CONST &&
                     (op_info[n->op].libm || n->op == OP_SIGN);
-      if (nanarg)
+      if (nanarg) {
         use(E, H_NANARG, n->type);
-      buf_printf(E->b, nanarg ? "  const %s v%d = jitc_nanarg_%s(%s, jitc_down_%s(%s));\n"
-                              : "  const %s v%d = jitc_down_%s(%s%s%s);\n",
-                 cuda_ctype(n->type), v, cuda_ctype(n->type), nanarg ? arg0.s : "",
-                 nanarg ? cuda_ctype(n->type) : "", out->s);
+        buf_printf(E->b, "  const %s v%d = jitc_nanarg_%s(%s, jitc_down_%s(%s));\n", T, v, T,
+                   arg0.s, T, out->s);
+      } else {
+        buf_printf(E->b, "  const %s v%d = jitc_down_%s(%s);\n", T, v, T, out->s);
+      }
       *out = valf("v%d", v);
     }
   }
