@@ -38,6 +38,11 @@ typedef struct Emit {
   int line;        /* lines of b counted so far (1-based line of the next text) */
   size_t counted;  /* bytes of b counted */
   bool bad_op;     /* an operation this generator does not know */
+  /* The 16-bit float values widened to float32 so far in this function
+  ** (NVVM does not merge the conversions' inline PTX): the value's name
+  ** and the float32's. */
+  struct { char val[24], wide[16]; } wide[64];
+  int nwide;
 } Emit;
 
 static void use(Emit *E, CudaHelper h, jitc_dtype t) { cuda_helper_use(E->used, h, t); }
@@ -64,68 +69,15 @@ static Val valf(const char *fmt, ...) {
   return v;
 }
 
-/* A constant as a C literal of its exact type and value. */
-static Val emit_const(const Node *n) {
-  switch (n->type) {
-  case JITC_BOOL:
-    return valf("((b8)%d)", n->k.i != 0);
-  case JITC_INT32: {
-    int32_t v = (int32_t)n->k.i;
-    if (v == INT32_MIN)
-      return valf("(-2147483647 - 1)");
-    return v < 0 ? valf("(%d)", (int)v) : valf("%d", (int)v);
-  }
-  case JITC_INT64: {
-    int64_t v = n->k.i;
-    if (v == INT64_MIN)
-      return valf("(-9223372036854775807ll - 1)");
-    return v < 0 ? valf("(%lldll)", (long long)v) : valf("%lldll", (long long)v);
-  }
-  case JITC_FLOAT32: {
-    float f = (float)n->k.f;
-    if (!isfinite(f)) {
-      uint32_t bits;
-      memcpy(&bits, &f, sizeof bits);
-      return valf("__uint_as_float(0x%08xu)", (unsigned)bits);
-    }
-    /* The shortest decimal when it reads back as f both straight to float
-    ** and through double (a compiler may do either); else hexadecimal. */
-    char d[40];
-    fmt_float(d, f);
-    if ((float)strtod(d, NULL) != f || strtof(d, NULL) != f)
-      snprintf(d, sizeof d, "%a", (double)f);
-    else if (!strpbrk(d, ".eEx"))
-      strcat(d, ".0");
-    return d[0] == '-' ? valf("(%sf)", d) : valf("%sf", d);
-  }
-  case JITC_FLOAT64: {
-    double f = n->k.f;
-    if (!isfinite(f)) {
-      uint64_t bits;
-      memcpy(&bits, &f, sizeof bits);
-      return valf("__longlong_as_double(0x%016llxll)", (unsigned long long)bits);
-    }
-    char d[40];
-    fmt_double(d, f);
-    if (strtod(d, NULL) != f)
-      snprintf(d, sizeof d, "%a", f);
-    else if (!strpbrk(d, ".eEx"))
-      strcat(d, ".0");
-    return d[0] == '-' ? valf("(%s)", d) : valf("%s", d);
-  }
-  default:
-    unreachable();
-  }
-}
-
 /* The expression of op n over operand values a[], written to out. */
 static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   jitc_dtype r = n->type;
   jitc_dtype t = n->args[n->op == OP_WHERE ? 1 : 0]->type; /* operand type */
-  const char *T = cuda_ctype(t), *U = cuda_utype(t), *S = cuda_ctype(t);
+  const char *T = cuda_ctype(t), *U = cuda_utype(t), *S = cuda_ctype(t), *V = cuda_wtype(t);
   const char *x = a[0].s, *y = n->nargs > 1 ? a[1].s : "", *z = n->nargs > 2 ? a[2].s : "";
   const char *F = t == JITC_FLOAT32 ? "f" : "";
   bool b = t == JITC_BOOL, in = dtype_is_int(t), fl = dtype_is_float(t);
+  bool un = type_info[t].kind == T_UINT;
   switch (n->op) {
   case OP_ADD:
   case OP_SUB:
@@ -133,8 +85,8 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
     char c = n->op == OP_ADD ? '+' : n->op == OP_SUB ? '-' : '*';
     if (b)
       buf_printf(o, "(b8)(%s %c %s)", x, n->op == OP_ADD ? '|' : '&', y);
-    else if (in)
-      buf_printf(o, "(%s)((%s)%s %c (%s)%s)", T, U, x, c, U, y);
+    else if (in) /* in unsigned arithmetic, which wraps; never in int */
+      buf_printf(o, "(%s)((%s)%s %c (%s)%s)", T, V, x, c, V, y);
     else
       buf_printf(o, "%s %c %s", x, c, y);
     return true;
@@ -216,7 +168,7 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
       buf_printf(o, "(%s)~%s", T, x);
     return true;
   case OP_ABS:
-    if (b)
+    if (b || un)
       buf_puts(o, x);
     else if (in)
       buf_printf(o, "%s < 0 ? (%s)((%s)0 - (%s)%s) : %s", x, T, U, U, x, x);
@@ -229,14 +181,16 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
     if (b)
       return false;
     if (in)
-      buf_printf(o, "(%s)((%s)%s * (%s)%s)", T, U, x, U, x);
+      buf_printf(o, "(%s)((%s)%s * (%s)%s)", T, V, x, V, x);
     else
       buf_printf(o, "%s * %s", x, x);
     return true;
   case OP_RECIPROCAL:
     if (b)
       return false;
-    if (in) /* 1/a truncated; 1/0 is 0 */
+    if (un) /* 1/a truncated; 1/0 is 0 */
+      buf_printf(o, "%s == 1 ? %s : (%s)0", x, x, T);
+    else if (in)
       buf_printf(o, "%s == 1 || %s == -1 ? %s : (%s)0", x, x, x, T);
     else
       buf_printf(o, "(%s)1 / %s", T, x);
@@ -244,7 +198,9 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   case OP_SIGN:
     if (b)
       return false;
-    if (in)
+    if (un)
+      buf_printf(o, "(%s)(%s != 0)", T, x);
+    else if (in)
       buf_printf(o, "(%s)((%s > 0) - (%s < 0))", T, x, x);
     else /* NaN stays NaN; both zeros give +0 */
       buf_printf(o, "%s > 0 ? (%s)1 : %s < 0 ? (%s)-1 : %s == 0 ? (%s)0 : %s", x, T, x, T, x, T, x);
@@ -288,18 +244,7 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
     buf_printf(o, "jitc_%s_%s(%s)", op_info[n->op].name, S, x);
     return true;
   case OP_CAST:
-    if (r == t) {
-      buf_puts(o, x);
-    } else if (r == JITC_BOOL) {
-      buf_printf(o, "(b8)(%s != 0)", x); /* NaN is true */
-    } else if (fl && dtype_is_int(r)) {
-      use(E, r == JITC_INT32 ? H_SAT_I32 : H_SAT_I64, t);
-      buf_printf(o, "jitc_to_%s_%s(%s)", cuda_ctype(r), S, x);
-    } else if (t == JITC_INT64 && r == JITC_INT32) {
-      buf_printf(o, "(i32)(u32)(u64)%s", x); /* wraps */
-    } else {
-      buf_printf(o, "(%s)%s", cuda_ctype(r), x);
-    }
+    cuda_cast(o, E->used, r, t, x);
     return true;
   case OP_HYPOT:
     if (!fl)
@@ -357,13 +302,42 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   return true;
 }
 
+/* Whether op n moves the bits of its 16-bit float operands (a sign, a
+** choice, a test): then it is done on them as they are (the type's own
+** helpers), else on their values widened to float32. */
+static bool half_bits(const Node *n) {
+  switch (n->op) {
+  case OP_CAST: case OP_WHERE: case OP_NEG: case OP_ABS: case OP_COPYSIGN: case OP_MINIMUM:
+  case OP_MAXIMUM: case OP_FMIN: case OP_FMAX: case OP_CLIP: case OP_ISNAN: case OP_ISINF:
+  case OP_ISFINITE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* x (16-bit float type t) as float32, widened once per value and function. */
+static Val widen(Emit *E, jitc_dtype t, Val x) {
+  for (int k = 0; k < E->nwide; k++)
+    if (!strcmp(E->wide[k].val, x.s))
+      return valf("%s", E->wide[k].wide);
+  int v = E->nvals++;
+  use(E, H_HALFHW, t);
+  buf_printf(E->b, "  const f32 v%d = jitc_up_%s(%s);\n", v, cuda_ctype(t), x.s);
+  if (E->nwide < (int)(sizeof E->wide / sizeof *E->wide) && strlen(x.s) < sizeof E->wide[0].val) {
+    snprintf(E->wide[E->nwide].val, sizeof E->wide[0].val, "%s", x.s);
+    snprintf(E->wide[E->nwide++].wide, sizeof E->wide[0].wide, "v%d", v);
+  }
+  return valf("v%d", v);
+}
+
 /* Emits n's value: operands first, then `const T vK = expr;`.  Returns the
 ** name or literal.  Recursion depth is the tree's height, which the parser
 ** bounds. */
 static bool emit_node(Emit *E, const Node *n, Val *out) {
   switch (n->kind) {
   case N_CONST:
-    *out = emit_const(n);
+    cuda_literal(out->s, sizeof out->s, n);
     return true;
   case N_LOAD:
     /* Bool arrays may hold bytes other than 0 and 1: normalise, as interp does. */
@@ -387,13 +361,57 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
   for (int k = 0; k < n->nargs; k++)
     if (!emit_node(E, n->args[k], &a[k]))
       return false;
+  /* float16 and bfloat16: the operation of float32 on the operands widened
+  ** by the hardware (the same code, helpers and constants as a float32
+  ** operation), then rounded back by it; a NaN that a function of one
+  ** argument gives back is the argument (jitc_nanarg).  Casts and the ops
+  ** that move bits take the bits as they are. */
+  Node sh, sa[3];
+  bool half = false;
+  Val arg0 = a[0];
+  if (!half_bits(n)) {
+    sh = *n;
+    for (int k = 0; k < n->nargs; k++) {
+      sa[k] = *n->args[k];
+      sh.args[k] = &sa[k];
+      if (!cuda_is_half(sa[k].type))
+        continue;
+      half = true;
+      sa[k].type = JITC_FLOAT32;
+      if (sa[k].kind == N_CONST) { /* its value, exact in float32 */
+        sa[k].k.f = cuda_half_value(n->args[k]->k.f, n->args[k]->type);
+        cuda_literal(a[k].s, sizeof a[k].s, &sa[k]);
+      } else {
+        a[k] = widen(E, n->args[k]->type, a[k]);
+      }
+    }
+    half |= cuda_is_half(n->type);
+    if (cuda_is_half(n->type))
+      sh.type = JITC_FLOAT32;
+  }
   Buf e = {0};
-  bool ok = op_expr(E, &e, n, a);
+  bool ok = op_expr(E, &e, half ? &sh : n, a);
   E->bad_op |= !ok;
   if (ok) {
     int v = E->nvals++;
-    buf_printf(E->b, "  const %s v%d = %s;\n", cuda_ctype(n->type), v, e.s ? e.s : "");
+    jitc_dtype rt = half ? sh.type : n->type;
+    buf_printf(E->b, "  const %s v%d = %s;\n", cuda_ctype(rt), v, e.s ? e.s : "");
     *out = valf("v%d", v);
+    if (rt != n->type) {
+      v = E->nvals++;
+      use(E, H_HALFHW, n->type);
+      const char *T = cuda_ctype(n->type);
+      bool nanarg = n->nargs == 1 && n->args[0]->type == n->type && n->args[0]->kind != N_CONST &&
+                    (op_info[n->op].libm || n->op == OP_SIGN);
+      if (nanarg) {
+        use(E, H_NANARG, n->type);
+        buf_printf(E->b, "  const %s v%d = jitc_nanarg_%s(%s, jitc_down_%s(%s));\n", T, v, T,
+                   arg0.s, T, out->s);
+      } else {
+        buf_printf(E->b, "  const %s v%d = jitc_down_%s(%s);\n", T, v, T, out->s);
+      }
+      *out = valf("v%d", v);
+    }
   }
   buf_free(&e);
   return ok;
@@ -439,6 +457,7 @@ int cuda_vec_width(const Program *p, int vbytes) {
 static bool emit_stmts(Emit *E, int from, int to, int *stmt_line, const bool *cross) {
   const Program *p = E->p;
   Buf *body = E->b;
+  E->nwide = 0; /* a new function: nothing widened yet */
   for (int s = from; s < to; s++) {
     const IrStmt *st = &p->stmts[s];
     if (stmt_line)
@@ -458,6 +477,11 @@ static bool emit_stmts(Emit *E, int from, int to, int *stmt_line, const bool *cr
         buf_printf(body, "  (void)t%d;\n", st->slot);
     } else {
       buf_printf(body, "  x%d = %s;\n", st->slot, v.s);
+      char x[16]; /* xK holds a new value: its widening is stale */
+      snprintf(x, sizeof x, "x%d", st->slot);
+      for (int k = 0; k < E->nwide; k++)
+        if (!strcmp(E->wide[k].val, x))
+          E->wide[k].val[0] = 0;
     }
   }
   return true;
@@ -496,10 +520,13 @@ static void emit_prelude(Emit *E, Buf *b) {
     buf_printf(b, "// p%d: scalar '%s', %s\n", k, p->params[k].name,
                jitc_dtype_name(p->params[k].type));
   cuda_typedefs(b, p->dtypes);
+  cuda_reduce_use(E->used, p);
   for (int h = 0; h < H_NHELPERS; h++)
     for (int t = 0; t < JITC_NDTYPES; t++)
-      if (E->used[h][t])
+      if (E->used[h][t]) {
         cuda_helper_text(b, (CudaHelper)h, (jitc_dtype)t);
+        cuda_convert_text(b, (CudaHelper)h, (jitc_dtype)t);
+      }
   cuda_reduce_text(b, p);
 }
 

@@ -22,26 +22,58 @@ enum { CUDA_BLOCK = 256 };
 /* How every device function of the generated C begins. */
 #define DEV "__device__ __forceinline__ "
 
-/* The element types' names in the generated C, and their unsigned twins. */
 /* The name generated code gives type t (types.h: CNAME), and that of the
 ** unsigned integer type of t's size, which holds its bits. */
 static inline const char *cuda_ctype(jitc_dtype t) { return type_info[t].cname; }
 const char *cuda_utype(jitc_dtype t);
+/* The unsigned type integer arithmetic on t is done in: t's unsigned twin,
+** or u32 for the types C promotes to int (whose products overflow int). */
+const char *cuda_wtype(jitc_dtype t);
 /* The typedefs of the types the code uses, and of their bits' types. */
 void cuda_typedefs(Buf *b, unsigned dtypes);
 
 /* A device function the generated code may call, emitted once per type
-** and only when used. */
-typedef enum CudaHelper {
-  H_FLOORDIV, H_MOD, H_FMOD, H_POW, H_SHL, H_SHR, H_ISNAN, H_MINIMUM,
-  H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_SAT_I32, H_SAT_I64, H_HYPOT, H_SIGNBIT,
+** and only when used.  The saturating casts (H_SAT32 from float32, H_SAT64
+** from float64) are per integer type converted to; the 16-bit floats'
+** conversions per 16-bit type: H_HALF to and from float32 exactly, NaN
+** payloads included, for casts; H_HALFHW the hardware's, whose NaNs are
+** its own, for arithmetic; H_HALF64 from float64; H_ODD (an integer rounded
+** to odd in float64) per 64-bit integer type.  For a 16-bit type, H_ISNAN,
+** H_SIGNBIT, H_NANARG and the minimum family work on its bits.  H_MIXED:
+** ldexp, frexp and modf. */
+typedef enum CudaHelper { /* in the order of their texts, each after those it calls */
+  H_HALF, H_HALFHW, H_HALF64, H_ODD, H_SAT32, H_SAT64, H_FLOORDIV, H_MOD, H_FMOD, H_POW,
+  H_SHL, H_SHR, H_ISNAN, H_MINIMUM, H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_HYPOT, H_SIGNBIT,
   H_NANARG, H_MIXED, H_NHELPERS
 } CudaHelper;
 
 /* Marks helper h of type t used, with the helpers its text calls. */
 void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dtype t);
-/* Appends the definition of helper h for type t. */
+/* Appends the definition of helper h for type t (the conversions' are
+** cuda_convert_text's). */
 void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t);
+
+/* ---- cuda/convert.c: literals and conversions ---- */
+
+/* float16 and bfloat16: held as their bits (struct f16 { u16 h; }), every
+** operation done on their float32 values and rounded back. */
+static inline bool cuda_is_half(jitc_dtype t) {
+  return type_info[t].kind == T_FLOAT && type_info[t].size == 2;
+}
+/* Constant c as a C literal of its exact type and value (len >= 64). */
+void cuda_literal(char *out, size_t len, const Node *c);
+/* v rounded to 16-bit float type t (nearest even, directly from double),
+** as its bits and as a double. */
+uint16_t cuda_half_bits(double v, jitc_dtype t);
+double cuda_half_value(double v, jitc_dtype t);
+/* The expression converting x (of type t) to type r: wrapping between
+** integers, saturating from floats to integers, rounding once to 16-bit
+** floats; the helpers it calls are marked in used. */
+void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_dtype t,
+               const char *x);
+/* The text of helper h for type t if it is a conversion (H_SAT32, H_SAT64,
+** H_HALF, H_HALFHW, H_HALF64, H_ODD), else nothing. */
+void cuda_convert_text(Buf *b, CudaHelper h, jitc_dtype t);
 
 /* ---- cuda/plan.c: a large program as several kernels ---- */
 
@@ -66,6 +98,8 @@ void cuda_plan_free(CudaPlan *P);
 /* ---- cuda/reduce.c: reductions in the kernels ---- */
 
 /* Whether every JITC_RESULT array of p has its one IR_REDUCE statement. */
+/* Marks the helpers the reductions' functions call. */
+void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p);
 /* The partial type and device functions of every reduction (the prelude). */
 void cuda_reduce_text(Buf *b, const Program *p);
 /* For the reductions of statements [from, to): the kernel's partial

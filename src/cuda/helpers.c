@@ -13,6 +13,8 @@
 #include "../jitc_int.h"
 #include "gen.h"
 
+#include <stdio.h>
+
 /* The unsigned integer type of t's size, which holds its bits. */
 const char *cuda_utype(jitc_dtype t) {
   for (int u = 0; u < JITC_NDTYPES; u++)
@@ -21,18 +23,31 @@ const char *cuda_utype(jitc_dtype t) {
   unreachable(); /* types.h has an unsigned type of every size */
 }
 
+const char *cuda_wtype(jitc_dtype t) {
+  return type_info[t].size < 4 ? cuda_utype(JITC_UINT32) : cuda_utype(t);
+}
+
 void cuda_typedefs(Buf *b, unsigned dtypes) {
   /* The integers and the wider floats always (the kernels' indices and the
-  ** helpers use them); the 16-bit floats, which need CUDA's headers, where
-  ** the program has them. */
+  ** helpers use them); the 16-bit floats where the program has them. */
   for (int t = 0; t < JITC_NDTYPES; t++)
-    if (dtypes >> t & 1 || type_info[t].kind != T_FLOAT || type_info[t].size > 2)
+    if (!cuda_is_half(t))
       buf_printf(b, "typedef %s %s;\n", type_info[t].cuda, type_info[t].cname);
+  /* CUDA's __half and __nv_bfloat16 come from headers that NVRTC does not
+  ** have built in: a 16-bit float is a struct of its bits instead, so that
+  ** no C operator can touch it unconverted. */
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    if (cuda_is_half(t) && dtypes >> t & 1)
+      buf_printf(b, "struct %s { %s h; }; // %s, as its bits\n", type_info[t].cname,
+                 cuda_utype(t), type_info[t].name);
   buf_putc(b, '\n');
 }
 
-/* Writes `tpl` with $T (the C type), $U (its unsigned twin), $S (the type's
-** name, used as a suffix), $F ("f" for float32 libm names) and $W (bits). */
+/* Writes `tpl` with $T (the C type), $U (its unsigned twin), $V (the type
+** its arithmetic is done in, cuda_wtype), $S (the type's name, used as a
+** suffix), $F ("f" for float32 libm names), $W (bits), $I (a 16-bit
+** float's inf as bits) and $N (bfloat16's NaN canonicaliser, else
+** nothing). */
 static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
   for (const char *c = tpl; *c; c++) {
     if (*c != '$') {
@@ -42,20 +57,77 @@ static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
     switch (*++c) {
     case 'T': buf_puts(b, cuda_ctype(t)); break;
     case 'U': buf_puts(b, cuda_utype(t)); break;
+    case 'V': buf_puts(b, cuda_wtype(t)); break;
     case 'S': buf_puts(b, cuda_ctype(t)); break;
     case 'F': buf_puts(b, t == JITC_FLOAT32 ? "f" : ""); break;
     case 'W': buf_printf(b, "%d", 8 * type_info[t].size); break;
+    case 'I': buf_puts(b, t == JITC_FLOAT16 ? "0x7c00u" : "0x7f80u"); break;
+    case 'N': buf_puts(b, t == JITC_BFLOAT16 ? "jitc_canon_bf16" : ""); break;
     default: buf_putc(b, '$'); c--; break;
     }
+  }
+}
+
+/* The helpers of a 16-bit float type that move its bits: a NaN operand
+** comes back as a float32 operation's would after rounding (float16 keeps
+** the payload; bfloat16's becomes 0x7fc0 with the sign, jitc_canon_bf16);
+** comparisons on the values widened. */
+static void half_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
+  switch (h) {
+  case H_ISNAN:
+    put_tpl(b, DEV "b8 jitc_isnan_$S(const $T x) { return (x.h & 0x7fffu) > $I; }\n"
+               DEV "b8 jitc_isinf_$S(const $T x) { return (x.h & 0x7fffu) == $I; }\n"
+               DEV "b8 jitc_isfinite_$S(const $T x) { return (x.h & $I) != $I; }\n", t);
+    return;
+  case H_MINIMUM:
+  case H_MAXIMUM:
+  case H_FMIN:
+  case H_FMAX: {
+    static const char *const name[] = {"minimum", "maximum", "fmin", "fmax"};
+    int k = h - H_MINIMUM;
+    char tpl[300];
+    snprintf(tpl, sizeof tpl, "%s" DEV "$T jitc_%s_$S(const $T a, const $T b) {\n"
+             "  return $N(jitc_isnan_$S(%s) ? a : jitc_up_$S(a) %c jitc_up_$S(b) ? a : b);\n}\n",
+             k ? "" : "// NaN-propagating (minimum) or ignoring one NaN (fmin), on the values.\n",
+             name[k], k < 2 ? "a" : "b", k % 2 ? '>' : '<');
+    put_tpl(b, tpl, t);
+    return;
+  }
+  case H_CLIP:
+    put_tpl(b, DEV "$T jitc_clip_$S($T x, $T lo, $T hi) { return jitc_minimum_$S(jitc_maximum_$S(x, lo), hi); }\n", t);
+    return;
+  case H_SIGNBIT:
+    put_tpl(b, "// -x, |x| and copysign(x, y) on the sign bit.\n"
+               DEV "$T jitc_neg_$S($T x) { x.h ^= 0x8000u; return $N(x); }\n"
+               DEV "$T jitc_abs_$S($T x) { x.h &= 0x7fffu; return $N(x); }\n"
+               DEV "$T jitc_copysign_$S($T x, const $T y) { x.h = (u16)((x.h & 0x7fffu) | (y.h & 0x8000u)); return $N(x); }\n",
+            t);
+    return;
+  case H_NANARG:
+    put_tpl(b, "// f(x) for a function of one argument: x itself when x is a NaN.\n"
+               DEV "$T jitc_nanarg_$S(const $T x, const $T r) { return jitc_isnan_$S(x) ? $N(x) : r; }\n", t);
+    return;
+  default:
+    return; /* the conversions: cuda_convert_text */
   }
 }
 
 /* The helpers' text, for one type.  Each is the device twin of interp/interp.c's
 ** function of the same name. */
 void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
+  /* Unsigned integers: C's division, logical shifts, no sign to test (a
+  ** comparison of an unsigned value with 0 would draw NVRTC's warning). */
+  bool un = type_info[t].kind == T_UINT;
+  if (cuda_is_half(t)) {
+    half_helper_text(b, h, t);
+    return;
+  }
   switch (h) {
   case H_FLOORDIV:
-    if (dtype_is_int(t))
+    if (un)
+      put_tpl(b, "// x // 0 == 0.\n"
+                 DEV "$T jitc_floordiv_$S($T a, $T b) { return b == 0 ? ($T)0 : ($T)(a / b); }\n", t);
+    else if (dtype_is_int(t))
       put_tpl(b, "// x // 0 == 0; MIN // -1 wraps to MIN.\n"
                  DEV "$T jitc_floordiv_$S($T a, $T b) {\n"
                  "  if (b == 0) return 0;\n"
@@ -85,7 +157,10 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
                  "  return fl;\n}\n", t);
     return;
   case H_MOD:
-    if (dtype_is_int(t))
+    if (un)
+      put_tpl(b, "// x % 0 == 0.\n"
+                 DEV "$T jitc_mod_$S($T a, $T b) { return b == 0 ? ($T)0 : ($T)(a % b); }\n", t);
+    else if (dtype_is_int(t))
       put_tpl(b, "// The divisor's sign; x % 0 == 0; MIN % -1 == 0.\n"
                  DEV "$T jitc_mod_$S($T a, $T b) {\n"
                  "  if (b == 0 || b == -1) return 0;\n"
@@ -94,13 +169,23 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
                  "  return r;\n}\n", t);
     return; /* floats: jitc_divmod, emitted by H_FLOORDIV */
   case H_FMOD:
-    put_tpl(b, DEV "$T jitc_fmod_$S($T a, $T b) { return b == 0 || b == -1 ? 0 : a % b; }\n", t);
+    if (un)
+      put_tpl(b, DEV "$T jitc_fmod_$S($T a, $T b) { return b == 0 ? ($T)0 : ($T)(a % b); }\n", t);
+    else
+      put_tpl(b, DEV "$T jitc_fmod_$S($T a, $T b) { return b == 0 || b == -1 ? 0 : a % b; }\n", t);
     return;
   case H_POW:
-    put_tpl(b, "// Wrapping repeated squaring; a negative exponent gives trunc(1/a^-b).\n"
+    if (un)
+      put_tpl(b, "// Wrapping repeated squaring.\n"
+                 DEV "$T jitc_pow_$S($T a, $T b) {\n"
+                 "  $V r = 1, x = a, e = b;\n"
+                 "  while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }\n"
+                 "  return ($T)r;\n}\n", t);
+    else
+      put_tpl(b, "// Wrapping repeated squaring; a negative exponent gives trunc(1/a^-b).\n"
                DEV "$T jitc_pow_$S($T a, $T b) {\n"
                "  if (b < 0) return a == 1 ? ($T)1 : a == -1 ? ((($U)b & 1) ? ($T)-1 : ($T)1) : ($T)0;\n"
-               "  $U r = 1, x = ($U)a, e = ($U)b;\n"
+               "  $V r = 1, x = ($U)a, e = ($U)b;\n"
                "  while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }\n"
                "  return ($T)r;\n}\n", t);
     return;
@@ -110,7 +195,11 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
             t);
     return;
   case H_SHR:
-    put_tpl(b, "// npy_rshift: counts outside [0, $W) leave only the sign.\n"
+    if (un)
+      put_tpl(b, "// Logical; counts of $W or more shift everything out.\n"
+                 DEV "$T jitc_shr_$S($T a, $T b) { return b < $W ? ($T)(a >> b) : ($T)0; }\n", t);
+    else
+      put_tpl(b, "// npy_rshift: counts outside [0, $W) leave only the sign.\n"
                DEV "$T jitc_shr_$S($T a, $T b) {\n"
                "  if (($U)b < $W) return a < 0 ? ~(~a >> ($U)b) : a >> ($U)b;\n"
                "  return a < 0 ? -1 : 0;\n}\n", t);
@@ -146,21 +235,13 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
     else
       put_tpl(b, DEV "$T jitc_clip_$S($T x, $T lo, $T hi) { $T y = x > lo ? x : lo; return y < hi ? y : hi; }\n", t);
     return;
-  case H_SAT_I32:
-    put_tpl(b, "// Saturating, NaN -> 0.\n"
-               DEV "i32 jitc_to_i32_$S($T x) {\n"
-               "  if (x != x) return 0;\n"
-               "  if (x >= ($T)2147483648.0) return 2147483647;\n"
-               "  if (x < ($T)-2147483648.0) return -2147483647 - 1;\n"
-               "  return (i32)x;\n}\n", t);
-    return;
-  case H_SAT_I64:
-    put_tpl(b, DEV "i64 jitc_to_i64_$S($T x) {\n"
-               "  if (x != x) return 0;\n"
-               "  if (x >= ($T)9223372036854775808.0) return 9223372036854775807ll;\n"
-               "  if (x < ($T)-9223372036854775808.0) return -9223372036854775807ll - 1;\n"
-               "  return (i64)x;\n}\n", t);
-    return;
+  case H_SAT32:
+  case H_SAT64:
+  case H_HALF:
+  case H_HALFHW:
+  case H_HALF64:
+  case H_ODD:
+    return; /* cuda_convert_text */
   case H_HYPOT:
     /* CUDA's hypot is within 2 ulp, which near the top of the range rounds
     ** finite results (hypot(1, DBL_MAX)) up to inf.  float32: exact squares
@@ -260,4 +341,11 @@ void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dty
     used[H_FLOORDIV][t] = true;
   if (h == H_HYPOT || h == H_MIXED)
     used[H_ISNAN][t] = true; /* jitc_isinf_*, jitc_isfinite_* */
+  if ((h == H_HALF64 || h == H_HALFHW) && t == JITC_BFLOAT16)
+    used[H_HALF][t] = true; /* jitc_narrow_bf16 */
+  if (cuda_is_half(t) && (h == H_MINIMUM || h == H_MAXIMUM || h == H_FMIN || h == H_FMAX ||
+                          h == H_SIGNBIT || h == H_NANARG)) {
+    used[H_ISNAN][t] = true;
+    used[H_HALFHW][t] = true; /* jitc_up_*, jitc_canon_bf16 */
+  }
 }

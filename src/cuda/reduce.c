@@ -57,25 +57,34 @@ static void emit_before(Buf *b, int k, const char *T, bool fl, bool less) {
 }
 
 /* The identity of min (less) or max over accumulator type t: +-inf for
-** floats, the largest or smallest integer, true or false. */
-static const char *extreme_identity(jitc_dtype t, bool less) {
-  switch (t) {
-  case JITC_BOOL: return less ? "1" : "0";
-  case JITC_INT32: return less ? "0x7fffffff" : "(-0x7fffffff - 1)";
-  case JITC_INT64: return less ? "0x7fffffffffffffffll" : "(-0x7fffffffffffffffll - 1)";
-  case JITC_FLOAT32: return less ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-  case JITC_FLOAT64:
-    return less ? "__longlong_as_double(0x7ff0000000000000ll)"
-                : "__longlong_as_double(0xfff0000000000000ull)";
-  default: unreachable();
+** floats, the integer type's greatest or least value (types.h), true or
+** false. */
+static void extreme_identity(char *out, size_t len, jitc_dtype t, bool less) {
+  if (t == JITC_FLOAT32) {
+    snprintf(out, len, "%s", less ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)");
+  } else if (t == JITC_FLOAT64) {
+    snprintf(out, len, "%s", less ? "__longlong_as_double(0x7ff0000000000000ll)"
+                                  : "__longlong_as_double(0xfff0000000000000ull)");
+  } else {
+    Node c = {.kind = N_CONST, .type = t};
+    c.k.i = less ? (int64_t)type_info[t].hi : type_info[t].lo;
+    cuda_literal(out, len, &c);
   }
+}
+
+/* The accumulator's type: reduce_acc's, but float32 for float16 and
+** bfloat16, whose values are held as bits: their sums, products and
+** comparisons are done in float32 (or wider) and rounded once at the end. */
+static jitc_dtype acc_type(OpId op, jitc_dtype in) {
+  jitc_dtype acc = reduce_acc(op, in);
+  return cuda_is_half(acc) ? JITC_FLOAT32 : acc;
 }
 
 /* The functions of the reduction of statement st (see the head). */
 static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   int k = st->slot;
   OpId op = st->op;
-  jitc_dtype in = st->value->type, acc = reduce_acc(op, in), res = reduce_result(op, in);
+  jitc_dtype in = st->value->type, acc = acc_type(op, in), res = reduce_result(op, in);
   const char *A = cuda_ctype(acc), *I = cuda_ctype(in), *R = cuda_ctype(res);
   const char *U = cuda_utype(acc);
   bool fl = dtype_is_float(acc), arg = op == OP_ARGMIN || op == OP_ARGMAX;
@@ -86,11 +95,21 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   /* min and max start from the value every element replaces or equals
   ** (+inf for a float min; a NaN replaces it too), so that they need no
   ** index: an element's index is kept for argmin and argmax alone. */
-  const char *id = op == OP_PROD || op == OP_ALL ? "1" : "0";
+  char id[64];
+  snprintf(id, sizeof id, "%s", op == OP_PROD || op == OP_ALL ? "1" : "0");
   if (ext && !arg)
-    id = extreme_identity(acc, less);
+    extreme_identity(id, sizeof id, acc, less);
   buf_printf(b, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = (%s)%s; a.idx = %d; return a; }\n",
              k, k, k, A, id, ext && !arg ? 0 : -1);
+  /* An element of a 16-bit float type is widened to float32 first (by the
+  ** hardware: a NaN stays a NaN, and which NaN a tree of them keeps is no
+  ** element's in particular anyway). */
+  const char *bname = "b";
+  char widen[96] = "";
+  if (cuda_is_half(in)) {
+    bname = "x";
+    snprintf(widen, sizeof widen, "  const f32 b = jitc_up_%s(x);\n", I);
+  }
   /* The accumulation, on a.v and b (an element or another partial's v). */
   char f[160];
   switch (op) {
@@ -113,16 +132,16 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   }
   if (ext && !arg) {
     emit_before(b, k, A, fl, less);
-    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
-                  "  (void)i; if (jitc_bef%d(b, a.v)) a.v = b;\n}\n", k, k, I, k);
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s %s, const i64 i) {\n%s"
+                  "  (void)i; if (jitc_bef%d(b, a.v)) a.v = b;\n}\n", k, k, I, bname, widen, k);
     buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
                   "    return jitc_bef%d(b.v, a.v) ? b : a;\n  }\n};\n", k, k, k, k, k);
   } else if (ext) {
     emit_before(b, k, A, fl, less);
     /* One thread's elements come in increasing index: ties keep a. */
-    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s %s, const i64 i) {\n%s"
                   "  if (a.idx < 0 || jitc_bef%d(b, a.v)) { a.v = b; a.idx = i; }\n}\n",
-               k, k, I, k);
+               k, k, I, bname, widen, k);
     buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
                   "    if (a.idx < 0) return b;\n    if (b.idx < 0) return a;\n"
                   "    if (jitc_bef%d(b.v, a.v)) return b;\n", k, k, k, k, k);
@@ -132,8 +151,12 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
       buf_puts(b, "    if (a.v == b.v && b.idx < a.idx) return b;\n");
     buf_puts(b, "    return a;\n  }\n};\n");
   } else {
-    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) { (void)i; a.v = %s; }\n",
-               k, k, I, f);
+    if (*widen)
+      buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s %s, const i64 i) {\n%s"
+                    "  (void)i; a.v = %s;\n}\n", k, k, I, bname, widen, f);
+    else
+      buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) { (void)i; a.v = %s; }\n",
+                 k, k, I, f);
     /* f with b read as the other partial's value. */
     buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(jitc_p%d a, const jitc_p%d p) const {\n"
                   "    const %s b = p.v; a.v = %s; return a;\n  }\n};\n", k, k, k, k, A, f);
@@ -141,9 +164,14 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   buf_printf(b, DEV "%s jitc_fin%d(const jitc_p%d a, const i64 n) { (void)n; ", R, k, k);
   if (arg)
     buf_puts(b, "return a.idx; }\n");
+  else if (op == OP_MEAN && cuda_is_half(res)) /* rounded once, from the float64 quotient */
+    buf_printf(b, "return jitc_narrow64_%s(n > 0 ? a.v / (f64)n : __longlong_as_double(0x7ff8000000000000ll)); }\n",
+               R);
   else if (op == OP_MEAN)
     buf_printf(b, "return n > 0 ? (%s)(a.v / (f64)n) : (%s)__longlong_as_double(0x7ff8000000000000ll); }\n",
                R, R);
+  else if (cuda_is_half(res))
+    buf_printf(b, acc == JITC_FLOAT64 ? "return jitc_narrow64_%s(a.v); }\n" : "return jitc_down_%s(a.v); }\n", R);
   else if (res == JITC_BOOL)
     buf_puts(b, "return (b8)(a.v != 0); }\n");
   else
@@ -199,6 +227,20 @@ static void emit_finish(Buf *b, const Program *p) {
   buf_puts(b, "      }\n  }\n");
   put_blocks(b, p, 0, p->nstmts, "        a%d[0] = jitc_fin%d(x%d, n);\n");
   buf_puts(b, "}\n");
+}
+
+void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p) {
+  for (int s = 0; s < p->nstmts; s++) {
+    const IrStmt *st = &p->stmts[s];
+    if (st->kind != IR_REDUCE)
+      continue;
+    jitc_dtype in = st->value->type, res = reduce_result(st->op, in);
+    if (cuda_is_half(in))
+      cuda_helper_use(used, H_HALFHW, in);
+    if (cuda_is_half(res))
+      cuda_helper_use(used, st->op == OP_MEAN || acc_type(st->op, in) == JITC_FLOAT64 ? H_HALF64
+                                                                                   : H_HALFHW, res);
+  }
 }
 
 void cuda_reduce_text(Buf *b, const Program *p) {

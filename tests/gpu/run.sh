@@ -13,6 +13,9 @@
 # against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements;
 # tests/gpu/host_gpu.c: the host pipeline on every path (pageable, pinned,
 # registered, mixed) against interp, its overlap and its timings.
+# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16 and
+# the rest) through every op, cast and reduction against interp, at odd
+# sizes, on every path, one element off alignment.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -52,6 +55,10 @@ group() {
   fi
 }
 
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/types_gpu" tests/gpu/types_gpu.c "$BUILD/libjitc_int.a" \
+  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
+  || { echo "FAIL types_gpu: does not build"; exit 1; }
+
 if [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
   group tests/t_diff.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py
@@ -70,6 +77,8 @@ echo "== reduce_gpu check: reductions on every path against interp, determinism,
 group reduce_gpu "$out/reduce_gpu" check
 echo "== host_gpu check: the host pipeline on every path against interp, its overlap, its timings"
 group host_gpu "$out/host_gpu" check
+echo "== types_gpu check: every element type's ops, casts and reductions against interp"
+group types_gpu "$out/types_gpu" check
 echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
 group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
@@ -79,6 +88,13 @@ if [ -n "$cs" ]; then
     echo "ok devptr.memcheck" | tee -a "$log"
   else
     grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL devptr.memcheck: see above" | tee -a "$log"
+  fi
+  echo "== types_gpu quick under compute-sanitizer --tool memcheck"
+  if TYPES_GPU_TEST=uint8,int16,float16,bfloat16 "$cs" --tool memcheck --error-exitcode 9 \
+      "$out/types_gpu" quick >"$out/cs" 2>&1; then
+    echo "ok types.memcheck" | tee -a "$log"
+  else
+    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL types.memcheck: see above" | tee -a "$log"
   fi
   echo "== reduce_gpu quick under compute-sanitizer --tool memcheck"
   if "$cs" --tool memcheck --error-exitcode 9 "$out/reduce_gpu" quick >"$out/cs" 2>&1; then

@@ -1,0 +1,659 @@
+/*
+** types_gpu.c -- every element type on the cuda target, on a GPU, against
+** interp (which defines the semantics, docs/language.md).
+**
+** For each type of src/types.h: every operator and function of src/ops.h
+** the checker accepts on it, every cast to every type, a typed scalar,
+** every reduction and a fused pass, a program split into several kernels;
+** inputs mixing the type's edge values (the integer types' ends and shift
+** counts around the width; NaNs with payloads, infs, -0.0, subnormals and
+** the largest values of the floats; every kind of 16-bit float pattern) with
+** random ones; at sizes 0, 1, odd tails around the vector widths (16
+** elements of 1 byte, 8 of 2 bytes) and large ones; on every path a run
+** takes: host arrays (and host arrays one element off alignment), device
+** buffers, the caller's device pointers, aligned and one element off (so
+** that 1- and 2-byte arrays take the one-element path), the scalar path
+** (JITC_CUDA_VEC=0) and 1 MB chunks.  Element-wise results must be
+** interp's bits, except: a NaN made by arithmetic may be any NaN (the GPU
+** makes its canonical one); the C library's functions may differ by 4 ulp
+** in float32 and float64 and by 1 ulp in float16 and bfloat16 (computed
+** in float32, then rounded); float sums and means by their rounding, float
+** products in sign, NaN and inf only.  Casts, neg, abs, copysign, where()
+** and the minimum family move bits and must keep them, NaN payloads
+** included, wherever a 16-bit float is involved.
+**
+** Modes:
+**   types_gpu check   everything
+**   types_gpu quick   sizes up to 4099, for compute-sanitizer
+** TYPES_GPU_TARGET=cpu compares interp with the cpu target instead (host
+** arrays only; no GPU needed); TYPES_GPU_TYPES=int8,bool,... keeps the
+** statements within those types, TYPES_GPU_TEST=int8,... tests those
+** types' inputs alone.  Prints "ok NAME", "FAIL NAME: why" and
+** "skip NAME: why".
+*/
+#include "../../src/jitc_int.h"
+#include "../../runtime/cuda_api.h"
+#include "gpu_common.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXA = 200, MAXS = 120 };
+static CudaApi A;
+static CUstream stream;
+static int nfail, nok;
+static bool quick, have_gpu;
+static jitc_target target = JITC_TARGET_CUDA;
+
+static void fail(const char *name, const char *fmt, ...) PRINTF(2, 3);
+static void fail(const char *name, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  printf("FAIL types.%s: ", name);
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  nfail++;
+}
+
+/* ---- values ---- */
+
+static bool is_half(jitc_dtype t) { return type_info[t].kind == T_FLOAT && type_info[t].size == 2; }
+
+/* A 16-bit float's value. */
+static double half_value(jitc_dtype t, uint16_t h) {
+  if (t == JITC_BFLOAT16) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  int e = h >> 10 & 31, m = h & 1023;
+  double v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(m + 1024, e - 25) : ldexp(m, -24);
+  return h & 0x8000 ? -v : v;
+}
+
+/* Element j of x (type t) as a double. */
+static double value(jitc_dtype t, const void *x, int64_t j) {
+  const char *p = (const char *)x + (size_t)j * type_info[t].size;
+  union { uint8_t u8; int8_t i8; uint16_t u16; int16_t i16; uint32_t u32; int32_t i32;
+          uint64_t u64; int64_t i64; float f; double d; } v;
+  memcpy(&v, p, (size_t)type_info[t].size);
+  if (is_half(t))
+    return half_value(t, v.u16);
+  switch (type_info[t].kind * 16 + type_info[t].size) {
+  case T_BOOL * 16 + 1: return v.u8 != 0;
+  case T_SINT * 16 + 1: return v.i8;
+  case T_SINT * 16 + 2: return v.i16;
+  case T_SINT * 16 + 4: return v.i32;
+  case T_SINT * 16 + 8: return (double)v.i64;
+  case T_UINT * 16 + 1: return v.u8;
+  case T_UINT * 16 + 2: return v.u16;
+  case T_UINT * 16 + 4: return v.u32;
+  case T_UINT * 16 + 8: return (double)v.u64;
+  case T_FLOAT * 16 + 4: return v.f;
+  default: return v.d;
+  }
+}
+
+/* A float's bits as an integer that orders like its value (for ulps). */
+static int64_t ordered(jitc_dtype t, const void *x, int64_t j) {
+  int sz = type_info[t].size;
+  uint64_t u = 0;
+  memcpy(&u, (const char *)x + (size_t)j * (size_t)sz, (size_t)sz);
+  uint64_t sign = 1ull << (8 * sz - 1);
+  return u & sign ? -(int64_t)(u & ~sign) : (int64_t)u;
+}
+
+/* n elements of type t: random values, and with `specials` the type's edge
+** values mixed in (one in five). */
+static void fill(void *p, jitc_dtype t, int64_t n, bool specials) {
+  const TypeInfo *ti = &type_info[t];
+  int bits = 8 * ti->size;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = next(), v = 0;
+    bool s = specials && r % 5 == 0;
+    r >>= 3;
+    if (ti->kind == T_BOOL) {
+      v = r % 3 != 0;
+    } else if (ti->kind == T_SINT || ti->kind == T_UINT) {
+      int64_t e[] = {0, 1, 2, 3, bits - 1, bits, bits + 1, -1, -2, -bits, ti->lo, ti->lo + 1,
+                     (int64_t)ti->hi, (int64_t)(ti->hi - 1), 7, 100};
+      v = s ? (uint64_t)e[r % 16] : r % 4 == 0 ? r : (uint64_t)((int64_t)(r % 41) - 20);
+    } else if (is_half(t)) {
+      static const uint16_t f16[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0xfe00,
+                                     0x7e55, 0x7bff, 0xfbff, 0x0001, 0x03ff, 0x0400, 0x3555, 0x7c01};
+      static const uint16_t bf16[] = {0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0, 0xffc0,
+                                      0x7fc5, 0x7f7f, 0xff7f, 0x0001, 0x007f, 0x0080, 0x3eab, 0x7f81};
+      /* random patterns of every exponent, or values of a few units */
+      v = s ? (t == JITC_FLOAT16 ? f16 : bf16)[r % 16]
+            : r % 2 ? (r >> 8) & 0xffff : (uint16_t)(r >> 8) & (t == JITC_FLOAT16 ? 0xc7ff : 0xc0ff);
+      if (!s && (v & 0x7fff) > (t == JITC_FLOAT16 ? 0x7c00u : 0x7f80u))
+        v &= 0xbfff; /* a NaN only among the specials */
+    } else {
+      static const double sp[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 3.4e38, -3.4e38, 1e-310,
+                                  1e-40, 65504, 65520, 0.5, -0.5, 2147483648.0, -9.3e18, 1.8e19};
+      double d = s ? sp[r % 16] : ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 20;
+      if (ti->size == 4) {
+        float f = (float)d;
+        memcpy(&v, &f, 4);
+      } else {
+        memcpy(&v, &d, 8);
+      }
+    }
+    memcpy((char *)p + (size_t)i * (size_t)ti->size, &v, (size_t)ti->size); /* little-endian */
+  }
+}
+
+/* ---- runs ---- */
+
+/* A program's arrays on the host (outputs and results zeroed), one element
+** off alignment when `shift`. */
+typedef struct Host {
+  int na;
+  jitc_role role[MAXA];
+  jitc_dtype dt[MAXA];
+  size_t es[MAXA];
+  char *mem[MAXA];
+  void *p[MAXA];
+} Host;
+
+static int64_t count_of(const Host *H, int a, int64_t n) {
+  return H->role[a] == JITC_RESULT ? 1 : n;
+}
+
+static bool host_new(const jitc_kernel *k, int64_t n, Host *H, int shift) {
+  memset(H, 0, sizeof *H);
+  H->na = jitc_kernel_array_count(k);
+  for (int a = 0; a < H->na && a < MAXA; a++) {
+    const char *name;
+    jitc_kernel_array(k, a, &name, &H->role[a], &H->dt[a]);
+    H->es[a] = jitc_dtype_size(H->dt[a]);
+    H->mem[a] = calloc((size_t)count_of(H, a, n) + 2, 8);
+    if (!H->mem[a])
+      return false;
+    H->p[a] = H->mem[a] + (H->role[a] == JITC_RESULT ? 0 : (size_t)shift * H->es[a]);
+  }
+  return H->na <= MAXA;
+}
+
+static void host_free(Host *H) {
+  for (int a = 0; a < H->na; a++)
+    free(H->mem[a]);
+  H->na = 0;
+}
+
+static void copy_inputs(Host *to, const Host *from, int64_t n) {
+  for (int a = 0; a < from->na; a++)
+    if (from->role[a] == JITC_INPUT || from->role[a] == JITC_INOUT)
+      memcpy(to->p[a], from->p[a], (size_t)n * from->es[a]);
+}
+
+enum { P_HOST, P_HOST_MISALIGNED, P_BUFFERS, P_DEVICE, P_DEVICE_MISALIGNED, NPATHS };
+static const char *const path_name[] = {"host", "host-misaligned", "buffers", "device",
+                                        "device-misaligned"};
+
+/* Runs k over H on one path; H's outputs and results receive what it wrote. */
+static jitc_status run_path(jitc_context *ctx, const jitc_kernel *k, int64_t n, Host *H,
+                            const jitc_value *sc, int path) {
+  if (path == P_HOST || path == P_HOST_MISALIGNED)
+    return jitc_run(ctx, k, n, H->p, sc, NULL);
+  jitc_status st = JITC_OK;
+  if (path == P_BUFFERS) {
+    jitc_buffer *b[MAXA] = {0};
+    for (int a = 0; a < H->na && !st; a++) {
+      int64_t c = count_of(H, a, n);
+      st = jitc_buffer_new(ctx, JITC_TARGET_CUDA, H->dt[a], c ? c : 1, &b[a]);
+      if (!st && H->role[a] != JITC_OUTPUT && H->role[a] != JITC_RESULT)
+        st = jitc_buffer_upload(ctx, b[a], H->p[a], c);
+    }
+    if (!st)
+      st = jitc_run_buffers(ctx, k, n, b, sc, NULL);
+    for (int a = 0; a < H->na && !st; a++)
+      if (H->role[a] != JITC_INPUT)
+        st = jitc_buffer_download(ctx, b[a], H->p[a], count_of(H, a, n));
+    for (int a = 0; a < H->na; a++)
+      jitc_buffer_free(b[a]);
+    return st;
+  }
+  size_t shift = path == P_DEVICE_MISALIGNED;
+  CUdeviceptr d[MAXA] = {0};
+  uint64_t ptr[MAXA];
+  CUresult r = CUDA_SUCCESS;
+  for (int a = 0; a < H->na && r == CUDA_SUCCESS; a++) {
+    size_t c = (size_t)count_of(H, a, n), sh = H->role[a] == JITC_RESULT ? 0 : shift;
+    r = A.cuMemAlloc(&d[a], (c + sh) * H->es[a] + 8);
+    ptr[a] = d[a] + sh * H->es[a];
+    if (r == CUDA_SUCCESS && H->role[a] != JITC_OUTPUT && H->role[a] != JITC_RESULT && c)
+      r = A.cuMemcpyHtoD(ptr[a], H->p[a], c * H->es[a]);
+  }
+  if (r == CUDA_SUCCESS) {
+    st = jitc_run_device(ctx, k, n, ptr, sc, stream);
+    r = A.cuStreamSynchronize(stream);
+  }
+  for (int a = 0; a < H->na && r == CUDA_SUCCESS && !st; a++)
+    if (H->role[a] != JITC_INPUT && count_of(H, a, n))
+      r = A.cuMemcpyDtoH(H->p[a], ptr[a], (size_t)count_of(H, a, n) * H->es[a]);
+  for (int a = 0; a < H->na; a++)
+    if (d[a])
+      A.cuMemFree(d[a]);
+  return r != CUDA_SUCCESS ? JITC_E_INTERNAL : st;
+}
+
+/* ---- agreement ---- */
+
+/* How an output must agree with interp's (see the head). */
+typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD } Agree;
+
+/* How the result of op o agrees with interp's. */
+static Agree op_agree(int o) {
+  switch (o) {
+  case OP_SUM: case OP_MEAN: return A_SUM;
+  case OP_PROD: return A_PROD;
+  /* bits moved, not computed (min and max of a reduction: which of several
+  ** NaNs the GPU's tree keeps is not the first) */
+  case OP_NEG: case OP_ABS: case OP_COPYSIGN: case OP_WHERE: case OP_MINIMUM: case OP_MAXIMUM:
+  case OP_FMIN: case OP_FMAX: case OP_CLIP: case OP_ARGMIN: case OP_ARGMAX:
+    return A_EXACT;
+  /* exactly rounded on every target */
+  case OP_SQRT: case OP_FLOOR: case OP_CEIL: case OP_TRUNC: case OP_RINT: case OP_FMOD:
+  case OP_NEXTAFTER: case OP_FMA:
+    return A_ANYNAN;
+  default: /* the C library's other functions, and ** */
+    return op_info[o].libm ? A_ULP : A_ANYNAN;
+  }
+}
+
+/* Whether element j of x agrees with y's for type t. tol: A_SUM's bound. */
+static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, double tol) {
+  size_t sz = (size_t)type_info[t].size;
+  if (!memcmp((const char *)x + (size_t)j * sz, (const char *)y + (size_t)j * sz, sz))
+    return true;
+  if (!dtype_is_float(t) || how == A_EXACT)
+    return false;
+  double a = value(t, x, j), b = value(t, y, j);
+  if (how == A_PROD) /* the order decides whether it overflows, underflows, or meets inf * 0 */
+    return isnan(a) && isnan(b) ? true
+           : isnan(a) || isnan(b) ? a == 0 || b == 0 || isinf(a) || isinf(b)
+                                  : signbit(a) == signbit(b);
+  if (isnan(a) || isnan(b))
+    return isnan(a) && isnan(b);
+  if (how == A_ULP) { /* the largest finite value and inf are one unit apart */
+    int64_t d = ordered(t, x, j) - ordered(t, y, j);
+    return (d < 0 ? -d : d) <= (is_half(t) ? 1 : 4);
+  }
+  if (isinf(a) || isinf(b) || how == A_ANYNAN)
+    return a == b;
+  /* A_SUM: the inputs' rounding, and one unit of a 16-bit result */
+  double u = is_half(t) ? fabs(b) * (t == JITC_FLOAT16 ? 0x1p-10 : 0x1p-7) : 0;
+  return fabs(a - b) <= tol + u;
+}
+
+/* (n + 8) epsilons of float32 (the accumulator of 16-bit floats and the
+** precision of float32 products) times the sum of the inputs' magnitudes
+** and squares. */
+static double sum_tolerance(const Host *H, int64_t n) {
+  double s = 0, eps = 0x1p-52;
+  for (int a = 0; a < H->na; a++) {
+    if (H->role[a] != JITC_INPUT)
+      continue;
+    if (H->dt[a] != JITC_FLOAT64 && dtype_is_float(H->dt[a]))
+      eps = 0x1p-23;
+    for (int64_t i = 0; i < n; i++) {
+      double v = value(H->dt[a], H->p[a], i);
+      if (isfinite(v) && fabs(v) < 1e150)
+        s += fabs(v) + v * v;
+    }
+  }
+  return ((double)n + 8) * eps * s + 1e-300;
+}
+
+/* ---- programs ---- */
+
+typedef struct Prog {
+  char *src;
+  int nstmt;
+  char name[MAXS][16];  /* output or result array of each statement */
+  Agree how[MAXS];
+  const char *what[MAXS]; /* the statement's expression, for messages */
+  jitc_value sc[1];
+  jitc_scalar_decl sd[1];
+  int nsc;
+} Prog;
+
+/* Whether src names array `name` (a whole word). */
+static bool names_array(const char *src, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = strstr(src, name); p; p = strstr(p + 1, name)) {
+    bool before = p > src && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
+    if (!before && !after)
+      return true;
+  }
+  return false;
+}
+
+static jitc_kernel *compile(jitc_context *ctx, const Prog *P, jitc_dtype dt, jitc_target t,
+                            bool quiet) {
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = t;
+  jitc_array_decl d[3] = {{"a", dt}, {"b", dt}, {"c", dt}};
+  int nd = 0;
+  for (int k = 0; k < 3; k++)
+    if (names_array(P->src, d[k].name))
+      d[nd++] = d[k];
+  jitc_kernel *k = NULL;
+  if (jitc_compile(ctx, P->src, d, nd, P->sd, P->nsc, &o, &k) != JITC_OK) {
+    if (!quiet) {
+      printf("FAIL types.compile: %s: %s: %s\n", jitc_target_name(t), P->src, jitc_errmsg(ctx));
+      nfail++;
+    }
+    return NULL;
+  }
+  return k;
+}
+
+/* Whether type t is among the names of $var (separated by commas; all
+** when unset). */
+static bool listed(const char *var, int t) {
+  const char *only = getenv(var);
+  if (!only)
+    return true;
+  char list[300];
+  snprintf(list, sizeof list, ",%s,", only);
+  char want[40];
+  snprintf(want, sizeof want, ",%s,", type_info[t].name);
+  return strstr(list, want) != NULL;
+}
+
+/* Types a statement may use ($TYPES_GPU_TYPES), and those whose inputs are
+** tested ($TYPES_GPU_TEST, else the same). */
+static bool in_play(int t) { return listed("TYPES_GPU_TYPES", t); }
+static bool tested(int t) { return in_play(t) && listed("TYPES_GPU_TEST", t); }
+
+/* Appends statement `expr` (fmt: "o%d = %s" or "r%d = %s") when the
+** checker takes it alone. */
+static void add_stmt(jitc_context *ctx, Prog *P, jitc_dtype dt, const char *fmt, const char *expr,
+                     Agree how) {
+  if (P->nstmt >= MAXS)
+    return;
+  char one[200];
+  snprintf(one, sizeof one, fmt, P->nstmt, expr);
+  Prog test = *P;
+  test.src = one;
+  jitc_kernel *k = compile(ctx, &test, dt, JITC_TARGET_INTERP, true);
+  if (!k)
+    return;
+  bool play = true;
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    play &= in_play(t) || !jitc_kernel_uses_dtype(k, (jitc_dtype)t);
+  jitc_kernel_free(k);
+  if (!play)
+    return;
+  size_t len = P->src ? strlen(P->src) : 0;
+  P->src = realloc(P->src, len + strlen(one) + 2);
+  snprintf(P->src + len, strlen(one) + 2, "%s\n", one);
+  snprintf(P->name[P->nstmt], sizeof P->name[0], fmt[0] == 'r' ? "r%d" : "o%d", P->nstmt);
+  P->how[P->nstmt] = how;
+  P->what[P->nstmt] = strdup(expr);
+  P->nstmt++;
+}
+
+static void prog_free(Prog *P) {
+  free(P->src);
+  for (int s = 0; s < P->nstmt; s++)
+    free((void *)P->what[s]);
+  memset(P, 0, sizeof *P);
+}
+
+/* Every operator and function the checker takes on dt, and every cast. */
+static void ops_prog(jitc_context *ctx, Prog *P, jitc_dtype dt) {
+  char e[100];
+  for (int o = 0; o < OP_COUNT; o++) {
+    const OpInfo *op = &op_info[o];
+    if (op->kind == K_REDUCE || op->kind == K_CAST)
+      continue;
+    if (op->kind == K_OPERATOR && op->arity == 2)
+      snprintf(e, sizeof e, "a %s b", op->spell);
+    else if (op->kind == K_OPERATOR)
+      snprintf(e, sizeof e, "%sa", op->spell);
+    else
+      snprintf(e, sizeof e, "%s(%s)", op->name, op->arity == 1 ? "a" : op->arity == 2 ? "a, b" : "a, b, c");
+    add_stmt(ctx, P, dt, "o%d = %s", e, op_agree(o));
+  }
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    if (!in_play(t))
+      continue;
+    snprintf(e, sizeof e, "%s(a)", type_info[t].name);
+    /* casts move bits where a 16-bit float is involved; f32 <-> f64 of a
+    ** NaN is the hardware's */
+    bool bits = is_half((jitc_dtype)t) || (is_half(dt) && t == JITC_FLOAT32) || !dtype_is_float(t);
+    add_stmt(ctx, P, dt, "o%d = %s", e, bits ? A_EXACT : A_ANYNAN);
+  }
+  /* Each operation rounds to the type: a * b before c is added. */
+  add_stmt(ctx, P, dt, "o%d = %s", "a * b + c", A_ANYNAN);
+}
+
+static int all_paths(void) {
+  return target == JITC_TARGET_CUDA ? (1 << NPATHS) - 1 : (1 << P_HOST) | (1 << P_HOST_MISALIGNED);
+}
+
+/* One program at one size on every path against interp; returns failures. */
+static int diff_case(jitc_context *ctx, const Prog *P, jitc_dtype dt, int64_t n, const char *tag,
+                     int paths) {
+  jitc_kernel *ki = compile(ctx, P, dt, JITC_TARGET_INTERP, false);
+  jitc_kernel *kc = compile(ctx, P, dt, target, false);
+  int bad = 0;
+  Host R, in;
+  if (!ki || !kc || !host_new(ki, n, &R, 0) || !host_new(ki, n, &in, 0)) {
+    jitc_kernel_free(ki);
+    jitc_kernel_free(kc);
+    return 1;
+  }
+  for (int a = 0; a < R.na; a++)
+    if (R.role[a] == JITC_INPUT || R.role[a] == JITC_INOUT)
+      fill(R.p[a], R.dt[a], n, true);
+  copy_inputs(&in, &R, n);
+  jitc_status sr = jitc_run(ctx, ki, n, R.p, P->sc, NULL);
+  double tol = sum_tolerance(&in, n);
+  char name[200];
+  for (int path = 0; path < NPATHS; path++) {
+    if (!(paths & all_paths() & (1 << path)))
+      continue;
+    Host C;
+    if (!host_new(kc, n, &C, path == P_HOST_MISALIGNED)) {
+      bad++;
+      continue;
+    }
+    snprintf(name, sizeof name, "%s.%s.%s.n%lld", tag, type_info[dt].name, path_name[path],
+             (long long)n);
+    copy_inputs(&C, &in, n);
+    jitc_status sc = run_path(ctx, kc, n, &C, P->sc, path);
+    if (sr != sc) {
+      fail(name, "interp gives status %d, %s %d (%s)", sr, jitc_target_name(target), sc,
+           jitc_errmsg(ctx));
+      bad++;
+    } else if (!sr) {
+      int shown = 0, ia = jitc_kernel_find_array(kc, "a"), ib = jitc_kernel_find_array(kc, "b");
+      for (int s = 0; s < P->nstmt; s++) {
+        int a = jitc_kernel_find_array(kc, P->name[s]);
+        if (a < 0)
+          continue;
+        int64_t cnt = count_of(&C, a, n);
+        for (int64_t i = 0; i < cnt; i++)
+          if (!agrees(C.dt[a], C.p[a], R.p[a], i, P->how[s], tol)) {
+            if (shown++ < 4)
+              fail(name, "%s = %s (%s): element %lld of %lld: %.17g, interp %.17g (a = %.17g, "
+                   "b = %.17g)", P->name[s], P->what[s], type_info[C.dt[a]].name, (long long)i,
+                   (long long)cnt, value(C.dt[a], C.p[a], i), value(R.dt[a], R.p[a], i),
+                   n && ia >= 0 ? value(dt, in.p[ia], C.role[a] == JITC_RESULT ? 0 : i) : 0.0,
+                   n && ib >= 0 ? value(dt, in.p[ib], C.role[a] == JITC_RESULT ? 0 : i) : 0.0);
+            bad++;
+            break;
+          }
+      }
+    }
+    host_free(&C);
+  }
+  host_free(&in);
+  host_free(&R);
+  jitc_kernel_free(ki);
+  jitc_kernel_free(kc);
+  return bad;
+}
+
+static const int64_t sizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 255, 257, 4099, 65539, 1000003};
+static int nsizes(void) { return quick ? 13 : (int)(sizeof sizes / sizeof *sizes); }
+
+static void report(const char *what, jitc_dtype dt, int bad, const char *detail) {
+  if (!bad) {
+    printf("ok types.%s.%s (%s)\n", what, type_info[dt].name, detail);
+    nok++;
+  }
+}
+
+static void check_ops(jitc_context *ctx, jitc_context *scalar, jitc_context *chunky, jitc_dtype dt) {
+  Prog P = {0};
+  ops_prog(ctx, &P, dt);
+  int bad = 0;
+  for (int s = 0; s < nsizes(); s++)
+    bad += diff_case(ctx, &P, dt, sizes[s], "ops", sizes[s] > 70000 ? 1 << P_HOST | 1 << P_DEVICE : all_paths());
+  if (target == JITC_TARGET_CUDA && !quick) {
+    bad += diff_case(scalar, &P, dt, 4099, "ops-scalar-path", all_paths());
+    bad += diff_case(chunky, &P, dt, 1000003, "ops-chunks-1MB", 1 << P_HOST);
+  }
+  char d[80];
+  snprintf(d, sizeof d, "%d statements, %d sizes", P.nstmt, nsizes());
+  report("ops", dt, bad, d);
+  prog_free(&P);
+}
+
+/* A typed scalar of the type: 3, 1.5 or True. */
+static void check_scalar(jitc_context *ctx, jitc_dtype dt) {
+  Prog P = {0};
+  P.nsc = 1;
+  P.sd[0] = (jitc_scalar_decl){"s", dt, 0};
+  P.sc[0].dtype = dtype_is_float(dt) ? JITC_FLOAT64 : dt == JITC_BOOL ? JITC_BOOL : JITC_INT64;
+  if (dtype_is_float(dt))
+    P.sc[0].u.f = 1.5;
+  else
+    P.sc[0].u.i = dt == JITC_BOOL ? 1 : 3;
+  add_stmt(ctx, &P, dt, "o%d = %s", dt == JITC_BOOL ? "a & s" : "a * s + a", A_ANYNAN);
+  int bad = 0;
+  for (int s = 0; s < nsizes(); s += 3)
+    bad += diff_case(ctx, &P, dt, sizes[s], "scalar", all_paths());
+  report("scalar", dt, bad, "a * s + a");
+  prog_free(&P);
+}
+
+/* Each reduction alone, then several with an output in one pass. */
+static void check_reductions(jitc_context *ctx, jitc_dtype dt) {
+  int bad = 0, count = 0;
+  for (int o = 0; o < OP_COUNT; o++) {
+    if (op_info[o].kind != K_REDUCE)
+      continue;
+    Prog P = {0};
+    char e[40];
+    snprintf(e, sizeof e, "%s(a)", op_info[o].name);
+    add_stmt(ctx, &P, dt, "r%d = %s", e, op_agree(o));
+    if (!P.nstmt)
+      continue;
+    count++;
+    for (int s = 0; s < nsizes(); s++)
+      bad += diff_case(ctx, &P, dt, sizes[s], op_info[o].name,
+                       sizes[s] > 70000 ? 1 << P_HOST | 1 << P_DEVICE : all_paths());
+    prog_free(&P);
+  }
+  Prog F = {0};
+  add_stmt(ctx, &F, dt, "r%d = %s", "sum(a)", A_SUM);
+  add_stmt(ctx, &F, dt, "r%d = %s", "max(a)", A_ANYNAN);
+  add_stmt(ctx, &F, dt, "r%d = %s", "argmin(a)", A_EXACT);
+  add_stmt(ctx, &F, dt, "o%d = %s", "a", A_EXACT);
+  for (int s = 0; s < nsizes(); s++)
+    bad += diff_case(ctx, &F, dt, sizes[s], "fused", all_paths());
+  prog_free(&F);
+  char d[80];
+  snprintf(d, sizeof d, "%d reductions alone and fused, %d sizes", count, nsizes());
+  report("reductions", dt, bad, d);
+}
+
+/* A program split into kernels: temporaries of the type through scratch. */
+static void check_split(jitc_context *ctx, jitc_dtype dt) {
+  if (dt == JITC_BOOL)
+    return;
+  Prog P = {0};
+  size_t cap = 20000, len = 0;
+  P.src = malloc(cap);
+  len += (size_t)snprintf(P.src, cap, "let t0 = a * b + a\n");
+  for (int k = 1; k < 150; k++)
+    len += (size_t)snprintf(P.src + len, cap - len, "let t%d = t%d * b + a - t%d\n", k, k - 1,
+                            k > 3 ? k - 3 : 0);
+  len += (size_t)snprintf(P.src + len, cap - len, "o0 = t149 + t3\nr1 = max(t140)\n");
+  P.nstmt = 2;
+  strcpy(P.name[0], "o0");
+  strcpy(P.name[1], "r1");
+  P.how[0] = A_ANYNAN;
+  P.how[1] = A_EXACT;
+  P.what[0] = strdup("t149 + t3");
+  P.what[1] = strdup("max(t140)");
+  int bad = diff_case(ctx, &P, dt, 40009, "split", all_paths());
+  if (!quick)
+    bad += diff_case(ctx, &P, dt, 1000003, "split", 1 << P_HOST | 1 << P_DEVICE);
+  report("split", dt, bad, "150 temporaries, several kernels");
+  prog_free(&P);
+}
+
+static jitc_context *context_with(const char *var, const char *val) {
+  setenv(var, val, 1);
+  jitc_context *c = jitc_context_new();
+  unsetenv(var);
+  return c;
+}
+
+int main(int argc, char **argv) {
+  quick = argc > 1 && !strcmp(argv[1], "quick");
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  const char *tn = getenv("TYPES_GPU_TARGET");
+  if (tn && jitc_target_parse(tn, &target) != JITC_OK) {
+    printf("FAIL types.target: unknown target %s\n", tn);
+    return 1;
+  }
+  char err[512];
+  CUdevice d0 = 0;
+  CUcontext prim0 = NULL;
+  if (target == JITC_TARGET_CUDA) {
+    if (cuda_load_driver(&A, NULL, err, sizeof err)) {
+      printf("skip types: %s\n", err);
+      return 0;
+    }
+    have_gpu = true;
+    A.cuDeviceGet(&d0, 0);
+    A.cuDevicePrimaryCtxRetain(&prim0, d0);
+    A.cuCtxSetCurrent(prim0);
+    A.cuStreamCreate(&stream, 0);
+  }
+  jitc_context *ctx = jitc_context_new();
+  jitc_context *scalar = context_with("JITC_CUDA_VEC", "0");
+  jitc_context *chunky = context_with("JITC_CUDA_CHUNK_MB", "1");
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    if (!tested(t))
+      continue;
+    check_ops(ctx, scalar, chunky, (jitc_dtype)t);
+    check_scalar(ctx, (jitc_dtype)t);
+    check_reductions(ctx, (jitc_dtype)t);
+    check_split(ctx, (jitc_dtype)t);
+  }
+  jitc_context_free(chunky);
+  jitc_context_free(scalar);
+  jitc_context_free(ctx);
+  if (have_gpu) {
+    A.cuStreamDestroy(stream);
+    A.cuDevicePrimaryCtxRelease(d0);
+  }
+  printf("types_gpu: %d ok, %d failed\n", nok, nfail);
+  return nfail ? 1 : 0;
+}
