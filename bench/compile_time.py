@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """compile_time.py -- jitc's compile time against the size of the program.
 
-For 10, 100, 1,000 and 10,000 statements of two shapes,
+For 10, 100, 1,000 and 10,000 statements of three shapes,
   indep  independent outputs:  c0 = a + 0; c1 = a + 1; ...
   lets   a chain of lets:      let t1 = a*1.5+1; let t2 = t1*0.5-t1; ...; c = tN
+  sums   reductions:           s0 = sum(a + 0); s1 = sum(a + 1); ...
 compiles each cold (--no-cache) and prints a table of seconds, wall and CPU:
   cpu    the whole compile of `jitc -t cpu` (front end, LLVM, loading)
   ptx    `jitc -t cuda --emit ptx --arch ARCH`: front end and NVRTC to PTX
@@ -13,7 +14,8 @@ On a machine with a GPU, `cuda` adds `jitc -t cuda` itself (compile and
 module load, from its --json report).
 
     python3 bench/compile_time.py [--sizes 10,100,1000,10000] [--arch sm_90]
-                                  [--targets cpu,ptx,cubin,cuda] [--jitc build/jitc]
+                                  [--targets cpu,ptx,cubin,cuda] [--shapes indep,lets,sums]
+                                  [--jitc build/jitc]
                                   [--out bench/results/compile_time.md]
 
 With --out the table also goes to that file (make bench-compile writes
@@ -39,6 +41,8 @@ def program(shape, n):
     """The program of `shape` with n statements."""
     if shape == "indep":
         return "\n".join(f"c{k} = a + {k}" for k in range(n)) + "\n"
+    if shape == "sums":
+        return "\n".join(f"s{k} = sum(a + {k})" for k in range(n)) + "\n"
     lines = ["let t1 = a * 1.5 + 1"]
     lines += [f"let t{k} = t{k - 1} * 0.5 - t{k - 1}" for k in range(2, n)]
     return "\n".join(lines + [f"c = t{max(n - 1, 1)}"]) + "\n"
@@ -102,6 +106,7 @@ def main():
     ap.add_argument("--sizes", default="10,100,1000,10000")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--targets", default="cpu,ptx,cubin,cuda")
+    ap.add_argument("--shapes", default="indep,lets,sums")
     ap.add_argument("--jitc", default=os.path.join(ROOT, os.environ.get("BUILD", "build"), "jitc"))
     ap.add_argument("--out")
     a = ap.parse_args()
@@ -123,14 +128,16 @@ def main():
     load0 = os.getloadavg()[0]
     emit(f"Latest run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu}, "
          f"{os.cpu_count()} CPUs; command `python3 bench/compile_time.py "
-         f"--sizes {a.sizes} --arch {a.arch} --targets {a.targets}` (`make bench-compile`); "
+         f"--sizes {a.sizes} --arch {a.arch} --targets {a.targets} --shapes {a.shapes}` "
+         "(`make bench-compile`); "
          f"load average at the start {load0:.1f}.")
     emit("")
     emit("Each program compiled cold (`--no-cache`) in a new process.  Seconds, wall / CPU "
          "(user + system) of the process: the compile is single-threaded, so on an idle "
          "machine the two agree, and on a loaded one CPU time is the figure to read.  "
          "Shapes: `indep` is `c0 = a + 0; c1 = a + 1; ...` (one array per statement), "
-         "`lets` is `let t1 = a*1.5+1; let t2 = t1*0.5-t1; ...; c = tN`.  `cpu`: "
+         "`lets` is `let t1 = a*1.5+1; let t2 = t1*0.5-t1; ...; c = tN`, `sums` is "
+         "`s0 = sum(a + 0); s1 = sum(a + 1); ...` (one reduction per statement).  `cpu`: "
          "`jitc -t cpu` (front end, LLVM, load); `ptx`: `jitc -t cuda --emit ptx` (front "
          f"end, NVRTC to PTX); `cubin`: NVRTC from jitc's CUDA C to a CUBIN for {a.arch}, "
          "PTX and ptxas, as a compile on a GPU machine does; `cuda`: `jitc -t cuda` on a "
@@ -140,7 +147,7 @@ def main():
     emit("|---|---:|" + "---:|" * len(targets))
     notes = []
     with tempfile.TemporaryDirectory() as d:
-        for shape in ("indep", "lets"):
+        for shape in a.shapes.split(","):
             for n in sizes:
                 path = os.path.join(d, f"{shape}{n}.jitc")
                 with open(path, "w") as f:

@@ -467,6 +467,11 @@ void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nb
 ** group other than the one computing it; *per_elem gets the bytes those take
 ** per element.  Returns the number of groups, -1 when out of memory. */
 int split_program(const Program *p, int budget, int *start, bool *cross, size_t *per_elem);
+/* What a reduction's statement costs beyond its nodes: its state and its
+** combine at the end of a block (W vector lanes and a tree of shuffles on
+** the cpu, a tree of warp shuffles on cuda) are code the size of about
+** this many operations, more than the one operation of each element. */
+#define SPLIT_REDUCE_COST 16
 
 /* The JIT targets' kernel entry point: runs elements [begin, end). */
 typedef void (*KernelFn)(int64_t begin, int64_t end, void *const *arrays,

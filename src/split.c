@@ -10,7 +10,10 @@
 ** i touches only element i of each array, and a group runs over a range of
 ** elements before the next group starts on it.  What crosses groups is the
 ** temporaries computed by one group and read by a later one: the back ends
-** keep those in scratch memory, one value per element of the range.
+** keep those in scratch memory, one value per element of the range; and
+** the running state of the reductions, which each back end keeps between
+** its group's calls and finishes group by group, so that no function or
+** kernel holds more than one group's reductions.
 */
 #include "jitc_int.h"
 
@@ -38,9 +41,11 @@ int split_program(const Program *p, int budget, int *start, bool *cross, size_t 
   start[0] = 0;
   for (int s = 0; s < p->nstmts; s++) {
     int c = node_cost(p->stmts[s].value);
+    if (p->stmts[s].kind == IR_REDUCE) c += SPLIT_REDUCE_COST;
     /* A store stays with the let before it (the checker emits each
-    ** assignment as that pair). */
-    if (cost > 0 && cost + c > budget && p->stmts[s].kind == IR_LET) {
+    ** assignment as that pair); a group may start at a let or a
+    ** reduction. */
+    if (cost > 0 && cost + c > budget && p->stmts[s].kind != IR_STORE) {
       start[++ng] = s;
       cost = 0;
     }

@@ -16,7 +16,8 @@ Each case runs a program through the CLI (`jitc -t TARGET -q --in ... --out
 
 Then the empty rules (sum 0, prod 1, any False, all True, mean NaN; min,
 max, argmin, argmax exit 65 with a message), reductions mixed with let,
-where, casts, scalars and element-wise outputs, and determinism: 20 runs
+where, casts, scalars and element-wise outputs, sixty reductions that the
+cpu and cuda targets split into groups, and determinism: 20 runs
 of each target bit-identical, and on cpu every --threads value the same.
 The cpu target runs again at every x86-64 level the host executes.
 
@@ -264,6 +265,54 @@ p = prod(where(abs(d) < 0.5, 1.0 + d * 0.001, 1.0))
     ok(name)
 
 
+def split_case(target, tag):
+    """Sixty reductions of computed values, every op in turn: several groups
+    on cpu and cuda, each keeping and finishing its own reductions (cuda:
+    combine kernels jitc_r0 to jitc_r3); every result NumPy's, and three
+    runs (on cpu, --threads 1 and 3) bit-identical."""
+    name = "%s.split" % tag
+    n = 100003
+    a = rng.standard_normal(n)
+    b = rng.standard_normal(n)
+    vals = [("a * %d - b", lambda j: a * j - b),
+            ("int32(a * 100) - %d", lambda j: (a * 100).astype(I32) - np.int32(j)),
+            ("a > b * %d", lambda j: a > b * j)]
+    prog, want = [], {}
+    for j in range(60):
+        op = OPS[j % len(OPS)]
+        text, fn = vals[(j // len(OPS)) % 3]
+        prog.append("r%d = %s(%s)" % (j, op, text % j))
+        want["r%d" % j] = (op, fn(j))
+    prog = "\n".join(prog)
+    marks = {"cpu": ("llvm", "kernel.g1"), "cuda": ("cuda", "jitc_r3")}
+    if target in marks:
+        stage, mark = marks[target]
+        p = subprocess.run([JITC, "-t", target, "--arch", "sm_90", "--emit", stage, prog]
+                           if target == "cuda" else [JITC, "-t", target, "--emit", stage, prog],
+                           capture_output=True, text=True)
+        if p.returncode == 0 and mark not in p.stdout:
+            return fail(name, "not split (no %s in --emit %s): make it larger" % (mark, stage))
+    ins = {"a": save("sp_a", a), "b": save("sp_b", b)}
+    variants = [[], [], []] if target != "cpu" else [["--threads", "1"], ["--threads", "3"], []]
+    seen = None
+    for extra in variants:
+        rc, err, res = jitc(target, prog, ins, list(want), extra)
+        if rc != 0:
+            return fail(name, "exit %d: %s" % (rc, err.strip()[:300]))
+        bad = []
+        for o, (op, x) in want.items():
+            why = check_value(op, x, res[o], numpy_result(op, x))
+            if why:
+                bad.append("%s: %s" % (o, why))
+        if bad:
+            return fail(name, "; ".join(bad[:4]))
+        bits = [res[o].tobytes() for o in want]
+        if seen is not None and bits != seen:
+            return fail(name, "%s differs from the first run" % (" ".join(extra) or "a run"))
+        seen = bits
+    ok(name)
+
+
 def determinism(target, tag):
     """20 runs bit-identical; on cpu, every --threads value too."""
     n = 1000003
@@ -321,6 +370,7 @@ def main():
         edge_cases(t, t)
         empty_cases(t, t)
         mixed_case(t, t)
+        split_case(t, t)
         determinism(t, t)
     if len(TARGETS) > 1:
         all_targets()

@@ -10,7 +10,8 @@ src/cpu/run.c), through the library, against interp (the reference) and NumPy.
   - float32 sums at least as accurate as NumPy's pairwise sum;
   - let, where, casts, scalars, several reductions and element-wise outputs
     from the same temporaries, and split programs (several groups) with
-    reductions in any group;
+    reductions in any group, and of reductions alone (each group's the same
+    bits as in a program of one group);
   - n == 0: the identities;
   - determinism: 20 runs bit-identical, and the same bits for threads 1, 2,
     3, 4, 7 and the default;
@@ -355,6 +356,42 @@ def test_split():
     report("reduce_cpu/split_groups", "; ".join(bad[:4]))
 
 
+def many_reductions(k):
+    """k reductions and nothing else, every op in turn over float64, int32
+    and bool values: several groups that hold reductions alone."""
+    vals = ["a * {j} - b", "i32(a * 100) - {j}", "a > b * {j}"]
+    return [f"r{j} = {OPS[j % len(OPS)]}({vals[(j // len(OPS)) % 3].format(j=j)})"
+            for j in range(k)]
+
+
+def test_many_reductions():
+    """Each group keeps its own reductions' lanes and writes their partials:
+    every result has the bits of the same reduction in a program of one
+    group, for any thread count."""
+    bad = []
+    lines = many_reductions(60)
+    prog = "\n".join(lines)
+    emitted = R.emit(prog, {"a": 4, "b": 4}, "cpu", "llvm")
+    if "kernel.e3" not in emitted:
+        bad.append("not split into 4 groups with reductions (no kernel.e3): make it larger")
+    parts = ["\n".join(lines[j:j + 6]) for j in range(0, len(lines), 6)]
+    if "kernel.g1" in R.emit(parts[0], {"a": 4, "b": 4}, "cpu", "llvm"):
+        bad.append("six reductions are split: make the parts smaller")
+    for n in (1, 17, RB - 1, RB + 1, 3 * RB + 5, 100_003):
+        a = data(np.float64, n, n + 7, True)
+        b = data(np.float64, n, n + 8, False)
+        single = {}
+        for part in parts:
+            single.update(R.run(part, {"a": a, "b": b}, "cpu"))
+        for threads in (1, 3):
+            got = R.run(prog, {"a": a, "b": b}, "cpu", threads=threads)
+            for nm in single:
+                if not same(got[nm], single[nm]):
+                    bad.append(f"n={n} threads={threads} {nm}: split {got[nm]!r}, "
+                               f"one group {single[nm]!r}")
+    report("reduce_cpu/many_reductions", "; ".join(bad[:4]))
+
+
 DET = "s = sum(a*b)\nm = max(abs(a - b))\nk = argmin(a)\np = prod(b)\nme = mean(a)\nc = a - b"
 
 
@@ -417,6 +454,7 @@ if __name__ == "__main__":
     test_n0()
     test_mixed()
     test_split()
+    test_many_reductions()
     test_determinism()
     test_levels()
     test_emit()

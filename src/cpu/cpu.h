@@ -182,18 +182,26 @@ static inline LLVMValueRef splat(Gen *G, LLVMValueRef s) {
 ** red_init fills G->racc and G->rnum; red_load_out loads the Partials'
 ** address and count (G->part, G->nblocks) from the parameter slots;
 ** red_start sets every reduction's lanes to the identity at the start of
-** the block of RB at G->rb, and red_end writes their Partials at its end
-** (bend); red_update folds statement s's value at G->i into its lanes;
-** red_phis carries the lanes of statements [from, to) through gen_loop's
-** blocks; red_move moves them between the lanes and a split kernel's
-** scratch (from < 0: all reductions). */
+** the block of RB at G->rb, and red_end writes the Partials of the
+** reductions among statements [from, to) at its end (bend); red_update
+** folds statement s's value at G->i into its lanes; red_phis carries the
+** lanes of statements [from, to) through gen_loop's blocks; red_move moves
+** them between the lanes and a split kernel's scratch, and red_resume
+** starts a group's call from there, or from the identity when `first` (the
+** call that begins a block of RB); red_finish_fn builds the body of a
+** function (rb, block end, params, scratch) that writes the Partials of
+** the reductions among [from, to) from the scratch; red_some tells whether
+** statements [from, to) hold a reduction. */
 void red_init(Gen *G);
 void red_load_out(Gen *G, LLVMValueRef pars);
 void red_start(Gen *G);
-void red_end(Gen *G, LLVMValueRef bend);
+void red_end(Gen *G, int from, int to, LLVMValueRef bend);
 void red_update(Gen *G, int s, LLVMValueRef x);
 void red_phis(Gen *G, int from, int to, LLVMBasicBlockRef bb, int step);
 void red_move(Gen *G, int from, int to, bool store);
+void red_resume(Gen *G, int from, int to, LLVMValueRef first);
+void red_finish_fn(Gen *G, LLVMValueRef fn, int from, int to);
+bool red_some(Gen *G, int from, int to);
 /* Scratch bytes of one reduction's lanes in a split kernel (red_move). */
 #define RSTATE (W * 8 + W * 4)
 

@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 /* ---- building blocks (more in cpu/cpu.h) ---- */
 
 /* In memory a bool is a byte, 0 or 1. */
@@ -434,7 +433,8 @@ static void gen_body(Gen *G, int from, int to) {
 #define GROUP_COST 256
 
 /* In the cache key (cpu/build.c): what changes the code generated. */
-const char cpu_gen_stamp[] = "width " STR(W) " group_cost " STR(GROUP_COST) " rb " STR(RB)
+const char cpu_gen_stamp[] = "width " STR(W) " group_cost " STR(GROUP_COST) " reduce_cost "
+                             STR(SPLIT_REDUCE_COST) " rb " STR(RB)
                              " built " __DATE__ " " __TIME__;
 /* Scratch per call: the block is made no larger than fits this (but at
 ** least W elements); and the largest block. */
@@ -648,9 +648,13 @@ static const char *const rblock_names[4] = {"rblock", "rblock.run", "rblock.exit
 **                                          the group's arrays...)
 **   fname.gG:  the group's parameters, then gen_loop.
 ** With reductions, the loop over blocks of blk runs within each block of
-** RB (blk is a multiple of W, so every lane keeps its elements): the kernel puts the lanes' identity in the scratch
-** before, each group takes its reductions' lanes from there and puts them
-** back, and the kernel writes the Partials after. */
+** RB (blk is a multiple of W, so every lane keeps its elements), and each
+** group with reductions keeps their lanes in the scratch between its
+** calls: its first call in the block of RB starts them from the identity,
+** every call puts them back, and after the block's last call the kernel
+** calls fname.eG(rb, block end, params, scratch), which writes their
+** Partials.  Everything per reduction is in its group's functions, so that
+** the kernel stays small however many reductions there are. */
 static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int blk,
                      size_t scratch_bytes) {
   const Program *p = G->prog;
@@ -671,14 +675,9 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
     LLVMValueRef pp = LLVMBuildGEP2(B, G->ti8, LLVMGetParam(kfn, 3), &idx, 1, "");
     scratch = LLVMBuildLoad2(B, G->tptr, pp, "scratch");
   }
-  if (p->nreduce) red_load_out(G, LLVMGetParam(kfn, 3));
   StepLoop RL, L;
   if (p->nreduce) {
     step_open(G, kfn, &RL, begin, end, RB, rblock_names);
-    G->rb = RL.b;
-    G->scratch = scratch;
-    red_start(G);
-    red_move(G, -1, 0, true);
     begin = RL.b;
     end = RL.bend;
   }
@@ -709,22 +708,31 @@ static int gen_split(Gen *G, const char *fname, const int *gstart, int ng, int b
     load_params(G, LLVMGetParam(fn, 2), par_used, stamp);
     G->blk = LLVMGetParam(fn, 0);
     G->scratch = LLVMGetParam(fn, 3);
-    /* The block of RB this call is in: blocks start on its multiples. */
-    G->rb = LLVMBuildAnd(B, G->blk, LLVMConstInt(G->ti64, (unsigned long long)-RB, 1), "rb");
-    red_move(G, gstart[g], gstart[g + 1], false);
+    bool red = red_some(G, gstart[g], gstart[g + 1]);
+    if (red) {
+      /* The block of RB this call is in: blocks start on its multiples. */
+      G->rb = LLVMBuildAnd(B, G->blk, LLVMConstInt(G->ti64, (unsigned long long)-RB, 1), "rb");
+      red_resume(G, gstart[g], gstart[g + 1], icmp(G, LLVMIntEQ, G->blk, G->rb));
+    }
     gen_loop(G, fn, gstart[g], gstart[g + 1], G->blk, LLVMGetParam(fn, 1));
-    red_move(G, gstart[g], gstart[g + 1], true);
+    if (red) red_move(G, gstart[g], gstart[g + 1], true);
     LLVMBuildRetVoid(B);
     LLVMPositionBuilderAtEnd(B, at);
   }
   step_close(G, &L);
-  if (p->nreduce) {
-    G->rb = RL.b;
-    G->scratch = scratch;
-    red_move(G, -1, 0, false);
-    red_end(G, RL.bend);
-    step_close(G, &RL);
+  for (int g = 0; p->nreduce && g < ng; g++) {
+    if (!red_some(G, gstart[g], gstart[g + 1])) continue;
+    char name[80];
+    snprintf(name, sizeof name, "%s.e%d", fname, g);
+    LLVMValueRef fn = new_fn(G, name, 0);
+    if (!fn) goto out;
+    LLVMValueRef eargs[4] = {RL.b, RL.bend, LLVMGetParam(kfn, 3), scratch};
+    LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, eargs, 4, "");
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(B);
+    red_finish_fn(G, fn, gstart[g], gstart[g + 1]);
+    LLVMPositionBuilderAtEnd(B, at);
   }
+  if (p->nreduce) step_close(G, &RL);
   LLVMBuildRetVoid(B);
   rc = 0;
 out:
@@ -767,7 +775,7 @@ static int gen_module(Gen *G, const char *fname) {
     G->rb = RL.b;
     red_start(G);
     gen_loop(G, fn, 0, p->nstmts, RL.b, RL.bend);
-    red_end(G, RL.bend);
+    red_end(G, 0, p->nstmts, RL.bend);
     step_close(G, &RL);
   }
   LLVMBuildRetVoid(G->B);

@@ -262,11 +262,13 @@ void red_start(Gen *G) {
   }
 }
 
-void red_end(Gen *G, LLVMValueRef bend) {
+void red_end(Gen *G, int from, int to, LLVMValueRef bend) {
   LLVMBuilderRef B = G->B;
   LLVMValueRef bi = LLVMBuildUDiv(B, G->rb, LLVMConstInt(G->ti64, RB, 0), "");
   LLVMValueRef len = LLVMBuildSub(B, bend, G->rb, "");
-  for (int r = 0; r < G->prog->nreduce; r++) {
+  for (int s = from; s < to; s++) {
+    int r = G->rnum[s];
+    if (r < 0) continue;
     LLVMValueRef k = LLVMBuildAdd(B, LLVMBuildMul(B, LLVMConstInt(G->ti64, (unsigned)r, 0), G->nblocks, ""), bi, "");
     k = LLVMBuildMul(B, k, LLVMConstInt(G->ti64, sizeof(Partial), 0), "");
     LLVMValueRef dst = LLVMBuildGEP2(B, G->ti8, G->part, &k, 1, "");
@@ -302,8 +304,53 @@ static void acc_move(Gen *G, RAcc *R, bool store) {
 }
 
 void red_move(Gen *G, int from, int to, bool store) {
-  for (int s = from < 0 ? 0 : from; s < (from < 0 ? G->prog->nstmts : to); s++)
-    if (G->prog->stmts[s].kind == IR_REDUCE) acc_move(G, &G->racc[G->rnum[s]], store);
+  for (int s = from; s < to; s++)
+    if (G->rnum[s] >= 0) acc_move(G, &G->racc[G->rnum[s]], store);
+}
+
+bool red_some(Gen *G, int from, int to) {
+  for (int s = from; s < to; s++)
+    if (G->rnum[s] >= 0) return true;
+  return false;
+}
+
+void red_finish_fn(Gen *G, LLVMValueRef fn, int from, int to) {
+  LLVMPositionBuilderAtEnd(G->B, LLVMAppendBasicBlockInContext(G->C, fn, "entry"));
+  G->rb = LLVMGetParam(fn, 0);
+  G->scratch = LLVMGetParam(fn, 3);
+  red_load_out(G, LLVMGetParam(fn, 2));
+  red_move(G, from, to, false);
+  red_end(G, from, to, LLVMGetParam(fn, 1));
+  LLVMBuildRetVoid(G->B);
+}
+
+/* A branch, not a select: at a block's first call the scratch holds
+** nothing yet, and is not read. */
+void red_resume(Gen *G, int from, int to, LLVMValueRef first) {
+  LLVMBuilderRef B = G->B;
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock(B);
+  LLVMValueRef fn = LLVMGetBasicBlockParent(entry);
+  LLVMBasicBlockRef load = LLVMAppendBasicBlockInContext(G->C, fn, "lanes.load");
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(G->C, fn, "lanes");
+  LLVMBuildCondBr(B, first, go, load);
+  LLVMPositionBuilderAtEnd(B, load);
+  red_move(G, from, to, false);
+  LLVMBuildBr(B, go);
+  LLVMPositionBuilderAtEnd(B, go);
+  for (int s = from; s < to; s++) {
+    if (G->rnum[s] < 0) continue;
+    RAcc *R = &G->racc[G->rnum[s]];
+    LLVMValueRef id[2] = {acc_identity(G, R->st),
+                          splat_const(LLVMConstInt(G->ti32, (unsigned long long)-1, 1))};
+    LLVMValueRef *cur[2] = {&R->val, &R->off};
+    for (int q = 0; q < 1 + R->indexed; q++) {
+      LLVMValueRef phi = LLVMBuildPhi(B, LLVMTypeOf(*cur[q]), "");
+      LLVMValueRef inc[2] = {id[q], *cur[q]};
+      LLVMBasicBlockRef incb[2] = {entry, load};
+      LLVMAddIncoming(phi, inc, incb, 2);
+      *cur[q] = phi;
+    }
+  }
 }
 
 #endif /* JITC_HAVE_LLVM */

@@ -260,6 +260,7 @@ static void module_unload(jitc_context *ctx, void *code) {
     if (live)
       unload_one(S, &c, o);
     free(o->gfn);
+    free(o->rfn);
     free(o);
   }
   if (live) {
@@ -268,6 +269,7 @@ static void module_unload(jitc_context *ctx, void *code) {
   }
   free(m->image);
   free(m->gfn);
+  free(m->rfn);
   free(m);
 }
 
@@ -281,20 +283,21 @@ static unsigned long long context_id(CudaState *S, CUcontext cx) {
 }
 
 /* Loads a CUBIN or PTX image in the current context (cx) and finds its
-** kernels: m->mod, fn, gfn (ngroups of them), rfn (jitc_r, when the program
-** has reductions), occ. */
+** kernels: m->mod, fn, gfn (ngroups of them), rfn (nrfn of them: jitc_r, or
+** a split program's jitc_r0, ...), occ. */
 static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image, int ngroups,
-                              bool reduces, CUcontext cx, CudaModule **out) {
+                              int nrfn, CUcontext cx, CudaModule **out) {
   CudaApi *A = &S->api;
   *out = NULL;
   CudaModule *m = calloc(1, sizeof *m);
-  if (m && ngroups && !(m->gfn = calloc((size_t)ngroups, sizeof *m->gfn))) {
-    free(m);
-    m = NULL;
-  }
+  if (m && ngroups && !(m->gfn = calloc((size_t)ngroups, sizeof *m->gfn)))
+    goto nomem;
+  if (m && nrfn && !(m->rfn = calloc((size_t)nrfn, sizeof *m->rfn)))
+    goto nomem;
   if (!m)
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   m->ngfn = ngroups;
+  m->nrfn = nrfn;
   m->cx = cx;
   m->cxid = context_id(S, cx);
   char errlog[4096] = "";
@@ -303,6 +306,7 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
   CUresult r = A->cuModuleLoadDataEx(&m->mod, image, 2, o, v);
   if (r != CUDA_SUCCESS) {
     free(m->gfn);
+    free(m->rfn);
     free(m);
     return ctx_error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? JITC_E_NOMEM : JITC_E_INTERNAL,
                      "cuda: cannot load the compiled kernel (%s)%s%s",
@@ -314,13 +318,20 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
     snprintf(name, sizeof name, "jitc_g%d", g);
     r = A->cuModuleGetFunction(&m->gfn[g], m->mod, name);
   }
-  /* jitc_r exists when the program has reductions (asked only then: a
-  ** failed lookup is an API error to the driver's tools). */
-  if (reduces && r == CUDA_SUCCESS)
-    r = A->cuModuleGetFunction(&m->rfn, m->mod, "jitc_r");
+  /* The combine kernels exist when the program has reductions (asked only
+  ** then: a failed lookup is an API error to the driver's tools). */
+  for (int c = 0; c < m->nrfn && r == CUDA_SUCCESS; c++) {
+    char name[32];
+    if (m->ngfn)
+      snprintf(name, sizeof name, "jitc_r%d", c);
+    else
+      snprintf(name, sizeof name, "jitc_r");
+    r = A->cuModuleGetFunction(&m->rfn[c], m->mod, name);
+  }
   if (r != CUDA_SUCCESS) {
     A->cuModuleUnload(m->mod);
     free(m->gfn);
+    free(m->rfn);
     free(m);
     return ctx_error(ctx, JITC_E_INTERNAL, "cuda: kernel missing from the module (%s)",
                      cuda_result_name(A, r));
@@ -333,6 +344,10 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
   m->occ = occ;
   *out = m;
   return JITC_OK;
+nomem:
+  free(m->gfn);
+  free(m);
+  return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
 }
 
 /* The code cache's loader: the image in the home context, kept for
@@ -345,7 +360,8 @@ static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, 
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   memcpy(copy, image, len);
   CudaModule *m;
-  jitc_status st = load_image(ctx, B->S, image, B->ngroups, B->k->prog->nreduce > 0, B->S->pctx, &m);
+  jitc_status st = load_image(ctx, B->S, image, B->ngroups,
+                              cuda_reduce_nkernels(B->k->prog, B->ngroups > 0), B->S->pctx, &m);
   if (st != JITC_OK) {
     free(copy);
     return st;
@@ -368,7 +384,7 @@ jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CU
       *out = o;
       return JITC_OK;
     }
-  jitc_status st = load_image(ctx, S, home->image, home->ngfn, home->rfn != NULL, cx, out);
+  jitc_status st = load_image(ctx, S, home->image, home->ngfn, home->nrfn, cx, out);
   if (st != JITC_OK)
     return st;
   (*out)->next = home->others;

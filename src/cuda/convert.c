@@ -12,7 +12,7 @@
 ** from float64 (an integer wider than float64's mantissa is first rounded
 ** to odd in float64, which keeps that one rounding exact).
 **
-** CUDA's own half types need cuda_fp16.h and cuda_bf16.h, which NVRTC 13
+** CUDA's own half types need the toolkit's fp16 and bf16 headers, which NVRTC 13
 ** does not have built in: they would need the toolkit's include directory
 ** on every machine (a pip-installed NVRTC has none) and cost 5 to 10 ms of
 ** CPU time per compile.  So the conversions are written here, in two

@@ -37,8 +37,9 @@ typedef struct CudaModule {
   CUmodule mod;
   CUfunction fn;   /* jitc_k32; jitc_g0 of a split program */
   CUfunction *gfn; /* a split program's kernels, one per group */
-  CUfunction rfn;  /* jitc_r, combining the partials of reductions; or NULL */
-  int ngfn;
+  CUfunction *rfn; /* combining the partials of reductions: jitc_r, or a split
+                      program's jitc_r0, jitc_r1, ... (cuda_reduce_nkernels) */
+  int ngfn, nrfn;
   int occ;         /* resident blocks of CUDA_BLOCK threads per SM */
   CUcontext cx;    /* the context it is loaded in */
   unsigned long long cxid; /* that context's unique id (cuCtxGetId), or 0 */
@@ -237,8 +238,9 @@ jitc_status cuda_reduce_begin(jitc_context *ctx, CudaState *S, const Program *p,
 jitc_status cuda_reduce_end(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                             const CudaModule *m, const CudaParts *parts, int64_t n,
                             CUstream s);
-/* jitc_r on stream s: combines parts->used partials, and writes the
-** results of n elements at res[a] (indexed by array, result arrays only). */
+/* jitc_r (a split program's jitc_r0, jitc_r1, ...) on stream s: combines
+** parts->used partials, and writes the results of n elements at res[a]
+** (indexed by array, result arrays only). */
 jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                                const CudaModule *m, const CudaParts *parts, int64_t n,
                                const CUdeviceptr *res, CUstream s);

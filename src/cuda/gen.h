@@ -89,6 +89,10 @@ typedef struct CudaPlan {
   ** earlier groups or writes for later ones (bit 1: reads, bit 2: writes). */
   int **arr, *narr, **arr_use;
   int **tmp, *ntmp, **tmp_use;
+  /* Per group: its reductions, by their numbers among the program's in the
+  ** order of their result arrays (the order of their partials and of the
+  ** kernel's parameters). */
+  int **red, *nred;
 } CudaPlan;
 
 /* The plan of p, or NULL when p is one kernel (*oom tells out of memory). */
@@ -97,11 +101,18 @@ void cuda_plan_free(CudaPlan *P);
 
 /* ---- cuda/reduce.c: reductions in the kernels ---- */
 
-/* Whether every JITC_RESULT array of p has its one IR_REDUCE statement. */
 /* Marks the helpers the reductions' functions call. */
 void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p);
-/* The partial type and device functions of every reduction (the prelude). */
-void cuda_reduce_text(Buf *b, const Program *p);
+/* Reductions a split program's combine kernel finishes: jitc_r0 the first
+** CUDA_RCHUNK of them in the order of their arrays, jitc_r1 the next, ... */
+enum { CUDA_RCHUNK = 16 };
+
+/* The partial type and device functions of every reduction (the prelude),
+** and unless `split`, jitc_finish of them all. */
+void cuda_reduce_text(Buf *b, const Program *p, bool split);
+/* How many combine kernels cuda_reduce_kernel writes: jitc_r, or jitc_r0 ...
+** of a split program; 0 without reductions. */
+int cuda_reduce_nkernels(const Program *p, bool split);
 /* For the reductions of statements [from, to): the kernel's partial
 ** pointer parameters, the accumulators' declarations, and after the
 ** element loop each block's partials. */
@@ -115,9 +126,11 @@ void cuda_reduce_tail(Buf *b, const Program *p, int from, int to);
 void cuda_reduce_final_params(Buf *b, const Program *p);
 void cuda_reduce_last(Buf *b, const Program *p);
 /* jitc_r: combines the partials of all blocks and writes the results, for
-** runs whose partials come from several streams (the host pipeline), a
-** split program's kernels or no launch at all (n == 0). */
-void cuda_reduce_kernel(Buf *b, const Program *p);
+** runs whose partials come from several streams (the host pipeline) or no
+** launch at all (n == 0); for a split program (`split`), whose partials
+** come from its groups' kernels, jitc_r0, jitc_r1, ... do, CUDA_RCHUNK
+** reductions each. */
+void cuda_reduce_kernel(Buf *b, const Program *p, bool split);
 
 /* ---- cuda/gen.c: the kernels ---- */
 

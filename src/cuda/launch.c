@@ -9,7 +9,8 @@
 ** blocks, a function of the element count and the device alone, each block
 ** writing one partial per reduction at the run's next free places
 ** (CudaParts); the last launch on one stream finishes in its last block,
-** else jitc_r does (cuda_reduce_launch).  Start reading at cuda_launch(), at
+** else jitc_r does, or a split program's jitc_r0, jitc_r1, ...
+** (cuda_reduce_launch).  Start reading at cuda_launch(), at
 ** the end.
 */
 #include "cuda.h"
@@ -128,33 +129,44 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
                                const CudaModule *m, const CudaParts *parts, int64_t n,
                                const CUdeviceptr *res, CUstream s) {
   const Program *p = k->prog;
-  if (!m->rfn)
+  if (!m->nrfn)
     return ctx_error(ctx, JITC_E_INTERNAL, "cuda: the module has no jitc_r");
   uint32_t np = (uint32_t)parts->used;
   int64_t n64 = n;
-  int na = 2 + 2 * p->nreduce;
-  void **args = malloc((size_t)na * sizeof *args);
-  CUdeviceptr *pp = malloc((size_t)p->nreduce * 2 * sizeof *pp);
-  if (!args || !pp) {
+  int nr = p->nreduce;
+  void **args = malloc(((size_t)nr * 2 + 2) * sizeof *args);
+  CUdeviceptr *pp = malloc((size_t)nr * 2 * sizeof *pp);
+  int *slot = malloc((size_t)nr * sizeof *slot); /* of each reduction's result */
+  if (!args || !pp || !slot) {
     free(args);
     free(pp);
+    free(slot);
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   }
-  int q = 0;
-  args[q++] = &np;
-  args[q++] = &n64;
-  CudaParts at0 = *parts;
-  at0.used = 0;
-  put_parts(p, &at0, pp, args, &q);
-  int r = p->nreduce;
-  for (int a = 0; a < p->narrays; a++)
-    if (p->arrays[a].role == JITC_RESULT) {
-      pp[r] = res[a];
-      args[q++] = &pp[r++];
+  for (int a = 0, r = 0; a < p->narrays; a++)
+    if (p->arrays[a].role == JITC_RESULT)
+      slot[r++] = a;
+  /* jitc_r takes every reduction; a split program's jitc_rC the C-th
+  ** CUDA_RCHUNK of them. */
+  int per = m->ngfn ? CUDA_RCHUNK : nr;
+  CUresult rc = CUDA_SUCCESS;
+  for (int c = 0; c < m->nrfn && rc == CUDA_SUCCESS; c++) {
+    int lo = c * per, hi = lo + per < nr ? lo + per : nr, q = 0;
+    args[q++] = &np;
+    args[q++] = &n64;
+    for (int r = lo; r < hi; r++) {
+      pp[r] = parts->base + (CUdeviceptr)((size_t)r * (size_t)parts->cap * CUDA_PART);
+      args[q++] = &pp[r];
     }
-  CUresult rc = S->api.cuLaunchKernel(m->rfn, 1, 1, 1, CUDA_BLOCK, 1, 1, 0, s, args, NULL);
+    for (int r = lo; r < hi; r++) {
+      pp[nr + r] = res[slot[r]];
+      args[q++] = &pp[nr + r];
+    }
+    rc = S->api.cuLaunchKernel(m->rfn[c], 1, 1, 1, CUDA_BLOCK, 1, 1, 0, s, args, NULL);
+  }
   free(args);
   free(pp);
+  free(slot);
   return rc == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, rc, "launching the reductions' combine");
 }
 
@@ -209,18 +221,11 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
         args[a++] = &ptrs[np++];
       }
       /* The partials of this group's reductions (cuda_reduce_params). */
-      int ord = 0;
-      for (int j = 0; j < p->narrays; j++)
-        if (p->arrays[j].role == JITC_RESULT) {
-          const IrStmt *q = p->stmts + P->start[g];
-          for (; q < p->stmts + P->start[g + 1]; q++)
-            if (q->kind == IR_REDUCE && q->slot == j) {
-              pp[ord] = parts->base +
-                        (CUdeviceptr)((ord * parts->cap + parts->used) * CUDA_PART);
-              args[a++] = &pp[ord];
-            }
-          ord++;
-        }
+      for (int j = 0; j < P->nred[g]; j++) {
+        int ord = P->red[g][j];
+        pp[ord] = parts->base + (CUdeviceptr)((ord * parts->cap + parts->used) * CUDA_PART);
+        args[a++] = &pp[ord];
+      }
       CUresult r = S->api.cuLaunchKernel(mod->gfn[g], blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s,
                                          args, NULL);
       if (r != CUDA_SUCCESS)

@@ -9,7 +9,9 @@
 ** the elements with one thread per element and its own arrays, launched
 ** one after the other on the stream for each range of elements; a
 ** temporary that a later group reads goes through scratch in device
-** memory, one value per element of the range.
+** memory, one value per element of the range.  A group's reductions are
+** its kernel's: each block writes their partials, and jitc_r0, jitc_r1,
+** ... (cuda/reduce.c) finish them, a chunk of reductions each.
 **
 ** The plan says which statements each group computes, which arrays and
 ** temporaries it touches and where each temporary lies in the scratch:
@@ -26,12 +28,20 @@
 void cuda_plan_free(CudaPlan *P) {
   if (!P)
     return;
-  for (int g = 0; P->arr && g < P->ng; g++) {
-    free(P->arr[g]);
-    free(P->arr_use[g]);
-    free(P->tmp[g]);
-    free(P->tmp_use[g]);
+  for (int g = 0; g < P->ng; g++) {
+    if (P->arr)
+      free(P->arr[g]);
+    if (P->arr_use)
+      free(P->arr_use[g]);
+    if (P->tmp)
+      free(P->tmp[g]);
+    if (P->tmp_use)
+      free(P->tmp_use[g]);
+    if (P->red)
+      free(P->red[g]);
   }
+  free(P->red);
+  free(P->nred);
   free(P->arr);
   free(P->arr_use);
   free(P->narr);
@@ -73,6 +83,26 @@ static int plan_collect(int *mark, int n, int **list, int **use) {
   return c;
 }
 
+static int by_value(const void *x, const void *y) {
+  int a = *(const int *)x, b = *(const int *)y;
+  return (a > b) - (a < b);
+}
+
+/* P->red[g] and P->nred[g]: the numbers of group g's reductions (rnum: per
+** array slot, its result's number). */
+static int plan_reductions(CudaPlan *P, const Program *p, int g, const int *rnum) {
+  int n = 0;
+  P->red[g] = malloc(sizeof(int) * ((size_t)(P->start[g + 1] - P->start[g]) + 1));
+  if (!P->red[g])
+    return -1;
+  for (int q = P->start[g]; q < P->start[g + 1]; q++)
+    if (p->stmts[q].kind == IR_REDUCE)
+      P->red[g][n++] = rnum[p->stmts[q].slot];
+  qsort(P->red[g], (size_t)n, sizeof(int), by_value);
+  P->nred[g] = n;
+  return n;
+}
+
 /* The plan of p, or NULL with *oom false when p is one group. */
 CudaPlan *cuda_plan_new(const Program *p, bool *oom) {
   *oom = false;
@@ -80,8 +110,11 @@ CudaPlan *cuda_plan_new(const Program *p, bool *oom) {
   int *amark = calloc((size_t)p->narrays + 1, sizeof(int));
   int *tmark = calloc((size_t)p->ntemps + 1, sizeof(int));
   int *def_group = calloc((size_t)p->ntemps + 1, sizeof(int));
-  if (!P || !amark || !tmark || !def_group)
+  int *rnum = malloc(sizeof(int) * ((size_t)p->narrays + 1));
+  if (!P || !amark || !tmark || !def_group || !rnum)
     goto fail;
+  for (int k = 0, r = 0; k < p->narrays; k++)
+    rnum[k] = p->arrays[k].role == JITC_RESULT ? r++ : -1;
   P->start = malloc(sizeof(int) * ((size_t)p->nstmts + 2));
   P->cross = calloc((size_t)p->ntemps + 1, sizeof(bool));
   if (!P->start || !P->cross)
@@ -102,7 +135,10 @@ CudaPlan *cuda_plan_new(const Program *p, bool *oom) {
   P->tmp = calloc((size_t)ng, sizeof(int *));
   P->tmp_use = calloc((size_t)ng, sizeof(int *));
   P->ntmp = calloc((size_t)ng, sizeof(int));
-  if (!P->temp_off || !P->arr || !P->arr_use || !P->narr || !P->tmp || !P->tmp_use || !P->ntmp)
+  P->red = calloc((size_t)ng, sizeof(int *));
+  P->nred = calloc((size_t)ng, sizeof(int));
+  if (!P->temp_off || !P->arr || !P->arr_use || !P->narr || !P->tmp || !P->tmp_use || !P->ntmp ||
+      !P->red || !P->nred)
     goto fail;
   size_t off = 0;
   for (int t = 0; t < p->ntemps; t++)
@@ -123,7 +159,8 @@ CudaPlan *cuda_plan_new(const Program *p, bool *oom) {
       }
     }
     if ((P->narr[g] = plan_collect(amark, p->narrays, &P->arr[g], &P->arr_use[g])) < 0 ||
-        (P->ntmp[g] = plan_collect(tmark, p->ntemps, &P->tmp[g], &P->tmp_use[g])) < 0)
+        (P->ntmp[g] = plan_collect(tmark, p->ntemps, &P->tmp[g], &P->tmp_use[g])) < 0 ||
+        plan_reductions(P, p, g, rnum) < 0)
       goto fail;
   }
   goto done;
@@ -135,5 +172,6 @@ done:
   free(amark);
   free(tmark);
   free(def_group);
+  free(rnum);
   return P;
 }

@@ -16,8 +16,10 @@
 ** tree) and writes each result's one element, finished as reduce_finish
 ** does.  On one stream the last block of the last launch runs it, found
 ** with an integer counter (atomicInc, which wraps it back to 0); when the
-** partials come from two streams (the host pipeline), from a split
-** program's kernels or from no launch (n == 0), the kernel jitc_r does.
+** partials come from two streams (the host pipeline) or from no launch
+** (n == 0), the kernel jitc_r does, and for a split program's kernels (a
+** group's kernel holds the group's reductions alone) jitc_r0, jitc_r1, ...,
+** CUDA_RCHUNK reductions each.
 ** The grid is a function of n and the device only, so the same inputs give
 ** the same bits on every run; no float is ever added atomically.
 **
@@ -31,19 +33,33 @@
 #include "gen.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
-/* The statement of the reduction into array slot k, or NULL. */
-static const IrStmt *reduce_of(const Program *p, int k) {
-  for (int s = 0; s < p->nstmts; s++)
-    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].slot == k)
-      return &p->stmts[s];
-  return NULL;
+static int by_value(const void *x, const void *y) {
+  int a = *(const int *)x, b = *(const int *)y;
+  return (a > b) - (a < b);
 }
 
-/* Whether the reduction into slot k is computed by statements [from, to). */
-static bool in_range(const Program *p, int k, int from, int to) {
-  const IrStmt *st = reduce_of(p, k);
-  return st && st - p->stmts >= from && st - p->stmts < to;
+/* The reductions the text at hand is about: their result arrays' slots in
+** increasing order, the order of their parameters in every kernel. */
+typedef struct Sel {
+  int *k, n;
+} Sel;
+
+/* The reductions of statements [from, to); n is -1 when out of memory
+** (b->oom set). */
+static Sel sel_range(Buf *b, const Program *p, int from, int to) {
+  Sel S = {malloc(sizeof(int) * ((size_t)(to - from) + 1)), 0};
+  if (!S.k) {
+    b->oom = true;
+    S.n = -1;
+    return S;
+  }
+  for (int s = from; s < to; s++)
+    if (p->stmts[s].kind == IR_REDUCE)
+      S.k[S.n++] = p->stmts[s].slot;
+  qsort(S.k, (size_t)S.n, sizeof(int), by_value);
+  return S;
 }
 
 /* Whether b comes before a: for min and argmin the smaller, for max and
@@ -178,54 +194,52 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
     buf_printf(b, "return (%s)a.v; }\n", R);
 }
 
-/* fmt once per result array, given its slot twice (a format may use one). */
-static void put_each(Buf *b, const Program *p, const char *fmt) {
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, fmt, k, k);
+/* fmt once per selected reduction, given its slot three times (a format
+** may use fewer). */
+static void put_sel(Buf *b, Sel S, const char *fmt) {
+  for (int j = 0; j < S.n; j++)
+    buf_printf(b, fmt, S.k[j], S.k[j], S.k[j]);
 }
 
-static void put_result_params(Buf *b, const Program *p) {
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype(p->arrays[k].dtype), k);
+static void put_result_params(Buf *b, const Program *p, Sel S) {
+  for (int j = 0; j < S.n; j++)
+    buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype(p->arrays[S.k[j]].dtype), S.k[j]);
 }
 
-static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write);
+static void put_blocks(Buf *b, Sel S, const char *write);
 
 /* Partials a thread of jitc_finish loads before it combines them. */
 enum { R_UNROLL = 4 };
 
-/* jitc_finish, run by one whole block: the np partials of every block of
-** every launch combined in a fixed order (thread t: partials t, t + 256,
-** ..., the loads of several going out first; read from L2, as other
-** blocks wrote them), then the block tree, then the results of n
-** elements. */
-static void emit_finish(Buf *b, const Program *p) {
-  buf_puts(b, "\n// The results from the np partials of all blocks, by one whole block.\n"
-              DEV "void jitc_finish(const u32 np, const i64 n");
-  put_each(b, p, ", const jitc_p%d *__restrict__ q%d");
-  put_result_params(b, p);
+/* jitc_finish<name>, run by one whole block: the np partials of every
+** block of every launch combined in a fixed order (thread t: partials t,
+** t + 256, ..., the loads of several going out first; read from L2, as
+** other blocks wrote them), then the block tree, then the results of n
+** elements; for the selected reductions. */
+static void emit_finish(Buf *b, const Program *p, Sel S, const char *name) {
+  buf_printf(b, "\n// The results from the np partials of all blocks, by one whole block.\n"
+                DEV "void jitc_finish%s(const u32 np, const i64 n", name);
+  put_sel(b, S, ", const jitc_p%d *__restrict__ q%d");
+  put_result_params(b, p, S);
   buf_puts(b, ") {\n");
-  cuda_reduce_init(b, p, 0, p->nstmts);
+  put_sel(b, S, "  jitc_p%d x%d = jitc_id%d();\n");
   buf_printf(b, "  for (u32 j = threadIdx.x; j < np; j += %d) {\n", CUDA_BLOCK * R_UNROLL);
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "    jitc_p%d y%d[%d];\n", k, k, R_UNROLL);
+  for (int j = 0; j < S.n; j++)
+    buf_printf(b, "    jitc_p%d y%d[%d];\n", S.k[j], S.k[j], R_UNROLL);
   buf_printf(b, "#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
              R_UNROLL, CUDA_BLOCK);
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "        y%d[u].v = __ldcg(&q%d[j + u * %d].v);\n"
-                    "        y%d[u].idx = __ldcg(&q%d[j + u * %d].idx);\n",
-                 k, k, CUDA_BLOCK, k, k, CUDA_BLOCK);
+  for (int j = 0; j < S.n; j++) {
+    int k = S.k[j];
+    buf_printf(b, "        y%d[u].v = __ldcg(&q%d[j + u * %d].v);\n"
+                  "        y%d[u].idx = __ldcg(&q%d[j + u * %d].idx);\n",
+               k, k, CUDA_BLOCK, k, k, CUDA_BLOCK);
+  }
   buf_printf(b, "      }\n#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
              R_UNROLL, CUDA_BLOCK);
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "        x%d = jitc_c%d()(x%d, y%d[u]);\n", k, k, k, k);
+  for (int j = 0; j < S.n; j++)
+    buf_printf(b, "        x%d = jitc_c%d()(x%d, y%d[u]);\n", S.k[j], S.k[j], S.k[j], S.k[j]);
   buf_puts(b, "      }\n  }\n");
-  put_blocks(b, p, 0, p->nstmts, "        a%d[0] = jitc_fin%d(x%d, n);\n");
+  put_blocks(b, S, "        a%d[0] = jitc_fin%d(x%d, n);\n");
   buf_puts(b, "}\n");
 }
 
@@ -243,7 +257,12 @@ void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p) {
   }
 }
 
-void cuda_reduce_text(Buf *b, const Program *p) {
+/* Every reduction of p, in slot order. */
+static Sel sel_all(Buf *b, const Program *p) {
+  return sel_range(b, p, 0, p->nstmts);
+}
+
+void cuda_reduce_text(Buf *b, const Program *p, bool split) {
   if (!p->nreduce)
     return;
   buf_printf(b, "\n// Reductions: a partial is an accumulator and, for min, max, argmin and\n"
@@ -258,58 +277,59 @@ void cuda_reduce_text(Buf *b, const Program *p) {
   for (int s = 0; s < p->nstmts; s++)
     if (p->stmts[s].kind == IR_REDUCE)
       emit_one(b, p, &p->stmts[s]);
-  emit_finish(b, p);
+  if (split)
+    return;
+  Sel S = sel_all(b, p);
+  emit_finish(b, p, S, "");
+  free(S.k);
 }
 
 void cuda_reduce_params(Buf *b, const Program *p, int from, int to) {
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
-      buf_printf(b, ", jitc_p%d *__restrict__ q%d", k, k);
+  Sel S = sel_range(b, p, from, to);
+  put_sel(b, S, ", jitc_p%d *__restrict__ q%d");
+  free(S.k);
 }
 
 void cuda_reduce_init(Buf *b, const Program *p, int from, int to) {
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
-      buf_printf(b, "  jitc_p%d x%d = jitc_id%d();\n", k, k, k);
-}
-
-/* One line `fmt` (given the slot three times) per selected reduction. */
-static void put_sel(Buf *b, const Program *p, int from, int to, const char *fmt) {
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT && in_range(p, k, from, to))
-      buf_printf(b, fmt, k, k, k);
+  Sel S = sel_range(b, p, from, to);
+  put_sel(b, S, "  jitc_p%d x%d = jitc_id%d();\n");
+  free(S.k);
 }
 
 /* The block's partial of each selected reduction in thread 0, all of them
 ** in step: a fixed tree of warp shuffles, then one over the warps'
 ** partials in shared memory (one barrier); thread 0 then does `write` (a
 ** line given the slot three times, the partial in xK). */
-static void put_blocks(Buf *b, const Program *p, int from, int to, const char *write) {
+static void put_blocks(Buf *b, Sel S, const char *write) {
   buf_puts(b, "  {\n");
   char sh[64];
   snprintf(sh, sizeof sh, "    __shared__ jitc_p%%d sh%%d[%d];\n", CUDA_BLOCK / 32);
-  put_sel(b, p, from, to, sh);
+  put_sel(b, S, sh);
   buf_puts(b, "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
-  put_sel(b, p, from, to, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  put_sel(b, S, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
   buf_puts(b, "    }\n    if ((threadIdx.x & 31) == 0) {\n");
-  put_sel(b, p, from, to, "      sh%d[threadIdx.x >> 5] = x%d;\n");
+  put_sel(b, S, "      sh%d[threadIdx.x >> 5] = x%d;\n");
   buf_printf(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
   snprintf(sh, sizeof sh, "      x%%d = sh%%d[threadIdx.x & %d];\n", CUDA_BLOCK / 32 - 1);
-  put_sel(b, p, from, to, sh);
+  put_sel(b, S, sh);
   buf_printf(b, "#pragma unroll\n      for (int o = %d; o > 0; o >>= 1) {\n", CUDA_BLOCK / 64);
-  put_sel(b, p, from, to, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  put_sel(b, S, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
   buf_puts(b, "      }\n      if (threadIdx.x == 0) {\n");
-  put_sel(b, p, from, to, write);
+  put_sel(b, S, write);
   buf_puts(b, "      }\n    }\n  }\n");
 }
 
 void cuda_reduce_tail(Buf *b, const Program *p, int from, int to) {
-  put_blocks(b, p, from, to, "        q%d[blockIdx.x] = x%d;\n");
+  Sel S = sel_range(b, p, from, to);
+  put_blocks(b, S, "        q%d[blockIdx.x] = x%d;\n");
+  free(S.k);
 }
 
 void cuda_reduce_final_params(Buf *b, const Program *p) {
   buf_puts(b, ", const u32 np, const i64 ntot, unsigned *__restrict__ cnt");
-  put_result_params(b, p);
+  Sel S = sel_all(b, p);
+  put_result_params(b, p, S);
+  free(S.k);
 }
 
 void cuda_reduce_last(Buf *b, const Program *p) {
@@ -320,20 +340,54 @@ void cuda_reduce_last(Buf *b, const Program *p) {
               "      last = atomicInc(cnt, gridDim.x - 1) == gridDim.x - 1;\n    }\n"
               "    __syncthreads();\n    if (last) {\n      __threadfence();\n"
               "      jitc_finish(np, ntot");
-  put_each(b, p, ", q%d - (np - gridDim.x)");
-  put_each(b, p, ", a%d");
+  Sel S = sel_all(b, p);
+  put_sel(b, S, ", q%d - (np - gridDim.x)");
+  put_sel(b, S, ", a%d");
+  free(S.k);
   buf_puts(b, ");\n    }\n  }\n");
 }
 
-void cuda_reduce_kernel(Buf *b, const Program *p) {
+/* jitc_r<name>: the selected reductions' results (jitc_finish<name>) from
+** all their partials. */
+static void emit_rkernel(Buf *b, const Program *p, Sel S, const char *name) {
+  buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(256) jitc_r%s(const u32 np, const i64 n",
+             name);
+  put_sel(b, S, ", const jitc_p%d *__restrict__ q%d");
+  put_result_params(b, p, S);
+  buf_printf(b, ") {\n  jitc_finish%s(np, n", name);
+  put_sel(b, S, ", q%d");
+  put_sel(b, S, ", a%d");
+  buf_puts(b, ");\n}\n");
+}
+
+int cuda_reduce_nkernels(const Program *p, bool split) {
+  if (!p->nreduce)
+    return 0;
+  return split ? (p->nreduce + CUDA_RCHUNK - 1) / CUDA_RCHUNK : 1;
+}
+
+void cuda_reduce_kernel(Buf *b, const Program *p, bool split) {
   if (!p->nreduce)
     return;
-  buf_puts(b, "\n// The results when the partials come from several streams or kernels.\n"
-              "extern \"C\" __global__ void __launch_bounds__(256) jitc_r(const u32 np, const i64 n");
-  put_each(b, p, ", const jitc_p%d *__restrict__ q%d");
-  put_result_params(b, p);
-  buf_puts(b, ") {\n  jitc_finish(np, n");
-  put_each(b, p, ", q%d");
-  put_each(b, p, ", a%d");
-  buf_puts(b, ");\n}\n");
+  Sel S = sel_all(b, p);
+  if (!split) {
+    buf_puts(b, "\n// The results when the partials come from several streams or kernels.\n");
+    emit_rkernel(b, p, S, "");
+  }
+  /* A split program's reductions are finished CUDA_RCHUNK at a time, each
+  ** chunk by its own kernel: one function of them all would take NVRTC
+  ** time quadratic in their number, and their pointers could pass the
+  ** limit on a kernel's parameters. */
+  for (int c = 0; split && c * CUDA_RCHUNK < S.n; c++) {
+    Sel C = {S.k + c * CUDA_RCHUNK, S.n - c * CUDA_RCHUNK};
+    if (C.n > CUDA_RCHUNK)
+      C.n = CUDA_RCHUNK;
+    char name[16];
+    snprintf(name, sizeof name, "%d", c);
+    emit_finish(b, p, C, name);
+    buf_printf(b, "\n// The results of reductions %d to %d (in the order of their arrays).\n",
+               c * CUDA_RCHUNK, c * CUDA_RCHUNK + C.n - 1);
+    emit_rkernel(b, p, C, name);
+  }
+  free(S.k);
 }
