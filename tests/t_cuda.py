@@ -54,6 +54,14 @@ def ops_table():
             if k != "REDUCE"]
 
 
+def plain_ops_table():
+    """ops_table() less ldexp and the functions of two results, whose mixed
+    types tests/t_mixed_fns.py covers."""
+    text = open(os.path.join(ROOT, "src", "ops.h")).read()
+    mixed = set(re.findall(r'^OP\((\w+),.*(?:\bF_TWO\b|\bF_SECOND\b|\bR_LDEXP\b)', text, re.M))
+    return [row for row in ops_table() if row[0] not in mixed]
+
+
 def two_results():
     """The functions of two results (F_TWO rows of src/ops.h)."""
     text = open(os.path.join(ROOT, "src", "ops.h")).read()

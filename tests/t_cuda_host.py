@@ -328,7 +328,7 @@ def same_or_near(got, want, how):
 
 
 def check_halves(cxx, tmp):
-    from t_cuda import op_exprs, ops_table
+    from t_cuda import op_exprs, plain_ops_table as ops_table
     for name in ("float16", "bfloat16"):
         try:
             half_type(name)
