@@ -31,8 +31,10 @@
 **       R_COMPARE  NumPy promotion of the operands; result bool
 **       R_SAME     one operand; result has its type (bool allowed)
 **       R_SAME_NB  one operand; result has its type; bool is an error
-**       R_FLOAT    all operands promoted; integers become float64; bool alone
-**                  is an error (NumPy gives float16, which jitc lacks)
+**       R_FLOAT    all operands promoted; an integer or bool becomes the least
+**                  float that holds it (int8: float16, int16: float32, int32:
+**                  float64), as NumPy's loops choose; a 16-bit float computes
+**                  in float32 and rounds back
 **       R_PROMOTE  all operands promoted; bool allowed
 **       R_PRED     one operand of any type; result bool
 **       R_WHERE    where(cond, x, y): cond any type (non-zero is true),
