@@ -189,7 +189,11 @@ void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_d
     cuda_cast(o, used, r, JITC_FLOAT32, w);
   } else if (cuda_is_half(r)) {
     size_t size = type_info[t].size;
-    if (t == JITC_FLOAT64 || (dtype_is_int(t) && size == 4)) { /* exact in float64 */
+    if (r == JITC_BFLOAT16 && (t == JITC_FLOAT64 || (dtype_is_int(t) && size >= 4))) {
+      /* ml_dtypes: through the nearest float32, two roundings */
+      use(used, H_HALF, r);
+      buf_printf(o, "jitc_narrow_%s((f32)(%s))", R, x);
+    } else if (t == JITC_FLOAT64 || (dtype_is_int(t) && size == 4)) { /* exact in float64 */
       use(used, H_HALF64, r);
       buf_printf(o, t == JITC_FLOAT64 ? "jitc_narrow64_%s(%s)" : "jitc_narrow64_%s((f64)%s)", R, x);
     } else if (dtype_is_int(t) && size == 8) {

@@ -180,12 +180,17 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   buf_printf(b, DEV "%s jitc_fin%d(const jitc_p%d a, const i64 n) { (void)n; ", R, k, k);
   if (arg)
     buf_puts(b, "return a.idx; }\n");
+  else if (op == OP_MEAN && res == JITC_BFLOAT16) /* through float32, as the cast */
+    buf_puts(b, "return jitc_narrow_bf16((f32)(n > 0 ? a.v / (f64)n : "
+                "__longlong_as_double(0x7ff8000000000000ll))); }\n");
   else if (op == OP_MEAN && cuda_is_half(res)) /* rounded once, from the float64 quotient */
     buf_printf(b, "return jitc_narrow64_%s(n > 0 ? a.v / (f64)n : __longlong_as_double(0x7ff8000000000000ll)); }\n",
                R);
   else if (op == OP_MEAN)
     buf_printf(b, "return n > 0 ? (%s)(a.v / (f64)n) : (%s)__longlong_as_double(0x7ff8000000000000ll); }\n",
                R, R);
+  else if (res == JITC_BFLOAT16 && acc == JITC_FLOAT64) /* through float32, as the cast */
+    buf_puts(b, "return jitc_narrow_bf16((f32)a.v); }\n");
   else if (cuda_is_half(res))
     buf_printf(b, acc == JITC_FLOAT64 ? "return jitc_narrow64_%s(a.v); }\n" : "return jitc_down_%s(a.v); }\n", R);
   else if (res == JITC_BOOL)
