@@ -4,7 +4,7 @@
 #   libsleef-dev  vectorised math functions for the cpu target
 #   python3 numpy the tests' oracle (NumPy >= 2, from PyPI when the system's is older)
 #   groff-base    groff, which the tests render the man page docs/jitc.1 with
-#   python3-dev, pytest, setuptools, wheel   the Python package's build and tests
+#   python3-dev, pytest, setuptools, wheel, ml_dtypes   the Python package's build and tests
 #   dask[array,distributed]                  jitc.dask and its tests
 # Run as root (it calls apt-get); without root it prints the commands instead.
 # What is there already is found as the build finds it, and nothing is
@@ -53,8 +53,9 @@ if ! python3 -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]
     { echo "could not install numpy; run: python3 -m pip install 'numpy>=2'" >&2; exit 1; }
 fi
 # The Python package: built with pip --no-build-isolation (setuptools,
-# wheel) and tested with pytest.
-for m in pytest setuptools wheel; do
+# wheel) and tested with pytest; ml_dtypes, the bfloat16 of NumPy, for the
+# tests of that type.
+for m in pytest setuptools wheel ml_dtypes; do
   python3 -c "import $m" 2>/dev/null && continue
   echo "installing $m (pip)"
   python3 -m pip install -q "$m" 2>/dev/null ||

@@ -61,7 +61,7 @@ probe SLEEF 'import ctypes; ctypes.CDLL("libsleef.so.3")'
 probe Python.h 'import sysconfig, os, sys
 sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
 probe "numpy>=2" 'import numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'
-for m in pytest setuptools wheel dask.array distributed; do
+for m in pytest setuptools wheel ml_dtypes dask.array distributed; do
   probe $m "import $m"
 done
 
