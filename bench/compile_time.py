@@ -40,7 +40,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def program(shape, n):
     """The program of `shape` with n statements."""
     if shape == "indep":
-        return "\n".join(f"c{k} = a + {k}" for k in range(n)) + "\n"
+        # o, not c: c64 and c128 are casts of the language
+        return "\n".join(f"o{k} = a + {k}" for k in range(n)) + "\n"
     if shape == "sums":
         return "\n".join(f"s{k} = sum(a + {k})" for k in range(n)) + "\n"
     lines = ["let t1 = a * 1.5 + 1"]

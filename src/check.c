@@ -257,7 +257,10 @@ static Val check_symbol(Checker *K, Ast *a) {
       s->weak = sd->weak;
       jitc_dtype t = sd->dtype;
       if (sd->weak)
-        t = t == JITC_BOOL ? JITC_BOOL : dtype_is_float(t) ? JITC_FLOAT64 : JITC_INT64;
+        t = t == JITC_BOOL         ? JITC_BOOL
+            : dtype_is_float(t)    ? JITC_FLOAT64
+            : dtype_is_complex(t)  ? JITC_COMPLEX128
+                                   : JITC_INT64;
       s->dtype = t;
       K->params[s->slot] = (IrParam){s->name, t, sd->weak, INT64_MIN, INT64_MAX};
     }
@@ -382,6 +385,11 @@ static Val check_call(Checker *K, Ast *a) {
     v[k] = check_expr(K, a->args[k]);
   if (op == OP_POW)
     return check_power(K, a->off, v, true);
+  if (op == OP_ABS && !strcmp(name, "fabs") && !v[0].bad && dtype_is_complex(v[0].n->type)) {
+    error_at(K->C, a->off, "fabs() is not defined for %s (NumPy has no loop for complex "
+             "numbers); abs(z) is the magnitude of a complex number", tname(v[0].n->type));
+    return bad_val(K, a->off);
+  }
   if (op == OP_LDEXP)
     return check_ldexp(K, a->off, v);
   return apply(K, (OpId)op, a->off, v, arity, cast_to, true);
@@ -397,6 +405,12 @@ static Val check_expr(Checker *K, Ast *a) {
   case A_FLOAT: {
     Node *n = new_node(K, N_CONST, JITC_FLOAT64, a->off);
     n->k.f = a->fval;
+    return (Val){n, true, false};
+  }
+  case A_IMAG: { /* a Python complex: weak complex128 */
+    Node *n = new_node(K, N_CONST, JITC_COMPLEX128, a->off);
+    n->k.z[0] = 0;
+    n->k.z[1] = a->fval;
     return (Val){n, true, false};
   }
   case A_NAME:
@@ -506,6 +520,10 @@ static void store_at(Checker *K, AstStmt *s, const char *name, int name_off, Val
     sym->has_dtype = true;
   }
   jitc_dtype t = sym->dtype;
+  char into[160];
+  snprintf(into, sizeof into, "to store it in array '%s'", name);
+  if (!complex_converts(K, v.n->type, t, off, into))
+    return;
   if (in_place && !same_kind(v.n->type, t)) {
     error_at(K->C, s->off, "cannot store the %s result of '%s %s= ...' in %s array '%s' "
              "(in-place operators keep the array's type and NumPy's same-kind rule refuses "
@@ -653,6 +671,8 @@ static void check_two(Checker *K, AstStmt *s) {
     Val x = check_expr(K, call->args[0]);
     if (x.bad) {
       r[0] = r[1] = x;
+    } else if (dtype_is_complex(x.n->type)) {
+      r[0] = r[1] = complex_refused(K, (OpId)op, call->off, x.n->type, true);
     } else {
       jitc_dtype t;
       Node *xc = two_operand(K, x, &t);

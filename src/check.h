@@ -86,6 +86,13 @@ Val check_ldexp(Checker *K, int off, Val *v);
 ** value of result row `op` of that operand (two_result). */
 Node *two_operand(Checker *K, Val x, jitc_dtype *t);
 Node *two_result(Checker *K, OpId op, int off, Node *x, jitc_dtype t);
+/* Reports that op has no loop for complex type t (ops.h: F_REAL). */
+Val complex_refused(Checker *K, OpId op, int off, jitc_dtype t, bool call);
+/* Whether a value of type `from` may convert to `to`: complex only to
+** complex or bool (NumPy's other conversions discard the imaginary part, with
+** a ComplexWarning); else reports at off (`into`: what is converted to, for
+** the message, or NULL). */
+bool complex_converts(Checker *K, jitc_dtype from, jitc_dtype to, int off, const char *into);
 /* NumPy's same-kind casting rule, for in-place operators. */
 bool same_kind(jitc_dtype from, jitc_dtype to);
 

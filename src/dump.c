@@ -16,7 +16,8 @@ static const char *short_type(jitc_dtype t) {
 }
 
 void dump_tokens(Buf *b, const Compiler *C, const Token *t, int n) {
-  static const char *const kinds[] = {"name", "int", "float", "punct", "newline", "error", "eof"};
+  static const char *const kinds[] = {"name", "int", "float", "imag", "punct", "newline", "error",
+                                      "eof"};
   for (int k = 0; k < n; k++) {
     int line, col;
     src_position(C->src, t[k].off, &line, &col);
@@ -25,10 +26,10 @@ void dump_tokens(Buf *b, const Compiler *C, const Token *t, int n) {
       buf_printf(b, " %.*s", t[k].len, C->src + t[k].off);
     else if (t[k].kind == TK_INT)
       buf_printf(b, " %lld", (long long)t[k].ival);
-    else if (t[k].kind == TK_FLOAT) {
+    else if (t[k].kind == TK_FLOAT || t[k].kind == TK_IMAG) {
       char num[32];
       fmt_double(num, t[k].fval);
-      buf_printf(b, " %s", num);
+      buf_printf(b, " %s%s", num, t[k].kind == TK_IMAG ? "j" : "");
     }
     buf_putc(b, '\n');
   }
@@ -39,10 +40,13 @@ static void dump_ast_node(Buf *b, const Ast *a) {
   case A_INT:
     buf_printf(b, "%lld", (long long)a->ival);
     return;
-  case A_FLOAT: {
+  case A_FLOAT:
+  case A_IMAG: {
     char num[32];
     fmt_double(num, a->fval);
     buf_puts(b, num);
+    if (a->kind == A_IMAG)
+      buf_putc(b, 'j');
     return;
   }
   case A_NAME:
@@ -94,12 +98,23 @@ void dump_ast(Buf *b, const AstProgram *p) {
   }
 }
 
+/* One part of a float or complex constant: float32 and narrower in their
+** own shortest form (the 16-bit floats' values are exact in float32 too,
+** and shortest there is unambiguous in them).  The text is also the compile
+** caches' key: a NaN's sign must show, or `a + nan` and `a + -nan` would
+** share one compiled kernel. */
+static void fmt_part(char *num, double v, jitc_dtype part) {
+  char *p = num;
+  if (isnan(v) && signbit(v))
+    *p++ = '-';
+  if (type_info[part].size <= 4)
+    fmt_float(p, (float)v);
+  else
+    fmt_double(p, v);
+}
+
 static void dump_const(Buf *b, const Node *n) {
-  char num[32];
-  /* The text is also the compile caches' key: a NaN's sign must show, or
-  ** `a + nan` and `a + -nan` would share one compiled kernel. */
-  if (dtype_is_float(n->type) && isnan(n->k.f) && signbit(n->k.f))
-    buf_putc(b, '-');
+  char num[32], im[32];
   switch (type_info[n->type].kind) {
   case T_BOOL:
     buf_puts(b, n->k.i ? "True" : "False");
@@ -110,13 +125,14 @@ static void dump_const(Buf *b, const Node *n) {
   case T_UINT: /* a uint64's value is in k.i as its bits */
     buf_printf(b, "%llu:%s", (unsigned long long)n->k.i, short_type(n->type));
     return;
+  case T_COMPLEX:
+    /* (re+imj), the imaginary part's sign always written (-0.0 as -0.0j) */
+    fmt_part(num, n->k.z[0], dtype_part(n->type));
+    fmt_part(im, n->k.z[1], dtype_part(n->type));
+    buf_printf(b, "(%s%s%sj):%s", num, im[0] == '-' ? "" : "+", im, short_type(n->type));
+    return;
   default:
-    /* float32 in its own shortest form; the 16-bit floats' values are
-    ** exact in float32 too, and shortest there is unambiguous in them */
-    if (type_info[n->type].size <= 4)
-      fmt_float(num, (float)n->k.f);
-    else
-      fmt_double(num, n->k.f);
+    fmt_part(num, n->k.f, n->type);
     buf_printf(b, "%s:%s", num, short_type(n->type));
     return;
   }

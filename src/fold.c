@@ -29,9 +29,11 @@
 typedef ParamSlot Scalar;
 
 /* The wide type that holds a constant of type t in its Node: integers and
-** bool in k.i (uint64 values as their bits), floats in k.f, exactly. */
+** bool in k.i (uint64 values as their bits), floats in k.f, complex values
+** in k.z (two doubles: complex128's element), exactly. */
 static jitc_dtype node_wide(jitc_dtype t) {
   if (dtype_is_float(t)) return JITC_FLOAT64;
+  if (dtype_is_complex(t)) return JITC_COMPLEX128;
   return type_info[t].kind == T_UINT ? JITC_UINT64 : JITC_INT64;
 }
 
@@ -40,7 +42,9 @@ static jitc_dtype node_wide(jitc_dtype t) {
 static Scalar load(const Node *c) {
   Scalar s;
   memset(&s, 0, sizeof s);
-  const void *k = dtype_is_float(c->type) ? (const void *)&c->k.f : (const void *)&c->k.i;
+  const void *k = dtype_is_float(c->type)     ? (const void *)&c->k.f
+                  : dtype_is_complex(c->type) ? (const void *)c->k.z
+                                              : (const void *)&c->k.i;
   if ((unsigned)c->type < JITC_NDTYPES) sem_cast(&s, c->type, k, node_wide(c->type), 1);
   return s;
 }
@@ -52,6 +56,8 @@ static void store(Node *out, jitc_dtype t, const Scalar *s) {
   if ((unsigned)t >= JITC_NDTYPES) return;
   if (dtype_is_float(t))
     sem_cast(&out->k.f, JITC_FLOAT64, s, t, 1);
+  else if (dtype_is_complex(t))
+    sem_cast(out->k.z, JITC_COMPLEX128, s, t, 1);
   else
     sem_cast(&out->k.i, node_wide(t), s, t, 1);
 }
@@ -62,6 +68,13 @@ void const_slot(const Node *c, ParamSlot *out) { *out = load(c); }
 ** answer than the int64 / float64 semantics for op on weak a and b. */
 static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const Scalar *b) {
   int64_t r;
+  if (t == JITC_COMPLEX128) {
+    /* Python raises for a complex division by zero; its products and
+    ** quotients round otherwise than NumPy's loops: left to run time */
+    if (op == OP_DIV && b->c128.re == 0 && b->c128.im == 0)
+      return FOLD_ZERODIV;
+    return op == OP_MUL || op == OP_DIV || op == OP_POW ? FOLD_UNKNOWN : FOLD_OK;
+  }
   if (t == JITC_FLOAT64) {
     if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && b->f64 == 0)
       return FOLD_ZERODIV;

@@ -347,6 +347,39 @@ static jitc_status refuse_reductions(jitc_context *ctx, const jitc_kernel *k) {
   return ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions", k->target->name);
 }
 
+/* The position of the first node of a complex type in n, or -1; *budget
+** bounds the walk (operands may be shared). */
+static int complex_at(const Node *n, int *budget) {
+  if (--*budget < 0)
+    return -1;
+  for (int k = 0; k < n->nargs; k++) {
+    int at = complex_at(n->args[k], budget);
+    if (at >= 0)
+      return at;
+  }
+  return dtype_is_complex(n->type) ? n->off : -1;
+}
+
+/* A program with complex values on a target that does not compute them,
+** refused at the first such value. */
+static jitc_status refuse_complex(jitc_context *ctx, const jitc_kernel *k) {
+  const Program *p = k->prog;
+  unsigned mask = 1u << JITC_COMPLEX64 | 1u << JITC_COMPLEX128;
+  bool arrays = false;
+  for (int a = 0; a < p->narrays; a++)
+    arrays |= dtype_is_complex(p->arrays[a].dtype);
+  if (k->target->complex || (!(p->dtypes & mask) && !arrays))
+    return JITC_OK;
+  int at = -1, budget = 100000;
+  for (int s = 0; s < p->nstmts && at < 0; s++)
+    at = complex_at(p->stmts[s].value, &budget);
+  diags_set_name(&ctx->diags, k->source_name);
+  diag_add(&ctx->diags, JITC_E_UNAVAILABLE, k->source, at, "the %s target does not compute "
+           "complex64 or complex128 values yet; run this program with --target interp",
+           k->target->name);
+  return JITC_E_UNAVAILABLE;
+}
+
 jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array_decl *arrays,
                          int narrays, const jitc_scalar_decl *scalars, int nscalars,
                          const jitc_options *opt, jitc_kernel **out) {
@@ -365,6 +398,8 @@ jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array
   st = k->target->available(ctx);
   if (!st)
     st = refuse_reductions(ctx, k);
+  if (!st)
+    st = refuse_complex(ctx, k);
   if (!st)
     st = k->target->compile(ctx, k);
   if (st) {
@@ -402,6 +437,8 @@ jitc_status jitc_emit(jitc_context *ctx, const char *source, const jitc_array_de
   if (!st && k) {
     /* A back-end stage: the target emits from the checked program. */
     st = refuse_reductions(ctx, k);
+    if (!st)
+      st = refuse_complex(ctx, k);
     if (!st)
       st = k->target->emit(ctx, k, s - NFRONT, &b);
     jitc_kernel_free(k);
@@ -499,110 +536,6 @@ int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name) {
 
 /* ---- running ---- */
 
-/* Converts a bound value to the parameter's type, refusing what would not
-** round-trip (an int that does not fit, a fractional value for an int).
-** An integer value is in v->u.i (a uint64's as its bits), a float's in
-** v->u.f; the slot gets the parameter type's bits, by the cast semantics. */
-static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value *v,
-                           ParamSlot *out) {
-  if ((unsigned)v->dtype >= JITC_NDTYPES)
-    return ctx_error(ctx, JITC_E_USAGE, "scalar '%s': unknown dtype", p->name);
-  bool is_float = dtype_is_float(v->dtype), is_u64 = v->dtype == JITC_UINT64;
-  double f = is_float ? v->u.f : is_u64 ? (double)(uint64_t)v->u.i : (double)v->u.i;
-  int64_t i = is_float ? 0 : v->dtype == JITC_BOOL ? (v->u.i != 0) : v->u.i;
-  const TypeInfo *ti = &type_info[p->type];
-  Node c = {.kind = N_CONST, .type = p->type};
-  out->bits = 0;
-  if (dtype_is_float(p->type)) {
-    Node d = {.kind = N_CONST, .type = JITC_FLOAT64, .k.f = f}, cast = {.kind = N_OP,
-              .op = OP_CAST, .type = p->type, .nargs = 1};
-    const Node *arg = &d;
-    if (fold_op(&cast, &arg, false, &c) != FOLD_OK)
-      return ctx_error(ctx, JITC_E_INTERNAL, "scalar '%s': no conversion", p->name);
-    const_slot(&c, out);
-    return JITC_OK;
-  }
-  if (p->type == JITC_BOOL) {
-    if (is_float ? !(f == 0 || f == 1) : !(i == 0 || i == 1))
-      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is bool in this kernel; give 0 or 1, "
-                       "True or False", p->name);
-    out->b = (uint8_t)(is_float ? f != 0 : i != 0);
-    return JITC_OK;
-  }
-  /* An integer type: the value must be integral and lie in the type's range
-  ** and in the range of the narrower types it meets (fit_lo, fit_hi). */
-  bool neg = is_float ? f < 0 : !is_u64 && i < 0;
-  if (is_float) {
-    if (!(f == floor(f)) || !(f >= -9223372036854775808.0 && f < 18446744073709551616.0))
-      return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' is an integer in this kernel; got "
-                       "%.17g", p->name, f);
-    i = f < 9223372036854775808.0 ? (int64_t)f : (int64_t)(uint64_t)f;
-    is_u64 = f >= 9223372036854775808.0;
-  }
-  uint64_t mag = (uint64_t)i; /* the value, when not negative */
-  bool fits = neg ? i >= ti->lo && i >= p->fit_lo
-                  : mag <= ti->hi && (p->fit_hi == INT64_MAX || mag <= (uint64_t)p->fit_hi);
-  if (!fits) {
-    /* The narrower type it meets where the value fits its own (a weak int
-    ** scalar meeting int32 somewhere), named as the range's type. */
-    bool own = neg ? i >= ti->lo : mag <= ti->hi;
-    const char *meets = ti->name;
-    for (int t = 0; own && t < JITC_NDTYPES; t++)
-      if (dtype_is_int((jitc_dtype)t) && type_info[t].lo == p->fit_lo &&
-          type_info[t].hi == (uint64_t)p->fit_hi)
-        meets = type_info[t].name;
-    return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %s%llu does not fit in %s, the type "
-                     "it meets in the program", p->name, neg ? "-" : "",
-                     neg ? (unsigned long long)(0 - mag) : (unsigned long long)mag, meets);
-  }
-  c.k.i = i;
-  const_slot(&c, out);
-  return JITC_OK;
-}
-
-/* Converts every scalar of the kernel into its slot; slots has room for all. */
-static jitc_status to_slots(jitc_context *ctx, const Program *p, const jitc_value *scalars,
-                            ParamSlot *slots) {
-  if (p->nparams && !scalars)
-    return ctx_error(ctx, JITC_E_USAGE, "the kernel uses %d scalar%s; none given", p->nparams,
-                     p->nparams == 1 ? "" : "s");
-  for (int j = 0; j < p->nparams; j++) {
-    jitc_status st = to_slot(ctx, &p->params[j], &scalars[j], &slots[j]);
-    if (st)
-      return st;
-  }
-  return JITC_OK;
-}
-
-/* The weak expressions of scalars (Program.checks) with the values bound:
-** refused where Python's value would differ from jitc's int64 / float64
-** one, or where an integer does not fit the int32 it meets. */
-static jitc_status check_weak(jitc_context *ctx, const jitc_kernel *k, const ParamSlot *slots) {
-  const Program *p = k->prog;
-  for (int j = 0; j < p->nchecks; j++) {
-    const IrCheck *c = &p->checks[j];
-    Node v;
-    int where, line = 0, col = 0;
-    FoldStatus st = fold_eval(p, c->value, slots, &v, &where);
-    if (st == FOLD_UNKNOWN)
-      continue;
-    if (st == FOLD_OK) {
-      const TypeInfo *ti = &type_info[c->meets];
-      if (!dtype_is_int(c->meets) || v.type != JITC_INT64 ||
-          (v.k.i >= ti->lo && (v.k.i < 0 || (uint64_t)v.k.i <= ti->hi)))
-        continue;
-      src_position(k->source, c->off, &line, &col);
-      return ctx_error(ctx, JITC_E_USAGE, "the scalar expression at line %d, column %d is "
-                       "%lld with these scalars, which does not fit in %s, the type it "
-                       "meets in the program", line, col, (long long)v.k.i, ti->name);
-    }
-    src_position(k->source, where, &line, &col);
-    return ctx_error(ctx, JITC_E_USAGE, "the scalar expression at line %d, column %d: %s",
-                     line, col, fold_message(st));
-  }
-  return JITC_OK;
-}
-
 /* Over zero elements, a reduction without an identity (min, max, argmin,
 ** argmax) has no value: an error at the reduction, as NumPy raises one. */
 static jitc_status check_empty(jitc_context *ctx, const jitc_kernel *k) {
@@ -692,9 +625,9 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
   ParamSlot *slots = p->nparams <= 16 ? stack_slots : calloc((size_t)p->nparams, sizeof *slots);
   if (!slots)
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-  jitc_status st = to_slots(ctx, p, scalars, slots);
+  jitc_status st = bind_scalars(ctx, p, scalars, slots);
   if (!st)
-    st = check_weak(ctx, k, slots);
+    st = bind_check_weak(ctx, k, slots);
   if (!st && on->ptrs) {
     st = run_device(ctx, k, n, on, slots);
   } else if (!st) {

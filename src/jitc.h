@@ -77,6 +77,8 @@ typedef enum jitc_dtype {
   JITC_UINT64 = 10,
   JITC_FLOAT16 = 11,
   JITC_BFLOAT16 = 12, /* ml_dtypes.bfloat16 */
+  JITC_COMPLEX64 = 13, /* two float32: real, imaginary (jitc_c64) */
+  JITC_COMPLEX128 = 14, /* two float64 (jitc_c128) */
   JITC_NDTYPES
 } jitc_dtype;
 
@@ -121,10 +123,14 @@ typedef struct jitc_error {
 
 /* A scalar value bound at run time (`-D alpha=2.5` on the CLI). */
 typedef struct jitc_value {
-  jitc_dtype dtype; /* JITC_BOOL, JITC_INT64 or JITC_FLOAT64 for plain values */
+  jitc_dtype dtype; /* JITC_BOOL, JITC_INT64, JITC_FLOAT64 or JITC_COMPLEX128
+                       for plain values */
   union {
     int64_t i;
     double f;
+    struct {
+      double re, im;
+    } c; /* a complex value (dtype JITC_COMPLEX64 or JITC_COMPLEX128) */
   } u;
 } jitc_value;
 
@@ -135,7 +141,7 @@ typedef struct jitc_array_decl {
 } jitc_array_decl;
 
 /* A scalar the program may use, by name.  A weak scalar acts like a literal
-** of its kind (int, float or bool, taken from dtype) and takes the type of
+** of its kind (int, float, complex or bool, taken from dtype) and takes the type of
 ** the other operand, as NumPy's Python scalars do; a strong one has exactly
 ** `dtype`.  Changing the value bound at run time never recompiles. */
 typedef struct jitc_scalar_decl {

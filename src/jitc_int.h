@@ -75,6 +75,15 @@ float npy_expf(float x);
 /* functions, defined there too)                                          */
 /* ===================================================================== */
 
+/* One element of a complex type on the host: the real part, then the
+** imaginary part, as NumPy lays out complex64 and complex128. */
+typedef struct jitc_c64 {
+  float re, im;
+} jitc_c64;
+typedef struct jitc_c128 {
+  double re, im;
+} jitc_c128;
+
 /* types.h as data: one TypeInfo per jitc_dtype, indexed by it. */
 typedef enum TypeKind { T_BOOL, T_SINT, T_UINT, T_FLOAT, T_COMPLEX } TypeKind;
 typedef struct TypeInfo {
@@ -90,6 +99,12 @@ extern const TypeInfo type_info[JITC_NDTYPES];
 
 bool dtype_is_int(jitc_dtype t);   /* signed or unsigned integers */
 bool dtype_is_float(jitc_dtype t); /* real floating point */
+bool dtype_is_complex(jitc_dtype t); /* complex64, complex128 */
+/* The type of a complex type's parts (float32, float64); t itself otherwise. */
+jitc_dtype dtype_part(jitc_dtype t);
+/* The complex type whose parts have float type t (float32 and narrower:
+** complex64), or t itself if it is complex. */
+jitc_dtype dtype_complex_of(jitc_dtype t);
 /* The type a name spells for --dtype and jitc_dtype_parse (NAME, SHORT, an
 ** ALIAS, NumPy's character or kind-and-size code), or -1.  NumPy's code
 ** wins: "i8" is int64, as np.dtype("i8"), though the cast i8() is int8;
@@ -117,11 +132,12 @@ typedef enum Prec {
 typedef enum TypeRule {
   R_ARITH, R_ARITH_NB, R_TRUEDIV, R_BITWISE, R_SHIFT, R_COMPARE, R_SAME,
   R_SAME_NB, R_FLOAT, R_PROMOTE, R_PRED, R_WHERE, R_CAST, R_LDEXP, R_EXPONENT,
+  R_PART, R_CONJ, R_ANGLE, R_COMPLEX,
   R_RSUM, R_RSAME, R_RMEAN, R_RBOOL, R_RARG /* reductions */
 } TypeRule;
 
 enum { F_AUG = 1, F_INT_ID = 2, F_NANARG = 4, F_NOID = 8, F_STEP = 16, F_TWO = 32,
-       F_SECOND = 64 };
+       F_SECOND = 64, F_REAL = 128 };
 
 /* The C library's functions of a row, by arity (NULL where it has none). */
 typedef struct LibmFn {
@@ -228,6 +244,7 @@ typedef enum TokKind {
   TK_NAME,    /* identifier or keyword */
   TK_INT,     /* integer literal: ival (a literal above INT64_MAX is an error) */
   TK_FLOAT,   /* float literal: fval */
+  TK_IMAG,    /* imaginary literal (2j, 1.5e-3J): fval is the imaginary part */
   TK_PUNCT,   /* operator or punctuation: text in src[off, off+len) */
   TK_NEWLINE, /* statement separator: newline or ';' */
   TK_ERROR,   /* a lexical error, already reported: the parser stays quiet */
@@ -253,6 +270,7 @@ bool tok_is(const Compiler *C, const Token *t, const char *s);
 typedef enum AstKind {
   A_INT,    /* ival */
   A_FLOAT,  /* fval */
+  A_IMAG,   /* an imaginary literal: fval is its imaginary part */
   A_NAME,   /* name: array, scalar, constant, `i` or let temp */
   A_INDEX,  /* name[i] */
   A_UNARY,  /* op (OP_NEG, OP_INVERT) or pos (+x: op == -1) on args[0] */
@@ -306,7 +324,9 @@ AstProgram *parse(Compiler *C, Token *toks, int ntoks);
 
 typedef enum NodeKind {
   N_CONST, /* a constant of `type`: bool and ints in k.i (uint64 as its
-              bits), floats in k.f (the value, exact in a double) */
+              bits), floats in k.f (the value, exact in a double), complex
+              in k.z (real part k.z[0], the same double as k.f, imaginary
+              part k.z[1]; a complex64's parts exact in doubles) */
   N_LOAD,  /* element i of array `slot` */
   N_PARAM, /* scalar parameter `slot`, already of `type` */
   N_INDEX, /* the element index i (int64) */
@@ -329,6 +349,7 @@ typedef struct Node {
   union {
     int64_t i;
     double f;
+    double z[2]; /* complex: real, imaginary */
   } k;
   int off; /* source position, for back-end messages */
 } Node;
@@ -401,8 +422,10 @@ Program *check(Compiler *C, AstProgram *ast);
 /* Result type of NumPy promotion of two types. */
 jitc_dtype promote(jitc_dtype a, jitc_dtype b);
 
-/* A scalar parameter's value as the kernel receives it: 8 bytes, holding
-** the value in the parameter's type at offset 0. */
+/* A scalar parameter's value as the kernel receives it: 16 bytes, holding
+** the value in the parameter's type at offset 0 (a complex value as its
+** element: real part, then imaginary part, each of the part's type).
+** Targets index the slots by sizeof(ParamSlot). */
 typedef union ParamSlot {
   int64_t i64;
   int32_t i32;
@@ -410,6 +433,8 @@ typedef union ParamSlot {
   float f32;
   uint8_t b;
   uint64_t bits;
+  jitc_c64 c64;
+  jitc_c128 c128;
 } ParamSlot;
 
 /* ===================================================================== */
@@ -423,22 +448,26 @@ typedef union ParamSlot {
 ** integers: float64; any, all: bool; else t); reduce_acc() the type of the
 ** accumulator over elements of that input type: float64 for sum and mean of
 ** float32, float16 and bfloat16 (more accurate than NumPy's pairwise sum),
-** float32 for products of float16 and bfloat16, else the input type. */
+** complex128 for those of complex64, float32 for products of float16 and
+** bfloat16, else the input type. */
 jitc_dtype reduce_result(OpId op, jitc_dtype t);
 jitc_dtype reduce_input(OpId op, jitc_dtype t);
 jitc_dtype reduce_acc(OpId op, jitc_dtype in);
 
 /* A partial reduction of some elements: the accumulator (bool and integers
 ** in v.i, unsigned ones as their bits; floats in v.f, a float32 accumulator
-** holding float32 values, exact in a double) and, for argmin and argmax,
-** the index of the element it holds (-1: no element yet).  16 bytes; the cpu target's kernels write
-** this layout. */
+** holding float32 values, exact in a double; complex: the real part in v.f
+** and the imaginary part in im, as doubles however the accumulator is
+** typed) and, for argmin and argmax, the index of the element it holds (-1:
+** no element yet).  24 bytes; the cpu target's kernels write this layout
+** (v at offset 0, idx at 8, im at 16; Partials sizeof(Partial) apart). */
 typedef struct Partial {
   union {
     int64_t i;
     double f;
   } v;
   int64_t idx;
+  double im;
 } Partial;
 
 /* `in` below is the op's input type (IrStmt.value->type). */
@@ -565,6 +594,9 @@ typedef struct Target {
                              jitc_run_info *info);
   /* Whether run, run_buffers and run_device compute IR_REDUCE statements. */
   bool reduces;
+  /* Whether it compiles programs with complex64 or complex128 values (a
+  ** program with them is refused before compile and emit otherwise). */
+  bool complex;
   /* jitc_run_device (NULL where the target has no device): the caller's
   ** device pointers, already checked for NULL and alignment, n > 0. */
   jitc_status (*run_device)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
@@ -636,6 +668,19 @@ typedef struct CodeCache {
 } CodeCache;
 /* Unloads every entry (before the targets shut down). */
 void code_cache_free(jitc_context *ctx);
+
+/* ===================================================================== */
+/* bind.c: a run's scalar values                                          */
+/* ===================================================================== */
+
+/* Converts every scalar value of a run into its parameter's slot (slots has
+** room for all): JITC_OK, or a usage error added to ctx. */
+jitc_status bind_scalars(jitc_context *ctx, const Program *p, const jitc_value *scalars,
+                         ParamSlot *slots);
+/* The weak expressions of scalars (Program.checks) with the values bound:
+** refused where Python's value would differ from jitc's int64 / float64
+** one, or where an integer does not fit the int32 it meets. */
+jitc_status bind_check_weak(jitc_context *ctx, const jitc_kernel *k, const ParamSlot *slots);
 
 /* ===================================================================== */
 /* jitc.c: the library                                                    */

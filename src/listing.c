@@ -25,6 +25,8 @@ static const char *rule_name(TypeRule r) {
       [R_SAME] = "same",     [R_SAME_NB] = "same_nb",   [R_FLOAT] = "float",
       [R_PROMOTE] = "promote", [R_PRED] = "pred",       [R_WHERE] = "where",
       [R_CAST] = "cast",     [R_LDEXP] = "ldexp",       [R_EXPONENT] = "exponent",
+      [R_PART] = "part",     [R_CONJ] = "conj",         [R_ANGLE] = "angle",
+      [R_COMPLEX] = "complex",
       [R_RSUM] = "rsum",     [R_RSAME] = "rsame",
       [R_RMEAN] = "rmean",   [R_RBOOL] = "rbool",       [R_RARG] = "rarg"};
   return names[r];
@@ -69,9 +71,10 @@ static void write_ops(Buf *b) {
       buf_puts(b, ", \"results\": 2");
     if (o->flags & F_SECOND)
       buf_printf(b, ", \"second_result_of\": \"%s\"", op_info[op - 1].name);
-    buf_printf(b, ", \"augmented\": %s, \"integer_identity\": %s, \"no_identity\": %s}",
+    buf_printf(b, ", \"augmented\": %s, \"integer_identity\": %s, \"no_identity\": %s, "
+               "\"real_only\": %s}",
                o->flags & F_AUG ? "true" : "false", o->flags & F_INT_ID ? "true" : "false",
-               o->flags & F_NOID ? "true" : "false");
+               o->flags & F_NOID ? "true" : "false", o->flags & F_REAL ? "true" : "false");
   }
   buf_puts(b, "\n],\n\"aliases\": {");
   int k = 0;

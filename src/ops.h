@@ -47,6 +47,19 @@
 **                  int64 or uint32 n clamped to int32's range first, as
 **                  NumPy's int64 loop does); result x's type
 **       R_EXPONENT one float operand (as R_FLOAT); result int32 (frexp's exponent)
+**       R_PART     real(z), imag(z): of a complex operand its part's float
+**                  type; a real operand is its own real part and has a zero
+**                  imaginary part of its type (the IR has the op on complex
+**                  operands only); of a weak value a weak value, as Python's
+**                  z.real (True.real is the int 1)
+**       R_CONJ     conjugate(z): a complex operand's type; a real operand is
+**                  its own conjugate (bool becomes int8, NumPy's loop), no op
+**       R_ANGLE    angle(z): atan2(imag, real) in the part's float type; of a
+**                  real x, arctan2(0, x) typed as NumPy's np.angle does it
+**       R_COMPLEX  complex(re, im): both promoted to a float type (R_FLOAT; a
+**                  16-bit float to float32), the result the complex type of
+**                  that width; complex operands are an error; of weak values
+**                  a weak value, as Python's complex(re, im)
 **     and for reductions, NumPy's result over elements of type t (reduce.c):
 **       R_RSUM     bool and integers accumulate in int64; floats keep t
 **       R_RSAME    t itself
@@ -74,6 +87,11 @@
 **                 first result, the row after it the second
 **       F_SECOND  the second result of the row before: an op of the IR, no
 **                 name of the language (its NAME has a dot)
+**       F_REAL    defined on real operands only: NumPy has no loop for complex
+**                 ones, and the checker refuses them
+**   Complex operands: every row without F_REAL, but the bitwise and shift
+**   operators, takes them (abs, real, imag and angle give the part's float
+**   type, the comparisons and predicates bool, the rest the complex type).
 **   The rows of two-result functions and ldexp take and give 32- and 64-bit
 **   floats only: the checker computes a 16-bit float x in float32 and rounds
 **   the results back, as NumPy's loops for float16 do.
@@ -89,8 +107,8 @@ OP(ADD,        "+",          OPERATOR, 2, "+",  P_SUM,     R_ARITH,    NOLIB,   
 OP(SUB,        "-",          OPERATOR, 2, "-",  P_SUM,     R_ARITH_NB, NOLIB,    NULL,             F_AUG)
 OP(MUL,        "*",          OPERATOR, 2, "*",  P_TERM,    R_ARITH,    NOLIB,    NULL,             F_AUG)
 OP(DIV,        "/",          OPERATOR, 2, "/",  P_TERM,    R_TRUEDIV,  NOLIB,    NULL,             F_AUG)
-OP(FLOORDIV,   "//",         OPERATOR, 2, "//", P_TERM,    R_ARITH_NB, NOLIB,    NULL,             F_AUG)
-OP(MOD,        "%",          OPERATOR, 2, "%",  P_TERM,    R_ARITH_NB, NOLIB,    NULL,             F_AUG)
+OP(FLOORDIV,   "//",         OPERATOR, 2, "//", P_TERM,    R_ARITH_NB, NOLIB,    NULL,             F_AUG | F_REAL)
+OP(MOD,        "%",          OPERATOR, 2, "%",  P_TERM,    R_ARITH_NB, NOLIB,    NULL,             F_AUG | F_REAL)
 OP(POW,        "**",         OPERATOR, 2, "**", P_POWER,   R_ARITH_NB, pow,      NULL,             F_AUG)
 OP(AND,        "&",          OPERATOR, 2, "&",  P_BITAND,  R_BITWISE,  NOLIB,    NULL,             F_AUG)
 OP(OR,         "|",          OPERATOR, 2, "|",  P_BITOR,   R_BITWISE,  NOLIB,    NULL,             F_AUG)
@@ -107,7 +125,7 @@ OP(NEG,        "neg",        OPERATOR, 1, "-",  P_UNARY,   R_SAME_NB,  NOLIB,   
 OP(INVERT,     "invert",     OPERATOR, 1, "~",  P_UNARY,   R_BITWISE,  NOLIB,    NULL,             0)
 OP(ABS,        "abs",        FUNCTION, 1, NULL, P_NONE,    R_SAME,     fabs,     "llvm.fabs",      0)
 OP(SQRT,       "sqrt",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    sqrt,     "llvm.sqrt",      0)
-OP(CBRT,       "cbrt",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    cbrt,     NULL,             F_NANARG)
+OP(CBRT,       "cbrt",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    cbrt,     NULL,             F_NANARG | F_REAL)
 OP(SQUARE,     "square",     FUNCTION, 1, NULL, P_NONE,    R_SAME_NB,  NOLIB,    NULL,             0)
 OP(RECIPROCAL, "reciprocal", FUNCTION, 1, NULL, P_NONE,    R_SAME_NB,  NOLIB,    NULL,             0)
 OP(EXP,        "exp",        FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    exp,      NULL,             F_NANARG)
@@ -129,31 +147,36 @@ OP(TANH,       "tanh",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    tanh,    
 OP(ASINH,      "arcsinh",    FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    asinh,    NULL,             F_NANARG)
 OP(ACOSH,      "arccosh",    FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    acosh,    NULL,             F_NANARG)
 OP(ATANH,      "arctanh",    FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    atanh,    NULL,             F_NANARG)
-OP(FLOOR,      "floor",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     floor,    "llvm.floor",     F_INT_ID)
-OP(CEIL,       "ceil",       FUNCTION, 1, NULL, P_NONE,    R_SAME,     ceil,     "llvm.ceil",      F_INT_ID)
-OP(TRUNC,      "trunc",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     trunc,    "llvm.trunc",     F_INT_ID)
+OP(FLOOR,      "floor",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     floor,    "llvm.floor",     F_INT_ID | F_REAL)
+OP(CEIL,       "ceil",       FUNCTION, 1, NULL, P_NONE,    R_SAME,     ceil,     "llvm.ceil",      F_INT_ID | F_REAL)
+OP(TRUNC,      "trunc",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     trunc,    "llvm.trunc",     F_INT_ID | F_REAL)
 OP(RINT,       "rint",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    rint,     "llvm.roundeven", 0)
 OP(SIGN,       "sign",       FUNCTION, 1, NULL, P_NONE,    R_SAME_NB,  NOLIB,    NULL,             0)
-OP(ATAN2,      "arctan2",    FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    atan2,    NULL,             0)
-OP(HYPOT,      "hypot",      FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    hypot,    NULL,             0)
-OP(FMOD,       "fmod",       FUNCTION, 2, NULL, P_NONE,    R_ARITH_NB, fmod,     NULL,             0)
-OP(COPYSIGN,   "copysign",   FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    copysign, "llvm.copysign",  0)
-OP(NEXTAFTER,  "nextafter",  FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    nextafter, NULL,            F_STEP)
-OP(LDEXP,      "ldexp",      FUNCTION, 2, NULL, P_NONE,    R_LDEXP,    NOLIB,    NULL,             0)
-OP(FREXP,      "frexp",      FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_TWO)
-OP(FREXP_EXP,  "frexp.exp",  FUNCTION, 1, NULL, P_NONE,    R_EXPONENT, NOLIB,    NULL,             F_SECOND)
-OP(MODF,       "modf",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_TWO)
-OP(MODF_INT,   "modf.int",   FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_SECOND)
+OP(ATAN2,      "arctan2",    FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    atan2,    NULL,             F_REAL)
+OP(HYPOT,      "hypot",      FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    hypot,    NULL,             F_REAL)
+OP(FMOD,       "fmod",       FUNCTION, 2, NULL, P_NONE,    R_ARITH_NB, fmod,     NULL,             F_REAL)
+OP(COPYSIGN,   "copysign",   FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    copysign, "llvm.copysign",  F_REAL)
+OP(NEXTAFTER,  "nextafter",  FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    nextafter, NULL,            F_STEP | F_REAL)
+OP(LDEXP,      "ldexp",      FUNCTION, 2, NULL, P_NONE,    R_LDEXP,    NOLIB,    NULL,             F_REAL)
+OP(FREXP,      "frexp",      FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_TWO | F_REAL)
+OP(FREXP_EXP,  "frexp.exp",  FUNCTION, 1, NULL, P_NONE,    R_EXPONENT, NOLIB,    NULL,             F_SECOND | F_REAL)
+OP(MODF,       "modf",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_TWO | F_REAL)
+OP(MODF_INT,   "modf.int",   FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    NOLIB,    NULL,             F_SECOND | F_REAL)
 OP(MINIMUM,    "minimum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(MAXIMUM,    "maximum",    FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(FMIN,       "fmin",       FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(FMAX,       "fmax",       FUNCTION, 2, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
 OP(CLIP,       "clip",       FUNCTION, 3, NULL, P_NONE,    R_PROMOTE,  NOLIB,    NULL,             0)
-OP(FMA,        "fma",        FUNCTION, 3, NULL, P_NONE,    R_FLOAT,    fma,      "llvm.fma",       0)
+OP(FMA,        "fma",        FUNCTION, 3, NULL, P_NONE,    R_FLOAT,    fma,      "llvm.fma",       F_REAL)
 OP(WHERE,      "where",      FUNCTION, 3, NULL, P_NONE,    R_WHERE,    NOLIB,    NULL,             0)
 OP(ISNAN,      "isnan",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
 OP(ISINF,      "isinf",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
 OP(ISFINITE,   "isfinite",   FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
+OP(REAL,       "real",       FUNCTION, 1, NULL, P_NONE,    R_PART,     NOLIB,    NULL,             0)
+OP(IMAG,       "imag",       FUNCTION, 1, NULL, P_NONE,    R_PART,     NOLIB,    NULL,             0)
+OP(CONJ,       "conjugate",  FUNCTION, 1, NULL, P_NONE,    R_CONJ,     NOLIB,    NULL,             0)
+OP(ANGLE,      "angle",      FUNCTION, 1, NULL, P_NONE,    R_ANGLE,    NOLIB,    NULL,             0)
+OP(COMPLEX,    "complex",    FUNCTION, 2, NULL, P_NONE,    R_COMPLEX,  NOLIB,    NULL,             0)
 OP(CAST,       "cast",       CAST,     1, NULL, P_NONE,    R_CAST,     NOLIB,    NULL,             0)
 OP(SUM,        "sum",        REDUCE,   1, NULL, P_NONE,    R_RSUM,     NOLIB,    NULL,             0)
 OP(PROD,       "prod",       REDUCE,   1, NULL, P_NONE,    R_RSUM,     NOLIB,    NULL,             0)
@@ -176,6 +199,7 @@ FN("asinh", ASINH)
 FN("acosh", ACOSH)
 FN("atanh", ATANH)
 FN("power", POW)  FN("pow", POW)
+FN("conj", CONJ)
 FN("round", RINT)
 FN("amin", MIN)  FN("amax", MAX)
 #endif

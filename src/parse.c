@@ -154,9 +154,10 @@ static Ast *binary_level(Parser *P, Prec prec, Ast *(*operand)(Parser *)) {
 **         | "(" expr ")" ; */
 static Ast *primary(Parser *P) {
   Token *t = P->tok;
-  if (t->kind == TK_INT || t->kind == TK_FLOAT) {
+  if (t->kind == TK_INT || t->kind == TK_FLOAT || t->kind == TK_IMAG) {
     P->tok++;
-    Ast *a = new_ast(P, t->kind == TK_INT ? A_INT : A_FLOAT, t->off);
+    Ast *a = new_ast(P, t->kind == TK_INT ? A_INT : t->kind == TK_FLOAT ? A_FLOAT : A_IMAG,
+                     t->off);
     a->ival = t->ival;
     a->fval = t->fval;
     return a;

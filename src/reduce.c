@@ -18,6 +18,8 @@
 **              products in float32 (as NumPy's float16 loops accumulate)
 **   min, max   NaN wins; no identity; unsigned integers compare unsigned
 **   mean       the sum in float64 over n
+**   complex    sum and mean of complex64 in complex128, products in the
+**              type; min, max, argmin and argmax in NumPy's complex order
 ** A wider accumulator becomes the result's type at the end, by the cast
 ** from float64 or float32 (semantics.h: to bfloat16 through float32, as
 ** ml_dtypes converts).
@@ -44,9 +46,11 @@ static const OpInfo *red(OpId op) {
 
 jitc_dtype reduce_result(OpId op, jitc_dtype t) {
   switch (red(op)->rule) {
-  case R_RSUM: return dtype_is_float(t) ? t : unsigned_int(t) ? JITC_UINT64 : JITC_INT64;
+  case R_RSUM:
+    return dtype_is_float(t) || dtype_is_complex(t) ? t
+           : unsigned_int(t) ? JITC_UINT64 : JITC_INT64;
   case R_RSAME: return t;
-  case R_RMEAN: return dtype_is_float(t) ? t : JITC_FLOAT64;
+  case R_RMEAN: return dtype_is_float(t) || dtype_is_complex(t) ? t : JITC_FLOAT64;
   case R_RBOOL: return JITC_BOOL;
   case R_RARG: return JITC_INT64;
   default: unreachable();
@@ -62,6 +66,7 @@ jitc_dtype reduce_input(OpId op, jitc_dtype t) {
 }
 
 jitc_dtype reduce_acc(OpId op, jitc_dtype in) {
+  if (in == JITC_COMPLEX64 && (op == OP_SUM || op == OP_MEAN)) return JITC_COMPLEX128;
   if (!dtype_is_float(in)) return in;
   size_t size = jitc_dtype_size(in);
   if ((op == OP_SUM || op == OP_MEAN) && size < 8) return JITC_FLOAT64;

@@ -16,7 +16,7 @@
 ** signed integer of 1 byte computes in uint32_t, its unsigned twin is
 ** uint8_t, ...).  Only what is truly one type's own is written by hand: the
 ** rounding of the 16-bit floats (half.h), NumPy's float32 exp, bool's
-** arithmetic.
+** arithmetic; the complex types have their own file (sem_complex.h).
 **
 ** A function is written here only where NumPy's semantics need a case of
 ** their own (abs of integers, float32 exp, minimum's NaN rule, ...): any
@@ -291,7 +291,10 @@
   UINT_OPS(S, T, UWIDE_##SIZE, SIZE * 8) CMP_OPS(S, T)                         \
   CONV_UINT(S, T, SIZE * 8, HI) EXEC_INT(S)
 #define DEFINE_T_FLOAT(S, T, SIZE, LO, HI) DEFINE_FLOAT_##SIZE(S, T)
-#define DEFINE_T_COMPLEX(S, T, SIZE, LO, HI) /* none yet */
+#define DEFINE_T_COMPLEX(S, T, SIZE, LO, HI) DEFINE_CPLX_##SIZE(S, T)
+#define DEFINE_CPLX_8(S, T) CPLX_OPS(S, T, float, f) CONV_CPLX(S, T, float) EXEC_CPLX(S, float)
+#define DEFINE_CPLX_16(S, T)                                                   \
+  CPLX_OPS(S, T, double, ) CONV_CPLX(S, T, double) EXEC_CPLX(S, double)
 #define DEFINE_FLOAT_2(S, T) HALF_OPS(S) CONV_HALF(S) EXEC_HALF(S)
 #define DEFINE_FLOAT_4(S, T)                                                   \
   FLT_OPS(S, T, f) EXP_4(S) CMP_OPS(S, T) CONV_FLT(S, T) EXEC_FLT(S, f, EXEC_EXP(S))
@@ -309,6 +312,7 @@
 
 #include "sem_cast.h"
 #include "sem_exec.h"
+#include "sem_complex.h"
 
 #define TYPE(id, name, shortname, cname, kind, size, chr, descr, ctype, cuda, llvm, lo, hi) \
   DEFINE_##kind(cname, ctype, size, lo, hi)
@@ -398,16 +402,25 @@ static inline bool sem_exec(OpId op, jitc_dtype r, jitc_dtype t, void *dst, cons
   case OP_CAST:
     sem_cast(dst, r, a0, t, m);
     return true;
+  case OP_COMPLEX: /* float parts make a complex value: the result type's loop */
+    t = r;
+    break;
   case OP_LDEXP: case OP_FREXP: case OP_FREXP_EXP: case OP_MODF: case OP_MODF_INT:
     return t == JITC_FLOAT32 ? f32_mixed(op, dst, a0, a1, m)
            : t == JITC_FLOAT64 ? f64_mixed(op, dst, a0, a1, m) : false;
   case OP_WHERE:
-    /* Moves elements as their bits: a NaN keeps its sign and payload. */
+    /* Moves elements as their bits: a NaN keeps its sign and payload.  A
+    ** complex64 is two floats (4-byte aligned), not a uint64_t. */
+    if (t == JITC_COMPLEX64) {
+      WHERE_LOOP(jitc_c64);
+      return true;
+    }
     switch (jitc_dtype_size(t)) {
     case 1: WHERE_LOOP(uint8_t); return true;
     case 2: WHERE_LOOP(uint16_t); return true;
     case 4: WHERE_LOOP(uint32_t); return true;
     case 8: WHERE_LOOP(uint64_t); return true;
+    case 16: WHERE_LOOP(jitc_c128); return true;
     default: return false;
     }
   default:

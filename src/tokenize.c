@@ -106,8 +106,10 @@ static Token *push(Lexer *L, TokKind kind, int off, int len) {
   return t;
 }
 
-/* number = digits ("." digits?)? exponent? | "." digits exponent?
-** exponent = ("e" | "E") ("+" | "-")? digits */
+/* number = (digits ("." digits?)? exponent? | "." digits exponent?) ("j" | "J")?
+** exponent = ("e" | "E") ("+" | "-")? digits
+** A trailing j makes an imaginary literal, as in Python: its digits are
+** read as a float (10j is 10.0j; 1e999j is infj). */
 static int lex_number(Lexer *L, const char *src, int off) {
   const char *p = src + off;
   bool is_float = false;
@@ -128,6 +130,9 @@ static int lex_number(Lexer *L, const char *src, int off) {
       p++;
   }
   int len = (int)(p - (src + off));
+  bool imag = (*p == 'j' || *p == 'J') && !isalnum((unsigned char)p[1]) && p[1] != '_';
+  if (imag)
+    p++;
   if (isalpha((unsigned char)*p) || *p == '_') {
     int end = (int)(p - src);
     while (isalnum((unsigned char)src[end]) || src[end] == '_')
@@ -136,18 +141,18 @@ static int lex_number(Lexer *L, const char *src, int off) {
     push(L, TK_ERROR, off, end - off);
     return end;
   }
-  Token *t = push(L, is_float ? TK_FLOAT : TK_INT, off, len);
+  Token *t = push(L, imag ? TK_IMAG : is_float ? TK_FLOAT : TK_INT, off, len + imag);
   if (!t)
-    return off + len;
+    return off + len + imag;
   char tmp[512];
   if (len >= (int)sizeof tmp) {
     error_at(L->C, off, "number too long (%d characters)", len);
-    return off + len;
+    return off + len + imag;
   }
   memcpy(tmp, src + off, (size_t)len);
   tmp[len] = '\0';
   errno = 0;
-  if (is_float) {
+  if (is_float || imag) {
     t->fval = strtod(tmp, NULL); /* overflow gives inf, as in Python's float('1e999') */
   } else {
     unsigned long long v = strtoull(tmp, NULL, 10);
@@ -156,7 +161,7 @@ static int lex_number(Lexer *L, const char *src, int off) {
     else
       t->ival = (int64_t)v;
   }
-  return off + len;
+  return off + len + imag;
 }
 
 Token *tokenize(Compiler *C, int *ntokens) {

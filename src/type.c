@@ -139,6 +139,12 @@ static jitc_dtype weak_with(jitc_dtype weak, jitc_dtype strong) {
     return strong;
   if (weak == JITC_INT64)
     return strong == JITC_BOOL ? JITC_INT64 : strong;
+  if (dtype_is_complex(strong))
+    return strong;
+  /* weak complex: complex128 with integers, else the complex type of the
+  ** float's width (float16 and bfloat16 with 1j are complex64) */
+  if (dtype_is_complex(weak))
+    return dtype_is_float(strong) ? dtype_complex_of(strong) : JITC_COMPLEX128;
   /* weak float: float64 with integers; ml_dtypes' bfloat16 with a Python
   ** float gives float32 */
   if (strong == JITC_BFLOAT16)
@@ -150,7 +156,7 @@ static jitc_dtype weak_with(jitc_dtype weak, jitc_dtype strong) {
 ** int8 is float16, of int16 float32, of int32 float64): the first float
 ** type by promotion's order that t converts to safely. */
 static jitc_dtype float_for(jitc_dtype t) {
-  if (dtype_is_float(t))
+  if (dtype_is_float(t) || dtype_is_complex(t))
     return t;
   jitc_dtype best = JITC_FLOAT64;
   for (int f = 0; f < JITC_NDTYPES; f++)
@@ -298,6 +304,92 @@ static Val fold_weak(Checker *K, Node *n) {
   return (Val){c, true, false};
 }
 
+/* ---- complex operands ---- */
+
+Val complex_refused(Checker *K, OpId op, int off, jitc_dtype t, bool call) {
+  const OpInfo *info = &op_info[op];
+  const char *hint = op == OP_ATAN2   ? "; angle(z) is the argument of a complex number"
+                     : op == OP_HYPOT ? "; abs(z) is the magnitude of a complex number"
+                     : op == OP_FLOOR || op == OP_CEIL || op == OP_TRUNC
+                         ? "; apply it to real(z) and imag(z)"
+                         : "";
+  if (info->kind == K_OPERATOR && !call)
+    error_at(K->C, off, "'%s' is not defined for %s operands (NumPy has no loop for complex "
+             "numbers)", info->spell, tname(t));
+  else
+    error_at(K->C, off, "%s() is not defined for %s (NumPy has no loop for complex numbers)%s",
+             info->name, tname(t), hint);
+  return bad_val(K, off);
+}
+
+bool complex_converts(Checker *K, jitc_dtype from, jitc_dtype to, int off, const char *into) {
+  if (!dtype_is_complex(from) || dtype_is_complex(to) || to == JITC_BOOL)
+    return true;
+  error_at(K->C, off, "cannot convert %s to %s%s%s: that discards the imaginary part (NumPy "
+           "warns, ComplexWarning); take real(z) or abs(z) first, e.g. %s(real(z))",
+           tname(from), tname(to), into ? " " : "", into ? into : "", type_info[to].shortname);
+  return false;
+}
+
+/* real(x), imag(x) (R_PART).  Of a weak value the result is weak: Python's
+** x.real and x.imag are Python scalars (True.real is the int 1). */
+static Val check_part(Checker *K, OpId op, int off, Val x) {
+  jitc_dtype t = x.n->type;
+  if (x.weak && t == JITC_BOOL) {
+    x.n = convert(K, x, JITC_INT64);
+    t = JITC_INT64;
+  }
+  if (dtype_is_complex(t)) {
+    Node *n = new_op(K, op, dtype_part(t), off, 1, &x.n);
+    return x.weak ? fold_weak(K, n) : (Val){n, false, false};
+  }
+  if (op == OP_REAL)
+    return x;
+  Node *zero = new_node(K, N_CONST, t, off); /* k all zero: 0, 0.0 */
+  return (Val){zero, x.weak, false};
+}
+
+/* conjugate(x) (R_CONJ): the op on complex values; a real value is its own
+** conjugate, bool's computed in int8 (NumPy's loop). */
+static Val check_conj(Checker *K, int off, Val x) {
+  jitc_dtype t = x.n->type;
+  if (dtype_is_complex(t))
+    return (Val){new_op(K, OP_CONJ, t, off, 1, &x.n), false, false};
+  return (Val){convert(K, x, t == JITC_BOOL ? JITC_INT8 : t), false, false};
+}
+
+/* angle(x) (R_ANGLE): of a complex value its argument, in the part's type;
+** of a real x, arctan2(0, x) as np.angle computes it (x as an array, 0 a
+** Python int: angle of int8 is float16, of bool float64). */
+static Val check_angle(Checker *K, int off, Val x) {
+  jitc_dtype t = x.n->type;
+  if (dtype_is_complex(t))
+    return (Val){new_op(K, OP_ANGLE, dtype_part(t), off, 1, &x.n), false, false};
+  Val args[2] = {{new_node(K, N_CONST, JITC_INT64, off), true, false}, {x.n, false, false}};
+  return apply(K, OP_ATAN2, off, args, 2, JITC_BOOL, true);
+}
+
+/* complex(re, im) (R_COMPLEX): both parts in the float type R_FLOAT gives
+** their common type t (a 16-bit float widened to float32), the result the
+** complex type of that width; of weak values a weak complex128, as
+** Python's complex(re, im). */
+static Val check_complex(Checker *K, int off, Val *v, jitc_dtype t, bool weak) {
+  if (dtype_is_complex(t)) {
+    error_at(K->C, off, "complex(re, im) takes real parts, not %s; z + w * 1j combines "
+             "complex values", tname(t));
+    return bad_val(K, off);
+  }
+  jitc_dtype f = weak ? JITC_FLOAT64 : float_for(t);
+  jitc_dtype part = type_info[f].size < 4 ? JITC_FLOAT32 : f;
+  Node *args[2];
+  for (int k = 0; k < 2; k++) {
+    Val x = {convert_weak(K, v[k], f), false, false};
+    args[k] = convert(K, x, part);
+  }
+  Node *n = new_op(K, OP_COMPLEX, dtype_complex_of(part), off, 2, args);
+  return weak ? fold_weak(K, n) : (Val){n, false, false};
+}
+
 /* Types op applied to already-checked operands; `off` is the operator.
 ** `call`: written as a function call (power(x, y) rather than x ** y). */
 Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call) {
@@ -311,6 +403,8 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
   bool is_fn = call || op_info[op].kind != K_OPERATOR;
   Node *args[3];
   if (op == OP_CAST) {
+    if (!complex_converts(K, v[0].n->type, cast_to, off, NULL))
+      return bad_val(K, off);
     /* A Python scalar converted by a NumPy type must fit it: np.int32(2**31)
     ** raises. */
     if (v[0].weak)
@@ -337,6 +431,15 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
   if (t == JITC_NDTYPES)
     return no_common_type(K, v, n, off);
   const char *sym = info->name;
+  if (dtype_is_complex(t) && (info->flags & F_REAL))
+    return complex_refused(K, op, off, t, call);
+  switch (info->rule) { /* the rules of their own, before promotion's */
+  case R_PART: return check_part(K, op, off, v[0]);
+  case R_CONJ: return check_conj(K, off, v[0]);
+  case R_ANGLE: return check_angle(K, off, v[0]);
+  case R_COMPLEX: return check_complex(K, off, v, t, weak);
+  default: break;
+  }
   /* Python's bools are ints: True + True is 2, ~True is -2 (NumPy's
   ** np.True_ + np.True_ would be True; a program's weak values are Python's). */
   if (weak && !is_fn && t == JITC_BOOL &&
@@ -358,7 +461,7 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
         goto as_int8;
       return bad_val(K, off);
     }
-    result = t;
+    result = op == OP_ABS ? dtype_part(t) : t; /* abs of complex: its magnitude */
     break;
   case R_SAME_NB:
     if (t == JITC_BOOL) {
@@ -374,13 +477,13 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
     result = t;
     break;
   case R_TRUEDIV:
-    result = t = dtype_is_float(t) ? t : JITC_FLOAT64;
+    result = t = dtype_is_float(t) || dtype_is_complex(t) ? t : JITC_FLOAT64;
     break;
   case R_FLOAT:
     result = t = float_for(t);
     break;
   case R_BITWISE:
-    if (dtype_is_float(t)) {
+    if (dtype_is_float(t) || dtype_is_complex(t)) {
       error_at(K->C, off, "'%s' needs integer or bool operands, not %s",
                info->spell ? info->spell : sym, tname(t));
       return bad_val(K, off);
@@ -470,18 +573,25 @@ Val check_power(Checker *K, int off, Val *v, bool call) {
   /* np.power takes the fast paths for any scalar exponent, whatever the
   ** base; Python's `**` of two weak values is C's pow. */
   if (!v[0].bad && !v[1].bad && (!v[0].weak || call) && v[1].n->kind == N_CONST &&
-      v[1].n->type != JITC_BOOL) {
+      v[1].n->type != JITC_BOOL && !dtype_is_complex(v[1].n->type)) {
     bool weak;
     jitc_dtype t = common_type(v, 2, &weak);
     if (t == JITC_NDTYPES)
       return no_common_type(K, v, 2, off);
     double e = dtype_is_float(v[1].n->type) ? v[1].n->k.f : (double)v[1].n->k.i;
+    /* A complex base: only `**` of a Python int 2 or -1, or a Python float
+    ** 0.5, is NumPy's fast path (np.power and 2.0 compute the power, whose
+    ** products round differently from square's). */
+    bool cfast = dtype_is_complex(t) && !call && v[1].weak;
+    bool pyint = v[1].n->type == JITC_INT64, pyfloat = v[1].n->type == JITC_FLOAT64;
     int fast = -1;
-    if (e == 2 && t != JITC_BOOL)
+    if (dtype_is_complex(t) && !(cfast && (pyint ? e == 2 || e == -1 : pyfloat && e == 0.5)))
+      fast = -1;
+    else if (e == 2 && t != JITC_BOOL)
       fast = OP_SQUARE;
-    else if (e == 0.5 && dtype_is_float(t))
+    else if (e == 0.5 && (dtype_is_float(t) || dtype_is_complex(t)))
       fast = OP_SQRT;
-    else if (e == -1 && dtype_is_float(t))
+    else if (e == -1 && (dtype_is_float(t) || dtype_is_complex(t)))
       fast = OP_RECIPROCAL;
     if (fast >= 0) {
       Val base = {convert(K, v[0], t), false, false};
@@ -496,6 +606,7 @@ Val check_power(Checker *K, int off, Val *v, bool call) {
   ** values of square and reciprocal, and differs at most in rounding.) */
   if (!r.bad && !r.weak && r.n->kind == N_OP && r.n->op == OP_POW &&
       dtype_is_float(v[0].n->type) && v[1].n->type != JITC_BOOL &&
+      !dtype_is_complex(v[1].n->type) &&
       r.n->args[1]->kind != N_CONST && is_uniform(r.n->args[1]) &&
       (call || !is_uniform(r.n->args[0]))) {
     Node *x = r.n->args[0], *half = new_node(K, N_CONST, r.n->type, off);
@@ -516,7 +627,9 @@ bool same_kind(jitc_dtype from, jitc_dtype to) {
     return to != JITC_BOOL && type_info[to].kind != T_UINT;
   if (type_info[from].kind == T_UINT)
     return to != JITC_BOOL;
-  return dtype_is_float(to); /* float to float only */
+  if (dtype_is_complex(from)) /* complex to complex only */
+    return dtype_is_complex(to);
+  return dtype_is_float(to) || dtype_is_complex(to); /* float to float or complex */
 }
 
 
@@ -544,6 +657,8 @@ Val check_ldexp(Checker *K, int off, Val *v) {
   if (v[0].bad || v[1].bad)
     return bad_val(K, off);
   jitc_dtype xt = v[0].n->type, nt = v[1].n->type;
+  if (dtype_is_complex(xt))
+    return complex_refused(K, OP_LDEXP, off, xt, true);
   if (!dtype_is_int(nt) && nt != JITC_BOOL) {
     error_at(K->C, v[1].n->off, "ldexp(x, n) needs an integer exponent n, not %s (NumPy has "
              "no loop for it)", tname(nt));

@@ -53,6 +53,8 @@ TYPE(UINT32,    "uint32",     "u32",  u32,  T_UINT,    4,  'I', "<u4",  uint32_t
 TYPE(UINT64,    "uint64",     "u64",  u64,  T_UINT,    8,  'Q', "<u8",  uint64_t, "unsigned long long", "i64",    0,         UINT64_MAX)
 TYPE(FLOAT16,   "float16",    "f16",  f16,  T_FLOAT,   2,  'e', "<f2",  uint16_t, "__half",             "half",   0,         0)
 TYPE(BFLOAT16,  "bfloat16",   "bf16", bf16, T_FLOAT,   2,  'E', "<V2",  uint16_t, "__nv_bfloat16",      "bfloat", 0,         0)
+TYPE(COMPLEX64, "complex64",  "c64",  c64,  T_COMPLEX, 8,  'F', "<c8",  jitc_c64, "jitc_c64",           "<2 x float>", 0,    0)
+TYPE(COMPLEX128,"complex128", "c128", c128, T_COMPLEX, 16, 'D', "<c16", jitc_c128,"jitc_c128",          "<2 x double>", 0,   0)
 #endif
 
 #ifdef ALIAS
@@ -68,6 +70,9 @@ ALIAS("byte", INT8)
 ALIAS("ubyte", UINT8)
 ALIAS("short", INT16)
 ALIAS("ushort", UINT16)
+ALIAS("complex", COMPLEX128)
+ALIAS("csingle", COMPLEX64)
+ALIAS("cdouble", COMPLEX128)
 #endif
 
 #ifdef UP
@@ -92,6 +97,9 @@ UP(INT64, FLOAT64)
 UP(UINT64, FLOAT64)
 UP(FLOAT16, FLOAT32)
 UP(FLOAT32, FLOAT64)
+UP(FLOAT32, COMPLEX64)
+UP(FLOAT64, COMPLEX128)
+UP(COMPLEX64, COMPLEX128)
 /* ml_dtypes' bfloat16: bool and the 8-bit integers convert to it; it
 ** converts to float32.  NumPy finds no common type of bfloat16 with the
 ** wider integers and float16 (the NOUP rows), although the lattice has one. */

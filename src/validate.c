@@ -67,6 +67,11 @@ static const char *check_op(const Node *n) {
   if ((oi->rule == R_LDEXP || (oi->flags & (F_TWO | F_SECOND))) && a != JITC_FLOAT32 &&
       a != JITC_FLOAT64)
     return "operand not float32 or float64";
+  /* complex operands: the rows without F_REAL (ops.h), abs giving the part's type */
+  if (dtype_is_complex(t) && (oi->flags & F_REAL))
+    return "complex operands of a real function";
+  if (n->op == OP_ABS && dtype_is_complex(t))
+    return r == dtype_part(t) ? NULL : "abs of complex not of its part's type";
   switch (oi->rule) {
   case R_ARITH:
     if (r != t)
@@ -84,11 +89,11 @@ static const char *check_op(const Node *n) {
   case R_FLOAT:
     if (r != t)
       return "result type differs from operands";
-    return dtype_is_float(t) ? NULL : "operands not float";
+    return dtype_is_float(t) || dtype_is_complex(t) ? NULL : "operands not float";
   case R_BITWISE:
     if (r != t)
       return "result type differs from operands";
-    return dtype_is_float(t) ? "float operands" : NULL;
+    return dtype_is_float(t) || dtype_is_complex(t) ? "float operands" : NULL;
   case R_SHIFT:
     if (r != t)
       return "result type differs from operands";
@@ -103,14 +108,23 @@ static const char *check_op(const Node *n) {
     if (a != JITC_BOOL)
       return "condition not bool";
     return r == t ? NULL : "result type differs from operands";
-  case R_CAST:
-    return NULL;
+  case R_CAST: /* complex to complex or bool only (the checker's rule) */
+    return dtype_is_complex(a) && !dtype_is_complex(r) && r != JITC_BOOL
+               ? "complex cast to a real type" : NULL;
   case R_LDEXP:
     if (n->args[1]->type != JITC_INT32)
       return "exponent not int32";
     return r == a ? NULL : "result type differs from operands";
   case R_EXPONENT:
     return r == JITC_INT32 ? NULL : "result not int32";
+  case R_PART: /* real, imag: only of complex operands in the IR */
+  case R_ANGLE:
+    return dtype_is_complex(t) && r == dtype_part(t) ? NULL : "not complex to its part's type";
+  case R_CONJ:
+    return dtype_is_complex(t) && r == t ? NULL : "not complex to the same type";
+  case R_COMPLEX:
+    return (t == JITC_FLOAT32 || t == JITC_FLOAT64) && r == dtype_complex_of(t)
+               ? NULL : "parts not float32 or float64, or the result not their complex type";
   case R_RSUM: case R_RSAME: case R_RMEAN: case R_RBOOL: case R_RARG:
     return "a reduction inside an expression";
   }

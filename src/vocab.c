@@ -89,6 +89,27 @@ bool dtype_is_int(jitc_dtype t) {
 bool dtype_is_float(jitc_dtype t) {
   return (unsigned)t < JITC_NDTYPES && type_info[t].kind == T_FLOAT;
 }
+bool dtype_is_complex(jitc_dtype t) {
+  return (unsigned)t < JITC_NDTYPES && type_info[t].kind == T_COMPLEX;
+}
+
+/* The complex types and their parts pair by size: a complex type is two of
+** the float type half its size (types.h). */
+jitc_dtype dtype_part(jitc_dtype t) {
+  if (!dtype_is_complex(t)) return t;
+  for (int f = 0; f < JITC_NDTYPES; f++)
+    if (type_info[f].kind == T_FLOAT && 2 * type_info[f].size == type_info[t].size)
+      return (jitc_dtype)f;
+  return t;
+}
+jitc_dtype dtype_complex_of(jitc_dtype t) {
+  if (dtype_is_complex(t)) return t;
+  int size = type_info[t].size < 4 ? 4 : type_info[t].size;
+  for (int c = 0; c < JITC_NDTYPES; c++)
+    if (type_info[c].kind == T_COMPLEX && type_info[c].size == 2 * size)
+      return (jitc_dtype)c;
+  return t;
+}
 
 const char *jitc_status_name(jitc_status s) {
   switch (s) {

@@ -21,11 +21,11 @@ except ImportError:  # bfloat16 arrays need ml_dtypes; the other types do not
 
 def type_rows():
     """The rows of src/types.h, the one table of types, in jitc_dtype order:
-    dicts of id, name, short, kind ("b", "i", "u" or "f") and size."""
+    dicts of id, name, short, kind ("b", "i", "u", "f" or "c") and size."""
     text = open(os.path.join(ROOT, "src", "types.h")).read()
     block = text[text.index("#ifdef TYPE"):]
     block = block[:block.index("#endif")]
-    kinds = {"T_BOOL": "b", "T_SINT": "i", "T_UINT": "u", "T_FLOAT": "f"}
+    kinds = {"T_BOOL": "b", "T_SINT": "i", "T_UINT": "u", "T_FLOAT": "f", "T_COMPLEX": "c"}
     return [{"id": m.group(1), "name": m.group(2), "short": m.group(3),
              "kind": kinds[m.group(4)], "size": int(m.group(5))}
             for m in re.finditer(r'^TYPE\((\w+),\s*"(\w+)",\s*"(\w+)",\s*\w+,\s*(\w+),\s*(\d+)',
@@ -59,7 +59,10 @@ class ScalarDecl(C.Structure):
 
 
 class Value(C.Structure):
-    _fields_ = [("dtype", C.c_int), ("u", C.c_double)]
+    """jitc_value: the dtype, then the value (u.f, or u.c's real and
+    imaginary parts: ctypes has no union of them, and im is read only for
+    complex values)."""
+    _fields_ = [("dtype", C.c_int), ("u", C.c_double), ("im", C.c_double)]
 
 
 def under_sanitizers(group):
@@ -155,7 +158,8 @@ class Runner:
             if isinstance(v, tuple):  # (value, jitc_dtype number): a typed scalar
                 sdecl[k].dtype, sdecl[k].weak = v[1], 0
             else:
-                sdecl[k].dtype = 4 if isinstance(v, float) else 2
+                sdecl[k].dtype = (4 if isinstance(v, float) else
+                                  DTYPES.index(np.complex128) if isinstance(v, complex) else 2)
                 sdecl[k].weak = 1
         o = self.options(target, threads, cpu)
         k = C.c_void_p()
@@ -194,6 +198,9 @@ class Runner:
             if isinstance(v, float):
                 vals[j].dtype = 4
                 vals[j].u = v
+            elif isinstance(v, complex):
+                vals[j].dtype = DTYPES.index(np.complex128)
+                vals[j].u, vals[j].im = v.real, v.imag
             else:
                 vals[j].dtype = 2
                 C.cast(C.byref(vals[j], 8), C.POINTER(C.c_int64))[0] = v

@@ -53,7 +53,7 @@ def types():
                                  block, re.M)]
 
 
-TYPES = types()
+TYPES = [t for t in types() if t["kind"] != "T_COMPLEX"]  # complex: the complex group
 NAMES = [t["name"] for t in TYPES]
 
 

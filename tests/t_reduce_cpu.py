@@ -319,10 +319,11 @@ def test_mixed():
 
 def split_program(k):
     """A program large enough for several groups, with reductions in the
-    first, middle and last groups reading lets computed in other groups."""
+    first, middle and last groups reading lets computed in other groups
+    (outputs o0, o1, ...: c64 would be a cast of the language)."""
     lines = ["let f = a * 3 - b", "let m = a > b", "let n = i32(a * 100) - 50",
              "s0 = sum(f)", "k0 = argmax(a)"]
-    lines += [f"c{j} = a * {j} - f" for j in range(k)]
+    lines += [f"o{j} = a * {j} - f" for j in range(k)]
     lines += ["s1 = sum(n)", "x1 = max(f)", "a1 = any(m)"]
     lines += [f"e{j} = b * {j} + f" for j in range(k)]
     lines += ["s2 = min(f * b)", "k2 = argmin(f)", "p2 = prod(m | (n > -40))", "me = mean(f)",

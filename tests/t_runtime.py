@@ -49,11 +49,13 @@ except ImportError:
 # Every type of the table (bfloat16 where ml_dtypes is here to check it),
 # with its NumPy dtype.
 ROWS = t_types.table()
-DTYPES = [r["name"] for r in ROWS if r["name"] != "bfloat16" or ml_dtypes]
+# (complex64 and complex128 not yet: the command line does not print them)
+DTYPES = [r["name"] for r in ROWS if (r["name"] != "bfloat16" or ml_dtypes) and
+          r["kind"] != "T_COMPLEX"]
 NPDT = {name: np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name) for name in DTYPES}
 INTS = [t for t in DTYPES if NPDT[t].kind in "iu"]
 FLOATS = [t for t in DTYPES if t not in INTS and t != "bool"]
-KIND_ORDER = {"T_BOOL": 0, "T_SINT": 1, "T_UINT": 2, "T_FLOAT": 3}
+KIND_ORDER = {"T_BOOL": 0, "T_SINT": 1, "T_UINT": 2, "T_FLOAT": 3, "T_COMPLEX": 4}
 # The messages list the types by kind, then size (bfloat16 after float16).
 SUPPORTED = "jitc reads " + ", ".join(
     r["name"] for r in sorted(ROWS, key=lambda r: (KIND_ORDER[r["kind"]], r["size"],
@@ -613,10 +615,10 @@ def hostile_cases(t):
         "structured dtype (a list of fields) is not supported; " + SUPPORTED)
     hdr("void", "{'descr': '|V8', 'fortran_order': False, 'shape': (3,)}",
         "(void/structured) is not supported")
-    hdr("complex", "{'descr': '<c16', 'fortran_order': False, 'shape': (3,)}",
-        "(complex128) is not supported")
+    hdr("complex256", "{'descr': '<c32', 'fortran_order': False, 'shape': (3,)}",
+        "(complex256) is not supported")
     hdr("float128", "{'descr': '<f16', 'fortran_order': False, 'shape': (3,)}", "(float128)")
-    hdr("complex64", "{'descr': '<c8', 'fortran_order': False, 'shape': (3,)}", "(complex64)")
+    hdr("complex32", "{'descr': '<c4', 'fortran_order': False, 'shape': (3,)}", "(complex32)")
     hdr("uint128", "{'descr': '<u16', 'fortran_order': False, 'shape': (3,)}", "(uint128)")
     hdr("void2", "{'descr': '|V2', 'fortran_order': False, 'shape': (12,)}",
         "dtype '|V2' is raw bytes, which is how ml_dtypes saves bfloat16")

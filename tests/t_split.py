@@ -28,8 +28,9 @@ JITC = os.environ.get("JITC") or os.path.join(ROOT, os.environ.get("BUILD", "bui
 TARGETS = [t for t in os.environ.get("JITC_TARGETS", "interp cpu").split() if t != "interp"]
 
 
+# The outputs are o0, o1, ...: c64 and c128 would be casts of the language.
 def indep(k):
-    return [f"c{j} = a * {j} + b" for j in range(k)]
+    return [f"o{j} = a * {j} + b" for j in range(k)]
 
 
 def let_chain(k):
@@ -42,7 +43,7 @@ def crossing(k):
     # Lets of every type computed early and read after many groups.
     lines = ["let f = a * 3 - b", "let m = a > b", "let n = i32(a * 100) - 50",
              "let q = i * 3"]
-    lines += [f"c{j} = a * {j} - f" for j in range(k)]
+    lines += [f"o{j} = a * {j} - f" for j in range(k)]
     lines += ["d = where(m, f, -f) + n", "e = n ** 3 + n // 7 + q", "g = m & (n > 0)"]
     return lines
 
@@ -51,7 +52,7 @@ def early(k):
     # k lets live at once, each read by a statement after all of them: more
     # scratch than the per-call budget at any block size.
     lines = [f"let t{j} = a * {j} - b" for j in range(k)]
-    return lines + [f"c{j} = t{j} + t{k - 1 - j}" for j in range(k)]
+    return lines + [f"o{j} = t{j} + t{k - 1 - j}" for j in range(k)]
 
 
 def inplace(k):
@@ -59,7 +60,7 @@ def inplace(k):
     lines = []
     for j in range(k):
         lines.append(f"a += {j % 5} * b")
-        lines.append(f"c{j} = a - {j}")
+        lines.append(f"o{j} = a - {j}")
     lines.append("out = a * 2")
     return lines
 
@@ -78,7 +79,7 @@ def mixed(k):
         if j % 3 == 0:
             lines.append(f"let t{j} = a * {j} + s")
         elif j % 3 == 1:
-            lines.append(f"c{j} = t{j - 1} - b")
+            lines.append(f"o{j} = t{j - 1} - b")
         else:
             lines.append(f"b += t{j - 2} * 0.5")
     lines.append("z = b + i")

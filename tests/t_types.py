@@ -201,7 +201,7 @@ def check_weak(rows):
     or not, a negative int, a float and a bool, against NumPy's arrays."""
     problems = []
     for r in rows:
-        for w in ("1", "300", "-1", "1.5", "True", "70000"):
+        for w in ("1", "300", "-1", "1.5", "True", "70000", "1j", "2.5e-1J"):
             for op in ("+", "<", "*"):
                 try:
                     x = np.ones(2, numpy_dtype(r["name"]))
@@ -217,6 +217,73 @@ def check_weak(rows):
     result("weak_scalars_are_numpy", problems)
 
 
+COMPLEX_FNS = {"real": np.real, "imag": np.imag, "angle": np.angle, "conj": np.conj,
+               "conjugate": np.conjugate, "abs": np.absolute}
+
+
+def check_complex_functions(rows):
+    """real, imag, angle, conj(ugate) and abs of an array of every type, and
+    of Python scalars next to a float32 and an int8 array (real(2j) is a
+    Python float, weak; conj(2j) and angle(3) are NumPy scalars, strong),
+    against NumPy's functions."""
+    problems = []
+    for r in rows:
+        for name, fn in COMPLEX_FNS.items():
+            try:
+                with np.errstate(all="ignore"):
+                    want = np.asarray(fn(np.ones(2, numpy_dtype(r["name"])))).dtype.name
+            except (TypeError, ImportError):
+                want = None
+            p = run(["--emit", "types", "--dtype", "a=" + r["name"], "c = %s(a)" % name])
+            got = re.search(r"array c: (\w+)", p.stdout)
+            got = got.group(1) if got and p.returncode == 0 else None
+            if got != want:
+                problems.append("%s(a) on %s: jitc %s, NumPy %s" % (name, r["name"], got, want))
+    for arr in ("float32", "int8"):
+        for name, fn in COMPLEX_FNS.items():
+            for w in ("True", "3", "2.5", "2j"):
+                x = np.ones(2, arr)
+                want = (x + fn(eval(w))).dtype.name
+                p = run(["--emit", "types", "--dtype", "a=" + arr, "c = a + %s(%s)" % (name, w)])
+                got = re.search(r"array c: (\w+)", p.stdout)
+                got = got.group(1) if got and p.returncode == 0 else None
+                if got != want:
+                    problems.append("%s a + %s(%s): jitc %s, NumPy %s" % (arr, name, w, got, want))
+    result("complex_functions_are_numpy", problems)
+
+
+def check_complex_of_parts(rows):
+    """complex(re, im), numexpr's function and Python's: the parts in the
+    float type NumPy computes sqrt of their common type in, the complex type of that
+    width (complex64 for float32 and narrower); of Python scalars a Python
+    complex, weak next to an array."""
+    problems = []
+    for x, y in itertools.product(rows, repeat=2):
+        try:
+            both = np.result_type(numpy_dtype(x["name"]), numpy_dtype(y["name"]))
+            part = np.sqrt(np.ones(2, both)).dtype
+            want = None if part.kind == "c" else "complex64" if part.itemsize <= 4 else "complex128"
+        except (TypeError, ImportError):
+            want = None
+        p = run(["--emit", "types", "--dtype", "a=" + x["name"], "--dtype", "b=" + y["name"],
+                 "c = complex(a, b)"])
+        got = re.search(r"array c: (\w+)", p.stdout)
+        got = got.group(1) if got and p.returncode == 0 else None
+        if got != want:
+            problems.append("complex(%s, %s): jitc %s, want %s" % (x["name"], y["name"], got, want))
+    for arr, prog, want in (("float32", "c = a + complex(1, 2)", "complex64"),
+                            ("int8", "c = a + complex(1, 2.5)", "complex128"),
+                            ("float32", "c = complex(a, 2)", "complex64"),
+                            ("float16", "c = complex(a, 2)", "complex64"),
+                            ("int32", "c = complex(a, 2)", "complex128")):
+        p = run(["--emit", "types", "--dtype", "a=" + arr, prog])
+        got = re.search(r"array c: (\w+)", p.stdout)
+        got = got.group(1) if got and p.returncode == 0 else None
+        if got != want:
+            problems.append("%s on %s: jitc %s, want %s" % (prog, arr, got, want))
+    result("complex_of_parts", problems)
+
+
 def main():
     rows = table()
     if len(rows) < 5:
@@ -228,6 +295,8 @@ def main():
     check_promotion(rows)
     check_rules(rows)
     check_weak(rows)
+    check_complex_functions(rows)
+    check_complex_of_parts(rows)
     return 1 if fails else 0
 
 

@@ -99,7 +99,7 @@ def op_table():
     block = block[:block.index("#endif")]
     rows = []
     pat = (r'^OP\((\w+),\s*"([^"]+)",\s*(\w+),\s*(\d),\s*(NULL|"[^"]*"),\s*\w+,\s*(\w+),\s*(\w+),'
-           r'\s*(NULL|"[^"]*"),\s*([\w|]+)\)')
+           r'\s*(NULL|"[^"]*"),\s*([\w| ]+)\)')
     for m in re.finditer(pat, block, re.M):
         rows.append({"id": m.group(1), "name": m.group(2), "kind": m.group(3),
                      "arity": int(m.group(4)), "spell": m.group(5).strip('"'),
@@ -107,13 +107,15 @@ def op_table():
     return rows
 
 
-TYPES = type_table()
+# The real types: complex64 and complex128 are the complex group's.
+TYPES = [t for t in type_table() if t["kind"] != "T_COMPLEX"]
 NUM = {t["dt"]: k for k, t in enumerate(TYPES)}      # numpy dtype -> jitc_dtype
 BY_NUM = [t["dt"] for t in TYPES]
 NEW = TYPES[5:]                                       # the types after the first five
-# The rows of two results and ldexp have their own group, t_mixed_fns.py.
+# The rows of two results and ldexp have their own group, t_mixed_fns.py;
+# the functions of complex numbers (real, imag, ...) the complex group.
 OPS = [o for o in op_table() if "F_TWO" not in o["flags"] and "F_SECOND" not in o["flags"]
-       and o["rule"] != "R_LDEXP"]
+       and o["rule"] not in ("R_LDEXP", "R_PART", "R_CONJ", "R_ANGLE", "R_COMPLEX")]
 # Functions that may differ by target (docs/language.md): a libm function
 # that is not one of the exactly rounded ones.
 EXACT_LIBM = {"sqrt", "fma", "floor", "ceil", "trunc", "rint", "abs", "fmod", "copysign",

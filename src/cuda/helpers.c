@@ -31,7 +31,7 @@ void cuda_typedefs(Buf *b, unsigned dtypes) {
   /* The integers and the wider floats always (the kernels' indices and the
   ** helpers use them); the 16-bit floats where the program has them. */
   for (int t = 0; t < JITC_NDTYPES; t++)
-    if (!cuda_is_half(t))
+    if (!cuda_is_half(t) && type_info[t].kind != T_COMPLEX) /* no complex programs yet */
       buf_printf(b, "typedef %s %s;\n", type_info[t].cuda, type_info[t].cname);
   /* CUDA's __half and __nv_bfloat16 come from headers that NVRTC does not
   ** have built in: a 16-bit float is a struct of its bits instead, so that

@@ -42,14 +42,16 @@ static void fill_value(void *dst, jitc_dtype t, const void *elem, int m) {
   for (int j = 0; j < m; j++) memcpy(r + (size_t)j * size, elem, size);
 }
 
-/* The element a constant's Node value stands for (fold.c's rule: ints in
-** i, uint64 as its bits, floats in f), by the cast rules. */
-static void const_elem(jitc_dtype t, int64_t i, double f, ParamSlot *elem) {
-  elem->bits = 0;
+/* fold.c's rule: ints in i, uint64 as its bits, floats in f, complex
+** values in c. */
+void const_elem(jitc_dtype t, const ConstVal *k, ParamSlot *elem) {
+  memset(elem, 0, sizeof *elem);
   if (dtype_is_float(t))
-    sem_cast(elem, t, &f, JITC_FLOAT64, 1);
+    sem_cast(elem, t, &k->f, JITC_FLOAT64, 1);
+  else if (dtype_is_complex(t))
+    sem_cast(elem, t, k->z, JITC_COMPLEX128, 1);
   else
-    sem_cast(elem, t, &i, JITC_INT64, 1);
+    sem_cast(elem, t, &k->i, JITC_INT64, 1);
 }
 
 /* A parameter's element: the slot holds it at offset 0; a bool is 0 or 1. */
@@ -78,7 +80,7 @@ static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
     }
     case I_CONST: {
       ParamSlot e;
-      const_elem((jitc_dtype)in->type, in->k.i, in->k.f, &e);
+      const_elem((jitc_dtype)in->type, &in->k, &e);
       fill_value(dst, (jitc_dtype)in->type, &e, m);
       break;
     }
@@ -118,7 +120,7 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
     return JITC_OK;
   }
   RunState rs = {.p = p, .arrays = arrays};
-  rs.stride = (size_t)p->blk * 8;
+  rs.stride = (size_t)p->blk * (size_t)p->esz;
   /* 64-byte aligned scratch; at least one byte so malloc never sees 0. */
   size_t bytes = rs.stride * (size_t)p->nbufs + 64;
   int64_t nblocks = (n + p->blk - 1) / p->blk;
@@ -138,7 +140,7 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
     if (it->param)
       param_elem(&params[it->slot], (jitc_dtype)it->type, &e);
     else
-      const_elem((jitc_dtype)it->type, it->k.i, it->k.f, &e);
+      const_elem((jitc_dtype)it->type, &it->k, &e);
     fill_value(rs.scratch + (size_t)it->buf * rs.stride, (jitc_dtype)it->type, &e, p->blk);
   }
   jitc_status st = JITC_OK;

@@ -84,4 +84,5 @@ const Target target_interp = {
     .release = interp_release,
     .shutdown = interp_shutdown,
     .reduces = true,
+    .complex = true,
 };

@@ -8,6 +8,13 @@
 
 #include "../jitc_int.h"
 
+/* A constant's value, as its Node holds it (jitc_int.h: N_CONST). */
+typedef union ConstVal {
+  int64_t i;
+  double f;
+  double z[2];
+} ConstVal;
+
 typedef enum InsKind {
   I_OP,    /* op over args, into dst */
   I_COPY,  /* dst = args[0] (elements of `type`) */
@@ -32,10 +39,7 @@ typedef struct Ins {
   int dst;
   int arg[3];
   int slot;      /* I_PARAM */
-  union {
-    int64_t i;
-    double f;
-  } k;           /* I_CONST */
+  ConstVal k;    /* I_CONST */
 } Ins;
 
 /* A constant or parameter filled once per run. */
@@ -44,10 +48,7 @@ typedef struct Init {
   uint8_t type;
   bool param;
   int slot;
-  union {
-    int64_t i;
-    double f;
-  } k;
+  ConstVal k;
 } Init;
 
 typedef struct Plan {
@@ -57,6 +58,7 @@ typedef struct Plan {
   int ninit, initcap;
   int nbufs;       /* scratch buffers */
   int blk;         /* elements per block */
+  int esz;         /* bytes per element of a scratch buffer: the widest type's */
   int narrays;
   uint8_t *esize;  /* per array: bytes per element */
   int nreduce;     /* reductions: I_REDUCE slot r, in statement order (reduce_results) */
@@ -65,6 +67,10 @@ typedef struct Plan {
 /* interp/plan.c: the plan of a program (JITC_OK, or an error added to ctx). */
 jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out);
 void interp_plan_free(Plan *p);
+/* The value of constant n. */
+ConstVal const_val(const Node *n);
+/* The element constant value k of type t stands for, by the cast rules. */
+void const_elem(jitc_dtype t, const ConstVal *k, ParamSlot *elem);
 
 /* interp/exec.c: runs the plan over elements [0, n); a reduction's result
 ** is combined from the partials of the blocks (reduce.c) and written to its

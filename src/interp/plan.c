@@ -151,14 +151,28 @@ static void memo_clear(Builder *B) {
   }
 }
 
+/* The fields of a constant's value that its type uses, the others zero:
+** so that equal constants compare equal as bytes. */
+ConstVal const_val(const Node *n) {
+  ConstVal k;
+  memset(&k, 0, sizeof k);
+  if (n->kind != N_CONST) return k;
+  if (dtype_is_float(n->type))
+    k.f = n->k.f;
+  else if (dtype_is_complex(n->type))
+    memcpy(k.z, n->k.z, sizeof k.z);
+  else
+    k.i = n->k.i;
+  return k;
+}
+
 /* The hoisted buffer of a constant or parameter, or NO_BUF. */
 static int hoisted_find(const Plan *p, const Node *n) {
   for (int k = 0; k < p->ninit; k++) {
     const Init *it = &p->init[k];
     if (it->type != n->type || it->param != (n->kind == N_PARAM)) continue;
-    if (it->param ? it->slot == n->slot
-                  : dtype_is_float(n->type) ? memcmp(&it->k.f, &n->k.f, sizeof(double)) == 0
-                                    : it->k.i == n->k.i)
+    ConstVal k = const_val(n);
+    if (it->param ? it->slot == n->slot : memcmp(&it->k, &k, sizeof k) == 0)
       return it->buf;
   }
   return NO_BUF;
@@ -175,10 +189,7 @@ static bool hoist(Builder *B, const Node *n) {
   it->type = (uint8_t)n->type;
   it->param = n->kind == N_PARAM;
   it->slot = n->slot;
-  if (dtype_is_float(n->type))
-    it->k.f = n->k.f;
-  else
-    it->k.i = n->k.i;
+  it->k = const_val(n);
   return true;
 }
 
@@ -226,10 +237,7 @@ static int emit_node(Builder *B, const Node *n, const int *argbuf, int dst) {
     break;
   case N_CONST:
     in->kind = I_CONST;
-    if (dtype_is_float(n->type))
-      in->k.f = n->k.f;
-    else
-      in->k.i = n->k.i;
+    in->k = const_val(n);
     break;
   case N_PARAM:
     in->kind = I_PARAM;
@@ -326,6 +334,10 @@ jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out) {
   Builder B = {.p = p, .hoist = true};
   p->narrays = prog->narrays;
   p->esize = calloc((size_t)prog->narrays + 1, 1);
+  p->esz = 8; /* int64, double: the widest real element */
+  for (int t = 0; t < JITC_NDTYPES; t++)
+    if ((prog->dtypes >> t & 1u) && jitc_dtype_size((jitc_dtype)t) > (size_t)p->esz)
+      p->esz = (int)jitc_dtype_size((jitc_dtype)t);
   B.temp_buf = calloc((size_t)prog->ntemps + 1, sizeof(int));
   if (!p->esize || !B.temp_buf) goto oom;
   for (int k = 0; k < prog->narrays; k++)
@@ -403,7 +415,7 @@ jitc_status interp_plan(jitc_context *ctx, const Program *prog, Plan **out) {
 
   /* The block size: BLK_MAX unless the scratch would outgrow SCRATCH_TARGET. */
   {
-    size_t per = (size_t)(p->nbufs ? p->nbufs : 1) * 8;
+    size_t per = (size_t)(p->nbufs ? p->nbufs : 1) * (size_t)p->esz;
     size_t blk = SCRATCH_TARGET / per;
     if (blk > BLK_MAX) blk = BLK_MAX;
     if (blk < BLK_MIN) blk = BLK_MIN;

@@ -123,7 +123,7 @@ def test_errors_raise_when_the_graph_is_built():
     with pytest.raises(jitc.InputError, match="different shapes"):
         jitc.dask.evaluate("c = a + b", a=a, b=da.ones(11, chunks=3))
     with pytest.raises(jitc.InputError):
-        jitc.dask.evaluate("c = a * 2", a=da.ones(4, dtype=np.complex128))
+        jitc.dask.evaluate("c = a * 2", a=da.ones(4, dtype=np.clongdouble))
     with pytest.raises(jitc.InputError, match="no array"):
         jitc.dask.evaluate("c = s * 2", s=2.0)
     with pytest.raises(jitc.UsageError):

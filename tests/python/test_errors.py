@@ -40,12 +40,12 @@ def test_unused_name_given(target):
 
 
 def test_bad_dtype_named(target):
-    with pytest.raises(jitc.InputError, match="'a' is an array of complex64"):
-        jitc.evaluate("c = a + 1", target=target, a=np.ones(3, np.complex64))
-    with pytest.raises(jitc.InputError, match="'a' is an array of complex128"):
-        jitc.evaluate("c = a + 1", target=target, a=np.ones(3, complex))
-    with pytest.raises(jitc.InputError, match="complex128 scalar|cdouble|complex"):
-        jitc.evaluate("c = a + s", target=target, a=np.ones(3), s=np.complex128(1))
+    with pytest.raises(jitc.InputError, match="'a' is an array of complex256"):
+        jitc.evaluate("c = a + 1", target=target, a=np.ones(3, np.clongdouble))
+    with pytest.raises(jitc.InputError, match="'a' is an array of float128"):
+        jitc.evaluate("c = a + 1", target=target, a=np.ones(3, np.longdouble))
+    with pytest.raises(jitc.InputError, match="complex256 scalar|clongdouble|complex"):
+        jitc.evaluate("c = a + s", target=target, a=np.ones(3), s=np.clongdouble(1))
     with pytest.raises(jitc.InputError, match="'a' is an array of .*V2"):
         jitc.evaluate("c = a + 1", target=target, a=np.zeros(3, "V2"))
 
@@ -112,7 +112,7 @@ def test_kernel_call_errors(target):
     with pytest.raises(jitc.UsageError, match="too many"):
         k(np.ones(2), 1.0, np.ones(2), 4)
     with pytest.raises(jitc.InputError, match="signature"):
-        jitc.compile("c = a + 1", target=target, a=np.complex64)
+        jitc.compile("c = a + 1", target=target, a=np.clongdouble)
 
 
 def test_no_length(target):

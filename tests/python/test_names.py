@@ -128,13 +128,13 @@ def test_callers_value_that_is_no_value(target):
 
 
 def test_refused_callers_array_not_kept(target):
-    # A variable found and refused (complex64) leaves no reference behind
+    # A variable found and refused (complex256) leaves no reference behind
     # (the first lookup makes the frame's locals dict, which holds one).
-    a = np.ones(3, np.complex64)
+    a = np.ones(3, np.clongdouble)
     counts = []
     for _ in range(20):
         jitc.clear_cache()  # each call finds the names again
-        with pytest.raises(jitc.InputError, match="'a' is an array of complex64"):
+        with pytest.raises(jitc.InputError, match="'a' is an array of complex256"):
             jitc.evaluate("c = a + 1", target=target)
         counts.append(sys.getrefcount(a))
     assert counts[-1] == counts[0], counts
