@@ -333,9 +333,9 @@ static char *full_key(CpuBuild *st, const Machine *mc, const jitc_kernel *k) {
   /* The build of these files: code generation may change between builds of
   ** one version, and a stale object must never be loaded. */
   buf_printf(&b, "sleef %d\nmvec %d\nfast_math %d\npipeline %s | %s\ngen %s\nmath %s\nreduce %s\n"
-             "convert %s\nbuild %s %s\n", st->sleef != NULL, st->mvec != NULL, k->opt.fast_math != 0,
-             PIPELINE, PIPELINE_SPLIT, cpu_gen_stamp, cpu_math_stamp, cpu_reduce_stamp,
-             cpu_convert_stamp, __DATE__, __TIME__);
+             "convert %s\ncomplex %s\nbuild %s %s\n", st->sleef != NULL, st->mvec != NULL,
+             k->opt.fast_math != 0, PIPELINE, PIPELINE_SPLIT, cpu_gen_stamp, cpu_math_stamp,
+             cpu_reduce_stamp, cpu_convert_stamp, cpu_complex_stamp, __DATE__, __TIME__);
   buf_puts(&b, k->key ? k->key : "");
   return buf_steal(&b);
 }
@@ -354,7 +354,20 @@ static jitc_status ensure_jit(jitc_context *ctx, CpuBuild *st) {
   err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
       &gen, LLVMOrcLLJITGetGlobalPrefix(st->jit), NULL, NULL);
   if (err) return llvm_error(ctx, "searching the process's symbols", err);
-  LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(st->jit), gen); /* takes gen */
+  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(st->jit);
+  LLVMOrcJITDylibAddGenerator(jd, gen); /* takes gen */
+  /* The library's own functions that kernels call (cpu/host.c): hidden
+  ** from the search above, so given by their addresses. */
+  LLVMOrcCSymbolMapPair pairs[8];
+  size_t n = 0;
+  for (const HostFn *h = cpu_host_fns; h->name && n < 8; h++, n++) {
+    pairs[n].Name = LLVMOrcLLJITMangleAndIntern(st->jit, h->name);
+    pairs[n].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)h->fn;
+    pairs[n].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+    pairs[n].Sym.Flags.TargetFlags = 0;
+  }
+  err = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(pairs, n)); /* takes the names */
+  if (err) return llvm_error(ctx, "defining the library's functions", err);
   return JITC_OK;
 }
 

@@ -1,6 +1,6 @@
 /*
 ** cpu/cpu.h -- the interface between the files of the cpu target, included by
-** them alone.  The target is seven files, one idea each, read in this order:
+** them alone.  The target is nine files, one idea each, read in this order:
 **
 **   cpu/gen.c    generation: typed IR -> LLVM IR (the Gen builder, the
 **                operators, the vector loop, split groups).  Pure: it knows
@@ -9,6 +9,9 @@
 **                the 16-bit floats' bits to and from float32.  Equally pure.
 **   cpu/half.c   the operations of the 16-bit floats: in float32, or on
 **                their bits.  Equally pure.
+**   cpu/complex.c complex64 and complex128: a value as its real parts then
+**                its imaginary parts, their arithmetic, order, casts and
+**                functions.  Equally pure.
 **   cpu/reduce.c the reductions of that IR: the lanes each keeps in the
 **                loop, and the partial result of each block.  Equally pure.
 **   cpu/math.c   the math functions of that IR: which vector library (or
@@ -16,6 +19,8 @@
 **                Part of generation, equally pure.
 **   cpu/build.c  building: the machine compiled for, the optimiser, object
 **                code, the code cache (code_get) and the ORC JIT.
+**   cpu/host.c   the library's functions that the kernels call, which
+**                build.c shows the JIT (the semantics of an operation).
 **   cpu/run.c    running: the per-context state, the thread pool, and
 **                target_cpu, the struct Target that jitc.c calls.
 */
@@ -120,18 +125,20 @@ static inline bool is_unsigned(jitc_dtype t) {
 }
 /* A value of type t in a register, from the table's kind and size: bool is
 ** i1, integers iN (signedness is in the operations), floats float or
-** double, the 16-bit floats their bits (i16). */
+** double, the 16-bit floats their bits (i16), a complex type the float type
+** of its parts (cpu/complex.c: W elements are 2W parts). */
 static inline LLVMTypeRef scalar_type(Gen *G, jitc_dtype t) {
   const TypeInfo *ti = &type_info[t];
   switch (ti->kind) {
   case T_BOOL: return G->ti1;
   case T_SINT: case T_UINT: return LLVMIntTypeInContext(G->C, 8u * (unsigned)ti->size);
   case T_FLOAT: return ti->size == 8 ? G->tf64 : ti->size == 4 ? G->tf32 : G->ti16;
+  case T_COMPLEX: return ti->size == 16 ? G->tf64 : G->tf32;
   default: unreachable();
   }
 }
 static inline LLVMTypeRef vec_type(Gen *G, jitc_dtype t) {
-  return LLVMVectorType(scalar_type(G, t), W);
+  return LLVMVectorType(scalar_type(G, t), type_info[t].kind == T_COMPLEX ? 2 * W : W);
 }
 static inline LLVMValueRef splat_const(LLVMValueRef c) {
   LLVMValueRef v[W];
@@ -202,8 +209,9 @@ void red_move(Gen *G, int from, int to, bool store);
 void red_resume(Gen *G, int from, int to, LLVMValueRef first);
 void red_finish_fn(Gen *G, LLVMValueRef fn, int from, int to);
 bool red_some(Gen *G, int from, int to);
-/* Scratch bytes of one reduction's lanes in a split kernel (red_move). */
-#define RSTATE (W * 8 + W * 4)
+/* Scratch bytes of one reduction's lanes in a split kernel (red_move): W
+** values of up to 16 bytes (complex128), W offsets. */
+#define RSTATE (W * 16 + W * 4)
 
 /* cpu/convert.c: conversions.  conv_widen gives the float32 values of the
 ** bits of a 16-bit float type t, conv_narrow the bits of float32 values
@@ -233,13 +241,52 @@ LLVMValueRef math_gen(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args, int nar
 LLVMValueRef math_mixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args);
 /* x ** y for floats (the vector library's pow, with its top-of-range fix). */
 LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
+
+/* cpu/complex.c: complex64 and complex128.  W elements of a complex type
+** are one vector of 2W parts, the real parts first; cx_part takes half k
+** (0 real, 1 imaginary) of such a vector of any width, cx_pack makes one
+** of two halves, cx_both widens an m-lane condition to both halves.
+** cx_load and cx_store move W elements at element idx of base (under
+** G->mask), in memory's order (each element's parts side by side);
+** cx_const is a constant, cx_param a parameter's slot splat.  cx_involved
+** tells whether node n has a complex operand or result, and cx_op computes
+** it (casts included).  cx_mul and
+** cx_compare are the product and the comparisons, for the reductions. */
+LLVMValueRef cx_part(Gen *G, LLVMValueRef v, int k);
+LLVMValueRef cx_pack(Gen *G, LLVMValueRef re, LLVMValueRef im);
+LLVMValueRef cx_both(Gen *G, LLVMValueRef c);
+LLVMValueRef cx_load(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx);
+void cx_store(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v);
+LLVMValueRef cx_const(Gen *G, jitc_dtype t, double re, double im);
+LLVMValueRef cx_param(Gen *G, jitc_dtype t, LLVMValueRef slot, const char *name);
+bool cx_involved(const Node *n);
+LLVMValueRef cx_op(Gen *G, const Node *n, LLVMValueRef *args);
+LLVMValueRef cx_mul(Gen *G, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cx_compare(Gen *G, OpId op, LLVMValueRef a, LLVMValueRef b);
 #endif
+
+/* cpu/host.c: the library's functions that generated code calls, which
+** cpu/build.c shows the JIT by their addresses (the library exports
+** jitc.h's names only).  CPU_HOST_SEM(code, dst, a0, a1, a2, m) runs the
+** semantics (semantics.h, interp's code) of the operation that
+** cpu_host_code(op, result type, operand type) encodes on m elements of
+** arrays in memory's layout. */
+#define CPU_HOST_SEM "jitc_cpu_sem"
+static inline uint32_t cpu_host_code(OpId op, jitc_dtype r, jitc_dtype t) {
+  return (uint32_t)op | (uint32_t)r << 16 | (uint32_t)t << 24;
+}
+typedef struct HostFn {
+  const char *name;
+  void (*fn)(void);
+} HostFn;
+extern const HostFn cpu_host_fns[];
 
 /* What changes the code generated, besides the program and the machine,
 ** for the cache key: the constants and the build of each file. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
-extern const char cpu_gen_stamp[], cpu_math_stamp[], cpu_reduce_stamp[], cpu_convert_stamp[];
+extern const char cpu_gen_stamp[], cpu_math_stamp[], cpu_reduce_stamp[], cpu_convert_stamp[],
+    cpu_complex_stamp[];
 
 /* The scratch bytes a call of p's kernel needs (0: none; SIZE_MAX: out of
 ** memory): a split kernel keeps there the temporaries that cross groups,

@@ -3,7 +3,8 @@
 ** (check.c) becomes one LLVM module holding the kernel (KernelFn in
 ** jitc_int.h), a loop over the elements [begin, end).  Pure: it builds IR
 ** and nothing else; building and running are cpu/build.c and cpu/run.c,
-** the math functions cpu/math.c, the reductions' lanes cpu/reduce.c (cpu/cpu.h).
+** the math functions cpu/math.c, the reductions' lanes cpu/reduce.c, the
+** complex types cpu/complex.c (cpu/cpu.h).
 ** Start at cpu_gen_module() at the end, then gen_loop() and gen_op().
 **
 ** This file vectorises the loop itself: every value of the program is a
@@ -259,22 +260,12 @@ static LLVMValueRef gen_arith(Gen *G, const Node *n, LLVMValueRef *args) {
     return sel(G, icmp(G, LLVMIntSGT, a, zero), vconst_i(G, t, 1),
                sel(G, icmp(G, LLVMIntSLT, a, zero), vconst_i(G, t, -1), zero));
   }
-  case OP_MINIMUM:
-  case OP_MAXIMUM: {
-    bool max = n->op == OP_MAXIMUM;
-    if (f) return fminmax(G, max, a, b);
-    if (t == JITC_BOOL) return max ? LLVMBuildOr(B, a, b, "") : LLVMBuildAnd(B, a, b, "");
-    return sel(G, icmp(G, max ? (uns ? LLVMIntUGT : LLVMIntSGT) : (uns ? LLVMIntULT : LLVMIntSLT), a, b),
-               a, b);
-  }
-  case OP_FMIN:
-  case OP_FMAX: {
-    bool max = n->op == OP_FMAX;
-    if (f) {
-      /* A NaN operand is ignored; between equal values the second wins. */
-      LLVMValueRef c2 = fcmp(G, max ? LLVMRealOGT : LLVMRealOLT, a, b);
-      return sel(G, LLVMBuildOr(B, c2, isnan_v(G, b), ""), a, b);
-    }
+  case OP_MINIMUM: case OP_MAXIMUM: case OP_FMIN: case OP_FMAX: {
+    bool max = n->op == OP_MAXIMUM || n->op == OP_FMAX;
+    if (f && (n->op == OP_MINIMUM || n->op == OP_MAXIMUM)) return fminmax(G, max, a, b);
+    /* fmin, fmax: a NaN operand is ignored; between equal values the second wins. */
+    LLVMValueRef c2 = f ? fcmp(G, max ? LLVMRealOGT : LLVMRealOLT, a, b) : NULL;
+    if (f) return sel(G, LLVMBuildOr(B, c2, isnan_v(G, b), ""), a, b);
     if (t == JITC_BOOL) return max ? LLVMBuildOr(B, a, b, "") : LLVMBuildAnd(B, a, b, "");
     return sel(G, icmp(G, max ? (uns ? LLVMIntUGT : LLVMIntSGT) : (uns ? LLVMIntULT : LLVMIntSLT), a, b),
                a, b);
@@ -313,6 +304,7 @@ static LLVMValueRef gen_arith(Gen *G, const Node *n, LLVMValueRef *args) {
 static LLVMValueRef gen_op(Gen *G, const Node *n) {
   LLVMValueRef args[3] = {NULL, NULL, NULL}, wide[3] = {NULL, NULL, NULL};
   for (int k = 0; k < n->nargs; k++) args[k] = gen_node(G, n->args[k]);
+  if (cx_involved(n)) return cx_op(G, n, args);
   if (n->op == OP_CAST) return conv_cast(G, args[0], n->args[0]->type, n->type);
   if (n->op == OP_WHERE || !is_half(n->args[0]->type)) return gen_arith(G, n, args);
   for (int k = 0; k < n->nargs; k++) wide[k] = conv_widen(G, n->args[k]->type, args[k]);
@@ -326,6 +318,7 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
 ** made a value (bool: 0 or 1 bytes to i1); under G->mask only the lanes in
 ** range are read and the others are zero. */
 static LLVMValueRef load_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx) {
+  if (dtype_is_complex(t)) return cx_load(G, t, base, idx);
   LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
   LLVMValueRef p = LLVMBuildGEP2(G->B, mt, base, &idx, 1, "");
   LLVMValueRef v;
@@ -350,6 +343,7 @@ static LLVMValueRef scratch_of(Gen *G, int t) {
 
 /* Stores value v of type t to the W elements at base[idx] (under G->mask). */
 static void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v) {
+  if (dtype_is_complex(t)) { cx_store(G, t, base, idx, v); return; }
   LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
   if (t == JITC_BOOL) v = LLVMBuildZExt(G->B, v, vt, "");
   LLVMValueRef ptr = LLVMBuildGEP2(G->B, mt, base, &idx, 1, "");
@@ -367,6 +361,7 @@ static LLVMValueRef gen_node(Gen *G, const Node *n) {
   switch (n->kind) {
   case N_CONST:
     if (is_half(n->type)) return conv_const(G, n->type, n->k.f);
+    if (dtype_is_complex(n->type)) return cx_const(G, n->type, n->k.z[0], n->k.z[1]);
     if (dtype_is_float(n->type)) return vconst_f(G, n->type, n->k.f);
     return vconst_i(G, n->type, n->k.i);
   case N_LOAD: {
@@ -594,6 +589,10 @@ static void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stam
     jitc_dtype t = p->params[s].type;
     LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s * sizeof(ParamSlot), 0);
     LLVMValueRef pp = LLVMBuildGEP2(G->B, G->ti8, pars, &idx, 1, "");
+    if (dtype_is_complex(t)) {
+      G->par[s] = cx_param(G, t, pp, p->params[s].name);
+      continue;
+    }
     LLVMValueRef v = LLVMBuildLoad2(G->B, mem_type(G, t), pp, p->params[s].name);
     if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstInt(G->ti8, 0, 0));
     G->par[s] = splat(G, v);

@@ -10,12 +10,18 @@
 ** it).  Lanes past the end of the elements see the identity.
 ** At the block's end the lanes are combined in a fixed tree, halves first
 ** (src/reduce.c's combine, vectorised), into one Partial.
+**
+** A complex accumulator's lanes are one vector of 2W parts (cpu/complex.c):
+** sums add it whole, products multiply as complex values, and min, max,
+** argmin and argmax keep offsets as the floats do, in NumPy's complex order
+** with a NaN in either part first of all.
 */
 #include "cpu.h"
 
 #ifdef JITC_HAVE_LLVM
 
 #include <math.h>
+#include <stddef.h>
 
 /* In the cache key (cpu/build.c): the build of this file. */
 const char cpu_reduce_stamp[] = "built " __DATE__ " " __TIME__;
@@ -38,6 +44,21 @@ static bool acc_float(Gen *G, const IrStmt *st) {
   LLVMTypeRef t = acc_scalar(G, st);
   return t == G->tf32 || t == G->tf64;
 }
+static bool acc_complex(const IrStmt *st) { return dtype_is_complex(st->value->type); }
+/* The lanes' vector: 2W parts for a complex accumulator. */
+static LLVMTypeRef acc_vtype(Gen *G, const IrStmt *st) {
+  return LLVMVectorType(acc_scalar(G, st), acc_complex(st) ? 2 * W : W);
+}
+/* Condition c of the elements for the lanes' vector. */
+static LLVMValueRef for_lanes(Gen *G, const IrStmt *st, LLVMValueRef c) {
+  return acc_complex(st) ? cx_both(G, c) : c;
+}
+/* Whether a value holds a NaN (either part of a complex one). */
+static LLVMValueRef nan_in(Gen *G, const IrStmt *st, LLVMValueRef v) {
+  if (!acc_complex(st)) return isnan_v(G, v);
+  LLVMValueRef re = isnan_v(G, cx_part(G, v, 0));
+  return LLVMBuildOr(G->B, re, isnan_v(G, cx_part(G, v, 1)), "");
+}
 
 /* W lanes of the identity: 0, 1, true for all; for min, max and the arg-
 ** ones the last value in their order (+-inf, the type's extremes), which
@@ -47,6 +68,13 @@ static LLVMValueRef acc_identity(Gen *G, const IrStmt *st) {
   bool fl = acc_float(G, st);
   int64_t k = 0;
   if (st->op == OP_PROD || st->op == OP_ALL) k = 1;
+  if (acc_complex(st)) {
+    /* (k, 0), or the last value of the order in both parts */
+    double x = !is_minmax(st->op) ? (double)k : is_less(st->op) ? INFINITY : -INFINITY;
+    LLVMValueRef v[2 * W];
+    for (int j = 0; j < 2 * W; j++) v[j] = LLVMConstReal(t, j < W || is_minmax(st->op) ? x : 0.0);
+    return LLVMConstVector(v, 2 * W);
+  }
   if (fl && is_minmax(st->op))
     return splat_const(LLVMConstReal(t, is_less(st->op) ? INFINITY : -INFINITY));
   if (is_minmax(st->op)) {
@@ -68,6 +96,11 @@ static LLVMIntPredicate int_before(const IrStmt *st, bool less) {
 static LLVMValueRef before_v(Gen *G, const IrStmt *st, LLVMValueRef x, LLVMValueRef a) {
   bool less = is_less(st->op);
   if (!acc_float(G, st)) return icmp(G, int_before(st, less), x, a);
+  if (acc_complex(st)) {
+    LLVMValueRef nan = nan_in(G, st, x);
+    LLVMValueRef c = LLVMBuildOr(G->B, nan, cx_compare(G, less ? OP_LT : OP_GT, x, a), "");
+    return LLVMBuildAnd(G->B, c, LLVMBuildNot(G->B, nan_in(G, st, a), ""), "");
+  }
   /* Unordered-or-less is true for a NaN x, and a NaN a is never passed.
   ** (One builder call per statement: the order of the instructions, which
   ** --emit llvm shows, must not depend on the C compiler's order of
@@ -87,7 +120,10 @@ static LLVMValueRef acc_op(Gen *G, const IrStmt *st, LLVMValueRef a, LLVMValueRe
   case OP_SUM: case OP_MEAN:
     r = fl ? LLVMBuildFAdd(G->B, a, x, "") : LLVMBuildAdd(G->B, a, x, ""); /* wraps */
     break;
-  case OP_PROD: r = fl ? LLVMBuildFMul(G->B, a, x, "") : LLVMBuildMul(G->B, a, x, ""); break;
+  case OP_PROD:
+    if (acc_complex(st)) return cx_mul(G, a, x);
+    r = fl ? LLVMBuildFMul(G->B, a, x, "") : LLVMBuildMul(G->B, a, x, "");
+    break;
   case OP_ANY: return LLVMBuildOr(G->B, a, x, "");
   case OP_ALL: return LLVMBuildAnd(G->B, a, x, "");
   case OP_MIN: return intr2(G, u ? "llvm.umin" : "llvm.smin", a, x);
@@ -101,12 +137,12 @@ static LLVMValueRef acc_op(Gen *G, const IrStmt *st, LLVMValueRef a, LLVMValueRe
 ** into R's lanes. */
 static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
   const IrStmt *st = R->st;
-  LLVMTypeRef vt = LLVMVectorType(acc_scalar(G, st), W);
+  LLVMTypeRef vt = acc_vtype(G, st);
   if (is_half(st->value->type)) x = conv_widen(G, st->value->type, x);
   if (LLVMTypeOf(x) != vt) /* float32 summed in float64; bool as 0 or 1 */
     x = acc_float(G, st) ? LLVMBuildFPExt(G->B, x, vt, "") : LLVMBuildZExt(G->B, x, vt, "");
   if (!R->indexed) {
-    if (G->mask) x = sel(G, G->mask, x, acc_identity(G, st));
+    if (G->mask) x = sel(G, for_lanes(G, st, G->mask), x, acc_identity(G, st));
     R->val = acc_op(G, st, R->val, x);
     return;
   }
@@ -116,7 +152,7 @@ static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
   ** only elements equal to the identity, and its first is the one to keep
   ** (acc_finish).  Lanes past the end see the identity.  Selects only, no
   ** logic on masks, which x86 code generation packs and unpacks. */
-  if (G->mask) x = sel(G, G->mask, x, acc_identity(G, st));
+  if (G->mask) x = sel(G, for_lanes(G, st, G->mask), x, acc_identity(G, st));
   bool less = is_less(st->op);
   LLVMValueRef off = LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
   off = splat(G, off);
@@ -127,11 +163,12 @@ static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
     return;
   }
   /* Unordered-or-less takes a NaN x; a lane holding a NaN keeps it. */
-  LLVMValueRef take = fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, R->val);
-  LLVMValueRef keep = isnan_v(G, R->val);
-  LLVMValueRef val = sel(G, take, x, R->val);
+  LLVMValueRef take = acc_complex(st) ? before_v(G, st, x, R->val)
+                                      : fcmp(G, less ? LLVMRealULT : LLVMRealUGT, x, R->val);
+  LLVMValueRef keep = nan_in(G, st, R->val);
+  LLVMValueRef val = sel(G, for_lanes(G, st, take), x, R->val);
   LLVMValueRef offs = sel(G, take, off, R->off);
-  R->val = sel(G, keep, R->val, val);
+  R->val = sel(G, for_lanes(G, st, keep), R->val, val);
   R->off = sel(G, keep, R->off, offs);
 }
 
@@ -140,6 +177,13 @@ static LLVMValueRef lanes(Gen *G, LLVMValueRef v, int from, int m) {
   LLVMValueRef idx[W];
   for (int k = 0; k < m; k++) idx[k] = LLVMConstInt(G->ti32, (unsigned)(from + k), 0);
   return LLVMBuildShuffleVector(G->B, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, (unsigned)m), "");
+}
+/* The values of lanes [from, from + m) of the accumulator's v: of a complex
+** one, both halves. */
+static LLVMValueRef vlanes(Gen *G, const IrStmt *st, LLVMValueRef v, int from, int m) {
+  if (!acc_complex(st)) return lanes(G, v, from, m);
+  LLVMValueRef re = lanes(G, cx_part(G, v, 0), from, m);
+  return cx_pack(G, re, lanes(G, cx_part(G, v, 1), from, m));
 }
 
 /* R's lanes (values val, offsets off) combined into the Partial at dst,
@@ -151,8 +195,8 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
   LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned long long)-1, 1);
   if (!R->indexed) {
     for (int h = W / 2; h >= 1; h /= 2) {
-      LLVMValueRef a = lanes(G, val, 0, h);
-      LLVMValueRef b = lanes(G, val, h, h);
+      LLVMValueRef a = vlanes(G, st, val, 0, h);
+      LLVMValueRef b = vlanes(G, st, val, h, h);
       val = acc_op(G, st, a, b);
     }
     /* min and max of integers: the block is not empty. */
@@ -169,17 +213,18 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
     LLVMValueRef took = icmp(G, LLVMIntSGE, off, LLVMConstNull(LLVMTypeOf(off)));
     LLVMValueRef vidx = sel(G, took, vi, none);
     for (int h = W / 2; h >= 1; h /= 2) {
-      LLVMValueRef a = lanes(G, val, 0, h);
-      LLVMValueRef b = lanes(G, val, h, h);
+      LLVMValueRef a = vlanes(G, st, val, 0, h);
+      LLVMValueRef b = vlanes(G, st, val, h, h);
       LLVMValueRef ia = lanes(G, vidx, 0, h);
       LLVMValueRef ib = lanes(G, vidx, h, h);
       LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(ia));
       /* reduce_combine: b when a is empty, or b is not and comes first,
       ** or they are equal and b's element is the earlier. */
-      LLVMValueRef eq = acc_float(G, st) ? fcmp(G, LLVMRealOEQ, a, b) : icmp(G, LLVMIntEQ, a, b);
+      LLVMValueRef eq = acc_complex(st) ? cx_compare(G, OP_EQ, a, b)
+                        : acc_float(G, st) ? fcmp(G, LLVMRealOEQ, a, b) : icmp(G, LLVMIntEQ, a, b);
       if (acc_float(G, st)) {
-        LLVMValueRef na = isnan_v(G, a);
-        LLVMValueRef nb = isnan_v(G, b);
+        LLVMValueRef na = nan_in(G, st, a);
+        LLVMValueRef nb = nan_in(G, st, b);
         eq = LLVMBuildOr(B, eq, LLVMBuildAnd(B, na, nb, ""), "");
       }
       LLVMValueRef earlier = LLVMBuildAnd(B, eq, icmp(G, LLVMIntSLT, ib, ia), "");
@@ -187,12 +232,19 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
       LLVMValueRef empty = icmp(G, LLVMIntSLT, ia, zero);
       LLVMValueRef has = icmp(G, LLVMIntSGE, ib, zero);
       LLVMValueRef take = LLVMBuildOr(B, empty, LLVMBuildAnd(B, has, first, ""), "");
-      val = sel(G, take, b, a);
+      val = sel(G, for_lanes(G, st, take), b, a);
       vidx = sel(G, take, ib, ia);
     }
     idx = LLVMBuildExtractElement(B, vidx, LLVMConstInt(G->ti32, 0, 0), "");
   }
   LLVMValueRef v = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, 0, 0), "");
+  if (acc_complex(st)) {
+    /* the imaginary part, the last lane of the two left */
+    LLVMValueRef im = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, 1, 0), "");
+    if (LLVMTypeOf(im) != G->tf64) im = LLVMBuildFPExt(B, im, G->tf64, "");
+    LLVMValueRef o = LLVMConstInt(G->ti64, offsetof(Partial, im), 0);
+    LLVMSetAlignment(LLVMBuildStore(B, im, LLVMBuildGEP2(B, G->ti8, dst, &o, 1, "")), 8);
+  }
   if (acc_float(G, st)) {
     if (LLVMTypeOf(v) != G->tf64) v = LLVMBuildFPExt(B, v, G->tf64, "");
   } else if (LLVMTypeOf(v) != G->ti64) {
@@ -213,7 +265,8 @@ void red_init(Gen *G) {
     if (st->kind != IR_REDUCE) continue;
     G->racc[r].st = st;
     G->racc[r++].indexed = st->op == OP_ARGMIN || st->op == OP_ARGMAX ||
-                           (is_minmax(st->op) && dtype_is_float(st->value->type));
+                           (is_minmax(st->op) && (dtype_is_float(st->value->type) ||
+                                                  dtype_is_complex(st->value->type)));
   }
 }
 
@@ -281,10 +334,10 @@ void red_end(Gen *G, int from, int to, LLVMValueRef bend) {
 static void acc_move(Gen *G, RAcc *R, bool store) {
   LLVMBuilderRef B = G->B;
   LLVMTypeRef st = acc_scalar(G, R->st);
-  LLVMTypeRef mt = LLVMVectorType(st == G->ti1 ? G->ti8 : st, W);
+  LLVMTypeRef mt = st == G->ti1 ? LLVMVectorType(G->ti8, W) : acc_vtype(G, R->st);
   LLVMTypeRef ot = LLVMVectorType(G->ti32, W);
   LLVMValueRef o0 = LLVMConstInt(G->ti64, (unsigned long long)R->scr, 0);
-  LLVMValueRef o1 = LLVMConstInt(G->ti64, (unsigned long long)R->scr + W * 8, 0);
+  LLVMValueRef o1 = LLVMConstInt(G->ti64, (unsigned long long)R->scr + W * 16, 0);
   LLVMValueRef pv = LLVMBuildGEP2(B, G->ti8, G->scratch, &o0, 1, "");
   LLVMValueRef po = LLVMBuildGEP2(B, G->ti8, G->scratch, &o1, 1, "");
   if (store) {

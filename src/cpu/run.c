@@ -184,5 +184,5 @@ const Target target_cpu = {
   .release = cpu_release,
   .shutdown = cpu_shutdown,
   .reduces = true,
-  .complex = false, /* jitc.c refuses complex programs until this is true */
+  .complex = true,
 };

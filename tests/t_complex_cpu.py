@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""t_complex_cpu.py -- complex64 and complex128 on the cpu target
+(src/cpu/complex.c, host.c, reduce.c), through the library, against interp
+(the reference: sem_complex.h) and NumPy:
+
+  - every operation of complex operands, on random data and the special
+    values (zeros of both signs, inf and NaN in either part, the largest and
+    subnormal parts): interp's bits, a NaN that arithmetic produces
+    compared as any NaN (its sign is not specified), the functions that call
+    the semantics (log, sqrt, **, ...) bit for bit;
+  - angle (the vector math's arctan2) within 4 ulp;
+  - casts between the complex types and from and to every other type;
+  - complex scalars (strong parameters) and constants;
+  - reductions: min, max, argmin, argmax interp's bits (a NaN part first
+    of all); sum, prod and mean close to NumPy's and the same bits for
+    threads 1, 2, 3, 7 and every level;
+  - split programs (several groups, complex temporaries and reductions
+    crossing them): the bits of the same statements in one group;
+  - sizes 0, 1, 15, 16, 17, 33 and a few blocks of RB (vector tails and
+    blocks), threads 1 and 3;
+  - every x86-64 level the host runs (x86-64 to -v4, as the library says);
+  - --emit asm: FMA instructions at v3 and v4.
+Under SAN=1 it runs again with the sanitizer runtimes preloaded into python
+(the library is the ASan+UBSan build).  Prints "ok NAME", "FAIL NAME: why"
+or "skip NAME: why".
+"""
+import os
+import re
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reduce_lib import ROOT, JitcError, Runner, under_sanitizers  # noqa: E402
+
+under_sanitizers("complex_cpu")
+if "cpu" not in os.environ.get("JITC_TARGETS", "interp cpu").split():
+    print("skip complex_cpu: the cpu target is not available")
+    sys.exit(0)
+
+with open(os.path.join(ROOT, "src", "cpu", "cpu.h")) as f:
+    RB = int(re.search(r"#define RB (\d+)", f.read()).group(1))
+LEVELS = ["x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"]
+C64, C128 = np.complex64, np.complex128
+UNAVAILABLE = 4  # JITC_E_UNAVAILABLE
+FAILS = 0
+R = Runner()
+np.seterr(all="ignore")
+
+
+def report(name, why):
+    global FAILS
+    if why:
+        FAILS += 1
+        print(f"FAIL complex_cpu.{name}: {why}")
+    else:
+        print(f"ok complex_cpu.{name}")
+
+
+def interp_has(prog, dt, want=None):
+    """Whether interp, the reference, computes prog on dt (and gives `want`
+    on its tiny input, when given): the functions and complex reductions
+    arrive there in steps."""
+    a = np.array([1 + 2j, 3 - 1j], dt)
+    try:
+        got = R.run(prog, {"a": a, "b": a[::-1].copy()}, "interp")
+    except JitcError:
+        return False
+    return want is None or np.allclose(np.asarray(got["c" if "c" in got else "s"]), want)
+
+
+def skip(name, why):
+    print(f"skip complex_cpu.{name}: {why}")
+
+
+def part(dt):
+    return np.float32 if np.dtype(dt) == np.complex64 else np.float64
+
+
+def levels():
+    """The levels this host runs (the library refuses the others)."""
+    out = []
+    for lv in LEVELS:
+        try:
+            R.run("c = a + 1", {"a": np.zeros(1, np.float32)}, "cpu", cpu=lv)
+            out.append(lv)
+        except JitcError as e:
+            if e.status != UNAVAILABLE:
+                raise
+    return out
+
+
+RUNS = levels()
+SPECIAL = [0, complex(0, -0.0), complex(-0.0, 0), complex(-0.0, -0.0), complex(np.inf, 0),
+           complex(-np.inf, 0), complex(0, np.inf), complex(0, -np.inf), complex(np.inf, np.inf),
+           complex(-np.inf, np.nan), complex(np.nan, 0), complex(0, np.nan),
+           complex(np.nan, np.nan), complex(np.inf, np.nan), complex(1e30, 1e30),
+           complex(3e38, -3e38), complex(1e-40, 3), complex(1e-310, -1e-320), complex(5, 0),
+           complex(0, 5), complex(-1, 0), complex(1, 1), complex(89, 1), complex(720, 1e-300),
+           complex(-104, 2), complex(-750, 0.5)]
+
+
+def cdata(dt, n, rng, special=True):
+    """n complex values: normal parts, with the special values sprinkled in."""
+    a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+    if special and n > 4:
+        k = rng.integers(0, n, max(1, n // 8))
+        a[k] = rng.choice(np.array(SPECIAL, dtype=dt), len(k))
+    return a
+
+
+def canon(x):
+    """The bytes of x with every NaN made one NaN (a produced NaN's sign is
+    not specified)."""
+    x = np.array(x)
+    if np.iscomplexobj(x):
+        x = x.view(part(x.dtype))
+    if x.dtype.kind == "f":
+        x = x.copy()
+        x[np.isnan(x)] = np.nan
+    return x.tobytes()
+
+
+def first_diff(a, b, *ins):
+    for j in range(len(a)):
+        if canon(a[j:j + 1]) != canon(b[j:j + 1]):
+            return f"element {j} of {len(a)}: {a[j]!r} != {b[j]!r} (inputs {[x[j] for x in ins]})"
+    return "?"
+
+
+# ---- element-wise operations against interp ----
+
+EXACT = ["a + b", "a - b", "a * b", "a / b", "-a", "+a", "square(a)", "reciprocal(a)",
+         "conj(a)", "real(a)", "imag(a)", "abs(a)", "complex(real(a), imag(b))",
+         "a < b", "a <= b", "a > b", "a >= b", "a == b", "a != b",
+         "maximum(a, b)", "minimum(a, b)", "fmax(a, b)", "fmin(a, b)", "clip(a, b, a * 2)",
+         "isnan(a)", "isinf(a)", "isfinite(a)", "where(real(a) > 0, a, b)", "where(a, 1, 2)",
+         "a * 2 + 1j", "a ** 2", "a ** 3", "a ** b", "log(a)", "sqrt(a)", "sign(a)", "sin(a)",
+         "tanh(a)", "arcsin(a)", "log1p(a)", "expm1(a)", "exp2(a)", "rint(a)"]
+
+
+def check_exact(dt, rng):
+    a, b = cdata(dt, 301, rng), cdata(dt, 301, rng)
+    # ties of the order: equal values, equal real parts, -0.0 beside 0.0
+    b[::7] = a[::7]
+    b[1::7] = a[1::7].real + 1j * (a[1::7].imag + rng.choice([-1, 1], len(a[1::7])))
+    b[2::7] = -0.0 * a[2::7].real + 1j * a[2::7].imag
+    for prog in EXACT:
+        if not interp_has("c = " + prog, dt):
+            skip(f"{np.dtype(dt).name}.{prog}", "interp does not compute it yet")
+            continue
+        ref = R.run("c = " + prog, {"a": a, "b": b}, "interp")["c"]
+        bad = []
+        for lv in RUNS:
+            for n in (1, 15, 16, 17, 33, 301):
+                got = R.run("c = " + prog, {"a": a[:n], "b": b[:n]}, "cpu", cpu=lv,
+                            threads=1 if n < 301 else 3)["c"]
+                if canon(got) != canon(ref[:n]):
+                    bad.append(f"{lv} n={n}: {first_diff(got, ref[:n], a, b)}")
+                    break
+        report(f"{np.dtype(dt).name}.{prog}", "; ".join(bad[:2]))
+
+
+def check_angle(dt, rng):
+    """angle: atan2 from the vector math, within 4 ulp of interp's."""
+    b = cdata(dt, 1000, rng)
+    ri = R.run("c = angle(a)", {"a": b}, "interp")["c"]
+    bad = []
+    for lv in RUNS:
+        g = R.run("c = angle(a)", {"a": b}, "cpu", cpu=lv)["c"]
+        d = np.abs(g.astype(np.float64) - ri) / np.spacing(np.abs(ri).astype(part(dt)))
+        d[np.isnan(g) & np.isnan(ri)] = 0
+        if not (d <= 4).all():
+            k = int(np.nanargmax(np.where(np.isnan(d), np.inf, d)))
+            bad.append(f"{lv}: angle({b[k]!r}) {g[k]!r}, interp {ri[k]!r}")
+    report(f"{np.dtype(dt).name}.angle", "; ".join(bad[:2]))
+
+
+# ---- casts, scalars, constants ----
+
+OTHER = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+         np.uint64, np.float16, np.float32, np.float64]
+
+
+def check_casts(rng):
+    bad = []
+    for src in OTHER:
+        x = (rng.standard_normal(100) * 1e5).astype(src) if src != np.bool_ else rng.random(100) < .5
+        if src in (np.int64, np.uint64):
+            x[:4] = np.array([2**62 + 1, 2**53 + 1, 2**24 + 1, 7]).astype(src)
+        for to in ("c64", "c128"):
+            ref = R.run(f"c = {to}(x)", {"x": x}, "interp")["c"]
+            for lv in RUNS:
+                got = R.run(f"c = {to}(x)", {"x": x}, "cpu", cpu=lv)["c"]
+                if canon(got) != canon(ref):
+                    bad.append(f"{to}({np.dtype(src).name}) {lv}: {first_diff(got, ref, x)}")
+    for dt in (C64, C128):
+        z = cdata(dt, 200, rng)
+        for prog in ("c = c64(z)", "c = c128(z)", "c = bool(z)"):
+            ref = R.run(prog, {"z": z}, "interp")["c"]
+            for lv in RUNS:
+                got = R.run(prog, {"z": z}, "cpu", cpu=lv)["c"]
+                if canon(got) != canon(ref):
+                    bad.append(f"{prog} of {np.dtype(dt).name} {lv}: {first_diff(got, ref, z)}")
+    report("casts", "; ".join(bad[:4]))
+
+
+def check_scalars(rng):
+    """Complex constants, a weak complex scalar, strong parameters of
+    either complex type."""
+    bad = []
+    for dt, code in ((C64, 13), (C128, 14)):
+        a = cdata(dt, 37, rng)
+        sc = {"k": 0.1 - 1.25j, "q": (2.5 + 3e-8j, code), "x": (1e-3 - 7j, 27 - code)}
+        for prog in ("c = a * (2 - 3j) + 1.5j", "c = a / (0.5 + 0.25j) - a ** 2",
+                     "c = a * k + q", "c = where(real(a) > 0, q, a) / k", "c = a * x"):
+            ref = R.run(prog, {"a": a}, "interp", scalars=sc)["c"]
+            for lv in RUNS:
+                got = R.run(prog, {"a": a}, "cpu", cpu=lv, scalars=sc)["c"]
+                if canon(got) != canon(ref) or got.dtype != ref.dtype:
+                    bad.append(f"{prog} {np.dtype(dt).name} {lv}: {first_diff(got, ref, a)}")
+    report("scalars", "; ".join(bad[:3]))
+
+
+# ---- reductions ----
+
+def check_reductions(rng):
+    bad = []
+    for dt in (C64, C128):
+        if not all(interp_has(f"s = {op}(a)", dt, want) for op, want in
+                   (("sum", 4 + 1j), ("prod", 5 + 5j), ("min", 1 + 2j), ("argmax", 1))):
+            skip(f"reductions.{np.dtype(dt).name}", "interp does not compute them yet")
+            continue
+        for n in (0, 1, 15, 17, RB - 1, RB + 1, 3 * RB + 5):
+            for nan in (False, True):
+                a = cdata(dt, n, rng, special=False)
+                if n > 3:
+                    a[rng.integers(0, n, 3)] = a[n // 2]  # ties
+                if nan and n > 5:
+                    a[n // 3] = complex(1, np.nan)
+                    a[2 * n // 3] = complex(np.nan, 0)
+                for op in ("sum", "prod", "mean", "min", "max", "argmin", "argmax"):
+                    if n == 0 and op in ("min", "max", "argmin", "argmax"):
+                        continue
+                    prog = f"s = {op}(a)"
+                    ri = R.run(prog, {"a": a}, "interp")["s"]
+                    res = [R.run(prog, {"a": a}, "cpu", threads=th, cpu=lv)["s"]
+                           for th in (1, 2, 3, 7) for lv in RUNS]
+                    tag = f"{np.dtype(dt).name} n={n} {op}{' NaN' if nan else ''}"
+                    if any(canon(r) != canon(res[0]) for r in res):
+                        bad.append(f"{tag}: differs between threads or levels: {res}")
+                    elif op in ("min", "max", "argmin", "argmax"):
+                        if canon(res[0]) != canon(ri):
+                            bad.append(f"{tag}: {res[0]!r}, interp {ri!r}")
+                    elif op != "prod" or n < 1000:
+                        ref = getattr(np, op)(a.astype(C128)) if n else getattr(np, op)(a)
+                        tol = (1e-5 if dt == C64 else 1e-12) * max(1.0, float(np.abs(a).sum()))
+                        if not (np.isnan(ref) and np.isnan(res[0])) and n and abs(res[0] - ref) > tol:
+                            bad.append(f"{tag}: {res[0]!r}, NumPy {ref!r}")
+    report("reductions", "; ".join(bad[:4]))
+
+
+def check_split(rng):
+    """Programs of many statements, cut into groups: complex temporaries
+    cross groups, reductions sit in several: interp's values (reductions:
+    NumPy's order, sums close), and the same bits for threads 1 and 3 and
+    every level."""
+    stmts = ["let t0 = a * b"]
+    for k in range(1, 40):
+        stmts.append(f"let t{k} = t{k - 1} * (1 + 0.5j) + a / (b + {k})")
+    stmts += ["c = t39 + t0", "d = sqrt(abs(t10)) * conj(t1)"]
+    reds = ["s = sum(t20)", "m = max(t30)", "k = argmin(t39)", "p = mean(t5)"]
+    bad = []
+    for dt in (C64, C128):
+        name = np.dtype(dt).name
+        progs = {"elementwise": "\n".join(stmts)}
+        if all(interp_has(p, dt, w) for p, w in (("s = sum(a)", 4 + 1j), ("s = max(a)", 3 - 1j),
+                                                ("s = argmin(a)", 0), ("s = mean(a)", 2 + .5j))):
+            progs["reductions"] = "\n".join(stmts + reds)
+        else:
+            skip(f"split.{name}.reductions", "interp does not compute them yet")
+        a, b = cdata(dt, 3 * RB + 7, rng, special=False), cdata(dt, 3 * RB + 7, rng, special=False)
+        for what, prog in progs.items():
+            ref = R.run(prog, {"a": a, "b": b}, "interp")
+            one = None
+            for lv in RUNS:
+                for th in (1, 3):
+                    got = R.run(prog, {"a": a, "b": b}, "cpu", cpu=lv, threads=th)
+                    if one is None:
+                        one = got
+                        for nm in ("c", "d", "m", "k"):
+                            if nm in got and canon(got[nm]) != canon(ref[nm]):
+                                g, r = np.atleast_1d(got[nm]), np.atleast_1d(ref[nm])
+                                bad.append(f"{name} {nm}: {first_diff(g, r)}")
+                        for nm in ("s", "p"):
+                            if nm in got and abs(got[nm] - ref[nm]) > 1e-4 * abs(ref[nm]):
+                                bad.append(f"{name} {nm}: {got[nm]!r}, interp {ref[nm]!r}")
+                    for nm in got:
+                        if canon(got[nm]) != canon(one[nm]):
+                            bad.append(f"{name} {what} {lv} threads {th}: {nm} differs")
+    report("split", "; ".join(bad[:4]))
+
+
+# ---- the code ----
+
+def check_code():
+    bad = []
+    decl = {"a": 13, "b": 13}
+    for lv in LEVELS:
+        asm = R.emit("c = a * b", decl, "cpu", "asm", cpu=lv)
+        if lv in ("x86-64-v3", "x86-64-v4") and not re.search(r"vfn?m(add|sub)", asm):
+            bad.append(f"{lv}: no FMA instruction")
+    report("code", "; ".join(bad))
+
+
+def main():
+    rng = np.random.default_rng(20240)
+    try:
+        R.run("c = a * 1j", {"a": np.ones(1, np.float32)}, "cpu")
+    except JitcError as e:
+        print(f"FAIL complex_cpu.available: {e}")
+        return 1
+    for dt in (C64, C128):
+        check_exact(dt, rng)
+        check_angle(dt, rng)
+    check_casts(rng)
+    check_scalars(rng)
+    check_reductions(rng)
+    check_split(rng)
+    check_code()
+    R.close()
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
