@@ -9,6 +9,8 @@
     compared as any NaN (its sign is not specified), the functions that call
     the semantics (log, sqrt, **, ...) bit for bit;
   - angle (the vector math's arctan2) within 4 ulp;
+  - the product's fma where the machine has no FMA (x86-64, -v2): exact,
+    also where the float64 sum lands on a float32 midpoint;
   - casts between the complex types and from and to every other type;
   - complex scalars (strong parameters) and constants;
   - reductions: min, max, argmin, argmax interp's bits (a NaN part first
@@ -19,7 +21,8 @@
   - sizes 0, 1, 15, 16, 17, 33 and a few blocks of RB (vector tails and
     blocks), threads 1 and 3;
   - every x86-64 level the host runs (x86-64 to -v4, as the library says);
-  - --emit asm: FMA instructions at v3 and v4.
+  - --emit asm: FMA instructions at v3 and v4, no call of fmaf at any
+    level.
 Under SAN=1 it runs again with the sanitizer runtimes preloaded into python
 (the library is the ASan+UBSan build).  Prints "ok NAME", "FAIL NAME: why"
 or "skip NAME: why".
@@ -159,6 +162,27 @@ def check_exact(dt, rng):
                     bad.append(f"{lv} n={n}: {first_diff(got, ref[:n], a, b)}")
                     break
         report(f"{np.dtype(dt).name}.{prog}", "; ".join(bad[:2]))
+
+
+def check_fma(rng):
+    """complex64's product on the levels without FMA (the float64 emulation
+    of fmaf): random bit patterns, and sums that land on a midpoint of
+    float32 in float64 (1 + 2^-11 + 2^-24 + 2^-80: rounded twice, 1 + 2^-11)."""
+    n = 20000
+    bits = rng.integers(0, 2**32, (4, n), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    a = (bits[0] + 1j * bits[1]).astype(C64)
+    b = (bits[2] + 1j * bits[3]).astype(C64)
+    a[:64] = complex(1 + 2**-12, 2**-40)
+    b[:64] = complex(1 + 2**-12, -2**-40)
+    a[1:64:2] *= -1
+    ref = R.run("c = a * b", {"a": a, "b": b}, "interp")["c"]
+    want = np.float32(1 + 2**-11 + 2**-23)
+    bad = [] if ref[0].real == want else [f"interp: {ref[0]!r}, want {want!r}"]
+    for lv in RUNS:
+        got = R.run("c = a * b", {"a": a, "b": b}, "cpu", cpu=lv)["c"]
+        if canon(got) != canon(ref):
+            bad.append(f"{lv}: {first_diff(got, ref, a, b)}")
+    report("complex64.fma_exact", "; ".join(bad))
 
 
 def check_angle(dt, rng):
@@ -308,6 +332,8 @@ def check_code():
     decl = {"a": 13, "b": 13}
     for lv in LEVELS:
         asm = R.emit("c = a * b", decl, "cpu", "asm", cpu=lv)
+        if "fma" in re.sub(r"vfn?m(add|sub)", "", asm).lower():
+            bad.append(f"{lv}: calls fmaf")
         if lv in ("x86-64-v3", "x86-64-v4") and not re.search(r"vfn?m(add|sub)", asm):
             bad.append(f"{lv}: no FMA instruction")
     report("code", "; ".join(bad))
@@ -323,6 +349,7 @@ def main():
     for dt in (C64, C128):
         check_exact(dt, rng)
         check_angle(dt, rng)
+    check_fma(rng)
     check_casts(rng)
     check_scalars(rng)
     check_reductions(rng)

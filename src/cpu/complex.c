@@ -18,9 +18,10 @@
 ** tail masks each element's two parts together.
 **
 ** Everything but angle gives interp's bits (semantics.h, sem_complex.h):
-** * is fma(ar, br, -(ai*bi)), fma(ar, bi, ai*br) with llvm.fma, exact on
-** every level (a call of the C library's fmaf one lane at a time where the
-** machine has no FMA, x86-64 and -v2); / is Smith's algorithm with its
+** * is fma(ar, br, -(ai*bi)), fma(ar, bi, ai*br), exact on every level:
+** llvm.fma, an instruction from x86-64-v3 on; below, complex64's in float64
+** (fmaf_f64) and complex128's the C library's fma one lane at a time
+** (llvm.fma's lowering there); / is Smith's algorithm with its
 ** three branches computed and selected, since each is free of traps; abs
 ** of complex64 is glibc's hypotf, exactly.  The functions (exp, log, sqrt,
 ** **, ..., abs of complex128) call the semantics themselves, the very code
@@ -163,8 +164,38 @@ static LLVMValueRef v_add(Gen *G, LLVMValueRef a, LLVMValueRef b) { return LLVMB
 static LLVMValueRef v_sub(Gen *G, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFSub(G->B, a, b, ""); }
 static LLVMValueRef v_mul(Gen *G, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFMul(G->B, a, b, ""); }
 static LLVMValueRef v_div(Gen *G, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildFDiv(G->B, a, b, ""); }
+/* fmaf without an FMA unit (x86-64 and -v2, where llvm.fma is a call of
+** the C library's fmaf per lane), exactly, in float64: a * b is exact
+** there; the sum s, rounded to nearest, becomes the sum rounded to odd (an
+** inexact s with an even last bit moves one ulp toward the exact sum,
+** whose error TwoSum gives), which rounds to float32 as the exact sum
+** would, float64 having more than twice float32's bits plus two. */
+static LLVMValueRef fmaf_f64(Gen *G, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  LLVMBuilderRef B = G->B;
+  LLVMTypeRef vd = LLVMVectorType(G->tf64, nlanes(a)), vi = LLVMVectorType(G->ti64, nlanes(a));
+  LLVMValueRef x = LLVMBuildFPExt(B, a, vd, ""), y = LLVMBuildFPExt(B, b, vd, "");
+  LLVMValueRef z = LLVMBuildFPExt(B, c, vd, "");
+  LLVMValueRef p = LLVMBuildFMul(B, x, y, "");
+  LLVMValueRef s = LLVMBuildFAdd(B, p, z, "");
+  LLVMValueRef bb = LLVMBuildFSub(B, s, p, "");
+  LLVMValueRef pe = LLVMBuildFSub(B, p, LLVMBuildFSub(B, s, bb, ""), "");
+  LLVMValueRef err = LLVMBuildFAdd(B, pe, LLVMBuildFSub(B, z, bb, ""), "");
+  LLVMValueRef bits = LLVMBuildBitCast(B, s, vi, "");
+  LLVMValueRef one = splat_const(LLVMConstInt(G->ti64, 1, 0)), zero = LLVMConstNull(vi);
+  LLVMValueRef even = icmp(G, LLVMIntEQ, LLVMBuildAnd(B, bits, one, ""), zero);
+  LLVMValueRef adj = LLVMBuildAnd(B, even, fcmp(G, LLVMRealONE, err, LLVMConstNull(vd)), "");
+  /* away from zero when err has s's sign, else toward it */
+  LLVMValueRef ebits = LLVMBuildBitCast(B, err, vi, "");
+  LLVMValueRef away = icmp(G, LLVMIntSGE, LLVMBuildXor(B, ebits, bits, ""), zero);
+  LLVMValueRef step = sel(G, away, one, LLVMConstAllOnes(vi));
+  bits = sel(G, adj, LLVMBuildAdd(B, bits, step, ""), bits);
+  return LLVMBuildFPTrunc(B, LLVMBuildBitCast(B, bits, vd, ""), LLVMTypeOf(a), "");
+}
+
 static LLVMValueRef fma3(Gen *G, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
   LLVMTypeRef t = LLVMTypeOf(a);
+  if (G->gt->level >= 1 && G->gt->level <= 2 && LLVMGetElementType(t) == G->tf32)
+    return fmaf_f64(G, a, b, c);
   LLVMValueRef args[3] = {a, b, c};
   return intrinsic(G, "llvm.fma", &t, 1, args, 3);
 }
