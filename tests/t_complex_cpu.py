@@ -8,7 +8,11 @@
     subnormal parts): interp's bits, a NaN that arithmetic produces
     compared as any NaN (its sign is not specified), the functions that call
     the semantics (log, sqrt, **, ...) bit for bit;
-  - angle (the vector math's arctan2) within 4 ulp;
+  - exp, computed from the vector math: within 4 ulp of the exact result
+    (mpmath) in each part, complex64 within 1; interp's bits in every lane
+    the C library computes (a part not finite, a large real part); a
+    vector holding such a lane gives its other lanes the same bits as one
+    without; angle (the vector math's arctan2) within 4 ulp;
   - the product's fma where the machine has no FMA (x86-64, -v2): exact,
     also where the float64 sum lands on a float32 midpoint;
   - casts between the complex types and from and to every other type;
@@ -22,7 +26,8 @@
     blocks), threads 1 and 3;
   - every x86-64 level the host runs (x86-64 to -v4, as the library says);
   - --emit asm: FMA instructions at v3 and v4, no call of fmaf at any
-    level.
+    level; --emit llvm: exp calls the vector math, and the semantics only
+    in its rare block.
 Under SAN=1 it runs again with the sanitizer runtimes preloaded into python
 (the library is the ASan+UBSan build).  Prints "ok NAME", "FAIL NAME: why"
 or "skip NAME: why".
@@ -131,6 +136,31 @@ def first_diff(a, b, *ins):
     return "?"
 
 
+def ulps(got, ref, dt):
+    """Per element, the larger error of the two parts in units in the last
+    place of the reference part (ref: mpmath values as Python complex of
+    float64, exact enough for complex64; for complex128 an error of the
+    reference below 0.01 ulp)."""
+    p = part(dt)
+    fi = np.finfo(p)
+    out = np.zeros(len(got))
+    for j, (g, r) in enumerate(zip(got, ref)):
+        worst = 0.0
+        for gv, rv in ((g.real, r.real), (g.imag, r.imag)):
+            rv = float(rv)
+            if np.isnan(rv) or np.isnan(gv):
+                worst = max(worst, 0 if np.isnan(rv) and np.isnan(gv) else np.inf)
+                continue
+            rq = p(rv)
+            if np.isinf(rq) or np.isinf(gv):
+                worst = max(worst, 0 if gv == rq else 1 if abs(gv) == fi.max or abs(rq) == fi.max else np.inf)
+                continue
+            e = max(np.frexp(rv)[1] - 1, fi.minexp) - fi.nmant
+            worst = max(worst, abs(float(gv) - rv) / 2.0 ** e)
+        out[j] = worst
+    return out
+
+
 # ---- element-wise operations against interp ----
 
 EXACT = ["a + b", "a - b", "a * b", "a / b", "-a", "+a", "square(a)", "reciprocal(a)",
@@ -183,6 +213,73 @@ def check_fma(rng):
         if canon(got) != canon(ref):
             bad.append(f"{lv}: {first_diff(got, ref, a, b)}")
     report("complex64.fma_exact", "; ".join(bad))
+
+
+def exact_exp(a):
+    import mpmath
+    mpmath.mp.prec = 120
+    out = []
+    for z in a:
+        r = mpmath.exp(mpmath.mpc(float(z.real), float(z.imag)))
+        out.append(complex(float(r.real), float(r.imag)))
+    return np.array(out)
+
+
+def check_exp(dt, rng):
+    """exp from the vector math: its accuracy, its rare lanes, its vectors."""
+    name = np.dtype(dt).name
+    with_interp = interp_has("c = exp(a)", dt)
+    limit = 1 if dt == C64 else 4
+    n = 3000
+    a = cdata(dt, n, rng, special=False)
+    a[: n // 3] *= 30  # large imaginary parts, real parts toward the ends
+    a[n // 3: n // 2] = (rng.uniform(-100, 88, n // 2 - n // 3) if dt == C64 else
+                         rng.uniform(-740, 709, n // 2 - n // 3)) + 1j * a[n // 3: n // 2].imag
+    a[n // 2: n // 2 + 100] = a[n // 2: n // 2 + 100].real + 1j * rng.uniform(-1e-38, 1e-38, 100)
+    a[n // 2 + 100: n // 2 + 200] = 1e6 * a[n // 2 + 100: n // 2 + 200]
+    if not with_interp:  # the lanes of the vector math alone: the others are interp's
+        a = a[a.real <= (88 if dt == C64 else 709)]
+    try:
+        ref = exact_exp(a)
+    except ImportError:
+        skip(f"{name}.exp_accuracy", "mpmath is not installed (python3 -m pip install mpmath)")
+        ref = None
+    for lv in RUNS if ref is not None else []:
+        got = R.run("c = exp(a)", {"a": a}, "cpu", cpu=lv)["c"]
+        u = ulps(got, ref, dt)
+        k = int(np.argmax(u))
+        report(f"{name}.exp_accuracy.{lv}",
+               f"{u[k]:.2f} ulp at {a[k]!r}: {got[k]!r}, exact {ref[k]!r}" if u[k] > limit else None)
+    # The lanes the C library computes: interp's bits; the other lanes of
+    # their vectors: the bits they have in vectors of ordinary lanes alone.
+    if not with_interp:
+        skip(f"{name}.exp_special", "interp does not compute exp yet")
+        return
+    s = np.array(SPECIAL, dtype=dt)
+    plain = cdata(dt, 16 * len(s), rng, special=False)
+    mixed = plain.copy()
+    mixed[np.arange(len(s)) * 16 + 5] = s
+    ref_i = R.run("c = exp(a)", {"a": mixed}, "interp")["c"]
+    bad = []
+    for lv in RUNS:
+        g_plain = R.run("c = exp(a)", {"a": plain}, "cpu", cpu=lv)["c"]
+        g_mixed = R.run("c = exp(a)", {"a": mixed}, "cpu", cpu=lv)["c"]
+        # the C library's lanes: a part not finite, a real part above glibc's
+        # threshold of scaling; the special values' other lanes: accurate
+        spec = np.zeros(len(mixed), bool)
+        spec[np.arange(len(s)) * 16 + 5] = True
+        lib = ~np.isfinite(mixed.real) | ~np.isfinite(mixed.imag)
+        lib |= mixed.real > (88 if dt == C64 else 709)
+        if canon(g_mixed[lib]) != canon(ref_i[lib]):
+            bad.append(f"{lv}: special lanes {first_diff(g_mixed[lib], ref_i[lib], mixed[lib])}")
+        fast = spec & ~lib
+        u = ulps(g_mixed[fast], exact_exp(mixed[fast]), dt)
+        if (u > limit).any():
+            k = int(np.argmax(u))
+            bad.append(f"{lv}: {u[k]:.2f} ulp at {mixed[fast][k]!r}")
+        if canon(g_mixed[~spec]) != canon(g_plain[~spec]):
+            bad.append(f"{lv}: ordinary lanes beside a special one differ")
+    report(f"{name}.exp_special", "; ".join(bad[:3]))
 
 
 def check_angle(dt, rng):
@@ -336,6 +433,14 @@ def check_code():
             bad.append(f"{lv}: calls fmaf")
         if lv in ("x86-64-v3", "x86-64-v4") and not re.search(r"vfn?m(add|sub)", asm):
             bad.append(f"{lv}: no FMA instruction")
+    llvm = R.emit("c = exp(a)", {"a": 13}, "cpu", "llvm", cpu="x86-64-v3")
+    body = llvm[llvm.index("\nbody:"):llvm.find("\ncexp.slow")]
+    if "\ncexp.slow" not in llvm:
+        bad.append("exp has no rare block")
+    elif "jitc_cpu_sem" in body:
+        bad.append("exp calls the semantics outside its rare block")
+    if not re.search(r"call .*(_ZGV|Sleef_)\w*exp", body):
+        bad.append("exp does not call the vector math")
     report("code", "; ".join(bad))
 
 
@@ -348,6 +453,7 @@ def main():
         return 1
     for dt in (C64, C128):
         check_exact(dt, rng)
+        check_exp(dt, rng)
         check_angle(dt, rng)
     check_fma(rng)
     check_casts(rng)

@@ -23,15 +23,19 @@
 ** (fmaf_f64) and complex128's the C library's fma one lane at a time
 ** (llvm.fma's lowering there); / is Smith's algorithm with its
 ** three branches computed and selected, since each is free of traps; abs
-** of complex64 is glibc's hypotf, exactly.  The functions (exp, log, sqrt,
-** **, ..., abs of complex128) call the semantics themselves, the very code
-** interp runs (cpu/host.c, W elements a call); angle is the vector math's
-** arctan2, as the real arctan2.
+** of complex64 is glibc's hypotf, exactly.  The functions (log, sqrt, **,
+** ..., abs of complex128) call the semantics themselves, the very code
+** interp runs (cpu/host.c, W elements a call), but for two: angle is the
+** vector math's arctan2, as the real arctan2, and exp, the common one,
+** computes its usual lanes from the vector math (e^re (cos im, sin im),
+** complex64 in float64, complex128 from 1-ulp functions) and leaves the
+** others (a part not finite, a real part that overflows) to the semantics.
 */
 #include "cpu.h"
 
 #ifdef JITC_HAVE_LLVM
 
+#include <float.h>
 #include <math.h>
 
 /* In the cache key (cpu/build.c): the build of this file. */
@@ -356,6 +360,75 @@ static LLVMValueRef sem_call(Gen *G, const Node *n, LLVMValueRef *args) {
   return unspill(G, n->type, p[0]);
 }
 
+/* Whether some lane of condition c is true. */
+static LLVMValueRef any_lane(Gen *G, LLVMValueRef c) { return intr1(G, "llvm.vector.reduce.or", c); }
+
+/* exp(z) = e^re (cos im, sin im) where both parts are finite and re is
+** at most glibc's threshold of scaling (88 for complex64, 709 for
+** complex128), from the vector math: complex64 in float64 (its results
+** rounded once from values within a few float64 ulp), complex128 from
+** functions within 1 ulp (at most 3.5 ulp for each product).  A branch
+** sends the rare vectors holding any other lane to the semantics (glibc's
+** cexpf, cexp: infinities, NaN, overflow), whose lanes replace those. */
+static LLVMValueRef cx_exp(Gen *G, const Node *n, LLVMValueRef a) {
+  jitc_dtype t = n->type, ft = dtype_part(t);
+  bool c64 = ft == JITC_FLOAT32;
+  LLVMValueRef re = cx_part(G, a, 0), im = cx_part(G, a, 1);
+  LLVMValueRef fast = fcmp(G, LLVMRealOLE, re, vconst_f(G, ft, c64 ? 88 : 709));
+  fast = and2(G, fast, fcmp(G, LLVMRealOGT, re, vconst_f(G, ft, -INFINITY)));
+  fast = and2(G, fast, fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", im), vconst_f(G, ft, INFINITY)));
+  LLVMValueRef slow = LLVMBuildNot(G->B, fast, "");
+  /* glibc's tiny imaginary parts: sin = im, cos = 1 */
+  LLVMValueRef tiny = fcmp(G, LLVMRealOLE, intr1(G, "llvm.fabs", im), vconst_f(G, ft, c64 ? FLT_MIN : DBL_MIN));
+  LLVMValueRef x = re, y = im;
+  if (c64) {
+    LLVMTypeRef vd = LLVMVectorType(G->tf64, W);
+    x = LLVMBuildFPExt(G->B, re, vd, "");
+    y = LLVMBuildFPExt(G->B, im, vd, "");
+  }
+  /* Outside the fast lanes the arguments are made 0, so that no vector
+  ** function meets what it may get wrong. */
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
+  x = sel(G, fast, x, zero);
+  y = sel(G, fast, y, zero);
+  LLVMValueRef e, s, c;
+  if (c64) {
+    e = math_gen(G, OP_EXP, JITC_FLOAT64, &x, 1);
+    s = math_gen(G, OP_SIN, JITC_FLOAT64, &y, 1);
+    c = math_gen(G, OP_COS, JITC_FLOAT64, &y, 1);
+  } else {
+    e = math_accurate(G, OP_EXP, x);
+    s = math_accurate(G, OP_SIN, y);
+    c = math_accurate(G, OP_COS, y);
+  }
+  s = sel(G, tiny, y, s);
+  c = sel(G, tiny, part_const(G, c, 1.0), c);
+  LLVMValueRef rr = v_mul(G, e, c), ri = v_mul(G, e, s);
+  if (c64) {
+    LLVMTypeRef vf = LLVMVectorType(G->tf32, W);
+    rr = LLVMBuildFPTrunc(G->B, rr, vf, "");
+    ri = LLVMBuildFPTrunc(G->B, ri, vf, "");
+  }
+  LLVMValueRef r = cx_pack(G, rr, ri);
+  /* The rare vectors with a lane outside: those lanes from the semantics. */
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(G->B));
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(G->B);
+  LLVMBasicBlockRef fix = LLVMAppendBasicBlockInContext(G->C, fn, "cexp.slow");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(G->C, fn, "cexp.join");
+  LLVMBuildCondBr(G->B, any_lane(G, slow), fix, join);
+  LLVMPositionBuilderAtEnd(G->B, fix);
+  LLVMValueRef both = cx_both(G, slow);
+  LLVMValueRef lib = sel(G, both, sem_call(G, n, &a), r);
+  LLVMBasicBlockRef fix_end = LLVMGetInsertBlock(G->B);
+  LLVMBuildBr(G->B, join);
+  LLVMPositionBuilderAtEnd(G->B, join);
+  LLVMValueRef phi = LLVMBuildPhi(G->B, LLVMTypeOf(r), "");
+  LLVMValueRef vals[2] = {r, lib};
+  LLVMBasicBlockRef blocks[2] = {from, fix_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
 /* ---- casts ---- */
 
 static LLVMValueRef cx_cast(Gen *G, LLVMValueRef v, jitc_dtype from, jitc_dtype to) {
@@ -426,6 +499,7 @@ LLVMValueRef cx_op(Gen *G, const Node *n, LLVMValueRef *args) {
   case OP_ABS:
     if (t == JITC_COMPLEX64) return abs_c64(G, a);
     return sem_call(G, n, args);
+  case OP_EXP: return cx_exp(G, n, a);
   case OP_ANGLE: {
     LLVMValueRef yx[2];
     yx[0] = cx_part(G, a, 1);

@@ -241,6 +241,10 @@ LLVMValueRef math_gen(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args, int nar
 LLVMValueRef math_mixed(Gen *G, OpId op, jitc_dtype t, LLVMValueRef *args);
 /* x ** y for floats (the vector library's pow, with its top-of-range fix). */
 LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
+/* exp, sin or cos (op) of the float64 vector a within 1 ulp: SLEEF's
+** 1.0-ulp function of the level where SLEEF is loaded, else the C
+** library's, one lane at a time. */
+LLVMValueRef math_accurate(Gen *G, OpId op, LLVMValueRef a);
 
 /* cpu/complex.c: complex64 and complex128.  W elements of a complex type
 ** are one vector of 2W parts, the real parts first; cx_part takes half k

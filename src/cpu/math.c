@@ -441,4 +441,17 @@ LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y) {
   return edge_fixed(G, OP_POW, t, x, y);
 }
 
+LLVMValueRef math_accurate(Gen *G, OpId op, LLVMValueRef a) {
+  static const char *const sleef_isa[5] = {"", "sse2", "sse4", "avx2", "avx512f"};
+  const GenTarget *gt = G->gt;
+  int lanes = gt->vec_bits / 64;
+  char name[64];
+  for (int tries = 0; gt->libs.sleef && tries < 2; tries++) {
+    snprintf(name, sizeof name, "Sleef_%sd%d_u10%s", op_info[op].libm, lanes,
+             tries ? "" : sleef_isa[gt->level]);
+    if (gt->libs.has(gt->libs.host, VL_SLEEF, name)) return call_split(G, name, G->tf64, lanes, &a, 1);
+  }
+  return call_split(G, op_info[op].libm, G->tf64, 1, &a, 1);
+}
+
 #endif /* JITC_HAVE_LLVM */
