@@ -120,7 +120,7 @@ def cdata(dt, n, rng, special=True):
 def canon(x):
     """The bytes of x with every NaN made one NaN (a produced NaN's sign is
     not specified)."""
-    x = np.array(x)
+    x = np.atleast_1d(np.array(x))
     if np.iscomplexobj(x):
         x = x.view(part(x.dtype))
     if x.dtype.kind == "f":

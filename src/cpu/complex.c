@@ -17,19 +17,20 @@
 ** two shuffles per register), a store interleaves them back; the masked
 ** tail masks each element's two parts together.
 **
-** Everything but angle gives interp's bits (semantics.h, sem_complex.h):
-** * is fma(ar, br, -(ai*bi)), fma(ar, bi, ai*br), exact on every level:
-** llvm.fma, an instruction from x86-64-v3 on; below, complex64's in float64
-** (fmaf_f64) and complex128's the C library's fma one lane at a time
-** (llvm.fma's lowering there); / is Smith's algorithm with its
-** three branches computed and selected, since each is free of traps; abs
-** of complex64 is glibc's hypotf, exactly.  The functions (log, sqrt, **,
-** ..., abs of complex128) call the semantics themselves, the very code
-** interp runs (cpu/host.c, W elements a call), but for two: angle is the
-** vector math's arctan2, as the real arctan2, and exp, the common one,
-** computes its usual lanes from the vector math (e^re (cos im, sin im),
-** complex64 in float64, complex128 from 1-ulp functions) and leaves the
-** others (a part not finite, a real part that overflows) to the semantics.
+** Everything but exp and angle gives interp's bits (semantics.h,
+** sem_complex.h): * is fma(ar, br, -(ai*bi)), fma(ar, bi, ai*br), exact on
+** every level: llvm.fma, an instruction from x86-64-v3 on; below, complex64's
+** in float64 (fmaf_f64) and complex128's the C library's fma one lane at a
+** time (llvm.fma's lowering there); / is Smith's algorithm with its three
+** branches computed and selected, since each is free of traps; reciprocal,
+** abs, the order, the picks and clip are NumPy's loops likewise, rint each
+** part.  The other functions (log, sqrt, **, sign, ...) call the semantics
+** themselves, the very code interp runs (cpu/host.c, W elements a call),
+** but for two: angle is the vector math's arctan2, as the real arctan2, and
+** exp, the common one, computes its usual lanes from the vector math
+** (e^re (cos im, sin im), complex64 in float64, complex128 from 1-ulp
+** functions) and leaves the others (a part not finite, a real part that
+** overflows) to the semantics.
 */
 #include "cpu.h"
 
@@ -254,7 +255,8 @@ static LLVMValueRef any_nan(Gen *G, LLVMValueRef v) {
 }
 
 /* Comparison op (OP_LT .. OP_NE) of complex a and b, as sem_complex.h's
-** C_LT ...: the real parts decide unless they are equal. */
+** C_LT ...: the real parts decide unless they are equal, and only where no
+** part is NaN; equal real parts, the imaginary ones. */
 LLVMValueRef cx_compare(Gen *G, OpId op, LLVMValueRef a, LLVMValueRef b) {
   LLVMValueRef ar = cx_part(G, a, 0), ai = cx_part(G, a, 1);
   LLVMValueRef br = cx_part(G, b, 0), bi = cx_part(G, b, 1);
@@ -270,8 +272,31 @@ LLVMValueRef cx_compare(Gen *G, OpId op, LLVMValueRef a, LLVMValueRef b) {
   static const LLVMRealPredicate strict[] = {LLVMRealOLT, LLVMRealOLT, LLVMRealOGT, LLVMRealOGT};
   static const LLVMRealPredicate then[] = {LLVMRealOLT, LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
   int k = op - OP_LT;
+  LLVMValueRef nan = any_nan(G, a);
+  nan = or2(G, nan, any_nan(G, b));
   LLVMValueRef real = fcmp(G, strict[k], ar, br);
+  real = and2(G, real, LLVMBuildNot(G->B, nan, ""));
   return or2(G, real, and2(G, req, fcmp(G, then[k], ai, bi)));
+}
+
+/* clip's order (sem_complex.h's C_CLIP_LT): plainly lexicographic. */
+static LLVMValueRef clip_lt(Gen *G, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef ar = cx_part(G, a, 0), ai = cx_part(G, a, 1);
+  LLVMValueRef br = cx_part(G, b, 0), bi = cx_part(G, b, 1);
+  LLVMValueRef req = fcmp(G, LLVMRealOEQ, ar, br);
+  LLVMValueRef im = fcmp(G, LLVMRealOLT, ai, bi);
+  return sel(G, req, im, fcmp(G, LLVMRealOLT, ar, br));
+}
+
+/* NumPy's clip: m = x where lo < x or x has a NaN part, else lo; then m
+** where m < hi or m has a NaN part, else hi. */
+static LLVMValueRef cx_clip(Gen *G, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi) {
+  LLVMValueRef c = clip_lt(G, lo, x);
+  c = or2(G, c, any_nan(G, x));
+  LLVMValueRef m = sel(G, cx_both(G, c), x, lo);
+  c = clip_lt(G, m, hi);
+  c = or2(G, c, any_nan(G, m));
+  return sel(G, cx_both(G, c), m, hi);
 }
 
 /* minimum, maximum (a when it has a NaN part or compares so), fmin, fmax
@@ -286,20 +311,46 @@ static LLVMValueRef cx_pick(Gen *G, OpId op, LLVMValueRef a, LLVMValueRef b) {
 
 /* ---- functions ---- */
 
-/* abs of complex64: hypotf as glibc computes it, exactly: the squares are
-** exact in float64, one rounding for their sum, one for the root and one
-** to float32; an infinite part gives inf, even beside a NaN. */
-static LLVMValueRef abs_c64(Gen *G, LLVMValueRef a) {
-  LLVMTypeRef vd = LLVMVectorType(G->tf64, W), vf = LLVMVectorType(G->tf32, W);
-  LLVMValueRef re = LLVMBuildFPExt(G->B, cx_part(G, a, 0), vd, "");
-  LLVMValueRef im = LLVMBuildFPExt(G->B, cx_part(G, a, 1), vd, "");
-  LLVMValueRef re2 = v_mul(G, re, re);
-  LLVMValueRef r = intr1(G, "llvm.sqrt", v_add(G, re2, v_mul(G, im, im)));
-  r = LLVMBuildFPTrunc(G->B, r, vf, "");
-  LLVMValueRef inf = vconst_f(G, JITC_FLOAT64, INFINITY);
-  LLVMValueRef reinf = fcmp(G, LLVMRealOEQ, intr1(G, "llvm.fabs", re), inf);
-  LLVMValueRef isinf = or2(G, reinf, fcmp(G, LLVMRealOEQ, intr1(G, "llvm.fabs", im), inf));
-  return sel(G, isinf, vconst_f(G, JITC_FLOAT32, INFINITY), r);
+/* NumPy's reciprocal loop: r = im / re, 1 / (re + im r) and -r / that
+** where |im| <= |re| (else the mirror), both computed and selected. */
+static LLVMValueRef cx_reciprocal(Gen *G, LLVMValueRef a) {
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef re = cx_part(G, a, 0), im = cx_part(G, a, 1), one = part_const(G, re, 1.0);
+  LLVMValueRef are = intr1(G, "llvm.fabs", re);
+  LLVMValueRef first = fcmp(G, LLVMRealOLE, intr1(G, "llvm.fabs", im), are);
+  LLVMValueRef r1 = v_div(G, im, re);
+  LLVMValueRef d1 = v_add(G, re, v_mul(G, im, r1));
+  LLVMValueRef x1 = v_div(G, one, d1);
+  LLVMValueRef y1 = v_div(G, LLVMBuildFNeg(B, r1, ""), d1);
+  LLVMValueRef r2 = v_div(G, re, im);
+  LLVMValueRef d2 = v_add(G, v_mul(G, re, r2), im);
+  LLVMValueRef x2 = v_div(G, r2, d2);
+  LLVMValueRef y2 = v_div(G, LLVMBuildFNeg(B, one, ""), d2);
+  LLVMValueRef x = sel(G, first, x1, x2);
+  return cx_pack(G, x, sel(G, first, y1, y2));
+}
+
+/* NumPy's absolute value: the larger part m times sqrt(fma(r, r, 1)), r
+** the smaller part over m (0 where m is 0); an infinite part gives inf,
+** else a NaN part NaN.  Exact, as the fma is on every level. */
+static LLVMValueRef cx_abs(Gen *G, LLVMValueRef a) {
+  LLVMValueRef x = intr1(G, "llvm.fabs", cx_part(G, a, 0));
+  LLVMValueRef y = intr1(G, "llvm.fabs", cx_part(G, a, 1));
+  LLVMValueRef inf = part_const(G, x, INFINITY), zero = LLVMConstNull(LLVMTypeOf(x));
+  LLVMValueRef xgt = fcmp(G, LLVMRealOGT, x, y);
+  LLVMValueRef big = sel(G, xgt, x, y);
+  LLVMValueRef small = sel(G, xgt, y, x);
+  LLVMValueRef none = fcmp(G, LLVMRealOEQ, big, zero);
+  none = or2(G, none, fcmp(G, LLVMRealOEQ, small, inf));
+  LLVMValueRef r = sel(G, none, zero, v_div(G, small, big));
+  LLVMValueRef m = intr1(G, "llvm.sqrt", fma3(G, r, r, part_const(G, x, 1.0)));
+  m = v_mul(G, m, big);
+  LLVMValueRef nan = isnan_v(G, x);
+  nan = or2(G, nan, isnan_v(G, y));
+  m = sel(G, nan, part_const(G, x, NAN), m);
+  LLVMValueRef isinf = fcmp(G, LLVMRealOEQ, x, inf);
+  isinf = or2(G, isinf, fcmp(G, LLVMRealOEQ, y, inf));
+  return sel(G, isinf, inf, m);
 }
 
 /* The entry block's new slot for W elements of the largest type, 64-byte
@@ -472,7 +523,8 @@ LLVMValueRef cx_op(Gen *G, const Node *n, LLVMValueRef *args) {
   case OP_MUL: return cx_mul(G, a, b);
   case OP_SQUARE: return cx_mul(G, a, a);
   case OP_DIV: return cx_div(G, a, b);
-  case OP_RECIPROCAL: return cx_div(G, cx_const(G, t, 1, 0), a);
+  case OP_RECIPROCAL: return cx_reciprocal(G, a);
+  case OP_RINT: return intr1(G, "llvm.roundeven", a);
   case OP_CONJ: {
     LLVMValueRef re = cx_part(G, a, 0);
     return cx_pack(G, re, LLVMBuildFNeg(B, cx_part(G, a, 1), ""));
@@ -484,7 +536,7 @@ LLVMValueRef cx_op(Gen *G, const Node *n, LLVMValueRef *args) {
     return cx_compare(G, n->op, a, b);
   case OP_MINIMUM: case OP_MAXIMUM: case OP_FMIN: case OP_FMAX:
     return cx_pick(G, n->op, a, b);
-  case OP_CLIP: return cx_pick(G, OP_MINIMUM, cx_pick(G, OP_MAXIMUM, a, b), args[2]);
+  case OP_CLIP: return cx_clip(G, a, b, args[2]);
   case OP_WHERE: return sel(G, cx_both(G, a), b, args[2]);
   case OP_ISNAN: return any_nan(G, a);
   case OP_ISINF: case OP_ISFINITE: {
@@ -496,9 +548,7 @@ LLVMValueRef cx_op(Gen *G, const Node *n, LLVMValueRef *args) {
     LLVMValueRef i = fcmp(G, isinf ? LLVMRealOEQ : LLVMRealOLT, im, inf);
     return isinf ? or2(G, r, i) : and2(G, r, i);
   }
-  case OP_ABS:
-    if (t == JITC_COMPLEX64) return abs_c64(G, a);
-    return sem_call(G, n, args);
+  case OP_ABS: return cx_abs(G, a);
   case OP_EXP: return cx_exp(G, n, a);
   case OP_ANGLE: {
     LLVMValueRef yx[2];
