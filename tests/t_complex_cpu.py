@@ -34,7 +34,10 @@ or "skip NAME: why".
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import warnings
 
 import numpy as np
 
@@ -54,6 +57,7 @@ UNAVAILABLE = 4  # JITC_E_UNAVAILABLE
 FAILS = 0
 R = Runner()
 np.seterr(all="ignore")
+warnings.simplefilter("ignore")  # NumPy's mean of no elements
 
 
 def report(name, why):
@@ -444,6 +448,31 @@ def check_code():
     report("code", "; ".join(bad))
 
 
+def check_ir():
+    """The LLVM IR of every complex operation and reduction, of both types,
+    at every level, passes LLVM's verifier (a malformed module, say
+    vectors of different widths in the reductions' tree, can crash the
+    code generator instead of failing)."""
+    opt = next((shutil.which(f"opt-{v}") for v in (21, 20, 19, 18, 17) if shutil.which(f"opt-{v}")),
+               shutil.which("opt"))
+    if not opt:
+        skip("ir_verifies", "no LLVM opt to verify with")
+        return
+    ops = [e for e in EXACT if "j" not in e]
+    stmts = [f"o{k} = {e}" for k, e in enumerate(ops)]
+    stmts += ["e = exp(a)", "g = angle(a)"] + [f"r{k} = {op}(a * b)" for k, op in enumerate(
+        ("sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all"))]
+    bad = []
+    for code in (13, 14):
+        for lv in LEVELS:
+            ir = R.emit("\n".join(stmts), {"a": code, "b": code}, "cpu", "llvm", cpu=lv)
+            p = subprocess.run([opt, "-passes=verify", "-disable-output"], input=ir, text=True,
+                               capture_output=True)
+            if p.returncode:
+                bad.append(f"{'complex64' if code == 13 else 'complex128'} {lv}: {p.stderr.strip()[:300]}")
+    report("ir_verifies", "; ".join(bad[:2]))
+
+
 def main():
     rng = np.random.default_rng(20240)
     try:
@@ -461,6 +490,7 @@ def main():
     check_reductions(rng)
     check_split(rng)
     check_code()
+    check_ir()
     R.close()
     return 1 if FAILS else 0
 

@@ -186,7 +186,9 @@ static LLVMValueRef fmaf_f64(Gen *G, LLVMValueRef a, LLVMValueRef b, LLVMValueRe
   LLVMValueRef pe = LLVMBuildFSub(B, p, LLVMBuildFSub(B, s, bb, ""), "");
   LLVMValueRef err = LLVMBuildFAdd(B, pe, LLVMBuildFSub(B, z, bb, ""), "");
   LLVMValueRef bits = LLVMBuildBitCast(B, s, vi, "");
-  LLVMValueRef one = splat_const(LLVMConstInt(G->ti64, 1, 0)), zero = LLVMConstNull(vi);
+  LLVMValueRef zero = LLVMConstNull(vi), ones[2 * W];
+  for (unsigned k = 0; k < nlanes(a); k++) ones[k] = LLVMConstInt(G->ti64, 1, 0);
+  LLVMValueRef one = LLVMConstVector(ones, nlanes(a)); /* a's lanes: the tree's halves too */
   LLVMValueRef even = icmp(G, LLVMIntEQ, LLVMBuildAnd(B, bits, one, ""), zero);
   LLVMValueRef adj = LLVMBuildAnd(B, even, fcmp(G, LLVMRealONE, err, LLVMConstNull(vd)), "");
   /* away from zero when err has s's sign, else toward it */
