@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""types_cpu.py -- two programs of the narrow types on the cpu target
-against the C loop a programmer would write (gcc -O3 -march=native -fopenmp,
-built here into a small library) and NumPy, on the same arrays in one
-process (results in bench/results/types_cpu.md):
+"""types_cpu.py -- three programs of the narrow and complex types on the cpu
+target against the C loop a programmer would write (gcc -O3 -march=native
+-fopenmp, built here into a small library), NumPy and numexpr, on the same
+arrays in one process (results in bench/results/types_cpu.md):
 
-  u8_norm  y = (f32(x) - 127.5) / 127.5   uint8 -> float32, 5 bytes/element
-  f16_fma  c = a * b + 1                  float16, each operation rounded
-                                          (as NumPy's), 6 bytes/element
+  u8_norm    y = (f32(x) - 127.5) / 127.5   uint8 -> float32, 5 bytes/element
+  f16_fma    c = a * b + 1                  float16, each operation rounded
+                                            (as NumPy's), 6 bytes/element
+  c64_expmul c = exp(z) * w                 complex64, 24 bytes/element;
+                                            against NumPy and numexpr (which
+                                            computes complex64 in complex128)
 
-Both use all cores (jitc's default, OpenMP's), then one thread each.
+Each uses all cores (jitc's default, OpenMP's, numexpr's), then one thread.
 Rounds run every implementation in turn, so background load falls on all
 of them alike; figures are medians of the pooled calls.  Every result is
-checked against NumPy first (bit for bit).
+checked against NumPy first: bit for bit, complex exp within 4 units of
+float32's epsilon relative to the element (the math functions' bound).
 """
 import argparse
 import ctypes as C
@@ -122,6 +126,21 @@ class Jitc:
             raise RuntimeError(self.L.jitc_errmsg(self.ctx).decode())
 
 
+def numexpr_module():
+    try:
+        import numexpr
+        return numexpr
+    except ImportError:
+        return None
+
+
+def close_c64(got, ref):
+    """Within 4 float32 epsilons of each element's magnitude (and the same
+    NaN and inf): exp's bound on both sides."""
+    err = np.abs(got.astype(np.complex128) - ref) / np.maximum(np.abs(ref), np.finfo(np.float32).tiny)
+    return bool((err <= 4 * np.finfo(np.float32).eps).all())
+
+
 def main():
     a_ = parse_args()
     n = int(a_.n)
@@ -129,15 +148,22 @@ def main():
     x = rng.integers(0, 256, n, dtype=np.uint8)
     a = rng.standard_normal(n).astype(np.float16)
     b = rng.standard_normal(n).astype(np.float16)
+    za = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+    zb = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
     y, c = np.ones(n, np.float32), np.ones(n, np.float16)  # written before timing
+    cz, cz128 = np.ones(n, np.complex64), np.ones(n, np.complex128)
     y_ref = (x.astype(np.float32) - np.float32(127.5)) / np.float32(127.5)
     c_ref = ((a.astype(np.float32) * b.astype(np.float32)).astype(np.float16).astype(np.float32)
              + np.float32(1)).astype(np.float16)
+    cz_ref = np.exp(za.astype(np.complex128)) * zb  # the exact value, nearly
+    ne = numexpr_module()
     Lc = build_c()
     R = reduce_lib.Runner()
     rows = []
     for threads in (0, 1):
         Lc.set_threads(threads or os.cpu_count())
+        if ne:
+            ne.set_num_threads(threads or os.cpu_count())
         tag = "all cores" if threads == 0 else "1 thread"
         impls = {
             ("u8_norm", "jitc"): Jitc(R, "y = (f32(x) - 127.5) / 127.5", {"x": x}, y, threads),
@@ -147,15 +173,25 @@ def main():
             ("f16_fma", "C, F16C by hand"): lambda: Lc.f16_fma_f16c(n, a.ctypes.data, b.ctypes.data,
                                                                      c.ctypes.data),
         }
+        impls[("c64_expmul", "jitc")] = Jitc(R, "c = exp(z) * w", {"z": za, "w": zb}, cz, threads)
+        if ne:
+            impls[("c64_expmul", "numexpr (complex128)")] = lambda: ne.evaluate(
+                "exp(z) * w", local_dict={"z": za, "w": zb}, out=cz128, casting="unsafe")
         if threads == 0:
             impls[("u8_norm", "NumPy")] = lambda: np.divide(
                 np.subtract(x, np.float32(127.5), out=y), np.float32(127.5), out=y)
             impls[("f16_fma", "NumPy")] = lambda: np.add(np.multiply(a, b, out=c), 1, out=c)
+            impls[("c64_expmul", "NumPy")] = lambda: np.multiply(np.exp(za, out=cz), zb, out=cz)
+        outs = {"u8_norm": (y, y_ref), "f16_fma": (c, c_ref), "c64_expmul": (cz, cz_ref)}
         for key, fn in impls.items():  # the checks, before any time counts
-            (y if key[0] == "u8_norm" else c)[:] = 0
+            got, ref = outs[key[0]]
+            if key[1].startswith("numexpr"):
+                got = cz128
+            got[:] = 0
             fn()
-            got, ref = (y, y_ref) if key[0] == "u8_norm" else (c, c_ref)
-            if got.tobytes() != ref.tobytes():
+            ok = (close_c64(got, ref) if key[0] == "c64_expmul" else
+                  got.tobytes() == ref.tobytes())
+            if not ok:
                 sys.exit(f"types_cpu: {key} differs from NumPy")
         times = {k: [] for k in impls}
         for _ in range(a_.rounds):
@@ -167,11 +203,11 @@ def main():
                     times[key].append((time.perf_counter() - t0) * 1e3)
         for (w, impl), t in times.items():
             s = common.stats(t)
-            nbytes = n * (5 if w == "u8_norm" else 6)
+            nbytes = n * {"u8_norm": 5, "f16_fma": 6, "c64_expmul": 24}[w]
             rows.append(f"| {w} | {impl} | {tag} | {s['median_ms']:.2f} | "
                         f"{nbytes / s['median_ms'] / 1e6:.1f} | {s['iqr_pct']:.0f}% |")
     m = common.machine_info()
-    lines = [f"# Narrow types on the cpu target, n = {n:.0e}", "",
+    lines = [f"# Narrow and complex types on the cpu target, n = {n:.0e}", "",
              f"{m.get('cpu', '?')}, {m.get('cores')} cores, {m.get('gcc')}; load average "
              f"{' '.join(m.get('loadavg_start', []))} at the start; medians of {a_.rounds} rounds "
              f"of {a_.reps} calls; jitc compiled for the host (native).", "",
