@@ -2,7 +2,8 @@
 ** cuda/complex.c -- complex64 and complex128 in the generated CUDA C: the
 ** device types, casts, the expression of every operation on complex
 ** values, the device functions of the arithmetic, comparisons and picks,
-** and the functions of complex reductions.
+** of power and of NumPy's own functions (expm1, log1p, sign; the C
+** library's are cuda/cmath.c's), and the functions of complex reductions.
 **
 ** A complex value is a struct of its two parts, jitc_c64 { f32 re, im; }
 ** aligned to 8 bytes and jitc_c128 { f64 re, im; } aligned to 16, NumPy's
@@ -97,6 +98,86 @@ static const char carith_text[] =
     DEV "void jitc_csc_$C(const $R y, $R *s, $R *c) {\n"
     "  if (fabs$F(y) > $N) sincos$F(y, s, c);\n  else { *s = y; *c = 1; }\n}\n";
 
+/* NumPy's functions of its own (funcs.inc.src), in the part's type: expm1
+** and log1p by formulas of the parts, sign(z) = z / |z|. */
+static const char cfn_text[] =
+    "// expm1, log1p and sign as NumPy defines them on complex values.\n"
+    DEV "$C jitc_cexpm1_$C(const $C z) {\n"
+    "  const $R a = sin$F(z.im / 2);\n"
+    "  return jitc_cmk_$C(expm1$F(z.re) * cos$F(z.im) - 2 * a * a, exp$F(z.re) * sin$F(z.im));\n}\n"
+    DEV "$C jitc_clog1p_$C(const $C z) {\n"
+    "  return jitc_cmk_$C(log$F(jitc_hypot_$R(z.re + 1, z.im)), atan2$F(z.im, z.re + 1));\n}\n"
+    DEV "$C jitc_csign_$C(const $C z) {\n"
+    "  const $R h = jitc_hypot_$R(z.re, z.im);\n"
+    "  if (jitc_isnan_$R(h)) return jitc_cmk_$C($Q, $Q);\n"
+    "  if (jitc_isinf_$R(h)) {\n"
+    "    if (!jitc_isinf_$R(z.re)) return jitc_cmk_$C(0, z.im > 0 ? 1 : -1);\n"
+    "    if (jitc_isinf_$R(z.im)) return jitc_cmk_$C($Q, $Q);\n"
+    "    return jitc_cmk_$C(z.re > 0 ? 1 : -1, 0);\n"
+    "  }\n"
+    "  if (h == 0) return jitc_cmk_$C(0, 0);\n"
+    "  return jitc_cmk_$C(z.re / h, z.im / h);\n}\n";
+
+/* a ** b: NumPy's npy_cpow. */
+static const char cpow_text[] =
+    "// a ** b as NumPy's npy_cpow: 1 for b = 0, 0 or NaN for a = 0, repeated\n"
+    "// products (without fma, as npymath's) for integer b within 100, else\n"
+    "// exp(b log a) as the C library's cpow (its product C's).\n"
+    DEV "$C jitc_cmulp_$C(const $C a, const $C b) {\n"
+    "  return jitc_cmk_$C(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);\n}\n"
+    "// C's product of complex values (C99 Annex G, as libgcc's __muldc3): two NaN\n"
+    "// parts from an infinite operand are recovered as infinities.\n"
+    DEV "$R jitc_cbox_$R(const $R v, const bool inf) { return copysign$F(inf ? 1.0$L : 0.0$L, v); }\n"
+    DEV "$C jitc_cmulc_$C(const $C p, const $C q) {\n"
+    "  $R a = p.re, b = p.im, c = q.re, d = q.im;\n"
+    "  const $R ac = a * c, bd = b * d, ad = a * d, bc = b * c;\n"
+    "  $R x = ac - bd, y = ad + bc;\n"
+    "  if (!jitc_isnan_$R(x) || !jitc_isnan_$R(y)) return jitc_cmk_$C(x, y);\n"
+    "  bool again = false;\n"
+    "  if (jitc_isinf_$R(a) || jitc_isinf_$R(b)) {\n"
+    "    a = jitc_cbox_$R(a, jitc_isinf_$R(a)); b = jitc_cbox_$R(b, jitc_isinf_$R(b));\n"
+    "    if (jitc_isnan_$R(c)) c = copysign$F(0.0$L, c);\n"
+    "    if (jitc_isnan_$R(d)) d = copysign$F(0.0$L, d);\n"
+    "    again = true;\n"
+    "  }\n"
+    "  if (jitc_isinf_$R(c) || jitc_isinf_$R(d)) {\n"
+    "    c = jitc_cbox_$R(c, jitc_isinf_$R(c)); d = jitc_cbox_$R(d, jitc_isinf_$R(d));\n"
+    "    if (jitc_isnan_$R(a)) a = copysign$F(0.0$L, a);\n"
+    "    if (jitc_isnan_$R(b)) b = copysign$F(0.0$L, b);\n"
+    "    again = true;\n"
+    "  }\n"
+    "  if (!again && (jitc_isinf_$R(ac) || jitc_isinf_$R(bd) || jitc_isinf_$R(ad) || jitc_isinf_$R(bc))) {\n"
+    "    if (jitc_isnan_$R(a)) a = copysign$F(0.0$L, a);\n"
+    "    if (jitc_isnan_$R(b)) b = copysign$F(0.0$L, b);\n"
+    "    if (jitc_isnan_$R(c)) c = copysign$F(0.0$L, c);\n"
+    "    if (jitc_isnan_$R(d)) d = copysign$F(0.0$L, d);\n"
+    "    again = true;\n"
+    "  }\n"
+    "  if (again) {\n"
+    "    x = $I * (a * c - b * d);\n"
+    "    y = $I * (a * d + b * c);\n"
+    "  }\n"
+    "  return jitc_cmk_$C(x, y);\n}\n"
+    DEV "$C jitc_cpow_$C(const $C a, const $C b) {\n"
+    "  if (b.re == 0 && b.im == 0) return jitc_cmk_$C(1, 0);\n"
+    "  if (a.re == 0 && a.im == 0) return b.re > 0 ? jitc_cmk_$C(0, 0) : jitc_cmk_$C($Q, $Q);\n"
+    "  if (b.im == 0 && b.re > -100 && b.re < 100 && (i64)b.re == b.re) {\n"
+    "    const i64 n = (i64)b.re;\n"
+    "    if (n == 1) return a;\n"
+    "    if (n == 2) return jitc_cmulp_$C(a, a);\n"
+    "    if (n == 3) return jitc_cmulp_$C(a, jitc_cmulp_$C(a, a));\n"
+    "    const i64 m = n < 0 ? -n : n;\n"
+    "    $C r = jitc_cmk_$C(1, 0), p = a;\n"
+    "    for (i64 mask = 1;;) {\n"
+    "      if (m & mask) r = jitc_cmulp_$C(r, p);\n"
+    "      mask <<= 1;\n"
+    "      if (m < mask) break;\n"
+    "      p = jitc_cmulp_$C(p, p);\n"
+    "    }\n"
+    "    return b.re < 0 ? jitc_cdiv_$C(jitc_cmk_$C(1, 0), r) : r;\n"
+    "  }\n"
+    "  return jitc_cexp_$C(jitc_cmulc_$C(b, jitc_clog_$C(a)));\n}\n";
+
 void cuda_complex_text(Buf *b, CudaHelper h, jitc_dtype t) {
   switch (h) {
   case H_CARITH:
@@ -105,7 +186,9 @@ void cuda_complex_text(Buf *b, CudaHelper h, jitc_dtype t) {
                     : DEV "bool jitc_sbit_f32(const f32 x) { return (__float_as_uint(x) >> 31) != 0; }\n");
     cuda_complex_tpl(b, carith_text, t);
     return;
-  default: return;
+  case H_CFN: cuda_complex_tpl(b, cfn_text, t); return;
+  case H_CPOW: cuda_complex_tpl(b, cpow_text, t); return;
+  default: return; /* the functions: cuda/cmath.c */
   }
 }
 
@@ -115,6 +198,14 @@ void cuda_complex_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dt
   used[H_CARITH][t] = true;
   cuda_helper_use(used, H_ISNAN, part);  /* jitc_isnan_f32, _isinf_, _isfinite_ */
   cuda_helper_use(used, H_SIGNBIT, part); /* jitc_neg_f32 */
+  switch (h) { /* what the texts call */
+  case H_CASINH: used[H_CSQRT][t] = true; used[H_CLOG][t] = true; break;
+  case H_CATANH: used[H_CLOG][t] = true; break; /* jitc_x2y2m1 */
+  case H_CPOW: used[H_CLOG][t] = true; used[H_CEXP][t] = true; break;
+  default: break;
+  }
+  if (used[H_CLOG][t] || used[H_CSQRT][t] || used[H_CFN][t])
+    cuda_helper_use(used, H_HYPOT, part);
 }
 
 /* ---- casts ---- */
@@ -148,6 +239,15 @@ void cuda_complex_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r
 ** the name after jitc_. */
 static bool fn_of(OpId op, CudaHelper *h, const char **name) {
   static const struct { OpId op; CudaHelper h; const char *name; } fns[] = {
+      {OP_EXP, H_CEXP, "cexp"},         {OP_LOG, H_CLOG, "clog"},
+      {OP_SQRT, H_CSQRT, "csqrt"},      {OP_SINH, H_CSINH, "csinh"},
+      {OP_SIN, H_CSINH, "csin"},        {OP_COSH, H_CCOSH, "ccosh"},
+      {OP_COS, H_CCOSH, "ccos"},        {OP_TANH, H_CTANH, "ctanh"},
+      {OP_TAN, H_CTANH, "ctan"},        {OP_ASINH, H_CASINH, "casinh"},
+      {OP_ASIN, H_CASINH, "casin"},     {OP_ACOS, H_CASINH, "cacos"},
+      {OP_ACOSH, H_CASINH, "cacosh"},   {OP_ATANH, H_CATANH, "catanh"},
+      {OP_ATAN, H_CATANH, "catan"},     {OP_EXPM1, H_CFN, "cexpm1"},
+      {OP_LOG1P, H_CFN, "clog1p"},      {OP_SIGN, H_CFN, "csign"},
       {OP_MINIMUM, H_CARITH, "cminimum"}, {OP_MAXIMUM, H_CARITH, "cmaximum"},
       {OP_FMIN, H_CARITH, "cfmin"},     {OP_FMAX, H_CARITH, "cfmax"},
       {OP_CLIP, H_CARITH, "cclip"},     {OP_ISNAN, H_CARITH, "cisnan"},
@@ -157,6 +257,7 @@ static bool fn_of(OpId op, CudaHelper *h, const char **name) {
       {OP_NEG, H_CARITH, "cneg"},       {OP_CONJ, H_CARITH, "cconj"},
       {OP_LT, H_CARITH, "clt"},         {OP_LE, H_CARITH, "cle"},
       {OP_GT, H_CARITH, "cgt"},         {OP_GE, H_CARITH, "cge"},
+      {OP_POW, H_CPOW, "cpow"},
   };
   for (size_t k = 0; k < sizeof fns / sizeof *fns; k++)
     if (fns[k].op == op) {
@@ -211,6 +312,16 @@ bool cuda_complex_expr(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], const Node *
   case OP_RINT:
     cuda_complex_use(used, H_CARITH, t);
     buf_printf(o, "jitc_cmk_%s(rint%s(%s.re), rint%s(%s.im))", C, F, x, F, x);
+    return true;
+  case OP_EXP2: /* NumPy: exp(z log 2) */
+    cuda_complex_use(used, H_CEXP, t);
+    buf_printf(o, "jitc_cexp_%s(jitc_cscale_%s(%s, 0.69314718055994530942%s))", C, C, x, F);
+    return true;
+  case OP_LOG2:
+  case OP_LOG10: /* NumPy: log(z) times log2(e) or log10(e) */
+    cuda_complex_use(used, H_CLOG, t);
+    buf_printf(o, "jitc_cscale_%s(jitc_clog_%s(%s), %s%s)", C, C, x,
+               n->op == OP_LOG2 ? "1.44269504088896340736" : "0.43429448190325182765", F);
     return true;
   default:
     if (!fn_of(n->op, &h, &name))

@@ -533,6 +533,7 @@ static void emit_prelude(Emit *E, Buf *b, bool split) {
         cuda_helper_text(b, (CudaHelper)h, (jitc_dtype)t);
         cuda_convert_text(b, (CudaHelper)h, (jitc_dtype)t);
         cuda_complex_text(b, (CudaHelper)h, (jitc_dtype)t);
+        cuda_cmath_text(b, (CudaHelper)h, (jitc_dtype)t);
       }
   cuda_reduce_text(b, p, split);
 }
