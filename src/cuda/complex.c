@@ -81,11 +81,31 @@ static const char carith_text[] =
     "  }\n"
     "  const $R rat = b.re / b.im, scl = 1.0$L / (b.im + b.re * rat);\n"
     "  return jitc_cmk_$C((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);\n}\n"
-    DEV "b8 jitc_clt_$C(const $C a, const $C b) { return a.re < b.re || (a.re == b.re && a.im < b.im); }\n"
-    DEV "b8 jitc_cle_$C(const $C a, const $C b) { return a.re < b.re || (a.re == b.re && a.im <= b.im); }\n"
-    DEV "b8 jitc_cgt_$C(const $C a, const $C b) { return a.re > b.re || (a.re == b.re && a.im > b.im); }\n"
-    DEV "b8 jitc_cge_$C(const $C a, const $C b) { return a.re > b.re || (a.re == b.re && a.im >= b.im); }\n"
+    "// NumPy's reciprocal loop (1 / 0 is nan+nanj), and its vectorised absolute\n"
+    "// value: the larger part times sqrt(r^2 + 1), r the smaller over it.\n"
+    DEV "$C jitc_crecip_$C(const $C a) {\n"
+    "  if (fabs$F(a.im) <= fabs$F(a.re)) {\n"
+    "    const $R r = a.im / a.re, d = a.re + a.im * r;\n"
+    "    return jitc_cmk_$C(1 / d, -r / d);\n"
+    "  }\n"
+    "  const $R r = a.re / a.im, d = a.re * r + a.im;\n"
+    "  return jitc_cmk_$C(r / d, -1 / d);\n}\n"
     DEV "b8 jitc_cisnan_$C(const $C a) { return jitc_isnan_$R(a.re) || jitc_isnan_$R(a.im); }\n"
+    DEV "$R jitc_cabs_$C(const $C a) {\n"
+    "  const $R x = fabs$F(a.re), y = fabs$F(a.im);\n"
+    "  if (jitc_isinf_$R(x) || jitc_isinf_$R(y)) return $I;\n"
+    "  if (jitc_isnan_$R(x) || jitc_isnan_$R(y)) return $Q;\n"
+    "  const $R big = x > y ? x : y, small = x > y ? y : x;\n"
+    "  const $R r = big == 0 ? 0 : small / big;\n"
+    "  return sqrt$F(fma$F(r, r, 1)) * big;\n}\n"
+    "// NumPy's order: the real parts decide unless equal; a NaN part makes every\n"
+    "// comparison false but !=.  clip's order is plainly lexicographic.\n"
+    DEV "b8 jitc_cnan2_$C(const $C a, const $C b) { return jitc_cisnan_$C(a) || jitc_cisnan_$C(b); }\n"
+    DEV "b8 jitc_clt_$C(const $C a, const $C b) { return (a.re < b.re && !jitc_cnan2_$C(a, b)) || (a.re == b.re && a.im < b.im); }\n"
+    DEV "b8 jitc_cle_$C(const $C a, const $C b) { return (a.re < b.re && !jitc_cnan2_$C(a, b)) || (a.re == b.re && a.im <= b.im); }\n"
+    DEV "b8 jitc_cgt_$C(const $C a, const $C b) { return (a.re > b.re && !jitc_cnan2_$C(a, b)) || (a.re == b.re && a.im > b.im); }\n"
+    DEV "b8 jitc_cge_$C(const $C a, const $C b) { return (a.re > b.re && !jitc_cnan2_$C(a, b)) || (a.re == b.re && a.im >= b.im); }\n"
+    DEV "b8 jitc_cclt_$C(const $C a, const $C b) { return a.re == b.re ? a.im < b.im : a.re < b.re; }\n"
     DEV "b8 jitc_cisinf_$C(const $C a) { return jitc_isinf_$R(a.re) || jitc_isinf_$R(a.im); }\n"
     DEV "b8 jitc_cisfinite_$C(const $C a) { return jitc_isfinite_$R(a.re) && jitc_isfinite_$R(a.im); }\n"
     "// maximum keeps a when it has a NaN part, fmax when b has one.\n"
@@ -93,8 +113,11 @@ static const char carith_text[] =
     DEV "$C jitc_cminimum_$C(const $C a, const $C b) { return jitc_cisnan_$C(a) || jitc_cle_$C(a, b) ? a : b; }\n"
     DEV "$C jitc_cfmax_$C(const $C a, const $C b) { return jitc_cisnan_$C(b) || jitc_cge_$C(a, b) ? a : b; }\n"
     DEV "$C jitc_cfmin_$C(const $C a, const $C b) { return jitc_cisnan_$C(b) || jitc_cle_$C(a, b) ? a : b; }\n"
+    "// clip: max(x, lo), then min(., hi), each keeping its first operand when\n"
+    "// that has a NaN part or is beyond the second.\n"
     DEV "$C jitc_cclip_$C(const $C x, const $C lo, const $C hi) {\n"
-    "  return jitc_cminimum_$C(jitc_cmaximum_$C(x, lo), hi);\n}\n"
+    "  const $C m = jitc_cclt_$C(lo, x) || jitc_cisnan_$C(x) ? x : lo;\n"
+    "  return jitc_cclt_$C(m, hi) || jitc_cisnan_$C(m) ? m : hi;\n}\n"
     DEV "void jitc_csc_$C(const $R y, $R *s, $R *c) {\n"
     "  if (fabs$F(y) > $N) sincos$F(y, s, c);\n  else { *s = y; *c = 1; }\n}\n";
 
@@ -287,7 +310,7 @@ bool cuda_complex_expr(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], const Node *
   }
   if (!dtype_is_complex(t))
     return false;
-  const char *C = cuda_ctype(t), *R = cuda_ctype(dtype_part(t));
+  const char *C = cuda_ctype(t);
   const char *F = dtype_part(t) == JITC_FLOAT32 ? "f" : "";
   CudaHelper h;
   const char *name;
@@ -296,19 +319,13 @@ bool cuda_complex_expr(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], const Node *
   case OP_NE: buf_printf(o, "(b8)(%s.re != %s.re || %s.im != %s.im)", x, y, x, y); return true;
   case OP_REAL: buf_printf(o, "%s.re", x); return true;
   case OP_IMAG: buf_printf(o, "%s.im", x); return true;
-  case OP_ABS:
-    cuda_helper_use(used, H_HYPOT, dtype_part(t));
-    buf_printf(o, "jitc_hypot_%s(%s.re, %s.im)", R, x, x);
-    return true;
+  case OP_ABS: h = H_CARITH; name = "cabs"; break;
   case OP_ANGLE: buf_printf(o, "atan2%s(%s.im, %s.re)", F, x, x); return true;
   case OP_SQUARE:
     cuda_complex_use(used, H_CARITH, t);
     buf_printf(o, "jitc_cmul_%s(%s, %s)", C, x, x);
     return true;
-  case OP_RECIPROCAL:
-    cuda_complex_use(used, H_CARITH, t);
-    buf_printf(o, "jitc_cdiv_%s(jitc_cmk_%s(1, 0), %s)", C, C, x);
-    return true;
+  case OP_RECIPROCAL: h = H_CARITH; name = "crecip"; break;
   case OP_RINT:
     cuda_complex_use(used, H_CARITH, t);
     buf_printf(o, "jitc_cmk_%s(rint%s(%s.re), rint%s(%s.im))", C, F, x, F, x);
@@ -340,7 +357,8 @@ bool cuda_complex_expr(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], const Node *
 
 /* The functions of a complex reduction, as cuda/reduce.c's emit_one writes
 ** them for the real types: sums and means in the accumulator's type
-** (complex128 for complex64: reduce_acc), products with the arithmetic's *,
+** (complex128 for complex64: reduce_acc; a mean is the sum divided by n as
+** a complex value, as NumPy's), products with the arithmetic's *,
 ** min and max in the order of the parts with a NaN part winning, argmin and
 ** argmax keeping the first index among equal values. */
 void cuda_complex_reduce(Buf *b, const Program *p, const IrStmt *st) {
@@ -395,11 +413,11 @@ void cuda_complex_reduce(Buf *b, const Program *p, const IrStmt *st) {
   buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(jitc_p%d a, const jitc_p%d p) const {\n"
                 "    a.v = jitc_%s_%s(a.v, p.v); return a;\n  }\n};\n", k, k, k, k, f, A);
   const char *rp = cuda_ctype(dtype_part(res));
-  if (op == OP_MEAN) /* the sum over n (a NaN for no elements) */
+  if (op == OP_MEAN) /* NumPy's complex division of the sum by n (a NaN for none) */
     snprintf(line, sizeof line, DEV "%s jitc_fin%d(const jitc_p%d a, const i64 n) {\n"
-             "  const f64 re = n > 0 ? a.v.re / (f64)n : __longlong_as_double(0x7ff8000000000000ll);\n"
-             "  const f64 im = n > 0 ? a.v.im / (f64)n : __longlong_as_double(0x7ff8000000000000ll);\n"
-             "  return jitc_cmk_%s((%s)re, (%s)im);\n}\n", R, k, k, R, rp, rp);
+             "  const f64 q = __longlong_as_double(0x7ff8000000000000ll);\n"
+             "  const c128 m = n > 0 ? jitc_cdiv_c128(a.v, jitc_cmk_c128((f64)n, 0)) : jitc_cmk_c128(q, q);\n"
+             "  return jitc_cmk_%s((%s)m.re, (%s)m.im);\n}\n", R, k, k, R, rp, rp);
   else
     snprintf(line, sizeof line, DEV "%s jitc_fin%d(const jitc_p%d a, const i64 n) {\n"
              "  (void)n; return jitc_cmk_%s((%s)a.v.re, (%s)a.v.im);\n}\n", R, k, k, R, rp, rp);

@@ -303,7 +303,8 @@ static Agree op_agree(int o) {
 ** real ones). */
 static Agree cplx_agree(int o, Agree how) {
   switch (o) {
-  case OP_ABS: case OP_ANGLE: return A_ULP; /* hypot and atan2 of the parts */
+  case OP_ANGLE: return A_ULP; /* atan2 of the parts */
+  case OP_ABS: return A_ANYNAN; /* NumPy's sqrt(r^2 + 1) of the larger part: exact on every target */
   case OP_REAL: case OP_IMAG: case OP_CONJ: return A_EXACT;
   case OP_SIGN: case OP_POW: case OP_SQRT: return A_CULP;
   default: return how == A_ULP ? A_CULP : how;
