@@ -12,8 +12,8 @@ of --reps CUDA-event timings after warm-up runs, the kernel alone:
   cupy fused an ElementwiseKernel 'c = exp(z) * w' (thrust::complex<float>)
 and the bandwidth each reaches counting the 24 bytes an element must move.
 jitc's result is checked against NumPy's (complex128 reference, 8 epsilons
-of float32 of the larger part).  Writes bench/results/gpu_complex.json and
-prints a table last.
+of float32 of the larger part).  Writes gpu_complex.json in --out-dir (the
+results folder beside this script by default) and prints a table last.
 """
 import argparse
 import json
