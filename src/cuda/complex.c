@@ -33,7 +33,7 @@ void cuda_complex_tpl(Buf *b, const char *tpl, jitc_dtype t) {
     }
     switch (*++c) {
     case 'C': buf_puts(b, cuda_ctype(t)); break;
-    case 'R': buf_puts(b, d ? "f64" : "f32"); break;
+    case 'R': buf_puts(b, cuda_ctype(dtype_part(t))); break;
     case 'F': case 'L': buf_puts(b, d ? "" : "f"); break;
     case 'E': buf_puts(b, d ? "0x1p-52" : "0x1p-23f"); break;
     case 'N': buf_puts(b, d ? "0x1p-1022" : "0x1p-126f"); break;
