@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
   jitc_array_decl ad[MAXARR];
   int64_t n = -1;
   for (int i = 0; i < nin; i++) {
-    if (npy_read(ins[i].value, &arr[i], err, sizeof err) != 0) {
+    if (npy_read(ins[i].value, NULL, &arr[i], err, sizeof err) != 0) {
       print_fail(tname, "error", err);
       rc = 66;
       goto done;

@@ -53,7 +53,7 @@ def types():
                                  block, re.M)]
 
 
-TYPES = [t for t in types() if t["kind"] != "T_COMPLEX"]  # complex: the complex group
+TYPES = [t for t in types() if t["kind"] != "T_COMPLEX"]  # complex: t_cuda_complex.py
 NAMES = [t["name"] for t in TYPES]
 
 

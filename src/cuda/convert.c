@@ -158,7 +158,12 @@ void cuda_literal(char *out, size_t len, const Node *c) {
     int_literal(out, len, t, c->k.i);
   else if (cuda_is_half(t))
     snprintf(out, len, "%s{0x%04x}", cuda_ctype(t), (unsigned)cuda_half_bits(c->k.f, t));
-  else
+  else if (dtype_is_complex(t)) {
+    char re[56], im[56];
+    float_literal(re, sizeof re, dtype_part(t), c->k.z[0]);
+    float_literal(im, sizeof im, dtype_part(t), c->k.z[1]);
+    snprintf(out, len, "%s{%s, %s}", cuda_ctype(t), re, im);
+  } else
     float_literal(out, len, t, c->k.f);
 }
 

@@ -145,13 +145,14 @@ typedef struct CudaKernel {
 
 /* Where a run's reductions put their block partials (cuda/reduce.c): per
 ** reduction, in the order of their result arrays, `cap` partials of
-** CUDA_PART bytes from base + r * cap * CUDA_PART; the launches so far
+** CUDA_PART bytes (a complex128 accumulator and its index, aligned to 16)
+** from base + r * cap * CUDA_PART; the launches so far
 ** wrote `used` of them, which are combined in that order at the end.
 ** A run on one stream sets res (indexed by array: the results' device
 ** memory) and count (a counter at 0): then the last launch's last block
 ** writes the results (cuda_reduce_last) and sets `finished`; else jitc_r
 ** does, cuda_reduce_launch. */
-enum { CUDA_PART = 16 };
+enum { CUDA_PART = 32, CUDA_RES = 16 /* bytes per result: a complex128 */ };
 typedef struct CudaParts {
   CUdeviceptr base;
   int64_t cap, used;
@@ -220,7 +221,7 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                         CUstream s);
 /* With reductions: the partials cuda_launch over n elements writes (0 for
 ** none), a function of n and the device only, and the bytes of scratch
-** for `cap` of them per reduction plus the results (8 bytes each). */
+** for `cap` of them per reduction plus the results (CUDA_RES bytes each). */
 int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, int64_t n);
 size_t cuda_parts_bytes(const Program *p, int64_t cap);
 /* Grows ck->part to `bytes` (jitc_run and jitc_run_buffers, which wait

@@ -49,7 +49,7 @@ static void use(Emit *E, CudaHelper h, jitc_dtype t) { cuda_helper_use(E->used, 
 
 /* A value: an SSA name, a parameter, or a literal. */
 typedef struct Val {
-  char s[80];
+  char s[128]; /* a complex literal's two parts fit */
 } Val;
 
 static int cur_line(Emit *E) {
@@ -73,6 +73,10 @@ static Val valf(const char *fmt, ...) {
 static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   jitc_dtype r = n->type;
   jitc_dtype t = n->args[n->op == OP_WHERE ? 1 : 0]->type; /* operand type */
+  if (dtype_is_complex(r) || dtype_is_complex(t)) {
+    const char *args[3] = {a[0].s, n->nargs > 1 ? a[1].s : "", n->nargs > 2 ? a[2].s : ""};
+    return cuda_complex_expr(o, E->used, n, args);
+  }
   const char *T = cuda_ctype(t), *U = cuda_utype(t), *S = cuda_ctype(t), *V = cuda_wtype(t);
   const char *x = a[0].s, *y = n->nargs > 1 ? a[1].s : "", *z = n->nargs > 2 ? a[2].s : "";
   const char *F = t == JITC_FLOAT32 ? "f" : "";
@@ -521,12 +525,15 @@ static void emit_prelude(Emit *E, Buf *b, bool split) {
     buf_printf(b, "// p%d: scalar '%s', %s\n", k, p->params[k].name,
                jitc_dtype_name(p->params[k].type));
   cuda_typedefs(b, p->dtypes);
+  cuda_complex_typedefs(b, p->dtypes);
   cuda_reduce_use(E->used, p);
   for (int h = 0; h < H_NHELPERS; h++)
     for (int t = 0; t < JITC_NDTYPES; t++)
-      if (E->used[h][t]) {
+      if (E->used[h][t]) { /* each file writes its own */
         cuda_helper_text(b, (CudaHelper)h, (jitc_dtype)t);
         cuda_convert_text(b, (CudaHelper)h, (jitc_dtype)t);
+        cuda_complex_text(b, (CudaHelper)h, (jitc_dtype)t);
+        cuda_cmath_text(b, (CudaHelper)h, (jitc_dtype)t);
       }
   cuda_reduce_text(b, p, split);
 }

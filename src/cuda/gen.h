@@ -40,11 +40,17 @@ void cuda_typedefs(Buf *b, unsigned dtypes);
 ** its own, for arithmetic; H_HALF64 from float64; H_ODD (an integer rounded
 ** to odd in float64) per 64-bit integer type.  For a 16-bit type, H_ISNAN,
 ** H_SIGNBIT, H_NANARG and the minimum family work on its bits.  H_MIXED:
-** ldexp, frexp and modf. */
+** ldexp, frexp and modf.  From H_CARITH on, the helpers of a complex type
+** (cuda/complex.c, cuda/cmath.c): H_CARITH its arithmetic, comparisons and
+** picks; H_CEXP exp, H_CLOG log, H_CSQRT sqrt, H_CSINH sinh and sin,
+** H_CCOSH cosh and cos, H_CTANH tanh and tan, H_CASINH arcsinh, arcsin,
+** arccos and arccosh, H_CATANH arctanh and arctan, H_CPOW power, H_CFN
+** expm1, log1p and sign. */
 typedef enum CudaHelper { /* in the order of their texts, each after those it calls */
   H_HALF, H_HALFHW, H_HALF64, H_ODD, H_SAT32, H_SAT64, H_FLOORDIV, H_MOD, H_FMOD, H_POW,
   H_SHL, H_SHR, H_ISNAN, H_MINIMUM, H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_HYPOT, H_SIGNBIT,
-  H_NANARG, H_MIXED, H_NHELPERS
+  H_NANARG, H_MIXED, H_CARITH, H_CEXP, H_CLOG, H_CSQRT, H_CSINH, H_CCOSH, H_CTANH, H_CASINH,
+  H_CATANH, H_CPOW, H_CFN, H_NHELPERS
 } CudaHelper;
 
 /* Marks helper h of type t used, with the helpers its text calls. */
@@ -60,7 +66,8 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t);
 static inline bool cuda_is_half(jitc_dtype t) {
   return type_info[t].kind == T_FLOAT && type_info[t].size == 2;
 }
-/* Constant c as a C literal of its exact type and value (len >= 64). */
+/* Constant c as a C literal of its exact type and value (len >= 128: a
+** complex one is c64{re, im}). */
 void cuda_literal(char *out, size_t len, const Node *c);
 /* v rounded to 16-bit float type t (nearest even, directly from double),
 ** as its bits and as a double. */
@@ -75,6 +82,29 @@ void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_d
 ** H_HALF, H_HALFHW, H_HALF64, H_ODD), else nothing. */
 void cuda_convert_text(Buf *b, CudaHelper h, jitc_dtype t);
 
+/* ---- cuda/complex.c and cuda/cmath.c: complex64 and complex128 ---- */
+
+/* The structs jitc_c64 and jitc_c128 (typedefs c64, c128) when dtypes has
+** a complex type. */
+void cuda_complex_typedefs(Buf *b, unsigned dtypes);
+/* Marks complex helper h of complex type t used, with what its text calls. */
+void cuda_complex_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dtype t);
+/* Appends the text of complex helper h (H_CARITH, H_CPOW, H_CFN) for
+** complex type t, and of the others (H_CEXP ... H_CATANH) cuda/cmath.c's. */
+void cuda_complex_text(Buf *b, CudaHelper h, jitc_dtype t);
+void cuda_cmath_text(Buf *b, CudaHelper h, jitc_dtype t);
+/* Writes tpl for complex type t, its $ names replaced (see complex.c). */
+void cuda_complex_tpl(Buf *b, const char *tpl, jitc_dtype t);
+/* The cast of x from type t to r where either is complex (cuda_cast's). */
+void cuda_complex_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_dtype t,
+                       const char *x);
+/* The expression of op n with a complex operand or result over operand
+** expressions a[]; false for an op complex values do not have. */
+bool cuda_complex_expr(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], const Node *n,
+                       const char *const *a);
+/* The functions of reduction st over complex elements (cuda/reduce.c's
+** emit_one for them: jitc_pK, jitc_idK, jitc_stepK, jitc_cK, jitc_finK). */
+void cuda_complex_reduce(Buf *b, const Program *p, const IrStmt *st);
 /* ---- cuda/plan.c: a large program as several kernels ---- */
 
 /* One kernel per group of statements: the groups, and what each touches. */

@@ -29,9 +29,10 @@ const char *cuda_wtype(jitc_dtype t) {
 
 void cuda_typedefs(Buf *b, unsigned dtypes) {
   /* The integers and the wider floats always (the kernels' indices and the
-  ** helpers use them); the 16-bit floats where the program has them. */
+  ** helpers use them); the 16-bit floats where the program has them (the
+  ** complex types: cuda_complex_typedefs). */
   for (int t = 0; t < JITC_NDTYPES; t++)
-    if (!cuda_is_half(t) && type_info[t].kind != T_COMPLEX) /* no complex programs yet */
+    if (!cuda_is_half(t) && !dtype_is_complex(t))
       buf_printf(b, "typedef %s %s;\n", type_info[t].cuda, type_info[t].cname);
   /* CUDA's __half and __nv_bfloat16 come from headers that NVRTC does not
   ** have built in: a 16-bit float is a struct of its bits instead, so that
@@ -118,6 +119,8 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
   /* Unsigned integers: C's division, logical shifts, no sign to test (a
   ** comparison of an unsigned value with 0 would draw NVRTC's warning). */
   bool un = type_info[t].kind == T_UINT;
+  if (h >= H_CARITH) /* cuda/complex.c's and cuda/cmath.c's */
+    return;
   if (cuda_is_half(t)) {
     half_helper_text(b, h, t);
     return;
@@ -323,13 +326,13 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
                DEV "$T jitc_modf_$S($T x) { $T w; $T f = modf$F(x, &w); return x != x ? x : f; }\n"
                DEV "$T jitc_modf_int_$S($T x) { $T w; modf$F(x, &w); return x != x ? x : w; }\n", t);
     return;
-  case H_NHELPERS:
+  default: /* the complex types' (above) */
     break;
   }
 }
 
 void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dtype t) {
-  used[h][t] = true;
+  used[h][t] = true; /* a complex type's: cuda_complex_use */
   /* What the helpers' texts call. */
   if ((h == H_MINIMUM || h == H_MAXIMUM || h == H_FMIN || h == H_FMAX) && dtype_is_float(t))
     used[H_ISNAN][t] = true;

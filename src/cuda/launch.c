@@ -77,11 +77,11 @@ int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, i
 }
 
 size_t cuda_parts_bytes(const Program *p, int64_t cap) {
-  return (size_t)p->nreduce * ((size_t)cap * CUDA_PART + 8) + 8;
+  return (size_t)p->nreduce * ((size_t)cap * CUDA_PART + CUDA_RES) + 8;
 }
 
 CUdeviceptr cuda_parts_count(const Program *p, const CudaParts *parts) {
-  return parts->base + (CUdeviceptr)((size_t)p->nreduce * ((size_t)parts->cap * CUDA_PART + 8));
+  return parts->base + (CUdeviceptr)((size_t)p->nreduce * ((size_t)parts->cap * CUDA_PART + CUDA_RES));
 }
 
 jitc_status cuda_reduce_begin(jitc_context *ctx, CudaState *S, const Program *p,
@@ -122,7 +122,7 @@ void cuda_parts_results(const Program *p, const CudaParts *parts, CUdeviceptr *r
   for (int a = 0; a < p->narrays; a++)
     if (p->arrays[a].role == JITC_RESULT)
       res[a] = parts->base + (CUdeviceptr)((size_t)p->nreduce * (size_t)parts->cap * CUDA_PART +
-                                           (size_t)r++ * 8);
+                                           (size_t)r++ * CUDA_RES);
 }
 
 jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,

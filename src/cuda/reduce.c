@@ -23,6 +23,8 @@
 ** The grid is a function of n and the device only, so the same inputs give
 ** the same bits on every run; no float is ever added atomically.
 **
+** A reduction over complex elements has the same functions, written by
+** cuda/complex.c; its accumulator is loaded and shuffled part by part.
 ** Per reduction K (named by its result array's slot) the generated C has:
 ** jitc_pK (its partial type), jitc_idK() (the partial of no elements),
 ** jitc_stepK(acc, x, i) (one element), jitc_cK (combine, a functor for
@@ -98,6 +100,10 @@ static jitc_dtype acc_type(OpId op, jitc_dtype in) {
 
 /* The functions of the reduction of statement st (see the head). */
 static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
+  if (dtype_is_complex(st->value->type)) {
+    cuda_complex_reduce(b, p, st);
+    return;
+  }
   int k = st->slot;
   OpId op = st->op;
   jitc_dtype in = st->value->type, acc = acc_type(op, in), res = reduce_result(op, in);
@@ -213,6 +219,15 @@ static void put_result_params(Buf *b, const Program *p, Sel S) {
 
 static void put_blocks(Buf *b, Sel S, const char *write);
 
+/* Whether the reduction whose result is array k is over complex elements
+** (its accumulator is complex but for argmin and argmax's index). */
+static bool complex_red(const Program *p, int k) {
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].slot == k)
+      return dtype_is_complex(p->stmts[s].value->type);
+  return false;
+}
+
 /* Partials a thread of jitc_finish loads before it combines them. */
 enum { R_UNROLL = 4 };
 
@@ -235,9 +250,13 @@ static void emit_finish(Buf *b, const Program *p, Sel S, const char *name) {
              R_UNROLL, CUDA_BLOCK);
   for (int j = 0; j < S.n; j++) {
     int k = S.k[j];
-    buf_printf(b, "        y%d[u].v = __ldcg(&q%d[j + u * %d].v);\n"
-                  "        y%d[u].idx = __ldcg(&q%d[j + u * %d].idx);\n",
-               k, k, CUDA_BLOCK, k, k, CUDA_BLOCK);
+    if (complex_red(p, k)) /* no __ldcg of a struct: part by part */
+      buf_printf(b, "        y%d[u].v.re = __ldcg(&q%d[j + u * %d].v.re);\n"
+                    "        y%d[u].v.im = __ldcg(&q%d[j + u * %d].v.im);\n",
+                 k, k, CUDA_BLOCK, k, k, CUDA_BLOCK);
+    else
+      buf_printf(b, "        y%d[u].v = __ldcg(&q%d[j + u * %d].v);\n", k, k, CUDA_BLOCK);
+    buf_printf(b, "        y%d[u].idx = __ldcg(&q%d[j + u * %d].idx);\n", k, k, CUDA_BLOCK);
   }
   buf_printf(b, "      }\n#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
              R_UNROLL, CUDA_BLOCK);
@@ -254,12 +273,25 @@ void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p) {
     if (st->kind != IR_REDUCE)
       continue;
     jitc_dtype in = st->value->type, res = reduce_result(st->op, in);
+    if (dtype_is_complex(in)) { /* the accumulator's arithmetic, the element's comparisons */
+      cuda_complex_use(used, H_CARITH, reduce_acc(st->op, in));
+      cuda_complex_use(used, H_CARITH, in);
+      cuda_complex_use(used, H_CARITH, res == JITC_INT64 ? in : res);
+    }
     if (cuda_is_half(in))
       cuda_helper_use(used, H_HALFHW, in);
     if (cuda_is_half(res))
       cuda_helper_use(used, st->op == OP_MEAN || acc_type(st->op, in) == JITC_FLOAT64 ? H_HALF64
                                                                                    : H_HALFHW, res);
   }
+}
+
+/* Whether a reduction of p is over complex elements. */
+static bool any_complex(const Program *p) {
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE && dtype_is_complex(p->stmts[s].value->type))
+      return true;
+  return false;
 }
 
 /* Every reduction of p, in slot order. */
@@ -279,6 +311,12 @@ void cuda_reduce_text(Buf *b, const Program *p, bool split) {
                 "  jitc_part<T> b;\n  b.v = jitc_shfl(a.v, o);\n  b.idx = __shfl_down_sync(0xffffffffu, a.idx, o);\n"
                 "  return c(a, b);\n}\n"
                 );
+  if (any_complex(p)) /* no shuffle of a struct: part by part */
+    for (int t = JITC_COMPLEX64; t <= JITC_COMPLEX128; t++)
+      buf_printf(b, DEV "%s jitc_shfl(const %s v, const int o) {\n  %s r;\n"
+                    "  r.re = __shfl_down_sync(0xffffffffu, v.re, o);\n"
+                    "  r.im = __shfl_down_sync(0xffffffffu, v.im, o);\n  return r;\n}\n",
+                 cuda_ctype(t), cuda_ctype(t), cuda_ctype(t));
   for (int s = 0; s < p->nstmts; s++)
     if (p->stmts[s].kind == IR_REDUCE)
       emit_one(b, p, &p->stmts[s]);

@@ -219,5 +219,5 @@ const Target target_cuda = {
     .run_buffers = cuda_run_buffers,
     .run_device = cuda_run_device,
     .reduces = true,
-    .complex = false, /* jitc.c refuses complex programs until this is true */
+    .complex = true,
 };

@@ -13,9 +13,11 @@
 # against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements;
 # tests/gpu/host_gpu.c: the host pipeline on every path (pageable, pinned,
 # registered, mixed) against interp, its overlap and its timings.
-# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16 and
-# the rest) through every op, cast and reduction against interp, at odd
-# sizes, on every path, one element off alignment.
+# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16,
+# complex64, complex128 and the rest) through every op, cast and reduction
+# against interp, at odd sizes, on every path, one element off alignment;
+# tests/gpu/complex_numpy.py: the complex functions and reductions against
+# NumPy, special values exact, the rest within the ulps docs/language.md states.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -81,6 +83,8 @@ echo "== types_gpu check: every element type's ops, casts and reductions against
 group types_gpu "$out/types_gpu" check
 echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
 group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
+echo "== tests/gpu/complex_numpy.py: complex functions and reductions against NumPy"
+group tests/gpu/complex_numpy.py $PYTHON tests/gpu/complex_numpy.py
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
 if [ -n "$cs" ]; then
   echo "== devptr_gpu quick under compute-sanitizer --tool memcheck"

@@ -18,13 +18,22 @@
 ** makes its canonical one); the C library's functions may differ by 4 ulp
 ** in float32 and float64 and by 1 ulp in float16 and bfloat16 (computed
 ** in float32, then rounded); float sums and means by their rounding, float
-** products in sign, NaN and inf only.  Casts, neg, abs, copysign, where()
-** and the minimum family move bits and must keep them, NaN payloads
-** included, wherever a 16-bit float is involved.
+** products in sign, NaN and inf only.  complex64 and complex128 are two
+** floats each (the inputs' parts mix the edge values): their arithmetic
+** (fma products, Smith's division) must be interp's bits, their functions
+** within 4 ulp in each part or 8 epsilons of the larger part's magnitude
+** (a part much smaller than the other carries the other's error), their
+** sums and products part by part as floats'.  Casts, neg, abs, copysign,
+** where() and the minimum family move bits and must keep them, NaN
+** payloads included, wherever a 16-bit float is involved.  A statement
+** interp does not compute is named ("skip") and left out.
 **
 ** Modes:
 **   types_gpu check   everything
 **   types_gpu quick   sizes up to 4099, for compute-sanitizer
+**   types_gpu ulps    as check, printing the largest difference of each
+**                     function from interp (in ulps of a part, and in
+**                     epsilons of the larger part for complex results)
 ** TYPES_GPU_TARGET=cpu compares interp with the cpu target instead (host
 ** arrays only; no GPU needed); TYPES_GPU_TYPES=int8,bool,... keeps the
 ** statements within those types, TYPES_GPU_TEST=int8,... tests those
@@ -45,7 +54,7 @@ enum { MAXA = 200, MAXS = 120 };
 static CudaApi A;
 static CUstream stream;
 static int nfail, nok;
-static bool quick, have_gpu;
+static bool quick, have_gpu, ulps;
 static jitc_target target = JITC_TARGET_CUDA;
 
 static void fail(const char *name, const char *fmt, ...) PRINTF(2, 3);
@@ -62,6 +71,11 @@ static void fail(const char *name, const char *fmt, ...) {
 /* ---- values ---- */
 
 static bool is_half(jitc_dtype t) { return type_info[t].kind == T_FLOAT && type_info[t].size == 2; }
+static bool is_cplx(jitc_dtype t) { return type_info[t].kind == T_COMPLEX; }
+/* The float type of a complex type's parts (t itself otherwise). */
+static jitc_dtype part_of(jitc_dtype t) {
+  return !is_cplx(t) ? t : type_info[t].size == 8 ? JITC_FLOAT32 : JITC_FLOAT64;
+}
 
 /* A 16-bit float's value. */
 static double half_value(jitc_dtype t, uint16_t h) {
@@ -78,6 +92,8 @@ static double half_value(jitc_dtype t, uint16_t h) {
 
 /* Element j of x (type t) as a double. */
 static double value(jitc_dtype t, const void *x, int64_t j) {
+  if (is_cplx(t)) /* the real part; im_value the other */
+    return value(part_of(t), x, 2 * j);
   const char *p = (const char *)x + (size_t)j * type_info[t].size;
   union { uint8_t u8; int8_t i8; uint16_t u16; int16_t i16; uint32_t u32; int32_t i32;
           uint64_t u64; int64_t i64; float f; double d; } v;
@@ -99,6 +115,18 @@ static double value(jitc_dtype t, const void *x, int64_t j) {
   }
 }
 
+static double im_value(jitc_dtype t, const void *x, int64_t j) {
+  return is_cplx(t) ? value(part_of(t), x, 2 * j + 1) : 0;
+}
+
+/* Element j of x (type t) as text: a complex one as re+imj. */
+static void show(char out[80], jitc_dtype t, const void *x, int64_t j) {
+  if (is_cplx(t))
+    snprintf(out, 80, "%.17g%+.17gj", value(t, x, j), im_value(t, x, j));
+  else
+    snprintf(out, 80, "%.17g", value(t, x, j));
+}
+
 /* A float's bits as an integer that orders like its value (for ulps). */
 static int64_t ordered(jitc_dtype t, const void *x, int64_t j) {
   int sz = type_info[t].size;
@@ -111,6 +139,10 @@ static int64_t ordered(jitc_dtype t, const void *x, int64_t j) {
 /* n elements of type t: random values, and with `specials` the type's edge
 ** values mixed in (one in five). */
 static void fill(void *p, jitc_dtype t, int64_t n, bool specials) {
+  if (is_cplx(t)) { /* the parts, each random or an edge value */
+    fill(p, part_of(t), 2 * n, specials);
+    return;
+  }
   const TypeInfo *ti = &type_info[t];
   int bits = 8 * ti->size;
   for (int64_t i = 0; i < n; i++) {
@@ -172,7 +204,7 @@ static bool host_new(const jitc_kernel *k, int64_t n, Host *H, int shift) {
     const char *name;
     jitc_kernel_array(k, a, &name, &H->role[a], &H->dt[a]);
     H->es[a] = jitc_dtype_size(H->dt[a]);
-    H->mem[a] = calloc((size_t)count_of(H, a, n) + 2, 8);
+    H->mem[a] = calloc((size_t)count_of(H, a, n) + 2, H->es[a] > 8 ? H->es[a] : 8);
     if (!H->mem[a])
       return false;
     H->p[a] = H->mem[a] + (H->role[a] == JITC_RESULT ? 0 : (size_t)shift * H->es[a]);
@@ -246,7 +278,7 @@ static jitc_status run_path(jitc_context *ctx, const jitc_kernel *k, int64_t n, 
 /* ---- agreement ---- */
 
 /* How an output must agree with interp's (see the head). */
-typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD } Agree;
+typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD, A_CULP } Agree;
 
 /* How the result of op o agrees with interp's. */
 static Agree op_agree(int o) {
@@ -267,11 +299,43 @@ static Agree op_agree(int o) {
   }
 }
 
+/* How the result of op o on complex operands agrees with interp's (how: on
+** real ones). */
+static Agree cplx_agree(int o, Agree how) {
+  switch (o) {
+  case OP_ANGLE: return A_ULP; /* atan2 of the parts */
+  case OP_ABS: return A_ANYNAN; /* NumPy's sqrt(r^2 + 1) of the larger part: exact on every target */
+  case OP_REAL: case OP_IMAG: case OP_CONJ: return A_EXACT;
+  case OP_SIGN: case OP_POW: case OP_SQRT: return A_CULP;
+  default: return how == A_ULP ? A_CULP : how;
+  }
+}
+
+/* A complex function's part k of element j: within 4 ulp of interp's, or
+** 8 epsilons of interp's larger part. */
+static bool culp_agrees(jitc_dtype p, const void *x, const void *y, int64_t j, int k) {
+  double a = value(p, x, 2 * j + k), b = value(p, y, 2 * j + k);
+  if (isnan(a) || isnan(b))
+    return isnan(a) && isnan(b);
+  int64_t d = ordered(p, x, 2 * j + k) - ordered(p, y, 2 * j + k);
+  if ((d < 0 ? -d : d) <= 4)
+    return true;
+  double m = fmax(fabs(value(p, y, 2 * j)), fabs(value(p, y, 2 * j + 1)));
+  double eps = p == JITC_FLOAT32 ? 0x1p-23 : 0x1p-52;
+  return isfinite(a) && isfinite(b) && fabs(a - b) <= 8 * eps * m;
+}
+
 /* Whether element j of x agrees with y's for type t. tol: A_SUM's bound. */
 static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, double tol) {
   size_t sz = (size_t)type_info[t].size;
   if (!memcmp((const char *)x + (size_t)j * sz, (const char *)y + (size_t)j * sz, sz))
     return true;
+  if (is_cplx(t)) { /* part by part */
+    jitc_dtype p = part_of(t);
+    if (how == A_CULP)
+      return culp_agrees(p, x, y, j, 0) && culp_agrees(p, x, y, j, 1);
+    return agrees(p, x, y, 2 * j, how, tol) && agrees(p, x, y, 2 * j + 1, how, tol);
+  }
   if (!dtype_is_float(t) || how == A_EXACT)
     return false;
   double a = value(t, x, j), b = value(t, y, j);
@@ -292,6 +356,36 @@ static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree 
   return fabs(a - b) <= tol + u;
 }
 
+/* For `types_gpu ulps`: the largest difference of statement s's n results
+** x from interp's y, where both are finite: in ulps of a part (of the
+** value), and for complex results in epsilons of the larger part. */
+static void report_ulps(const char *tag, const char *what, jitc_dtype t, const void *x,
+                        const void *y, int64_t n) {
+  jitc_dtype p = part_of(t);
+  int parts = is_cplx(t) ? 2 : 1;
+  int64_t most = 0;
+  double norm = 0, eps = p == JITC_FLOAT32 ? 0x1p-23 : p == JITC_FLOAT64 ? 0x1p-52 : 0x1p-10;
+  for (int64_t j = 0; j < n; j++) {
+    double m = 0;
+    bool finite = true;
+    for (int k = 0; k < parts; k++) {
+      double b = value(p, y, parts * j + k);
+      finite &= isfinite(b) && isfinite(value(p, x, parts * j + k));
+      m = fmax(m, fabs(b));
+    }
+    for (int k = 0; finite && k < parts; k++) {
+      int64_t d = ordered(p, x, parts * j + k) - ordered(p, y, parts * j + k);
+      most = d < 0 && -d > most ? -d : d > most ? d : most;
+      if (m > 0)
+        norm = fmax(norm, fabs(value(p, x, parts * j + k) - value(p, y, parts * j + k)) / m / eps);
+    }
+  }
+  printf("ulps types.%s: %s (%s): %lld ulp", tag, what, type_info[t].name, (long long)most);
+  if (parts == 2)
+    printf(", %.2f eps of the larger part", norm);
+  printf("\n");
+}
+
 /* (n + 8) epsilons of float32 (the accumulator of 16-bit floats and the
 ** precision of float32 products) times the sum of the inputs' magnitudes
 ** and squares. */
@@ -300,10 +394,12 @@ static double sum_tolerance(const Host *H, int64_t n) {
   for (int a = 0; a < H->na; a++) {
     if (H->role[a] != JITC_INPUT)
       continue;
-    if (H->dt[a] != JITC_FLOAT64 && dtype_is_float(H->dt[a]))
+    jitc_dtype p = part_of(H->dt[a]); /* a complex array: its parts */
+    int64_t m = is_cplx(H->dt[a]) ? 2 * n : n;
+    if (p != JITC_FLOAT64 && dtype_is_float(p))
       eps = 0x1p-23;
-    for (int64_t i = 0; i < n; i++) {
-      double v = value(H->dt[a], H->p[a], i);
+    for (int64_t i = 0; i < m; i++) {
+      double v = value(p, H->p[a], i);
       if (isfinite(v) && fabs(v) < 1e150)
         s += fabs(v) + v * v;
     }
@@ -391,6 +487,13 @@ static void add_stmt(jitc_context *ctx, Prog *P, jitc_dtype dt, const char *fmt,
   bool play = true;
   for (int t = 0; t < JITC_NDTYPES; t++)
     play &= in_play(t) || !jitc_kernel_uses_dtype(k, (jitc_dtype)t);
+  /* What interp cannot compute has no reference: named, and left out. */
+  Host H = {.na = 0};
+  if (play && host_new(k, 1, &H, 0) && jitc_run(ctx, k, 1, H.p, P->sc, NULL) == JITC_E_INTERNAL) {
+    printf("skip types.%s.%s: interp does not compute it\n", expr, type_info[dt].name);
+    play = false;
+  }
+  host_free(&H);
   jitc_kernel_free(k);
   if (!play)
     return;
@@ -423,7 +526,7 @@ static void ops_prog(jitc_context *ctx, Prog *P, jitc_dtype dt) {
       snprintf(e, sizeof e, "%sa", op->spell);
     else
       snprintf(e, sizeof e, "%s(%s)", op->name, op->arity == 1 ? "a" : op->arity == 2 ? "a, b" : "a, b, c");
-    add_stmt(ctx, P, dt, "o%d = %s", e, op_agree(o));
+    add_stmt(ctx, P, dt, "o%d = %s", e, is_cplx(dt) ? cplx_agree(o, op_agree(o)) : op_agree(o));
   }
   for (int t = 0; t < JITC_NDTYPES; t++) {
     if (!in_play(t))
@@ -432,6 +535,8 @@ static void ops_prog(jitc_context *ctx, Prog *P, jitc_dtype dt) {
     /* casts move bits where a 16-bit float is involved; f32 <-> f64 of a
     ** NaN is the hardware's */
     bool bits = is_half((jitc_dtype)t) || (is_half(dt) && t == JITC_FLOAT32) || !dtype_is_float(t);
+    if (is_cplx((jitc_dtype)t) || is_cplx(dt)) /* floats' NaNs through the hardware's casts */
+      bits = t == JITC_BOOL || (!dtype_is_float(dt) && !is_cplx(dt));
     add_stmt(ctx, P, dt, "o%d = %s", e, bits ? A_EXACT : A_ANYNAN);
   }
   /* Each operation rounds to the type: a * b before c is added. */
@@ -486,15 +591,24 @@ static int diff_case(jitc_context *ctx, const Prog *P, jitc_dtype dt, int64_t n,
         int64_t cnt = count_of(&C, a, n);
         for (int64_t i = 0; i < cnt; i++)
           if (!agrees(C.dt[a], C.p[a], R.p[a], i, P->how[s], tol)) {
-            if (shown++ < 4)
-              fail(name, "%s = %s (%s): element %lld of %lld: %.17g, interp %.17g (a = %.17g, "
-                   "b = %.17g)", P->name[s], P->what[s], type_info[C.dt[a]].name, (long long)i,
-                   (long long)cnt, value(C.dt[a], C.p[a], i), value(R.dt[a], R.p[a], i),
-                   n && ia >= 0 ? value(dt, in.p[ia], C.role[a] == JITC_RESULT ? 0 : i) : 0.0,
-                   n && ib >= 0 ? value(dt, in.p[ib], C.role[a] == JITC_RESULT ? 0 : i) : 0.0);
+            if (shown++ < 4) {
+              int64_t e = C.role[a] == JITC_RESULT ? 0 : i;
+              char got[80], want[80], va[80] = "0", vb[80] = "0";
+              show(got, C.dt[a], C.p[a], i);
+              show(want, R.dt[a], R.p[a], i);
+              if (n && ia >= 0)
+                show(va, dt, in.p[ia], e);
+              if (n && ib >= 0)
+                show(vb, dt, in.p[ib], e);
+              fail(name, "%s = %s (%s): element %lld of %lld: %s, interp %s (a = %s, b = %s)",
+                   P->name[s], P->what[s], type_info[C.dt[a]].name, (long long)i,
+                   (long long)cnt, got, want, va, vb);
+            }
             bad++;
             break;
           }
+        if (ulps && path == P_HOST && n > 70000 && (P->how[s] == A_ULP || P->how[s] == A_CULP))
+          report_ulps(name, P->what[s], C.dt[a], C.p[a], R.p[a], cnt);
       }
     }
     host_free(&C);
@@ -538,7 +652,11 @@ static void check_scalar(jitc_context *ctx, jitc_dtype dt) {
   P.nsc = 1;
   P.sd[0] = (jitc_scalar_decl){"s", dt, 0};
   P.sc[0].dtype = dtype_is_float(dt) ? JITC_FLOAT64 : dt == JITC_BOOL ? JITC_BOOL : JITC_INT64;
-  if (dtype_is_float(dt))
+  if (is_cplx(dt)) {
+    P.sc[0].dtype = JITC_COMPLEX128;
+    P.sc[0].u.c.re = 1.5;
+    P.sc[0].u.c.im = -0.25;
+  } else if (dtype_is_float(dt))
     P.sc[0].u.f = 1.5;
   else
     P.sc[0].u.i = dt == JITC_BOOL ? 1 : 3;
@@ -616,6 +734,7 @@ static jitc_context *context_with(const char *var, const char *val) {
 
 int main(int argc, char **argv) {
   quick = argc > 1 && !strcmp(argv[1], "quick");
+  ulps = argc > 1 && !strcmp(argv[1], "ulps");
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char *tn = getenv("TYPES_GPU_TARGET");
   if (tn && jitc_target_parse(tn, &target) != JITC_OK) {
