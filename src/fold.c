@@ -68,13 +68,6 @@ void const_slot(const Node *c, ParamSlot *out) { *out = load(c); }
 ** answer than the int64 / float64 semantics for op on weak a and b. */
 static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const Scalar *b) {
   int64_t r;
-  if (t == JITC_COMPLEX128) {
-    /* Python raises for a complex division by zero; its products and
-    ** quotients round otherwise than NumPy's loops: left to run time */
-    if (op == OP_DIV && b->c128.re == 0 && b->c128.im == 0)
-      return FOLD_ZERODIV;
-    return op == OP_MUL || op == OP_DIV || op == OP_POW ? FOLD_UNKNOWN : FOLD_OK;
-  }
   if (t == JITC_FLOAT64) {
     if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && b->f64 == 0)
       return FOLD_ZERODIV;
@@ -122,6 +115,79 @@ static FoldStatus python_differs(OpId op, jitc_dtype t, const Scalar *a, const S
   }
 }
 
+/* ---- Python's complex arithmetic (CPython 3.11's complex objects) ----
+** Weak complex values are Python's: their products, quotients and powers
+** are computed as Python computes them (no fma, a quotient divided by the
+** denominator, powers by repeated products or through polar form), and
+** refused where Python raises. */
+
+static jitc_c128 py_prod(jitc_c128 a, jitc_c128 b) {
+  return (jitc_c128){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+
+/* _Py_c_quot; *zero: the divisor is 0 (Python's ZeroDivisionError). */
+static jitc_c128 py_quot(jitc_c128 a, jitc_c128 b, bool *zero) {
+  double abr = fabs(b.re), abi = fabs(b.im);
+  if (abr >= abi) {
+    if (abr == 0) {
+      *zero = true;
+      return (jitc_c128){0, 0};
+    }
+    double ratio = b.im / b.re, denom = b.re + b.im * ratio;
+    return (jitc_c128){(a.re + a.im * ratio) / denom, (a.im - a.re * ratio) / denom};
+  }
+  if (abi >= abr) {
+    double ratio = b.re / b.im, denom = b.re * ratio + b.im;
+    return (jitc_c128){(a.re * ratio + a.im) / denom, (a.im * ratio - a.re) / denom};
+  }
+  return (jitc_c128){NAN, NAN}; /* a NaN part in b */
+}
+
+/* complex_pow: small integer exponents by squaring (c_powi), others in
+** polar form (_Py_c_pow). */
+static FoldStatus py_pow(jitc_c128 a, jitc_c128 b, jitc_c128 *r) {
+  bool zero = false;
+  if (b.im == 0 && b.re == floor(b.re) && fabs(b.re) <= 100) {
+    long n = (long)b.re, e = n < 0 ? -n : n;
+    jitc_c128 acc = {1, 0}, p = a;
+    for (long mask = 1; e >= mask; mask <<= 1) {
+      if (e & mask) acc = py_prod(acc, p);
+      p = py_prod(p, p);
+    }
+    *r = n > 0 ? acc : py_quot((jitc_c128){1, 0}, acc, &zero);
+  } else if (b.re == 0 && b.im == 0) {
+    *r = (jitc_c128){1, 0};
+  } else if (a.re == 0 && a.im == 0) {
+    zero = b.im != 0 || b.re < 0;
+    *r = (jitc_c128){0, 0};
+  } else {
+    double vabs = hypot(a.re, a.im), len = pow(vabs, b.re), at = atan2(a.im, a.re);
+    double phase = at * b.re;
+    if (b.im != 0) {
+      len /= exp(at * b.im);
+      phase += b.im * log(vabs);
+    }
+    *r = (jitc_c128){len * cos(phase), len * sin(phase)};
+  }
+  if (zero) return FOLD_ZERODIV;
+  return isinf(r->re) || isinf(r->im) ? FOLD_CPOWOVER : FOLD_OK;
+}
+
+/* op of weak complex values a and b into *r: FOLD_UNKNOWN where Python's
+** answer is NumPy's (sem_exec computes it). */
+static FoldStatus python_complex(OpId op, const Scalar *a, const Scalar *b, Scalar *r) {
+  bool zero = false;
+  switch (op) {
+  case OP_MUL: r->c128 = py_prod(a->c128, b->c128); return FOLD_OK;
+  case OP_DIV:
+    r->c128 = py_quot(a->c128, b->c128, &zero);
+    return zero ? FOLD_ZERODIV : FOLD_OK;
+  case OP_POW: return py_pow(a->c128, b->c128, &r->c128);
+  case OP_LT: case OP_LE: case OP_GT: case OP_GE: return FOLD_NOORDER;
+  default: return FOLD_UNKNOWN;
+  }
+}
+
 FoldStatus fold_op(const Node *n, const Node *const *args, bool python, Node *out) {
   if (n->kind != N_OP || n->nargs < 1 || n->nargs > 3)
     return FOLD_UNKNOWN;
@@ -133,6 +199,16 @@ FoldStatus fold_op(const Node *n, const Node *const *args, bool python, Node *ou
     v[k] = load(args[k]);
   }
   jitc_dtype t = args[n->op == OP_WHERE ? 1 : 0]->type;
+  if (python && t == JITC_COMPLEX128 && n->nargs == 2) {
+    FoldStatus st = python_complex(n->op, &v[0], &v[1], &r);
+    if (st != FOLD_UNKNOWN) {
+      if (st == FOLD_OK) {
+        store(out, n->type, &r);
+        out->off = n->off;
+      }
+      return st;
+    }
+  }
   if (python && n->nargs <= 2) {
     FoldStatus st = python_differs(n->op, t, &v[0], n->nargs == 2 ? &v[1] : NULL);
     if (st != FOLD_OK)
@@ -207,6 +283,11 @@ const char *fold_message(FoldStatus st) {
     return "division by zero of weak values (Python raises ZeroDivisionError)";
   case FOLD_NEGSHIFT:
     return "negative shift count of weak values (Python raises ValueError)";
+  case FOLD_NOORDER:
+    return "Python's complex numbers have no order (Python raises TypeError); compare "
+           "real(...) or abs(...)";
+  case FOLD_CPOWOVER:
+    return "complex exponentiation of weak values overflows (Python raises OverflowError)";
   case FOLD_NEGPOW:
     return "a weak integer raised to a negative weak integer at run time (Python's result "
            "would be a float); give the exponent as a float";

@@ -525,7 +525,9 @@ typedef enum FoldStatus {
   FOLD_OVERFLOW, /* weak int result outside int64 */
   FOLD_ZERODIV,  /* weak division by zero */
   FOLD_NEGSHIFT, /* weak shift by a negative count */
-  FOLD_NEGPOW    /* weak int ** a negative weak int known only at run time */
+  FOLD_NEGPOW,   /* weak int ** a negative weak int known only at run time */
+  FOLD_CPOWOVER, /* weak complex ** with an infinite part (Python's OverflowError) */
+  FOLD_NOORDER   /* weak complex values compared by order (Python's TypeError) */
 } FoldStatus;
 
 /* Applies n's op (an N_OP of the typed IR) to the constants args (of n's

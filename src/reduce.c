@@ -77,30 +77,44 @@ jitc_dtype reduce_acc(OpId op, jitc_dtype in) {
 /* ---- elements as Partial values ---- */
 
 /* How a Partial holds values of type t: floats in f, unsigned integers in i
-** as their bits (compared unsigned), bool and signed integers in i. */
-typedef enum Held { H_SIGNED, H_UNSIGNED, H_FLOAT } Held;
+** as their bits (compared unsigned), bool and signed integers in i, complex
+** values in f and im. */
+typedef enum Held { H_SIGNED, H_UNSIGNED, H_FLOAT, H_COMPLEX } Held;
 
 static Held held(jitc_dtype t) {
-  return dtype_is_float(t) ? H_FLOAT : unsigned_int(t) ? H_UNSIGNED : H_SIGNED;
+  return dtype_is_float(t)     ? H_FLOAT
+         : dtype_is_complex(t) ? H_COMPLEX
+         : unsigned_int(t)     ? H_UNSIGNED
+                               : H_SIGNED;
 }
 
-/* The type a Partial's value is read as: float64, uint64 or int64. */
+/* The type a Partial's value is read as: float64, complex128, uint64 or int64. */
 static jitc_dtype held_type(Held h) {
-  return h == H_FLOAT ? JITC_FLOAT64 : h == H_UNSIGNED ? JITC_UINT64 : JITC_INT64;
+  return h == H_FLOAT ? JITC_FLOAT64 : h == H_COMPLEX ? JITC_COMPLEX128
+         : h == H_UNSIGNED ? JITC_UINT64 : JITC_INT64;
 }
 
-/* Elements x[0..n) of type t as Partial values, into w (i or f): the cast
-** to the held type, which is exact. */
+/* Elements x[0..n) of type t as Partial values, into w (i or f; complex
+** values as n complex128 elements from the start of w): the cast to the
+** held type, which is exact. */
 static void values(jitc_dtype t, const void *x, int n, Wide *w) {
   Held h = held(t);
-  sem_cast(h == H_FLOAT ? (void *)w->f : (void *)w->i, held_type(h), x, t, n);
+  sem_cast(h == H_FLOAT || h == H_COMPLEX ? (void *)w->f : (void *)w->i, held_type(h), x, t, n);
   if (t == JITC_BOOL)
     for (int j = 0; j < n; j++) w->i[j] = w->i[j] != 0;
 }
 
+static jitc_c128 cval(Partial p) { return (jitc_c128){p.v.f, p.im}; }
+
 /* Whether b's value comes before a's for argmin (less) or argmax: a NaN
 ** first of all; equal values are ordered by index elsewhere. */
 static bool before(bool less, Held h, Partial b, Partial a) {
+  if (h == H_COMPLEX) { /* NumPy's complex order; a NaN in either part first */
+    jitc_c128 x = cval(b), y = cval(a);
+    if (C_NAN(y)) return false;
+    if (C_NAN(x)) return true;
+    return less ? C_LT(x, y) : C_GT(x, y);
+  }
   if (h == H_FLOAT) {
     if (isnan(a.v.f)) return false;
     if (isnan(b.v.f)) return true;
@@ -113,13 +127,16 @@ static bool before(bool less, Held h, Partial b, Partial a) {
   return less ? b.v.i < a.v.i : b.v.i > a.v.i;
 }
 
-static bool equal(bool fl, Partial a, Partial b) {
-  if (fl) return a.v.f == b.v.f || (isnan(a.v.f) && isnan(b.v.f));
+static bool equal(Held h, Partial a, Partial b) {
+  if (h == H_COMPLEX)
+    return (a.v.f == b.v.f && a.im == b.im) || (C_NAN(cval(a)) && C_NAN(cval(b)));
+  if (h == H_FLOAT) return a.v.f == b.v.f || (isnan(a.v.f) && isnan(b.v.f));
   return a.v.i == b.v.i;
 }
 
 Partial reduce_identity(OpId op, jitc_dtype in) {
-  bool fl = dtype_is_float(reduce_acc(op, in));
+  Held h = held(reduce_acc(op, in));
+  bool fl = h == H_FLOAT || h == H_COMPLEX; /* a complex identity's im is 0 */
   Partial p = {.idx = -1};
   switch (op) {
   case OP_PROD: if (fl) p.v.f = 1.0; else p.v.i = 1; break;
@@ -130,17 +147,37 @@ Partial reduce_identity(OpId op, jitc_dtype in) {
   return p;
 }
 
+/* The product of two complex accumulators of type acc, its multiplication. */
+static Partial cprod(jitc_dtype acc, Partial a, Partial b) {
+  if (acc == JITC_COMPLEX64) {
+    jitc_c64 x = {(float)a.v.f, (float)a.im}, y = {(float)b.v.f, (float)b.im};
+    jitc_c64 z = c64_mul(x, y);
+    a.v.f = z.re;
+    a.im = z.im;
+    return a;
+  }
+  jitc_c128 z = c128_mul(cval(a), cval(b));
+  a.v.f = z.re;
+  a.im = z.im;
+  return a;
+}
+
 Partial reduce_combine(OpId op, jitc_dtype in, Partial a, Partial b) {
   jitc_dtype acc = reduce_acc(op, in);
-  bool fl = dtype_is_float(acc);
+  Held h = held(acc);
+  bool fl = h == H_FLOAT;
   Partial r = a;
   switch (op) {
   case OP_SUM: case OP_MEAN:
-    if (fl) r.v.f = a.v.f + b.v.f;
+    if (h == H_COMPLEX) {
+      r.v.f = a.v.f + b.v.f;
+      r.im = a.im + b.im;
+    } else if (fl) r.v.f = a.v.f + b.v.f;
     else r.v.i = (int64_t)((uint64_t)a.v.i + (uint64_t)b.v.i); /* wraps, as NumPy */
     return r;
   case OP_PROD:
-    if (acc == JITC_FLOAT32) r.v.f = (float)a.v.f * (float)b.v.f;
+    if (h == H_COMPLEX) r = cprod(acc, a, b);
+    else if (acc == JITC_FLOAT32) r.v.f = (float)a.v.f * (float)b.v.f;
     else if (fl) r.v.f = a.v.f * b.v.f;
     else r.v.i = (int64_t)((uint64_t)a.v.i * (uint64_t)b.v.i);
     return r;
@@ -150,8 +187,8 @@ Partial reduce_combine(OpId op, jitc_dtype in, Partial a, Partial b) {
     if (a.idx < 0) return b;
     if (b.idx < 0) return a;
     bool less = op == OP_MIN || op == OP_ARGMIN;
-    if (before(less, held(acc), b, a)) return b;
-    if (equal(fl, a, b) && b.idx < a.idx) return b;
+    if (before(less, h, b, a)) return b;
+    if (equal(h, a, b) && b.idx < a.idx) return b;
     return a;
   }
   default: unreachable();
@@ -159,11 +196,27 @@ Partial reduce_combine(OpId op, jitc_dtype in, Partial a, Partial b) {
 }
 
 void reduce_step(OpId op, jitc_dtype in, Partial *acc, const void *x, int64_t first, int m) {
-  bool fl = dtype_is_float(in);
+  Held h = held(in);
+  bool fl = h == H_FLOAT;
   size_t size = jitc_dtype_size(in);
   Wide w;
+  const jitc_c128 *wc = (const jitc_c128 *)w.f; /* values() of complex elements */
   switch (op) {
   case OP_SUM: case OP_MEAN:
+    if (h == H_COMPLEX) { /* as below, each part */
+      double s[8] = {0}, t[8] = {0};
+      for (int j0 = 0; j0 < m; j0 += WIDE_CHUNK) {
+        int n = m - j0 < WIDE_CHUNK ? m - j0 : WIDE_CHUNK;
+        values(in, (const char *)x + (size_t)j0 * size, n, &w);
+        for (int j = 0; j < n; j++) {
+          s[(j0 + j) & 7] += wc[j].re;
+          t[(j0 + j) & 7] += wc[j].im;
+        }
+      }
+      acc->v.f += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+      acc->im += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+      return;
+    }
     if (fl) {
       /* Pairwise within the block too, so that interp's float64 sum is at
       ** least as accurate as NumPy's: eight running sums, element j adding
@@ -189,13 +242,15 @@ void reduce_step(OpId op, jitc_dtype in, Partial *acc, const void *x, int64_t fi
   }
   bool extreme = op == OP_MIN || op == OP_MAX || op == OP_ARGMIN || op == OP_ARGMAX;
   bool less = op == OP_MIN || op == OP_ARGMIN;
-  Held h = held(in);
   for (int j0 = 0; j0 < m; j0 += WIDE_CHUNK) {
     int n = m - j0 < WIDE_CHUNK ? m - j0 : WIDE_CHUNK;
     values(in, (const char *)x + (size_t)j0 * size, n, &w);
     for (int j = 0; j < n; j++) {
       Partial e = {.idx = first + j0 + j};
-      if (fl)
+      if (h == H_COMPLEX) {
+        e.v.f = wc[j].re;
+        e.im = wc[j].im;
+      } else if (fl)
         e.v.f = w.f[j];
       else
         e.v.i = w.i[j];
@@ -227,7 +282,11 @@ void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out) {
   ** rules: exact for min and max, the one rounding of a sum, product or
   ** mean accumulated wider; integers wrap to their type. */
   Held h = held(reduce_acc(op, in));
-  if (h == H_FLOAT) {
+  if (h == H_COMPLEX) { /* mean: NumPy's complex division by n */
+    jitc_c128 z = cval(acc);
+    if (op == OP_MEAN) z = n > 0 ? c128_div(z, (jitc_c128){(double)n, 0}) : (jitc_c128){NAN, NAN};
+    sem_cast(out, r, &z, JITC_COMPLEX128, 1);
+  } else if (h == H_FLOAT) {
     double f = op == OP_MEAN ? (n > 0 ? acc.v.f / (double)n : NAN) : acc.v.f;
     sem_cast(out, r, &f, JITC_FLOAT64, 1);
   } else {

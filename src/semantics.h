@@ -292,8 +292,11 @@
   CONV_UINT(S, T, SIZE * 8, HI) EXEC_INT(S)
 #define DEFINE_T_FLOAT(S, T, SIZE, LO, HI) DEFINE_FLOAT_##SIZE(S, T)
 #define DEFINE_T_COMPLEX(S, T, SIZE, LO, HI) DEFINE_CPLX_##SIZE(S, T)
-#define DEFINE_CPLX_8(S, T) CPLX_OPS(S, T, float, f) CONV_CPLX(S, T, float) EXEC_CPLX(S, float)
+#define DEFINE_CPLX_8(S, T)                                                    \
+  CPLX_LIBM(S, T, float, f, float complex, CMPLXF, NPY_LOGE2F, NPY_LOG2EF, NPY_LOG10EF) \
+  CPLX_OPS(S, T, float, f) CONV_CPLX(S, T, float) EXEC_CPLX(S, float)
 #define DEFINE_CPLX_16(S, T)                                                   \
+  CPLX_LIBM(S, T, double, , double complex, CMPLX, NPY_LOGE2, NPY_LOG2E, NPY_LOG10E) \
   CPLX_OPS(S, T, double, ) CONV_CPLX(S, T, double) EXEC_CPLX(S, double)
 #define DEFINE_FLOAT_2(S, T) HALF_OPS(S) CONV_HALF(S) EXEC_HALF(S)
 #define DEFINE_FLOAT_4(S, T)                                                   \

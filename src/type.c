@@ -616,6 +616,29 @@ Val check_power(Checker *K, int off, Val *v, bool call) {
                   new_op(K, OP_SQRT, r.n->type, off, 1, &x), r.n};
     r.n = new_op(K, OP_WHERE, r.n->type, off, 3, w);
   }
+  /* A complex array to a Python scalar known only at run time: `**` takes
+  ** NumPy's fast paths by the value, an int 2 or -1, a float 0.5 (whose
+  ** results differ from the power's in rounding and at the specials). */
+  Node *e = v[1].n;
+  if (!call && !r.bad && !r.weak && r.n->kind == N_OP && r.n->op == OP_POW &&
+      dtype_is_complex(r.n->type) && v[1].weak && e->kind != N_CONST &&
+      (e->type == JITC_INT64 || e->type == JITC_FLOAT64) && is_uniform(e) &&
+      !is_uniform(r.n->args[0])) {
+    Node *x = r.n->args[0];
+    bool pyint = e->type == JITC_INT64;
+    for (int k = pyint ? 1 : 0; k >= 0; k--) { /* -1 inside, then 2 (or 0.5) */
+      Node *c = new_node(K, N_CONST, e->type, off);
+      if (pyint)
+        c->k.i = k ? -1 : 2;
+      else
+        c->k.f = 0.5;
+      OpId fast = pyint ? (k ? OP_RECIPROCAL : OP_SQUARE) : OP_SQRT;
+      Node *eq[2] = {e, c};
+      Node *w[3] = {new_op(K, OP_EQ, JITC_BOOL, off, 2, eq), new_op(K, fast, r.n->type, off, 1, &x),
+                    r.n};
+      r.n = new_op(K, OP_WHERE, r.n->type, off, 3, w);
+    }
+  }
   return r;
 }
 

@@ -35,29 +35,26 @@ for b in $broken; do
   echo "FAIL targets.${b%:*}: 'b = a + 1' exits with status ${b#*:} (69 would be: not on this machine)"
   fail=$((fail + 1))
 done
-tmp=$(mktemp)
-# Shows a group's output ($tmp) and adds its counts; $1: its exit status,
-# $2: its name.
-tally() {
-  cat "$tmp"
-  p=$(grep -c '^ok ' "$tmp"); f=$(grep -c '^FAIL ' "$tmp"); s=$(grep -c '^skip ' "$tmp")
-  if [ "$1" -ne 0 ] && [ "$f" -eq 0 ]; then
-    echo "FAIL $2: exited with status $1"
-    f=1
-  fi
-  pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+# The groups run as jobs, JITC_TEST_JOBS at once (default: the cores; the
+# groups are mostly one process at a time, waiting on the next), the
+# longest first so that they finish together; their results are shown in
+# the order of the list below as each one ends.  A job is a line "ID
+# COMMAND" of $dir/jobs; it leaves $dir/ID.out, its output, and $dir/ID.rc,
+# its exit status, with $dir/ID.s, the seconds it took.
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+jobs=${JITC_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+order=""
+add() { # $1: id, $2: command
+  order="$order $1"
+  printf '%s %s\n' "$1" "$2" >>"$dir/list"
 }
 for t in tests/t_*.sh tests/t_*.py; do
   [ -f "$t" ] || continue
   case "$t" in
-    *.py) cmd="$PYTHON $t" ;;
-    *)    cmd="sh $t" ;;
+    *.py) add "$(basename "$t")" "$PYTHON $t" ;;
+    *)    add "$(basename "$t")" "sh $t" ;;
   esac
-  echo "== $t"
-  start=$(date +%s)
-  $cmd >"$tmp" 2>&1
-  tally $? "$t"
-  echo "== $t took $(( $(date +%s) - start )) s"
 done
 # The differential group again for the cpu target compiled for each x86-64
 # level the host runs (as the library finds them: JITC_CPU=LEVEL compiles
@@ -66,14 +63,51 @@ done
 case " $JITC_TARGETS " in *" cpu "*)
   for lv in x86-64 x86-64-v2 x86-64-v3 x86-64-v4; do
     JITC_CPU=$lv "$JITC" -t cpu -q -n 1 'b = a + 1' >/dev/null 2>&1 || continue
-    echo "== tests/t_diff.py (cpu at $lv)"
-    JITC_CPU=$lv JITC_TARGETS="interp cpu" $PYTHON tests/t_diff.py 2>&1 |
-      sed "s/^\(ok\|FAIL\|skip\) /\1 [$lv] /" >"$tmp"
-    # The exit status is sed's: a crash shows as no result lines at all.
-    grep -q '^ok ' "$tmp"
-    tally $? "tests/t_diff.py at $lv"
+    add "level.$lv" "JITC_CPU=$lv JITC_TARGETS='interp cpu' $PYTHON tests/t_diff.py 2>&1 | sed 's/^\\(ok\\|FAIL\\|skip\\) /\\1 [$lv] /'"
   done ;;
 esac
-rm -f "$tmp"
+# The slowest groups start first (seconds measured on a 2-core machine).
+for slow in t_types_cpu.py t_cuda_types.py t_cpu.sh t_python.sh t_cuda_convert.py \
+            t_cuda_host.py; do
+  grep "^$slow " "$dir/list"
+done >"$dir/jobs"
+grep -v -e '^t_types_cpu.py ' -e '^t_cuda_types.py ' -e '^t_cpu.sh ' -e '^t_python.sh ' \
+  -e '^t_cuda_convert.py ' -e '^t_cuda_host.py ' "$dir/list" >>"$dir/jobs"
+export dir
+tr '\n' '\0' <"$dir/jobs" | xargs -0 -P "$jobs" -n 1 sh -c '
+  id=${1%% *}; start=$(date +%s)
+  eval "${1#* }" >"$dir/$id.out" 2>&1
+  rc=$?
+  echo $(( $(date +%s) - start )) >"$dir/$id.s"
+  echo $rc >"$dir/$id.rc"' sh &
+runner=$!
+# Shows a job's output and adds its counts, once it has ended; $1: its id.
+tally() {
+  while [ ! -f "$dir/$1.rc" ]; do
+    kill -0 $runner 2>/dev/null || break
+    sleep 1
+  done
+  [ -f "$dir/$1.rc" ] || { echo "FAIL $1: did not run"; fail=$((fail + 1)); return; }
+  case "$1" in
+    level.*) name="tests/t_diff.py (cpu at ${1#level.})"
+             # The exit status is sed's: a crash shows as no result lines at all.
+             if grep -q '^ok ' "$dir/$1.out"; then rc=0; else rc=1; fi ;;
+    *)       name="tests/$1"; rc=$(cat "$dir/$1.rc") ;;
+  esac
+  echo "== $name"
+  cat "$dir/$1.out"
+  p=$(grep -c '^ok ' "$dir/$1.out"); f=$(grep -c '^FAIL ' "$dir/$1.out")
+  s=$(grep -c '^skip ' "$dir/$1.out")
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    echo "FAIL $name: exited with status $rc"
+    f=1
+  fi
+  echo "== $name took $(cat "$dir/$1.s") s"
+  pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+for id in $order; do
+  tally "$id"
+done
+wait $runner
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
