@@ -1,9 +1,9 @@
 """complex64 and complex128 from Python against NumPy: arrays in and out,
 Python complex scalars weak and NumPy's complex scalars typed (NEP 50),
 reductions as NumPy complex scalars, the signature's spellings, DLPack's
-kDLComplex, CuPy arrays and PyTorch tensors.  On interp, and on each other
-host target that takes complex types (one that refuses them is skipped,
-saying why)."""
+kDLComplex, jitc.dask over complex chunks, CuPy arrays and PyTorch tensors.
+On interp, and on each other host target that takes complex types (one that
+refuses them is skipped, saying why)."""
 import warnings
 
 import numpy as np
@@ -208,6 +208,58 @@ def test_dlpack_complex(rng, dt):
     assert b.dtype == host.dtype and b.tobytes() == host.tobytes()
     assert jitc._dlpack._type_name(5, 8 * host.itemsize, jitc._jitc.dtypes) == \
         np.dtype(dt).name
+
+
+# ---- jitc.dask over complex chunks ----
+
+def test_dask_elementwise(ctarget, rng):
+    da = pytest.importorskip("dask.array")
+    import jitc.dask
+    for dt in CTYPES:
+        # Real results of complex chunks: no cast of the chunks' meta (NumPy
+        # would warn that it drops the imaginary parts).
+        z = cdata(rng, dt, 300)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = jitc.dask.evaluate("m = abs(z); k = argmin(z); t = any(z)", ctarget,
+                                   z=da.from_array(z, chunks=64))
+        got = {nm: v.compute(scheduler="threads") for nm, v in r.items()}
+        same(got["m"], jitc.evaluate("m = abs(z)", ctarget, z=z))
+        assert got["k"] == np.argmin(z) and got["t"] == np.any(z)
+        assert r["m"].dtype == got["m"].dtype and r["m"]._meta.dtype == got["m"].dtype
+        a, b = cdata(rng, dt, 1001), cdata(rng, dt, 1001)
+        A, B = da.from_array(a, chunks=97), da.from_array(b, chunks=200)
+        c = jitc.dask.evaluate("c = a * s + b", ctarget, a=A, b=B, s=2 - 1j)
+        assert c.dtype == dt and c._meta.dtype == dt
+        same(c.compute(scheduler="threads"), jitc.evaluate("c = a * s + b", ctarget, a=a, b=b,
+                                                            s=2 - 1j))
+
+
+@pytest.mark.parametrize("dt", CTYPES, ids=lambda d: np.dtype(d).name)
+def test_dask_reductions(ctarget, rng, dt):
+    da = pytest.importorskip("dask.array")
+    import jitc.dask
+    x = cdata(rng, dt, 1001, specials=False)
+    x[500] = x[17]  # a tie: argmin and argmax give the first
+    X = da.from_array(x, chunks=97)
+    r = jitc.dask.evaluate("s = sum(x); m = mean(x); lo = min(x); hi = max(x); "
+                           "k = argmin(x); j = argmax(x); p = prod(x / abs(x))", ctarget, x=X)
+    got = {nm: v.compute(scheduler="threads") for nm, v in r.items()}
+    wide = x.astype(np.complex128)
+    for nm, want in (("s", dt(np.sum(wide))), ("m", dt(np.mean(wide)))):
+        assert type(got[nm]) is dt, (nm, got[nm])
+        tol = 8 * np.sum(np.abs(wide)) / (1 if nm == "s" else x.size) * rtol_of(dt)
+        assert abs(complex(got[nm]) - complex(want)) <= tol, (nm, got[nm], want)
+    same(got["lo"], np.min(x))
+    same(got["hi"], np.max(x))
+    assert got["k"] == np.argmin(x) and got["j"] == np.argmax(x)
+    with np.errstate(all="ignore"):
+        want = np.prod((x / np.abs(x)).astype(np.complex128))
+    assert abs(complex(got["p"]) - complex(want)) <= 4 * x.size * rtol_of(dt), (got["p"], want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        empty = jitc.dask.evaluate("m = mean(x)", ctarget, x=da.from_array(x[:0])).compute()
+    same(empty, jitc.evaluate("m = mean(x)", ctarget, x=x[:0]))
 
 
 # ---- device arrays: CuPy arrays and PyTorch tensors of complex types ----
