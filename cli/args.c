@@ -57,22 +57,27 @@ static void usage(void) {
   char types[512], text[800];
   dtype_list(types, sizeof types, ", ");
   snprintf(text, sizeof text, "%s (default float64); also NumPy's codes, as np.dtype reads "
-           "them (f4, u1; i8 is int64), and the short names (f32, bf16)", types);
+           "them (f4, u1, c8, D; i8 is int64), and the short names (f32, bf16, c64)", types);
   wrap_help(stdout, "      --dtype T        type of generated inputs:", text, 23, 88);
   printf(
       "      --dtype NAME=T   type of one generated input (a FILE.npy's own type, or bfloat16\n"
       "                       for a '<V2' file: ml_dtypes saves bfloat16 so)\n"
       "      --in NAME=SPEC   input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
-      "                       full:VALUE, rand[:SEED] or randn[:SEED]\n"
+      "                       full:VALUE, rand[:SEED] or randn[:SEED]; of a complex type\n"
+      "                       these are the real parts and the imaginary parts are 0, but\n"
+      "                       full:1+2j gives both, and rand and randn draw n real parts,\n"
+      "                       then n imaginary parts (rand(n) + 1j*rand(n))\n"
       "      --out NAME=FILE.npy  write array NAME after the run (all outputs or none)\n"
       "      --strict         every array the program reads must be given with --in\n"
       "                       (else exit 65: no input of ones)\n"
       "  -D NAME=VALUE[:TYPE] bind a scalar, weak like a literal unless TYPE is given.\n"
       "                       VALUE: a Python literal: an integer (1_000, 0x1f, 0o17, 0b101;\n"
-      "                       untyped it must fit int64), a float (2.5, 1e-3, inf, nan), True\n"
+      "                       untyped it must fit int64), a float (2.5, 1e-3, inf, nan), a\n"
+      "                       complex as complex() reads it (1+2j, -2.5j, nan+infj), True\n"
       "                       or False.  With TYPE an integer must be exact in it, a float\n"
-      "                       must be finite in it (rounded to nearest) and an integer type\n"
-      "                       needs an integral value; bool needs 0 or 1\n");
+      "                       must be finite in it (rounded to nearest; a complex value's\n"
+      "                       parts too, and its TYPE complex) and an integer type needs an\n"
+      "                       integral value; bool needs 0 or 1\n");
   stage_help(stdout, "      --emit STAGE     print a stage and stop:", 23, 88);
   printf(
       "      --repeat R       run R times, report the median\n"
@@ -86,7 +91,8 @@ static void usage(void) {
       "                       or ~/.cache/jitc)\n"
       "      --arch sm_XY     cuda: GPU architecture for --emit without a GPU\n"
       "      --json           print one JSON object per line, one per target (with\n"
-      "                       --emit: {\"target\", \"emit\", \"text\"})\n"
+      "                       --emit: {\"target\", \"emit\", \"text\"}); a result that is NaN or\n"
+      "                       infinite is \"nan\", \"inf\" or \"-inf\", a complex one [real, imag]\n"
       "  -q, --quiet          print no report (errors still go to stderr)\n"
       "      --version        print the version and the targets of this build\n"
       "      --info           also what this machine has: CPU, libraries, GPUs, cache\n"
@@ -102,7 +108,9 @@ static void usage(void) {
       "--fast-math) or by at most 8 epsilons of the array's largest magnitude; ulps\n"
       "are those of the array's type, or of a narrower float type the program\n"
       "computes anything in (float32 for f64(sin(x)) of float32 x; float16 and\n"
-      "bfloat16 in their own precision).  Integers and bools must be equal.\n"
+      "bfloat16 in their own precision).  A complex output compares each part so,\n"
+      "in ulps of its part type (float32 for complex64).  Integers and bools must\n"
+      "be equal.\n"
       "\n"
       "exit status:\n"
       "   0  ok\n"
@@ -425,10 +433,14 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
   }
   const char *v = buf;
   int64_t i = 0;
-  double f = 0;
+  double f = 0, re, im;
   if (!strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "False") || !strcmp(v, "false")) {
     val->dtype = JITC_BOOL;
     val->u.i = i = v[0] == 'T' || v[0] == 't';
+  } else if (gen_parse_complex(v, &re, &im)) { /* Python's complex: complex128 */
+    val->dtype = JITC_COMPLEX128;
+    val->u.c.re = re;
+    val->u.c.im = im;
   } else {
     switch (parse_number(v, &i, &f)) {
     case NUM_INT:
@@ -455,7 +467,7 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
       die_usage("-D %s: %s is beyond the range of float64", d->name, v);
     default:
       die_usage("-D %s: '%s' is not a number (use a Python literal: an integer, a float, inf, "
-                "nan, True or False)", d->name, v);
+                "nan, a complex such as 1+2j, True or False)", d->name, v);
     }
   }
   if (decl->weak) {
@@ -468,6 +480,18 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
   bool is_float = val->dtype == JITC_FLOAT64;
   const char *name = jitc_dtype_name(t);
   char why[96] = "";
+  if (elem_kind(val->dtype) == EK_COMPLEX) {
+    /* A complex value: each part finite in the part type where it is finite. */
+    jitc_dtype p = elem_part_type(t);
+    if (elem_kind(t) != EK_COMPLEX)
+      snprintf(why, sizeof why, "%s has no imaginary part", name);
+    else if ((isfinite(re) && isinf(elem_round(p, re))) ||
+             (isfinite(im) && isinf(elem_round(p, im))))
+      snprintf(why, sizeof why, "it is beyond the range of %s", name);
+    if (why[0])
+      die_usage("-D %s: %s cannot be %s: %s", d->name, v, name, why);
+    return;
+  }
   switch (elem_kind(t)) {
   case EK_BOOL:
     if (is_float ? !(f == 0 || f == 1) : !(i == 0 || i == 1))
@@ -489,7 +513,7 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
       if (isfinite(f) && isinf(elem_round(t, f))) /* rounds to inf */
         snprintf(why, sizeof why, "it is beyond the range of %s", name);
     } else {
-      unsigned char cell[8];
+      unsigned char cell[16]; /* the widest element: complex128 */
       elem_set_int(cell, t, 0, i);
       double back = elem_get(cell, t, 0);
       if (!(back >= -0x1p63 && back < 0x1p63) || (int64_t)back != i)

@@ -43,19 +43,29 @@ enum { EX_OK = 0, EX_DISAGREE = 1, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 
 /* ---- elem.c: one element of any type ---- */
 
 /* The kind of a type, from its typestr (bfloat16, '<V2', is a float). */
-typedef enum ElemKind { EK_BOOL, EK_SINT, EK_UINT, EK_FLOAT } ElemKind;
+typedef enum ElemKind { EK_BOOL, EK_SINT, EK_UINT, EK_FLOAT, EK_COMPLEX } ElemKind;
 ElemKind elem_kind(jitc_dtype t);
-/* A float type's significand bits: 53, 24, 11 (float16), 8 (bfloat16). */
+/* The type of a complex type's parts (the float type of half its size:
+** complex64's float32); any other type itself.  Element i of a complex
+** array is elements 2i (real) and 2i+1 (imaginary) of its part type. */
+jitc_dtype elem_part_type(jitc_dtype t);
+/* A float (or complex) type's significand bits (of its parts): 53, 24, 11
+** (float16), 8 (bfloat16). */
 int elem_mant_bits(jitc_dtype t);
 
 /* Element i as a number: ints (a uint64's bits as int64 for elem_get_int),
-** and floats widened exactly (the 16-bit ones through float32). */
+** and floats widened exactly (the 16-bit ones through float32); of a
+** complex type the real part (astype(float64) drops the imaginary one). */
 int64_t elem_get_int(const void *data, jitc_dtype t, int64_t i);
 double elem_get(const void *data, jitc_dtype t, int64_t i);
 /* Writes element i as astype does from float64 / from int64 (integers
-** wrap; floats out of an integer type's range saturate, NaN gives 0). */
+** wrap; floats out of an integer type's range saturate, NaN gives 0; a
+** complex type gets the value as its real part, 0 as its imaginary). */
 void elem_set_float(void *data, jitc_dtype t, int64_t i, double v);
 void elem_set_int(void *data, jitc_dtype t, int64_t i, int64_t v);
+/* Writes element i of a complex type t from complex128 (re, im), as
+** astype does: each part rounded to the part type. */
+void elem_set_complex(void *data, jitc_dtype t, int64_t i, double re, double im);
 /* x converted to t and back, as a number: a float rounded to t's precision. */
 double elem_round(jitc_dtype t, double x);
 /* Whether the integer v (a uint64's bits when `big`) is a value of integer
@@ -128,6 +138,12 @@ int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen);
 
 /* True if spec names a generator (as opposed to a file). */
 bool gen_is_spec(const char *spec);
+
+/* A complex value as Python's complex() reads it, with an imaginary part:
+** IMAGj, REAL+IMAGj or REAL-IMAGj ('j' or 'J'; "j" alone is 1j, "1-j"
+** 1-1j), in parentheses or not, without spaces; each part a decimal float,
+** inf or nan.  False for anything else (a real value too). */
+bool gen_parse_complex(const char *s, double *re, double *im);
 
 /* NumPy's legacy MT19937 random state. */
 typedef struct Mt19937 {

@@ -13,7 +13,9 @@
 ** bools must be equal.  A float reduction's result (`s = sum(x)`) is the
 ** sum of n terms that each target adds in its own order: it may differ by
 ** n + 8 epsilons of its magnitude (a sum that cancels may still disagree,
-** and then -t all says so).
+** and then -t all says so).  A complex output compares part by part, each
+** part as a float of the part type (float32 for complex64), the magnitude
+** allowance from the largest part of the output.
 */
 #include "cli.h"
 
@@ -46,13 +48,16 @@ static double ulp_in(jitc_dtype t, double ax) {
 ** none). */
 static Agree compare_array(const Arr *A, const Arr *B, int64_t n, jitc_dtype unit,
                            bool fast_math, int64_t *bad) {
-  size_t esize = jitc_dtype_size(A->dtype);
-  bool fp = elem_kind(A->dtype) == EK_FLOAT;
+  /* A complex array as the floats of its parts: element e is 2e and 2e+1. */
+  int parts = elem_kind(A->dtype) == EK_COMPLEX ? 2 : 1;
+  jitc_dtype t = elem_part_type(A->dtype);
+  size_t esize = jitc_dtype_size(t);
+  bool fp = elem_kind(t) == EK_FLOAT;
   double eps = ldexp(1.0, 1 - elem_mant_bits(unit));
-  int64_t count = A->role == JITC_RESULT ? 1 : n;
+  int64_t count = (A->role == JITC_RESULT ? 1 : n) * parts;
   double scale = 0;
   for (int64_t e = 0; fp && e < count; e++) {
-    double x = elem_get(A->data.data, A->dtype, e);
+    double x = elem_get(A->data.data, t, e);
     if (isfinite(x) && fabs(x) > scale)
       scale = fabs(x);
   }
@@ -66,8 +71,8 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, jitc_dtype uni
   for (int64_t e = 0; e < n; e++) {
     double d = 0, x = 0, y = 0;
     if (fp) {
-      x = elem_get(A->data.data, A->dtype, e);
-      y = elem_get(B->data.data, A->dtype, e);
+      x = elem_get(A->data.data, t, e);
+      y = elem_get(B->data.data, t, e);
       if ((isnan(x) && isnan(y)) || x == y)
         continue;
       if (!isfinite(x) || !isfinite(y)) {
@@ -76,7 +81,7 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, jitc_dtype uni
         /* x's magnitude in the unit's type (rounded: a float64 x beyond
         ** float32's range has float64's spacing there). */
         double ax = fabs(x), au = fabs(elem_round(unit, x));
-        d = fabs(x - y) / (isfinite(au) ? ulp_in(unit, au) : ulp_in(A->dtype, ax));
+        d = fabs(x - y) / (isfinite(au) ? ulp_in(unit, au) : ulp_in(t, ax));
       }
     } else if (memcmp((char *)A->data.data + e * (int64_t)esize,
                       (char *)B->data.data + e * (int64_t)esize, esize)) {
@@ -87,19 +92,24 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, jitc_dtype uni
       where = e;
     }
     if (*bad < 0 && d > tol && !(fp && isfinite(d) && fabs(x - y) <= abs_tol))
-      *bad = e;
+      *bad = e / parts;
   }
   return (Agree){ulps, unit, *bad < 0, where < 0};
 }
 
-/* The type whose ulps measure float output type t: t, or the narrowest
-** float type the kernel computes in when that is narrower. */
+static bool inexact(jitc_dtype t) {
+  return elem_kind(t) == EK_FLOAT || elem_kind(t) == EK_COMPLEX;
+}
+
+/* The float type whose ulps measure float or complex output type t: t's
+** (of its parts), or the narrowest float type the kernel computes in (a
+** complex type's parts) when that is narrower. */
 static jitc_dtype ulp_unit(const jitc_kernel *k, jitc_dtype t) {
-  jitc_dtype unit = t;
-  for (int u = 0; u < JITC_NDTYPES && elem_kind(t) == EK_FLOAT; u++)
-    if (elem_kind((jitc_dtype)u) == EK_FLOAT && jitc_kernel_uses_dtype(k, (jitc_dtype)u) &&
+  jitc_dtype unit = elem_part_type(t);
+  for (int u = 0; u < JITC_NDTYPES && inexact(t); u++)
+    if (inexact((jitc_dtype)u) && jitc_kernel_uses_dtype(k, (jitc_dtype)u) &&
         elem_mant_bits((jitc_dtype)u) < elem_mant_bits(unit))
-      unit = (jitc_dtype)u;
+      unit = elem_part_type((jitc_dtype)u);
   return unit;
 }
 
@@ -128,8 +138,8 @@ int compare_targets(Run *r) {
       if (!cli->quiet && !cli->json)
         printf("%s: %s vs %s: largest difference %.3g ulp%s%s%s\n", A->name,
                jitc_target_name(ref->target), jitc_target_name(res->target), g.ulps,
-               g.ulps_in == A->dtype ? "" : " of ",
-               g.ulps_in == A->dtype ? "" : jitc_dtype_name(g.ulps_in),
+               g.ulps_in == elem_part_type(A->dtype) ? "" : " of ",
+               g.ulps_in == elem_part_type(A->dtype) ? "" : jitc_dtype_name(g.ulps_in),
                g.identical ? " (identical)" : "");
       if (bad >= 0) {
         size_t esize = jitc_dtype_size(A->dtype);

@@ -4,15 +4,18 @@
 ** NumPy's astype converts, and the list of the types for messages.
 **
 ** What a type is comes from the library's table through jitc.h alone: the
-** kind is the letter of its typestr ('b', 'i', 'u', 'f'), the width its
+** kind is the letter of its typestr ('b', 'i', 'u', 'f', 'c'), the width its
 ** size.  The one type NumPy has no letter for is ml_dtypes' bfloat16 (its
 ** typestr is '<V2', a bare two bytes): it is a float, decoded as the upper
-** half of a float32.
+** half of a float32.  A complex element is two floats of half its size,
+** the real part first (NumPy's layout): complex64's parts are float32.
 **
 ** Conversions follow astype where NumPy defines the result: integers wrap
 ** modulo 2^bits, floats round to nearest even, float64 -> float16 directly
 ** (NumPy's npy_double_to_half), anything -> bfloat16 through float32 (what
-** ml_dtypes does, so np.float64(x).astype(bfloat16) may round twice).  A
+** ml_dtypes does, so np.float64(x).astype(bfloat16) may round twice), a
+** real value -> complex as the real part of the part type (int64 ->
+** complex64 rounds once, as to float32), with an imaginary part of 0.  A
 ** float out of an integer type's range is undefined in C and machine-
 ** dependent in NumPy: here it saturates, negatives give 0 for unsigned
 ** types and NaN gives 0, the language's rule.
@@ -29,11 +32,24 @@ ElemKind elem_kind(jitc_dtype t) {
   case 'b': return EK_BOOL;
   case 'i': return EK_SINT;
   case 'u': return EK_UINT;
+  case 'c': return EK_COMPLEX;
   default: return EK_FLOAT; /* 'f', and bfloat16's 'V' */
   }
 }
 
+jitc_dtype elem_part_type(jitc_dtype t) {
+  if (elem_kind(t) != EK_COMPLEX)
+    return t;
+  for (int u = 0; u < JITC_NDTYPES; u++) {
+    const char *ts = jitc_dtype_typestr((jitc_dtype)u);
+    if (ts && ts[1] == 'f' && 2 * jitc_dtype_size((jitc_dtype)u) == jitc_dtype_size(t))
+      return (jitc_dtype)u;
+  }
+  return t; /* not reached: the table has the float type of each complex one */
+}
+
 int elem_mant_bits(jitc_dtype t) {
+  t = elem_part_type(t);
   switch (jitc_dtype_size(t)) {
   case 2: return t == JITC_BFLOAT16 ? 8 : 11;
   case 4: return 24;
@@ -122,6 +138,7 @@ int64_t elem_get_int(const void *data, jitc_dtype t, int64_t i) {
 double elem_get(const void *data, jitc_dtype t, int64_t i) {
   size_t size = jitc_dtype_size(t);
   switch (elem_kind(t)) {
+  case EK_COMPLEX: return elem_get(data, elem_part_type(t), 2 * i);
   case EK_BOOL: return load_bits(data, 1, i) != 0;
   case EK_SINT: return (double)elem_get_int(data, t, i);
   case EK_UINT: return (double)load_bits(data, size, i);
@@ -168,7 +185,16 @@ static uint64_t float_bits(jitc_dtype t, size_t size, double v) {
   return u;
 }
 
+void elem_set_complex(void *data, jitc_dtype t, int64_t i, double re, double im) {
+  elem_set_float(data, elem_part_type(t), 2 * i, re);
+  elem_set_float(data, elem_part_type(t), 2 * i + 1, im);
+}
+
 void elem_set_float(void *data, jitc_dtype t, int64_t i, double v) {
+  if (elem_kind(t) == EK_COMPLEX) {
+    elem_set_complex(data, t, i, v, 0.0);
+    return;
+  }
   size_t size = jitc_dtype_size(t);
   int bits = 8 * (int)size;
   uint64_t u;
@@ -197,6 +223,11 @@ void elem_set_float(void *data, jitc_dtype t, int64_t i, double v) {
 }
 
 void elem_set_int(void *data, jitc_dtype t, int64_t i, int64_t v) {
+  if (elem_kind(t) == EK_COMPLEX) {
+    elem_set_int(data, elem_part_type(t), 2 * i, v);
+    elem_set_float(data, elem_part_type(t), 2 * i + 1, 0.0);
+    return;
+  }
   size_t size = jitc_dtype_size(t);
   uint64_t u;
   switch (elem_kind(t)) {
@@ -214,7 +245,7 @@ void elem_set_int(void *data, jitc_dtype t, int64_t i, int64_t v) {
 }
 
 double elem_round(jitc_dtype t, double x) {
-  unsigned char cell[8];
+  unsigned char cell[16];
   elem_set_float(cell, t, 0, x);
   return elem_get(cell, t, 0);
 }
@@ -244,7 +275,7 @@ void elem_fill(void *data, jitc_dtype t, int64_t n) {
 /* ---- the list of the types ---- */
 
 /* The order the types are listed in: by kind, then size (bfloat16 with the
-** floats, after float16). */
+** floats, after float16; the complex types last). */
 static int list_rank(jitc_dtype t) {
   return (int)elem_kind(t) * 100 + (int)jitc_dtype_size(t) * 2 + (t == JITC_BFLOAT16);
 }

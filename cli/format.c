@@ -21,6 +21,16 @@
 ** bfloat16 is not NumPy's: it prints as ml_dtypes prints it, each value
 ** with C's %g ("0.100098", "2", "3.38953e+38"), whatever the others are.
 **
+** A complex element is its real part, its imaginary part with a sign, and
+** "j", each part spelled as a float of the part type (float32 for
+** complex64): "1.+2.j", "nan+nanj", "-0.-0.j", "inf-infj".  As NumPy's
+** ComplexFloatingFormat does, the real parts decide their exponent form
+** together, and the imaginary parts theirs ("[1.5e+20+1.j]").  A complex
+** value is NumPy's str of a complex scalar: "(1+2j)", "(nan+nanj)",
+** "(-0-0j)", "(1e+20-infj)", and "2j", "0j", "nanj" when the real part is
+** +0: each part without a trailing "." and with the exponent rule of a
+** scalar of the part type.
+**
 ** The shortest digits are runtime/text.c's (fmt_digits), the same as the
 ** compiler's dumps and generated code use, and for float16 half_digits
 ** here; this file only spells them.
@@ -38,7 +48,9 @@
 
 /* ---- spelling ---- */
 
-enum { POSITIONAL, SCI_ARRAY, SCI_SCALAR };
+/* POSITIONAL_TRIM: positional without a trailing "." ("2", a complex
+** scalar's parts). */
+enum { POSITIONAL, SCI_ARRAY, SCI_SCALAR, POSITIONAL_TRIM };
 
 /* "d.ddde[+-]XX" into its digits (no trailing zeros) and exponent. */
 static int parse_e(const char *s, char *digits) {
@@ -116,11 +128,12 @@ static void put_float(Buf *b, double x, jitc_dtype t, int mode) {
   int nd = (int)strlen(digits);
   char out[400];
   int k = 0;
-  if (mode == POSITIONAL) {
+  if (mode == POSITIONAL || mode == POSITIONAL_TRIM) {
     if (exp >= 0) {
       for (int i = 0; i <= exp; i++)
         out[k++] = i < nd ? digits[i] : '0';
-      out[k++] = '.';
+      if (mode == POSITIONAL || nd > exp + 1)
+        out[k++] = '.';
       for (int i = exp + 1; i < nd; i++)
         out[k++] = digits[i];
     } else {
@@ -144,6 +157,21 @@ static void put_float(Buf *b, double x, jitc_dtype t, int mode) {
   buf_puts(b, out);
 }
 
+/* A complex element i: its real part in mode re_mode, its imaginary part
+** with a sign ("+nan" for any NaN, as NumPy) in im_mode, then "j". */
+static void put_complex(Buf *b, const void *data, jitc_dtype t, int64_t i, int re_mode,
+                        int im_mode) {
+  jitc_dtype p = elem_part_type(t);
+  double im = elem_get(data, p, 2 * i + 1);
+  put_float(b, elem_get(data, p, 2 * i), p, re_mode);
+  if (isnan(im) || !signbit(im))
+    buf_puts(b, "+");
+  put_float(b, im, p, im_mode);
+  buf_puts(b, "j");
+}
+
+/* Element i; a complex one's parts in the modes packed in `mode` (real
+** part's low byte, imaginary part's next). */
 static void put_elem(Buf *b, const void *data, jitc_dtype t, int64_t i, int mode) {
   char tmp[32];
   switch (elem_kind(t)) {
@@ -157,6 +185,9 @@ static void put_elem(Buf *b, const void *data, jitc_dtype t, int64_t i, int mode
   case EK_UINT:
     snprintf(tmp, sizeof tmp, "%" PRIu64, (uint64_t)elem_get_int(data, t, i));
     buf_puts(b, tmp);
+    break;
+  case EK_COMPLEX:
+    put_complex(b, data, t, i, mode & 0xff, mode >> 8);
     break;
   default:
     if (numpy_float(t))
@@ -177,12 +208,15 @@ static int decimal_precision(jitc_dtype t) {
 ** elements [0,k1) and [k2,n): exponent form when the largest nonzero
 ** magnitude is >= 10^min(8, precision) (1e3 for float16, 1e6 for float32,
 ** 1e8 for float64), the smallest < 1e-4, or their ratio > 1e3, each
-** compared in the array's own precision, as NumPy does. */
-static int array_mode(const void *data, jitc_dtype t, int64_t k1, int64_t k2, int64_t n) {
+** compared in the array's own precision, as NumPy does.  Element i is the
+** float (of type t) at index stride*i + off: a complex array's real parts
+** are stride 2, offset 0 of its part type, its imaginary parts offset 1. */
+static int array_mode(const void *data, jitc_dtype t, int stride, int off, int64_t k1,
+                      int64_t k2, int64_t n) {
   bool any = false;
   double mx = 0, mn = 0;
   for (int64_t i = 0; i < n; i = (i + 1 == k1) ? k2 : i + 1) {
-    double v = fabs(elem_get(data, t, i));
+    double v = fabs(elem_get(data, t, stride * i + off));
     if (!isfinite(v) || v == 0)
       continue;
     if (!any || v > mx)
@@ -211,7 +245,11 @@ char *format_array(const void *data, jitc_dtype dtype, int64_t n) {
   int64_t k1 = summary ? EDGE_ITEMS : n, k2 = summary ? n - EDGE_ITEMS : n;
   int mode = POSITIONAL;
   if (numpy_float(dtype) && n > 0)
-    mode = array_mode(data, dtype, k1, k2, n);
+    mode = array_mode(data, dtype, 1, 0, k1, k2, n);
+  if (elem_kind(dtype) == EK_COMPLEX && n > 0) {
+    jitc_dtype p = elem_part_type(dtype);
+    mode = array_mode(data, p, 2, 0, k1, k2, n) | array_mode(data, p, 2, 1, k1, k2, n) << 8;
+  }
   buf_puts(&b, "[");
   for (int64_t i = 0; i < k1; i++) {
     if (i)
@@ -229,17 +267,37 @@ char *format_array(const void *data, jitc_dtype dtype, int64_t n) {
   return buf_steal(&b);
 }
 
+/* NumPy's scalar repr of float x of type t: positional from 1e-4 up to 1e3
+** for float16, 1e6 for float32 (10^precision), 1e16 for float64;
+** `positional` is the mode below that. */
+static int scalar_mode(double x, jitc_dtype t, int positional) {
+  double ax = fabs(x);
+  double hi = jitc_dtype_size(t) == 8 ? 1e16 : pow(10.0, decimal_precision(t));
+  return isfinite(ax) && ax != 0 && (ax >= hi || ax < 1e-4) ? SCI_SCALAR : positional;
+}
+
+/* NumPy's str of a complex scalar: "(re+imj)", or "imj" when re is +0. */
+static void put_complex_value(Buf *b, const void *elem, jitc_dtype t) {
+  jitc_dtype p = elem_part_type(t);
+  double re = elem_get(elem, p, 0), im = elem_get(elem, p, 1);
+  int im_mode = scalar_mode(im, p, POSITIONAL_TRIM);
+  if (re == 0 && !signbit(re)) {
+    put_float(b, im, p, im_mode);
+    buf_puts(b, "j");
+    return;
+  }
+  buf_puts(b, "(");
+  put_complex(b, elem, t, 0, scalar_mode(re, p, POSITIONAL_TRIM), im_mode);
+  buf_puts(b, ")");
+}
+
 char *format_value(const void *elem, jitc_dtype dtype) {
   Buf b = {0};
-  int mode = POSITIONAL;
-  if (numpy_float(dtype)) {
-    /* NumPy's scalar repr: positional from 1e-4 up to 1e3 for float16, 1e6
-    ** for float32 (10^precision), 1e16 for float64. */
-    double ax = fabs(elem_get(elem, dtype, 0));
-    double hi = jitc_dtype_size(dtype) == 8 ? 1e16 : pow(10.0, decimal_precision(dtype));
-    if (isfinite(ax) && ax != 0 && (ax >= hi || ax < 1e-4))
-      mode = SCI_SCALAR;
-  }
-  put_elem(&b, elem, dtype, 0, mode);
+  if (elem_kind(dtype) == EK_COMPLEX)
+    put_complex_value(&b, elem, dtype);
+  else
+    put_elem(&b, elem, dtype, 0,
+             numpy_float(dtype) ? scalar_mode(elem_get(elem, dtype, 0), dtype, POSITIONAL)
+                                : POSITIONAL);
   return buf_steal(&b);
 }

@@ -8,7 +8,11 @@
 ** follows np.linspace's own arithmetic, and every value is made as float64
 ** (or int64 for arange and integral full values) and then cast to the
 ** array's dtype the way astype does (elem.c: integers wrap, float16 rounds
-** from float64 directly, bfloat16 through float32 as ml_dtypes does).  The
+** from float64 directly, bfloat16 through float32 as ml_dtypes does).
+** A complex array gets the same values as its real parts, with imaginary
+** parts of 0, except from rand and randn, whose imaginary parts are the
+** next n draws (np.random.rand(n) + 1j*np.random.rand(n)), and from
+** full:VALUE, which takes a Python complex literal (full:1+2j).  The
 ** one place C and NumPy part ways is a float-to-int cast of a value out of
 ** range, which is undefined in C: here it saturates (negatives give 0 for
 ** unsigned types) and NaN gives 0, the rule of the whole language.
@@ -213,15 +217,26 @@ static int parse_seed(const char *spec, const char *arg, uint32_t *seed, char *e
 
 #define CHUNK 4096
 
+/* np.random.rand(n) or randn(n); for a complex array the real parts are
+** those draws and the imaginary parts the next n, as
+** rand(n) + 1j*rand(n) draws them (the real parts are a real array's). */
 static void gen_rand(HostArray *a, uint32_t seed, bool normal) {
   Mt19937 st;
   double buf[CHUNK];
   mt_seed(&st, seed);
-  for (int64_t at = 0; at < a->n; at += CHUNK) {
-    int64_t k = a->n - at < CHUNK ? a->n - at : CHUNK;
-    for (int64_t i = 0; i < k; i++)
-      buf[i] = normal ? mt_gauss(&st) : mt_double(&st);
-    store_f64(a, at, buf, k);
+  bool cplx = elem_kind(a->dtype) == EK_COMPLEX;
+  jitc_dtype part = elem_part_type(a->dtype);
+  for (int imag = 0; imag <= (int)cplx; imag++) {
+    for (int64_t at = 0; at < a->n; at += CHUNK) {
+      int64_t k = a->n - at < CHUNK ? a->n - at : CHUNK;
+      for (int64_t i = 0; i < k; i++)
+        buf[i] = normal ? mt_gauss(&st) : mt_double(&st);
+      if (!cplx)
+        store_f64(a, at, buf, k);
+      else
+        for (int64_t i = 0; i < k; i++)
+          elem_set_float(a->data, part, 2 * (at + i) + imag, buf[i]);
+    }
   }
 }
 
@@ -266,6 +281,39 @@ static void fill_i64(HostArray *a, int64_t v) {
     return;
   elem_set_int(a->data, a->dtype, 0, v);
   elem_fill(a->data, a->dtype, a->n);
+}
+
+bool gen_parse_complex(const char *s, double *re, double *im) {
+  char buf[128];
+  size_t n = strlen(s);
+  if (n >= 2 && s[0] == '(' && s[n - 1] == ')') {
+    s++;
+    n -= 2;
+  }
+  if (n == 0 || n >= sizeof buf || (s[n - 1] != 'j' && s[n - 1] != 'J'))
+    return false;
+  memcpy(buf, s, n - 1);
+  buf[n - 1] = '\0';
+  /* The sign that starts the imaginary part: the last one after the first
+  ** character that is not an exponent's. */
+  size_t split = 0;
+  for (size_t k = 1; k + 1 < n; k++)
+    if ((buf[k] == '+' || buf[k] == '-') && buf[k - 1] != 'e' && buf[k - 1] != 'E')
+      split = k;
+  const char *imag = buf + split;
+  double r = 0.0, v;
+  if (!*imag || !strcmp(imag, "+") || !strcmp(imag, "-"))
+    v = *imag == '-' ? -1.0 : 1.0;
+  else if (!parse_double(imag, &v))
+    return false;
+  if (split) {
+    buf[split] = '\0';
+    if (!parse_double(buf, &r))
+      return false;
+  }
+  *re = r;
+  *im = v;
+  return true;
 }
 
 /* A decimal integer above INT64_MAX that fits uint64, as its bits. */
@@ -330,9 +378,21 @@ int gen_fill(HostArray *a, const char *spec, char *err, size_t errlen) {
   }
   if (name_is(spec, "full")) {
     int64_t iv = 0;
-    double dv;
+    double dv, im;
     if (!arg || !*arg)
       return fail(err, errlen, "bad input '%s': full needs a value, as full:VALUE", spec);
+    if (gen_parse_complex(arg, &dv, &im)) {
+      /* np.full(n, 1+2j, float64) drops the imaginary part with a warning;
+      ** here it is refused, as a value an integer type cannot hold is. */
+      if (elem_kind(a->dtype) != EK_COMPLEX)
+        return fail(err, errlen, "full value %s is complex and does not fit %s", arg,
+                    jitc_dtype_name(a->dtype));
+      if (a->n > 0) {
+        elem_set_complex(a->data, a->dtype, 0, dv, im);
+        elem_fill(a->data, a->dtype, a->n);
+      }
+      return 0;
+    }
     int isint = parse_int(arg, &iv);
     bool big = isint == 2 && elem_kind(a->dtype) == EK_UINT && parse_big_uint(arg, &iv);
     bool integer_type = elem_kind(a->dtype) == EK_SINT || elem_kind(a->dtype) == EK_UINT;

@@ -248,8 +248,8 @@ int load_inputs(Run *r) {
 ** is a usage error, as a bad -D value is, by filling one element. */
 static void check_spec(const Named *in, jitc_dtype t) {
   char err[1024];
-  uint64_t one;
-  HostArray a = {.dtype = t, .ndim = 1, .shape = {1}, .n = 1, .data = &one};
+  uint64_t one[2]; /* the widest element: complex128 */
+  HostArray a = {.dtype = t, .ndim = 1, .shape = {1}, .n = 1, .data = one};
   if (gen_fill(&a, in->value, err, sizeof err))
     die_usage("--in %s=%s: %s", in->name, in->value, err);
 }

@@ -42,14 +42,15 @@ static double moved_bytes(const Arr *arrs, int narrs, int64_t n) {
   return bytes;
 }
 
-/* A reduction's result as a JSON value: a number, true or false, or, for
-** what JSON cannot write as a number, the string "nan", "inf" or "-inf". */
-static void json_result(const Arr *A) {
-  char *text = format_value(A->data.data, A->dtype);
+/* One value of a real type as a JSON value: a number, true or false, or,
+** for what JSON cannot write as a number, the string "nan", "inf" or
+** "-inf". */
+static void json_value(const void *elem, jitc_dtype t) {
+  char *text = format_value(elem, t);
   if (!text) {
     printf("null");
-  } else if (A->dtype == JITC_BOOL) {
-    printf("%s", *(const uint8_t *)A->data.data ? "true" : "false");
+  } else if (t == JITC_BOOL) {
+    printf("%s", *(const uint8_t *)elem ? "true" : "false");
   } else if (!strcmp(text, "nan") || !strcmp(text, "inf") || !strcmp(text, "-inf")) {
     printf("\"%s\"", text);
   } else {
@@ -58,6 +59,21 @@ static void json_result(const Arr *A) {
     printf("%s%s", text, len && text[len - 1] == '.' ? "0" : "");
   }
   free(text);
+}
+
+/* A reduction's result as a JSON value; a complex one is the pair [real,
+** imaginary], each part as a float of the part type ([1.0, "nan"]). */
+static void json_result(const Arr *A) {
+  jitc_dtype p = elem_part_type(A->dtype);
+  if (p == A->dtype) {
+    json_value(A->data.data, A->dtype);
+    return;
+  }
+  printf("[");
+  json_value(A->data.data, p);
+  printf(", ");
+  json_value((const char *)A->data.data + jitc_dtype_size(p), p);
+  printf("]");
 }
 
 /* One target's record for --json. */

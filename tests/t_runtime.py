@@ -49,12 +49,11 @@ except ImportError:
 # Every type of the table (bfloat16 where ml_dtypes is here to check it),
 # with its NumPy dtype.
 ROWS = t_types.table()
-# (complex64 and complex128 not yet: the command line does not print them)
-DTYPES = [r["name"] for r in ROWS if (r["name"] != "bfloat16" or ml_dtypes) and
-          r["kind"] != "T_COMPLEX"]
+DTYPES = [r["name"] for r in ROWS if r["name"] != "bfloat16" or ml_dtypes]
 NPDT = {name: np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name) for name in DTYPES}
 INTS = [t for t in DTYPES if NPDT[t].kind in "iu"]
-FLOATS = [t for t in DTYPES if t not in INTS and t != "bool"]
+COMPLEX = [t for t in DTYPES if NPDT[t].kind == "c"]
+FLOATS = [t for t in DTYPES if t not in INTS and t not in COMPLEX and t != "bool"]
 KIND_ORDER = {"T_BOOL": 0, "T_SINT": 1, "T_UINT": 2, "T_FLOAT": 3, "T_COMPLEX": 4}
 # The messages list the types by kind, then size (bfloat16 after float16).
 SUPPORTED = "jitc reads " + ", ".join(
@@ -137,6 +136,14 @@ def expected_gen(spec, dtype, n):
     name, _, arg = spec.partition(":")
     dt = NPDT[dtype]
     with np.errstate(all="ignore"):
+        if dt.kind == "c" and name in ("rand", "randn"):
+            # The real parts are a real array's draws, the imaginary parts
+            # the next n: np.random.rand(n) + 1j*np.random.rand(n).
+            z = np.empty(n, np.complex128)
+            np.random.seed(int(arg) if arg else 1)
+            z.real = getattr(np.random, name)(n)
+            z.imag = getattr(np.random, name)(n)
+            return z.astype(dt)
         v = float_values(name, arg, n)
         if v is not None:
             if dt.kind == "u":  # -1.5 -> uint8 is machine-dependent: jitc's 0
@@ -154,7 +161,7 @@ def expected_gen(spec, dtype, n):
             try:
                 v = int(arg)
             except ValueError:
-                v = float(arg)
+                v = complex(arg) if arg.endswith(("j", "J", ")")) else float(arg)
             if dt.kind == "V":  # ml_dtypes' np.full takes no Python int
                 return np.full(n, np.array(v).astype(dt), dt)
             return np.full(n, v, dt)
@@ -268,6 +275,29 @@ def test_generators(d, pre):
             probs += gen_case(spec, dtype, 5000)
     check(pre + "gen/half-rounding", probs)
 
+    # Complex values: full:VALUE reads what Python's complex() reads; a
+    # complex value for a real type is refused (np.full would drop the
+    # imaginary part with a ComplexWarning).
+    probs = []
+    for dtype in COMPLEX:
+        for v in ("1+2j", "-2.5j", "j", "-j", "1-j", "(1+2j)", "1e300+1e-300j", "-0-0j",
+                  "nan+infj", "-inf-nanj", "3.4e38-3.5e38j", "1e-46+1e-45J", "0.1+0.2j"):
+            for n in (0, 1, 7, 1000):
+                probs += gen_case("full:" + v, dtype, n)
+    for dtype in DTYPES:
+        if dtype in COMPLEX:
+            continue
+        rc, _, err = d.run("gen", "full:1+2j", dtype, 3, out)
+        want = "full value 1+2j is complex and does not fit " + dtype
+        if rc != 1 or want not in err:
+            probs.append("full:1+2j %s: rc %s, %r (want %r)" % (dtype, rc, err.strip(), want))
+    for spec in ("full:1+", "full:1+2", "full:1 +2j", "full:1+2jj", "full:(1+2j", "full:0x1j",
+                 "full:1+2i"):
+        rc, _, err = d.run("gen", spec, COMPLEX[0] if COMPLEX else "float64", 3, out)
+        if rc != 1 or "bad number" not in err:
+            probs.append("%s: rc %s, %r (want a bad number)" % (spec, rc, err.strip()))
+    check(pre + "gen/complex-values", probs)
+
     # Exact integers and casts that C leaves undefined (saturate; NaN gives 0).
     probs = []
     I32, I64 = np.iinfo(np.int32), np.iinfo(np.int64)
@@ -373,6 +403,10 @@ def sample(dtype, shape, rng):
     elif dtype in INTS:
         info = np.iinfo(NPDT[dtype])
         v = rng.integers(info.min, info.max, n, dtype=NPDT[dtype], endpoint=True)
+    elif dtype in COMPLEX:
+        part = NPDT[dtype].type(0).real.dtype.name
+        v = np.empty(n, NPDT[dtype])
+        v.real, v.imag = sample(part, (n,), rng), sample(part, (n,), rng)[::-1]
     else:
         with np.errstate(over="ignore"):  # float16 overflows to inf: a value too
             v = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)).astype(NPDT[dtype])
@@ -619,6 +653,10 @@ def hostile_cases(t):
         "(complex256) is not supported")
     hdr("float128", "{'descr': '<f16', 'fortran_order': False, 'shape': (3,)}", "(float128)")
     hdr("complex32", "{'descr': '<c4', 'fortran_order': False, 'shape': (3,)}", "(complex32)")
+    hdr("big-endian-c8", "{'descr': '>c8', 'fortran_order': False, 'shape': (3,)}",
+        "big-endian dtype '>c8' is not supported; " + SUPPORTED)
+    hdr("big-endian-c16", "{'descr': '>c16', 'fortran_order': False, 'shape': (3,)}",
+        "big-endian dtype '>c16'", data=b"\x00" * 48)
     hdr("uint128", "{'descr': '<u16', 'fortran_order': False, 'shape': (3,)}", "(uint128)")
     hdr("void2", "{'descr': '|V2', 'fortran_order': False, 'shape': (12,)}",
         "dtype '|V2' is raw bytes, which is how ml_dtypes saves bfloat16")
@@ -803,6 +841,15 @@ def np_array_text(a):
         parts = [str(int(v)) for v in a[shown]]
     elif a.dtype.kind == "V":  # bfloat16: each as ml_dtypes prints it
         parts = [str(v) for v in a[shown]]
+    elif a.dtype.kind == "c":
+        # NumPy's ComplexFloatingFormat: the real parts choose their form
+        # together, the imaginary parts theirs; "+nan" for any NaN.
+        sr, si = (("e" in np.array2string(p, threshold=1000).replace("inf", ""))
+                  for p in (a.real, a.imag))
+        parts = []
+        for v in a[shown]:
+            im = "+nan" if np.isnan(v.imag) else np_elem_text(v.imag, si)
+            parts.append(np_elem_text(v.real, sr) + ("" if im[0] in "+-" else "+") + im + "j")
     else:
         sci = "e" in np.array2string(a, threshold=1000).replace("inf", "")
         parts = [np_elem_text(v, sci) for v in a[shown]]
@@ -879,8 +926,33 @@ def test_format(d, pre):
         fixed.append((np.array([0.1, 1 / 3, 2, -0.0, np.nan, 3e38, 1e-5, 123456],
                                NPDT["bfloat16"]),
                       "[0.100098 0.333984 2 -0 nan 3.00406e+38 1.00136e-05 123392]"))
+    c64, c128 = np.complex64, np.complex128
+    nan, inf = np.nan, np.inf
+    fixed += [
+        (np.array([1 + 2j, 3 - 4j], c128), "[1.+2.j 3.-4.j]"),
+        (np.array([complex(nan, nan), complex(-0.0, -0.0), complex(inf, -inf)], c128),
+         "[nan+nanj -0.-0.j inf-infj]"),
+        (np.array([complex(1, nan), complex(-nan, 1), complex(-inf, inf)], c64),
+         "[1.+nanj nan+1.j -inf+infj]"),
+        (np.array([1 / 3 + 0.1j], c128), "[0.3333333333333333+0.1j]"),
+        (np.array([1 / 3 + 0.1j], c64), "[0.33333334+0.1j]"),
+        (np.array([1.5e20 + 1j, 1 + 1j], c128), "[1.5e+20+1.j 1.e+00+1.j]"),
+        (np.array([1 + 1e-5j, 2 + 3j], c128), "[1.+1.e-05j 2.+3.e+00j]"),
+        (np.array([1e7 + 1j], c64), "[1.e+07+1.j]"),  # float32's parts switch at 1e6
+        (np.array([1e7 + 1j], c128), "[10000000.+1.j]"),
+        (np.array([0j, complex(0, -0.5)], c64), "[0.+0.j 0.-0.5j]"),
+        (np.array([], c128), "[]"),
+        (np.arange(1001).astype(c128) * (1 + 1j), "[0.+0.j 1.+1.j 2.+2.j ... 998.+998.j "
+         "999.+999.j 1000.+1000.j]"),
+    ]
     probs = []
     for a, want in fixed:
+        if a.dtype.kind == "c" and "e" not in want.replace("inf", ""):
+            # Positional, NumPy's own text is ours but for its padding.
+            np_text = np.array2string(a, floatmode="unique", threshold=1000,
+                                      max_line_width=1 << 30).replace(" ", "")
+            if np_text != want.replace(" ", ""):
+                probs.append("self-check: NumPy prints %r for %r" % (np_text, want))
         got = fmt(a)
         if got != want:
             probs.append("%s %s: got %r, want %r" % (a.dtype, a[:4], got, want))
@@ -926,6 +998,20 @@ def test_format(d, pre):
             got, want = fmt(a), np_array_text(a)
             if got != want:
                 probs.append("%s n=%d: got %r, want %r" % (dtype, n, got[:200], want[:200]))
+    for dt in COMPLEX:
+        for i in range(80 if not d.sanitized else 20):
+            n = int(rng.choice([1, 2, 3, 5, 8, 1000, 1001, 1500]))
+            a = np.empty(n, NPDT[dt])
+            for part in ("real", "imag"):  # each part its own scale
+                k = rng.integers(0, 4)
+                scale = (10.0 ** rng.integers(-12, 12, n) if k == 0 else
+                         10.0 ** rng.integers(-2, 4) if k == 1 else 10.0 ** rng.integers(-4, 9))
+                setattr(a, part, rng.standard_normal(n) * scale * (k != 3))
+            if i % 4 == 0:
+                a[rng.integers(0, n)] = complex(*rng.choice([nan, inf, -inf, 0.0, -0.0], 2))
+            got, want = fmt(a), np_array_text(a)
+            if got != want:
+                probs.append("%s n=%d: got %r, want %r" % (dt, n, got[:200], want[:200]))
     check(pre + "format/random-arrays", probs)
 
     # format_value, one element at a time, against NumPy's scalar str: random
@@ -956,6 +1042,33 @@ def test_format(d, pre):
             if g != w:
                 probs.append("%r: got %r, want %r" % (x, g, w))
         check(pre + "format/values-" + dt.__name__, probs)
+
+    # Complex values, one at a time, against NumPy's str of the complex
+    # scalar: "(1+2j)", "2j", "(nan+nanj)", each part with the exponent rule
+    # of a scalar of its part type.
+    for dt in COMPLEX:
+        part, ut = (f32, np.uint32) if NPDT[dt].itemsize == 8 else (f64, np.uint64)
+        rng = np.random.default_rng(6)
+        bits = rng.integers(0, np.iinfo(ut).max, (1000 if not d.sanitized else 200, 2),
+                            dtype=ut, endpoint=True)
+        vals = bits.view(part)
+        edges = np.array([0.0, -0.0, nan, -nan, inf, -inf, 1.0, -2.5, 1e-4, 9.9999e-5, 1e6,
+                          999999.94, 1e16, 1e15, 1e20, 1 / 3, np.finfo(part).max,
+                          np.finfo(part).smallest_subnormal], dtype=np.float64).astype(part)
+        grid = np.array(np.meshgrid(edges, edges)).reshape(2, -1).T
+        small = (rng.standard_normal((1000, 2)) * 10.0 ** rng.integers(-6, 18, (1000, 2)))
+        every = np.concatenate([vals, grid, small.astype(part)])
+        z = np.ascontiguousarray(every).view(NPDT[dt]).reshape(-1)
+        np.save(p, z)
+        rc, outp, err = d.run("values", p)
+        got = outp.split("\n")[:-1] if rc == 0 else []
+        probs = [] if rc == 0 else ["rc %s: %s" % (rc, err.strip())]
+        if rc == 0 and len(got) != z.size:
+            probs.append("%d lines for %d values" % (len(got), z.size))
+        for x, g in zip(z, got):
+            if g != str(x):
+                probs.append("%r: got %r, want %r" % (x, g, str(x)))
+        check(pre + "format/values-" + dt, probs)
 
     # Every value of the 16-bit types, each as NumPy's (float16) or
     # ml_dtypes' (bfloat16) scalar str.

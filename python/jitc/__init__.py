@@ -37,18 +37,21 @@ Values:
   of the library's types (``jitc.dtypes()``): bool, int8, int16, int32,
   int64, uint8, uint16, uint32, uint64, float16, bfloat16 (an
   ``ml_dtypes.bfloat16`` array, known by its dtype's name: a bare ``'<V2'``
-  says no type), float32 and float64.  Other dtypes are refused with a
+  says no type), float32, float64, complex64 and complex128.  Other dtypes
+  are refused with a
   message naming the array (convert with ``.astype``).  They must be
   contiguous (C or Fortran order; others are refused: copy with
   ``np.ascontiguousarray``), have one shape (jitc does not broadcast) and
   one memory order.  Any number of dimensions: outputs get the inputs'
   shape and order.  Host and device arrays do not mix in one call, and an
   array the program writes shares no memory with another array of the call.
-- Scalars: Python ``bool``, ``int`` and ``float`` are weak (a ``float32``
-  array times ``2.5`` stays ``float32``, as in NumPy 2); NumPy scalars
-  (``np.float64(2.5)``, ``np.uint8(3)``, ``np.float16(1.5)``,
-  ``ml_dtypes.bfloat16(1)``) and 0-d arrays are typed (``float32`` array
-  times ``np.float64(2.5)`` is ``float64``).
+- Scalars: Python ``bool``, ``int``, ``float`` and ``complex`` are weak (a
+  ``float32`` array times ``2.5`` stays ``float32``, as in NumPy 2; plus
+  ``1j`` it is ``complex64``, an integer array plus ``1j`` ``complex128``);
+  NumPy scalars (``np.float64(2.5)``, ``np.uint8(3)``, ``np.float16(1.5)``,
+  ``np.complex64(1j)``, ``ml_dtypes.bfloat16(1)``) and 0-d arrays are typed
+  (``float32`` array times ``np.float64(2.5)`` is ``float64``, plus
+  ``np.complex128(1j)`` ``complex128``).
 
 Names: the caller's win.  A name given by keyword, or a variable of the
 caller, is that value wherever the program does not call it, also where
@@ -68,7 +71,9 @@ place (its dtype then fixes the output's).
 Reductions (docs/language.md, "Reductions"): a reduction's result is what
 NumPy's own gives, a NumPy scalar of NumPy's type (``np.sum`` of float32 is
 ``np.float32``, of int32 ``np.int64``, of uint8 ``np.uint64``; ``max`` of
-float16 ``np.float16``; ``mean`` of integers ``np.float64``;
+float16 ``np.float16``; ``mean`` of integers ``np.float64``; ``sum``,
+``prod``, ``mean``, ``min`` and ``max`` of complex64 ``np.complex64``, min and
+max in NumPy's order of complex numbers (by real part, then imaginary part);
 ``argmin``, ``argmax`` ``np.intp``; ``any``, ``all`` ``np.bool_``); for
 device arrays a 0-d array of their kind on their device, written on the
 current stream without waiting (as ``cupy.sum`` gives).  ``jitc.evaluate("s =
@@ -337,17 +342,20 @@ def _dtype_name(spec):
     return _known_name(dt, None if dt.kind == "V" else dt.str)
 
 
+# Python's scalar types: weak scalars, of the type NumPy gives each.
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
 def _signature_code(name, spec):
     """The _jitc code (kind | dtype) that one entry of a signature means."""
-    # Python's bool, int and float are weak, of the type NumPy gives them.
-    if spec is bool or spec is int or spec is float:
+    if any(spec is kind for kind in _PYTHON_SCALARS):
         return _jitc.WEAK | _DTYPES[_np.dtype(spec).name]
     if isinstance(spec, _np.generic) or (isinstance(spec, _np.ndarray) and spec.ndim == 0):
         dt = _dtype_name(spec.dtype)
         if dt:
             return _jitc.STRONG | _DTYPES[dt]
-    elif isinstance(spec, (bool, int, float)):
-        kind = bool if isinstance(spec, bool) else int if isinstance(spec, int) else float
+    elif isinstance(spec, _PYTHON_SCALARS):
+        kind = next(k for k in _PYTHON_SCALARS if isinstance(spec, k))
         return _jitc.WEAK | _DTYPES[_np.dtype(kind).name]
     elif isinstance(spec, _np.ndarray):
         dt = _dtype_name(spec.dtype)
@@ -365,8 +373,8 @@ def _signature_code(name, spec):
         if dt:
             return _jitc.HOST | _DTYPES[dt]
     raise InputError(f"signature: '{name}' = {spec!r}: give a dtype (np.float32, 'int64') or "
-                     "an example array for an array, int, float or bool (or an example "
-                     "value) for a weak scalar, a NumPy scalar for a typed one; jitc's "
+                     "an example array for an array, int, float, complex or bool (or an "
+                     "example value) for a weak scalar, a NumPy scalar for a typed one; jitc's "
                      "dtypes are " + ", ".join(_DTYPES))
 
 
@@ -380,10 +388,10 @@ def compile(program, target=None, **signature):
       NumPy's codes first, so ``'i8'`` is int64, then the language's short
       names, ``'bf16'``) or an example array (a device array makes a kernel
       for device arrays);
-    - a weak scalar: ``int``, ``float`` or ``bool``, or an example Python
-      number;
+    - a weak scalar: ``int``, ``float``, ``complex`` or ``bool``, or an
+      example Python number;
     - a typed scalar: an example NumPy scalar (``np.float32(0)``,
-      ``np.uint16(0)``).
+      ``np.uint16(0)``, ``np.complex64(0)``).
 
     Names the program reads must all be in the signature (there is no
     lookup in the caller's variables); a name of the signature is the

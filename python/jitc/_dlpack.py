@@ -5,13 +5,14 @@ when neither CuPy nor PyTorch is here to read them.
 A capsule holds a DLManagedTensor (dlpack.h, the ABI every producer
 shares): the data pointer, the device, the shape and strides in elements,
 and the type as a code and a width: kDLInt (0), kDLUInt (1), kDLFloat (2),
-kDLBfloat (4), kDLBool (6).  The consumer renames the capsule
+kDLBfloat (4), kDLComplex (5; the width of both parts: 64 for complex64),
+kDLBool (6).  The consumer renames the capsule
 "used_dltensor" and calls the tensor's deleter when done with it; here that
 is when the View that holds it is freed.
 """
 import ctypes
 
-_KDL_CODES = {0: "i", 1: "u", 2: "f", 6: "b"}  # NumPy's kind letter of each code
+_KDL_CODES = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}  # NumPy's kind letter of each code
 _KDL_BFLOAT = 4
 KDL_CPU, KDL_CUDA, KDL_CUDA_MANAGED = 1, 2, 13
 

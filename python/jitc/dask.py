@@ -42,12 +42,14 @@ or on its PYTHONPATH).
   argmax) give 0-d Dask arrays (of CuPy chunks for CuPy chunks), made with
   ``dask.array.reduction``: each block, in the same task as the
   element-wise outputs, gives a partial (its own sum or extreme; for mean a
-  float64 sum and a count; for argmin and argmax the extreme and its index
-  in the whole array), and Dask's tree combines the partials, the blocks in
-  their order at each node, fixed by the number of blocks and
-  ``split_every``: the same chunks give the same bits on every compute.
-  Float32, float16 and bfloat16 sums and means add the blocks' float64
-  sums, rounded once.
+  float64 sum, complex128 for complex, and a count; for argmin and argmax
+  the extreme and its index in the whole array), and Dask's tree combines
+  the partials, the blocks in their order at each node, fixed by the
+  number of blocks and ``split_every``: the same chunks give the same bits
+  on every compute.  Float32, float16 and bfloat16 sums and means add the
+  blocks' float64 sums, rounded once; complex64 ones their complex128
+  sums.  min, max, argmin and argmax of complex values follow NumPy's
+  order (by real part, then imaginary part; a NaN in either part first).
   Results are the NumPy scalars ``jitc.evaluate`` gives.  min, max, argmin
   and argmax of no elements raise ``jitc.EmptyReductionError`` when the
   graph is built (when the size is known; at compute time otherwise);
@@ -207,6 +209,13 @@ def _empty_like(c, dtype=None):
     return empty(c, dtype=dtype)
 
 
+def _meta_of(meta, ndim, dtype):
+    """The meta of a result: an empty array of `dtype` and of meta's kind
+    (NumPy or CuPy), made new rather than cast from meta (a complex meta
+    cast to a real type would raise NumPy's ComplexWarning)."""
+    return _meta_from_array(_empty_like(meta, dtype), ndim, dtype)
+
+
 # ---- reductions: per-block partials, combined by Dask's tree ----
 #
 # Each block runs the program and gives, per reduction, a partial result;
@@ -250,16 +259,18 @@ def _helper(name):
     return "_jitc_dask_" + name
 
 
-def _narrow_float(dt):
-    """Whether dt is a float type narrower than float64 (float32, float16,
-    ml_dtypes' bfloat16, whose NumPy kind is 'V')."""
-    return dt.itemsize < 8 and (dt.kind == "f" or dt.kind == "V" and dt.name in _jitc._DTYPES)
+def _wide(dt):
+    """The type a block sums values of dt in, which dt's own sums and means
+    round to once: float64 for the real types (NumPy's floats, ml_dtypes'
+    bfloat16, whose NumPy kind is 'V'), complex128 for the complex ones."""
+    return _np.promote_types(dt, _np.float64)
 
 
 def _block_program(program, reductions, dtypes):
     """The program a block runs for the partials: mean(X) becomes
-    sum(float64(X)) (mean's own sum), a narrower float's sum(X)
-    (float32, float16, bfloat16) sum(float64(X)), and
+    sum(float64(X)) (mean's own sum; sum(complex128(X)) for a complex
+    mean), a narrower float or complex type's sum(X) (float32, float16,
+    bfloat16, complex64) sum(float64(X)) (complex128), and
     an argmin(X) gets `_jitc_dask_NAME = min(X)` just before it.  Returns it
     and the position (line, column) of each reduction."""
     src = re.sub(r"#[^\n]*", "", program)
@@ -277,8 +288,9 @@ def _block_program(program, reductions, dtypes):
         where[name] = (src.count("\n", 0, at) + 1, at - src.rfind("\n", 0, at))
         end = _closing(src, m.end() - 1)
         arg = src[m.end():end - 1]
-        if op == "mean" or (op == "sum" and _narrow_float(dtypes[name])):
-            parts += [src[done:m.start()], "sum(float64(%s))" % arg]
+        wide = _wide(dtypes[name])
+        if op == "mean" or (op == "sum" and dtypes[name].kind in "fcV" and wide != dtypes[name]):
+            parts += [src[done:m.start()], "sum(%s(%s))" % (wide.name, arg)]
         elif op in ("argmin", "argmax"):
             parts += [src[done:a.start()], "\n%s = %s(%s)\n" % (_helper(name), op[3:], arg),
                       src[a.start():end]]
@@ -380,7 +392,9 @@ def _aggregate(op, name, rtype, where, device, nested, axis=None, keepdims=None)
     if acc is None:
         if op in _NOID:
             raise _empty_error(op, name, where)
-        v = t({"sum": 0, "prod": 1, "any": False, "all": True, "mean": _np.nan}[op])
+        # mean of nothing is 0/0: NaN in each part of a complex type
+        nan = complex(_np.nan, _np.nan) if _np.dtype(rtype).kind == "c" else _np.nan
+        v = t({"sum": 0, "prod": 1, "any": False, "all": True, "mean": nan}[op])
     elif op == "mean":
         v = t(acc[0] / _np.float64(acc[1]))
     elif op in ("argmin", "argmax"):
@@ -420,7 +434,7 @@ def _reduce(both, results, dtypes, where, meta, token):
             parts, functools.partial(_pick, k),
             functools.partial(_aggregate, op, name, dt, where[name], device),
             combine=functools.partial(_combine, op), axis=None, keepdims=False, dtype=dt,
-            concatenate=False, meta=_meta_from_array(meta, 0, dt),
+            concatenate=False, meta=_meta_of(meta, 0, dt),
             name="jitc-%s-%s" % (name, token))
     return out
 
@@ -518,14 +532,14 @@ def evaluate(program, target=None, **names):
     if len(outs) == 1 and not red:
         dt = dtypes[outs[0]]
         return _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
-                             dtype=dt, meta=_meta_from_array(meta, len(ind), dt))
+                             dtype=dt, meta=_meta_of(meta, len(ind), dt))
     # One task per block computes everything; the outputs are split off it.
     both = _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
                          dtype=object, meta=_np.empty((0,) * len(ind), dtype=object))
     got = _reduce(both, results, dtypes, where, meta, token) if red else {}
     got.update({nm: _da.blockwise(operator.getitem, ind, both, ind, k, None,
                                   name="jitc-%s-%s" % (nm, token), dtype=dtypes[nm],
-                                  meta=_meta_from_array(meta, len(ind), dtypes[nm]))
+                                  meta=_meta_of(meta, len(ind), dtypes[nm]))
                 for k, nm in enumerate(outs)})
     got = {nm: got[nm] for nm in assigned}
     return got if len(got) > 1 else got[assigned[0]]

@@ -118,8 +118,8 @@ KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int 
 static int result_alloc(const KernelObject *K, int j, Bound *b, int dev, PyObject *like) {
   b->code = (dev ? K_DEV : K_HOST) | K->adtypes[j];
   if (!dev) {
-    b->cell = 0;
-    b->ptr = (uint64_t)(uintptr_t)&b->cell;
+    memset(b->cell, 0, sizeof b->cell);
+    b->ptr = (uint64_t)(uintptr_t)b->cell;
     return 0;
   }
   const ModuleState *st = mod_state();
@@ -316,7 +316,7 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
   for (int j = 0; j < na && !dev; j++)
     if (K->aroles[j] == JITC_RESULT) {
       PyArray_Descr *d = mod_descr(K->adtypes[j]);
-      PyObject *v = d ? PyArray_Scalar(&arrs[j].cell, d, NULL) : NULL;
+      PyObject *v = d ? PyArray_Scalar(arrs[j].cell, d, NULL) : NULL;
       Py_XDECREF(d);
       if (!v) return NULL;
       arrs[j].obj = arrs[j].own = v;

@@ -86,7 +86,8 @@ typedef struct Bound {
   int ndim, layout, writable;
   npy_intp shape[NPY_MAXDIMS];
   int64_t n;
-  uint64_t cell;        /* a reduction's result on the host: written by the run */
+  uint64_t cell[2];     /* a reduction's result on the host, written by the run: one
+                           element of any type (complex128's 16 bytes) */
 } Bound;
 
 typedef struct KernelObject {

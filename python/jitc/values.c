@@ -79,7 +79,8 @@ static int bind_ndarray(Bound *b, const char *name, PyArrayObject *a) {
 /* A strong scalar of type t: a 0-d array or a NumPy scalar `o`, whose
 ** element is at p.  Integers are read as their bytes say (a uint64's bits
 ** in u.i), floats as doubles: float32 and float64 from their bytes, the
-** 16-bit ones through Python's float, which holds them exactly. */
+** 16-bit ones through Python's float, which holds them exactly; complex
+** values as their two parts (jitc_value's c.re and c.im), widened exactly. */
 static int bind_strong(Bound *b, jitc_dtype t, const void *p, PyObject *o) {
   const ModuleState *st = mod_state();
   b->code = K_STRONG | t;
@@ -88,6 +89,17 @@ static int bind_strong(Bound *b, jitc_dtype t, const void *p, PyObject *o) {
   switch (st->kind[t]) {
   case 'b':
     b->val.u.i = *(const npy_bool *)p != 0;
+    return 0;
+  case 'c':
+    if (size == 2 * (int)sizeof(float)) {
+      float part[2];
+      memcpy(part, p, sizeof part);
+      b->val.u.c.re = part[0];
+      b->val.u.c.im = part[1];
+    } else {
+      memcpy(&b->val.u.c.re, p, sizeof(double));
+      memcpy(&b->val.u.c.im, (const char *)p + sizeof(double), sizeof(double));
+    }
     return 0;
   case 'i':
   case 'u': {
@@ -110,6 +122,18 @@ static int bind_strong(Bound *b, jitc_dtype t, const void *p, PyObject *o) {
     }
     return 0;
   }
+}
+
+/* A Python complex: weak, as Python's float is (NEP 50): complex128 with
+** integers, the complex type of a float's width (float32 + 1j is complex64). */
+static int bind_weak_complex(Bound *b, PyObject *o) {
+  Py_complex c = PyComplex_AsCComplex(o);
+  if (c.real == -1.0 && PyErr_Occurred()) return -1;
+  b->code = K_WEAK | JITC_COMPLEX128;
+  b->val.dtype = JITC_COMPLEX128;
+  b->val.u.c.re = c.real;
+  b->val.u.c.im = c.imag;
+  return 0;
 }
 
 /* Classifies a value: array (host or device) or scalar (weak or strong). */
@@ -139,6 +163,8 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
     b->val.u.f = PyFloat_AS_DOUBLE(o);
     return 0;
   }
+  if (PyComplex_CheckExact(o))
+    return bind_weak_complex(b, o);
   if (PyArray_IsScalar(o, Generic)) {
     PyArray_Descr *d = PyArray_DescrFromScalar(o);
     jitc_dtype t;
@@ -183,6 +209,8 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
     b->val.u.f = PyFloat_AsDouble(o);
     return 0;
   }
+  if (PyComplex_Check(o))
+    return bind_weak_complex(b, o);
   /* Device arrays first: a CuPy array also has the buffer protocol's
   ** absence, but a PyTorch CPU tensor has DLPack and no buffer. */
   const ModuleState *st = mod_state();

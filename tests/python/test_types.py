@@ -44,6 +44,10 @@ def sample(name, n=7):
         v[:2] = [info.min, info.max]
         return v
     v = np.array([1 / 3, -2.5, np.inf, -0.0, np.nan, 1e-3, 100.0] * n)[:n]
+    if dt.kind == "c":  # both parts: the values, and again in reverse
+        z = np.empty(n, dt)
+        z.real, z.imag = v, v[::-1]
+        return z
     return v.astype(dt)
 
 
@@ -124,13 +128,12 @@ def test_numpy_scalars_are_typed(name):
 def test_numpy_scalar_values(name):
     if name == "bfloat16" and ml_dtypes is None:
         pytest.skip("no ml_dtypes")
-    if name.startswith("complex"):
-        pytest.skip("complex scalars are bound by their own tests")
     dt = "ml_dtypes.bfloat16" if name == "bfloat16" else "np.dtype(%r)" % name
     interp_runs("""
 dt = np.dtype(%s)
 info = np.iinfo(dt) if dt.kind in "iu" else None
-for v in ([info.min, info.max, 1] if info else [0.1, -2.5, 1]):
+for v in ([info.min, info.max, 1] if info else [0.1 - 3e38j, -2.5j, 1] if dt.kind == "c"
+          else [0.1, -2.5, 1]):
     s = np.array(v).astype(dt)[()]
     b = jitc.evaluate("b = where(a, s, s)", "interp", a=np.ones(3, bool), s=s)
     assert b.dtype == dt and (b.view(np.uint8) == np.full(3, s, dt).view(np.uint8)).all(), (b, s)
@@ -265,10 +268,11 @@ class DLPackTensor:
 
 
 def test_dlpack_type_codes():
-    kdl = {"b": 6, "i": 0, "u": 1, "f": 2, "V": 4}  # kDLBool, kDLInt, kDLUInt, kDLFloat, kDLBfloat
+    # kDLBool, kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLComplex
+    kdl = {"b": 6, "i": 0, "u": 1, "f": 2, "V": 4, "c": 5}
     for name, typestr in jitc._jitc.dtypes:
-        if (name == "bfloat16" and ml_dtypes is None) or typestr[1] == "c":
-            continue  # complex: kDLComplex, the package's own tests
+        if name == "bfloat16" and ml_dtypes is None:
+            continue
         host = sample(name, 6)
         before = DLPackTensor.deleted
         b = jitc.evaluate("b = a", "interp",
@@ -278,8 +282,8 @@ def test_dlpack_type_codes():
         import gc
         gc.collect()
         assert DLPackTensor.deleted > before, name  # the tensor was given back
-    with pytest.raises(jitc.InputError, match="complex"):
-        jitc.evaluate("b = a", "interp", a=DLPackTensor(np.zeros(3, np.clongdouble), 5, 256,
+    with pytest.raises(jitc.InputError, match=r"code 5, 32 bits.*jitc takes bool"):
+        jitc.evaluate("b = a", "interp", a=DLPackTensor(np.zeros(3, np.float32), 5, 32,
                                                         count=False))
     with pytest.raises(jitc.InputError, match=r"code 2, 128 bits.*jitc takes bool"):
         jitc.evaluate("b = a", "interp", a=DLPackTensor(np.zeros(3, np.complex128), 2, 128,
