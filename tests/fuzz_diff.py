@@ -1196,6 +1196,15 @@ REGRESSIONS = [
      {"x0": (F64, [1.0]), "sum": (F64, [2.0])}, {}),
     ("shadow_array_f32", "o0 = f32 + x0\n", {"o0": "exact"},
      {"x0": (F64, [1.0]), "f32": (F64, [2.0])}, {}),
+    # 10. The types of the table's rows (fuzz_diff.5 and 6 with them, by hand).
+    #     A float function of integers of both signs is NumPy's loop, the
+    #     least float holding each (int8 with uint8: float16, not float32).
+    ("float_fn_mixed_sign", "o0 = copysign(x0, x1)\no1 = nextafter(x1, x0)\n",
+     {"o0": "exact", "o1": "exact"}, {"x0": ("int8", [3, -3, 0]), "x1": ("uint8", [0, 1, 255])},
+     {}),
+    #     `bool_array ** 2` is NumPy's square of the array: int8 (power(), int64).
+    ("bool_square_operator", "o0 = x0 ** 2\no1 = power(x0, 2)\no2 = x0 ** 2.0\n",
+     {"o0": "exact", "o1": "exact", "o2": "exact"}, {"x0": (B, [True, False])}, {}),
 ]
 
 # The unary functions whose NaN result keeps the sign of a NaN argument in
