@@ -32,6 +32,8 @@
 ** Either way a crash, a sanitizer report, an abort from internal_error(), or
 ** a result that breaks an invariant checked below is a failure.
 **
+** `FUZZ_JITC_STATS=1` counts the inputs the front end refuses and those
+** run on interp (a line every 10000 inputs).
 ** `FUZZ_JITC_PRINT_DICT=1 fuzz_jitc` prints the names of the vocabulary
 ** (jitc_vocabulary(): types, functions, aliases, reductions, operators and
 ** their augmented forms) as a libFuzzer dictionary and exits;
@@ -146,6 +148,21 @@ static void check_failure(jitc_context *ctx, jitc_status st, const char *src) {
 }
 
 static jitc_context *ctx;
+
+/* With FUZZ_JITC_STATS set, every 10000 inputs a line on standard error:
+** how many the front end refused and how many ran on interp. */
+static void count_input(bool accepted, bool ran) {
+  static unsigned long inputs, refused, runs;
+  static int on = -1;
+  if (on < 0)
+    on = getenv("FUZZ_JITC_STATS") != NULL;
+  inputs++;
+  refused += !accepted;
+  runs += accepted && ran;
+  if (on && inputs % 10000 == 0)
+    fprintf(stderr, "fuzz_jitc: %lu inputs, %lu refused by the front end, %lu run on interp\n",
+            inputs, refused, runs);
+}
 
 /* A byte as a type: its number in jitc.h, which is the row of types.h. */
 static jitc_dtype type_of_byte(uint8_t b) { return (jitc_dtype)(b % JITC_NDTYPES); }
@@ -440,6 +457,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_interp(k, src, tail + typed, ntail - typed);
   jitc_kernel_free(k);
 done:
+  count_input(ok, tail != NULL);
   free(src);
   return 0;
 }
