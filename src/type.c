@@ -380,7 +380,7 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
     /* NumPy's loop: the least float type each operand converts to safely,
     ** which may be narrower than that of their promotion (copysign of int8
     ** and uint8 is float16, not float32 as of int16); a Python scalar is of
-    ** the common type (nextafter(-1, bool) is int64's: float64) */
+    ** the common type (copysign(-1, bool) is int64's: float64) */
     if (!dtype_is_float(t)) {
       jitc_dtype f = JITC_FLOAT16;
       for (int k = 0; k < n; k++)
