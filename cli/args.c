@@ -94,6 +94,9 @@ static void usage(void) {
       "                       --emit: {\"target\", \"emit\", \"text\"}); a result that is NaN or\n"
       "                       infinite is \"nan\", \"inf\" or \"-inf\", a complex one [real, imag]\n"
       "  -q, --quiet          print no report (errors still go to stderr)\n"
+      "      --list           print the language's vocabulary as JSON: types (number, kind,\n"
+      "                       size, range), operators and functions (arity, typing rule),\n"
+      "                       aliases and statuses (exit codes), as jitc_vocabulary() gives it\n"
       "      --version        print the version and the targets of this build\n"
       "      --info           also what this machine has: CPU, libraries, GPUs, cache\n"
       "  -h, --help           print this help\n"
@@ -259,7 +262,7 @@ static void add_named(Named *v, int *n, const char *opt, const char *arg) {
 
 enum { OPT_DTYPE = 256, OPT_IN, OPT_OUT, OPT_EMIT, OPT_REPEAT, OPT_THREADS, OPT_FAST_MATH,
        OPT_NO_CACHE, OPT_CACHE_DIR, OPT_ARCH, OPT_CPU, OPT_JSON, OPT_VERSION, OPT_INFO,
-       OPT_STRICT };
+       OPT_STRICT, OPT_LIST };
 
 static const struct option long_options[] = {
     {"target", required_argument, NULL, 't'},     {"file", required_argument, NULL, 'f'},
@@ -274,6 +277,7 @@ static const struct option long_options[] = {
     {"arch", required_argument, NULL, OPT_ARCH},  {"cpu", required_argument, NULL, OPT_CPU},
     {"json", no_argument, NULL, OPT_JSON},        {"quiet", no_argument, NULL, 'q'},
     {"version", no_argument, NULL, OPT_VERSION},  {"info", no_argument, NULL, OPT_INFO},
+    {"list", no_argument, NULL, OPT_LIST},
     {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
 };
 
@@ -311,6 +315,9 @@ void parse_args(Cli *cli, int argc, char **argv) {
     switch (c) {
     case 'h':
       usage();
+      exit(EX_OK);
+    case OPT_LIST: /* for the tools that generate programs: tests/fuzz_diff.py */
+      fputs(jitc_vocabulary(), stdout);
       exit(EX_OK);
     case OPT_VERSION:
     case OPT_INFO: /* after the other options: --cache-dir applies */

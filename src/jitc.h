@@ -277,7 +277,8 @@ JITC_API jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out);
 ** programs or bind values (`jitc --list` prints it): "types" (each dtype's
 ** number, NumPy name, short name, kind, size, character code, typestr and
 ** integer range), "ops" (each operator, function, cast and reduction with
-** its arity, typing rule and spelling; a function of two results says
+** its arity, typing rule, spelling, C library function, LLVM intrinsic and
+** flags of ops.h; a function of two results says
 ** "results": 2, and the op of its second result, which is no name of the
 ** language, "second_result_of"), "aliases" (other names of
 ** functions) and "statuses" (number, name, exit code).  Static; never NULL. */

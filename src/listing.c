@@ -66,15 +66,20 @@ static void write_ops(Buf *b) {
       buf_printf(b, ", \"spelling\": \"%s\"", o->spell);
     if (o->libm)
       buf_printf(b, ", \"libm\": \"%s\"", o->libm);
+    /* One LLVM instruction computes it: exactly rounded, where a C library
+    ** function without one is allowed ulps (docs/language.md, "Accuracy"). */
+    if (o->llvm)
+      buf_printf(b, ", \"llvm\": \"%s\"", o->llvm);
     /* A two-result function's second result is an op of the IR, no name. */
     if (o->flags & F_TWO)
       buf_puts(b, ", \"results\": 2");
     if (o->flags & F_SECOND)
       buf_printf(b, ", \"second_result_of\": \"%s\"", op_info[op - 1].name);
     buf_printf(b, ", \"augmented\": %s, \"integer_identity\": %s, \"no_identity\": %s, "
-               "\"real_only\": %s}",
+               "\"real_only\": %s, \"nan_argument\": %s, \"step\": %s}",
                o->flags & F_AUG ? "true" : "false", o->flags & F_INT_ID ? "true" : "false",
-               o->flags & F_NOID ? "true" : "false", o->flags & F_REAL ? "true" : "false");
+               o->flags & F_NOID ? "true" : "false", o->flags & F_REAL ? "true" : "false",
+               o->flags & F_NANARG ? "true" : "false", o->flags & F_STEP ? "true" : "false");
   }
   buf_puts(b, "\n],\n\"aliases\": {");
   int k = 0;

@@ -31,10 +31,11 @@
 **       R_COMPARE  NumPy promotion of the operands; result bool
 **       R_SAME     one operand; result has its type (bool allowed)
 **       R_SAME_NB  one operand; result has its type; bool is an error
-**       R_FLOAT    all operands promoted; an integer or bool becomes the least
-**                  float that holds it (int8: float16, int16: float32, int32:
-**                  float64), as NumPy's loops choose; a 16-bit float computes
-**                  in float32 and rounds back
+**       R_FLOAT    all operands promoted; integers and bool become the least
+**                  float that holds each of them (int8: float16, int16:
+**                  float32, int32: float64; int8 with uint8: float16, though
+**                  they promote to int16), as NumPy's loops choose; a 16-bit
+**                  float computes in float32 and rounds back
 **       R_PROMOTE  all operands promoted; bool allowed
 **       R_PRED     one operand of any type; result bool
 **       R_WHERE    where(cond, x, y): cond any type (non-zero is true),

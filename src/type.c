@@ -480,7 +480,17 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
     result = t = dtype_is_float(t) || dtype_is_complex(t) ? t : JITC_FLOAT64;
     break;
   case R_FLOAT:
-    result = t = float_for(t);
+    /* NumPy's loop: the least float type each operand converts to safely,
+    ** which may be narrower than that of their promotion (copysign of int8
+    ** and uint8 is float16, not float32 as of int16); a Python scalar is of
+    ** the common type (copysign(-1, bool) is int64's: float64) */
+    if (!dtype_is_float(t)) {
+      jitc_dtype f = JITC_FLOAT16;
+      for (int k = 0; k < n; k++)
+        f = promote(f, float_for(v[k].weak ? t : v[k].n->type));
+      t = f;
+    }
+    result = t;
     break;
   case R_BITWISE:
     if (dtype_is_float(t) || dtype_is_complex(t)) {
@@ -587,8 +597,13 @@ Val check_power(Checker *K, int off, Val *v, bool call) {
     int fast = -1;
     if (dtype_is_complex(t) && !(cfast && (pyint ? e == 2 || e == -1 : pyfloat && e == 0.5)))
       fast = -1;
-    else if (e == 2 && t != JITC_BOOL)
+    else if (e == 2 && t != JITC_BOOL) {
       fast = OP_SQUARE;
+      /* NumPy's `bool_array ** 2` squares the array as it is (int8), where
+      ** np.power(b, 2) computes in int64 */
+      if (!call && v[0].n->type == JITC_BOOL && v[1].weak && !dtype_is_float(v[1].n->type))
+        t = JITC_BOOL;
+    }
     else if (e == 0.5 && (dtype_is_float(t) || dtype_is_complex(t)))
       fast = OP_SQRT;
     else if (e == -1 && (dtype_is_float(t) || dtype_is_complex(t)))

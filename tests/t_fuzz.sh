@@ -4,7 +4,9 @@
 # as a plain replay driver against the library under test ($BUILD/libjitc.a,
 # with the run's CFLAGS and LDFLAGS: under `make test SAN=1` the replay runs
 # with ASan and UBSan).  Every input must go through lex, parse, check, both
-# code generators' emit paths and the invariants the target checks, without
+# code generators' emit paths, a run on interp where its bytes ask for one
+# (tests/fuzz/regress/types_*.bin: every op of the vocabulary on each type of
+# the table, over edge values) and the invariants the target checks, without
 # a crash or a sanitizer report.  When `make fuzz` has built the libFuzzer
 # binary, the corpus is replayed through it too.
 set -u
@@ -52,6 +54,18 @@ printf 'selftest\n' >"$tmp/selftest.jitc"
 FUZZ_JITC_SELFTEST=1 "$tmp/replay" "$tmp/selftest.jitc" >/dev/null 2>&1 &&
   echo "FAIL fuzz.harness_can_fail: an aborting input did not fail the replay" ||
   echo "ok fuzz.harness_can_fail"
+# The run on interp (the bytes after a NUL choose the types and data): an
+# input changed between the two runs must fail the determinism check.
+printf 'b = a + 1\000\001\001\004abcdefgh' >"$tmp/run.bin"
+if ! "$tmp/replay" "$tmp/run.bin" >/dev/null 2>&1; then
+  echo "FAIL fuzz.harness_runs: a run on interp failed"
+elif FUZZ_JITC_SELFTEST=run "$tmp/replay" "$tmp/run.bin" >"$tmp/out" 2>&1; then
+  echo "FAIL fuzz.harness_run_can_fail: runs of different inputs passed as the same"
+elif grep -q "two runs of the same inputs differ" "$tmp/out"; then
+  echo "ok fuzz.harness_run_can_fail"
+else
+  echo "FAIL fuzz.harness_run_can_fail: $(tail -n 3 "$tmp/out")"
+fi
 
 if [ -x build-fuzz/fuzz_jitc ]; then
   if build-fuzz/fuzz_jitc -runs=0 tests/fuzz/regress >"$tmp/lf.log" 2>&1; then

@@ -8,8 +8,9 @@
   truly the type's own is fine).
 - What the table says is what the stages do: every type's name and short
   name is a cast of the language, parses as a --dtype, and promotion of
-  every pair of types is NumPy's (np.result_type), through the checker's
-  --emit types.
+  every pair of types is NumPy's (np.result_type), and so is the type of
+  every function of two operands on every pair (the loop NumPy's ufunc
+  chooses), through the checker's --emit types.
 """
 import glob
 import itertools
@@ -196,6 +197,42 @@ def check_rules(rows):
     result("rules_are_numpy", problems)
 
 
+def check_mixed_rules(rows):
+    """Each function of two operands of the table (NumPy's ufuncs) on every
+    pair of types that promote: the checker's result type against the loop
+    NumPy's ufunc chooses (copysign of int8 and uint8 is float16, though
+    the pair promotes to int16); one program per first type."""
+    problems = []
+    fns = [name for name, kind, arity, spell in ops_rows()
+           if kind == "FUNCTION" and arity == 2 and not spell
+           and isinstance(getattr(np, UFUNC.get(name, name), None), np.ufunc)]
+    for x in rows:
+        args, lines, want = ["--dtype", "a=" + x["name"]], [], {}
+        for j, y in enumerate(rows):
+            try:
+                a, b = np.ones(2, numpy_dtype(x["name"])), np.ones(2, numpy_dtype(y["name"]))
+                np.result_type(a.dtype, b.dtype)
+            except (TypeError, ImportError):
+                continue  # jitc refuses the pair (check_promotion)
+            args += ["--dtype", "b%d=%s" % (j, y["name"])]
+            for f in fns:
+                try:
+                    with np.errstate(all="ignore"):
+                        t = getattr(np, UFUNC.get(f, f))(a, b).dtype.name
+                except TypeError:
+                    continue
+                out = "c%d" % len(lines)
+                lines.append("%s = %s(a, b%d)" % (out, f, j))
+                want[out] = (t, "%s(%s, %s)" % (f, x["name"], y["name"]))
+        p = run(["--emit", "types"] + args + ["\n".join(lines)])
+        for out, (t, what) in want.items():
+            got = re.search(r"^array %s: (\w+)" % out, p.stdout, re.M)
+            got = got.group(1) if got and p.returncode == 0 else None
+            if got != t:
+                problems.append("%s: jitc %s, NumPy %s" % (what, got, t))
+    result("mixed_rules_are_numpy", problems)
+
+
 def check_weak(rows):
     """Python scalars (NEP 50): `a + W` and `a < W` for W an int that fits
     or not, a negative int, a float and a bool, against NumPy's arrays."""
@@ -294,6 +331,7 @@ def main():
     check_names(rows)
     check_promotion(rows)
     check_rules(rows)
+    check_mixed_rules(rows)
     check_weak(rows)
     check_complex_functions(rows)
     check_complex_of_parts(rows)

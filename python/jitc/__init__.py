@@ -97,6 +97,8 @@ holds one library context, used by one thread at a time under a lock, so
 calls from several threads are safe and run one after another (the cpu
 target spreads one large call over all cores itself).
 """
+import json as _json
+
 import numpy as _np
 
 from . import _dlpack, _jitc
@@ -159,22 +161,35 @@ class OutOfMemory(Error, MemoryError):
     """Out of host or device memory."""
 
 
-# By jitc_status (jitc.h): OK, USAGE, PROGRAM, INPUT, UNAVAILABLE, INTERNAL,
-# OUTPUT, NOMEM.
-_STATUS = (Error, UsageError, ProgramError, InputError, TargetUnavailable, InternalError,
-           OutputError, OutOfMemory)
+# The library's vocabulary (jitc_vocabulary(), what `jitc --list` prints):
+# its statuses and types with their numbers, so that this file keeps no
+# list of either.
+_VOCABULARY = _json.loads(_jitc.vocabulary)
 
-# The library's types, as it numbers them (jitc_dtype): _jitc.dtypes is
-# ((name, typestr), ...).  A type whose typestr is a bare void ('<V2') is
-# one NumPy has no code for (bfloat16): its arrays are ml_dtypes' type of
-# that name, recognised by the name, since any two bytes are a '<V2'.
-_DTYPES = {name: k for k, (name, _) in enumerate(_jitc.dtypes)}
-_BY_TYPESTR = {ts[1:]: name for name, ts in _jitc.dtypes if ts[1] != "V"}
+# The exception of each status, by the status's name in the library; the
+# numbers are the library's (jitc_status).  A status this file does not
+# name raises InternalError (tests/python/test_errors.py checks that each
+# one is named).
+_CLASS_OF_STATUS = {"ok": Error, "usage error": UsageError, "program error": ProgramError,
+                    "input error": InputError, "target unavailable": TargetUnavailable,
+                    "internal error": InternalError, "output error": OutputError,
+                    "out of memory": OutOfMemory}
+_STATUS = tuple(_CLASS_OF_STATUS.get(s["name"], InternalError)
+                for s in sorted(_VOCABULARY["statuses"], key=lambda s: s["status"]))
+
+# The library's types, as it numbers them (jitc_dtype): (name, typestr) by
+# number.  A type whose typestr is a bare void ('<V2') is one NumPy has no
+# code for (bfloat16): its arrays are ml_dtypes' type of that name,
+# recognised by the name, since any two bytes are a '<V2'.
+_TYPES = tuple((t["name"], t["typestr"]) for t in
+               sorted(_VOCABULARY["types"], key=lambda t: t["dtype"]))
+_DTYPES = {name: k for k, (name, _) in enumerate(_TYPES)}
+_BY_TYPESTR = {ts[1:]: name for name, ts in _TYPES if ts[1] != "V"}
 
 
 def _numpy_dtype(name):
     """NumPy's dtype of the type `name` (ml_dtypes' for bfloat16)."""
-    if _jitc.dtypes[_DTYPES[name]][1][1] != "V":
+    if _TYPES[_DTYPES[name]][1][1] != "V":
         return _np.dtype(name)
     try:
         import ml_dtypes
@@ -215,7 +230,7 @@ def _host_from_dlpack(obj):
         return _np.from_dlpack(obj)
     except (BufferError, TypeError, ValueError, RuntimeError) as e:
         try:
-            return _dlpack.host_array(obj, _jitc.dtypes, _numpy_dtype)
+            return _dlpack.host_array(obj, _TYPES, _numpy_dtype)
         except TypeError as e2:
             raise InputError("%s; jitc takes %s" % (e2, ", ".join(_DTYPES))) from e
 
@@ -235,7 +250,7 @@ def _device_from_dlpack(obj):
         except (ImportError, BufferError, TypeError, ValueError, RuntimeError):
             continue
         return _device_info(view)[:6] + (view,)
-    v = _dlpack.View(obj, _jitc.dtypes, stream=1)
+    v = _dlpack.View(obj, _TYPES, stream=1)
     return (v.ptr, v.shape, v.strides, v.name or v.described, 0, v.device_id, v)
 
 
@@ -334,7 +349,7 @@ def _dtype_name(spec):
     if isinstance(spec, str):
         k = _jitc._dtype_parse(spec)
         if k is not None:
-            return _jitc.dtypes[k][0]
+            return _TYPES[k][0]
     try:
         dt = _np.dtype(spec)
     except TypeError:

@@ -18,10 +18,8 @@ class OutputError(Error): ...
 class OutOfMemory(Error, MemoryError): ...
 
 # An array (NumPy, buffer protocol, __array_interface__, CuPy, PyTorch,
-# DLPack) or a scalar (Python's bool, int, float, complex: weak; NumPy's:
-# typed), of one of dtypes(): bool, int8, int16, int32, int64, uint8,
-# uint16, uint32, uint64, float16, bfloat16 (ml_dtypes.bfloat16), float32,
-# float64, complex64, complex128.
+# DLPack) or a scalar (Python or NumPy), of one of dtypes(), the library's
+# types (bfloat16 as ml_dtypes.bfloat16).
 Value = Any
 # A dtype (np.uint8, 'float16', ml_dtypes.bfloat16, np.complex64), an
 # example array, int/float/complex/bool or an example scalar.

@@ -54,7 +54,7 @@ class View:
 
     def __init__(self, obj, dtypes, **kwargs):
         """obj: what has __dlpack__ (kwargs go to it: stream=); dtypes:
-        _jitc.dtypes, ((name, typestr), ...), the types jitc has."""
+        ((name, typestr), ...) by number, the types jitc has (its vocabulary)."""
         capsule = obj.__dlpack__(**kwargs)
         if not _api.PyCapsule_IsValid(capsule, b"dltensor"):
             raise BufferError("not a DLPack capsule (or one already used)")

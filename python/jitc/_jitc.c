@@ -73,7 +73,7 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
     return NULL;
   Py_XSETREF(st->missing_note, Py_NewRef(note));
   Py_XSETREF(st->empty_exc, Py_NewRef(empty_exc));
-  for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(excs) && j < 8; j++)
+  for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(excs) && j < N_STATUS; j++)
     Py_XSETREF(st->exc[j], Py_NewRef(PyTuple_GET_ITEM(excs, j)));
   Py_XSETREF(st->device_info, Py_NewRef(info));
   Py_XSETREF(st->device_empty, Py_NewRef(empty));
@@ -204,28 +204,15 @@ static struct PyModuleDef module = {
   "The compiled part of jitc: use the jitc package.", -1, methods,
 };
 
-/* The library's types, by number: ((name, typestr), ...), what
-** __init__.py knows of them ("bfloat16", "<V2"). */
-static PyObject *dtype_table(void) {
-  PyObject *t = PyTuple_New(JITC_NDTYPES);
-  for (int k = 0; t && k < JITC_NDTYPES; k++) {
-    PyObject *e = Py_BuildValue("(ss)", jitc_dtype_name((jitc_dtype)k),
-                                jitc_dtype_typestr((jitc_dtype)k));
-    if (!e) Py_CLEAR(t);
-    else PyTuple_SET_ITEM(t, k, e);
-  }
-  return t;
-}
-
 PyMODINIT_FUNC PyInit__jitc(void) {
   import_array();
   PyTypeObject *kt = kernel_type();
   if (PyType_Ready(kt) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
-  PyObject *dtypes = dtype_table();
-  if (mod_state_init() || !dtypes || PyModule_AddObject(m, "dtypes", dtypes)) {
-    Py_XDECREF(dtypes);
+  /* The types and statuses with their numbers, as JSON (jitc --list):
+  ** __init__.py reads them from here and keeps no list of its own. */
+  if (mod_state_init() || PyModule_AddStringConstant(m, "vocabulary", jitc_vocabulary())) {
     Py_DECREF(m);
     return NULL;
   }

@@ -34,6 +34,9 @@ enum { K_NONE = 0, K_HOST = 0x10, K_DEV = 0x20, K_WEAK = 0x30, K_STRONG = 0x40 }
 #define DT(c) ((jitc_dtype)((c) & 0x0f))
 _Static_assert(JITC_NDTYPES <= 16, "a dtype is the low four bits of a code");
 #define MAXNAMES 64
+/* How many statuses jitc.h has (JITC_E_NOMEM is the last, as the
+** vocabulary's "statuses" lists them). */
+enum { N_STATUS = JITC_E_NOMEM + 1 };
 
 /* The module state (state.c): everything the extension keeps between
 ** calls.  The library's rule is one thread at a time per context: `lock`
@@ -45,7 +48,7 @@ typedef struct ModuleState {
   PyObject *progs;            /* evaluate's cache: program text -> list of Prog capsules */
   long long compiles, hits;
   /* Set by __init__.py through _init(): */
-  PyObject *exc[8];           /* the exception classes, by jitc_status */
+  PyObject *exc[N_STATUS];    /* the exception classes, by jitc_status */
   PyObject *empty_exc;        /* a reduction without identity over no elements */
   PyObject *device_info;      /* obj -> None | ndarray (host view) | tuple */
   PyObject *device_empty;     /* (like, shape, dtype name, fortran) -> array */

@@ -97,7 +97,7 @@ PyArray_Descr *mod_descr(jitc_dtype t) {
 /* ---- errors ---- */
 
 PyObject *raise_status(jitc_status s, const char *msg) {
-  PyObject *cls = the_state.exc[s < 8 ? s : JITC_E_INTERNAL];
+  PyObject *cls = the_state.exc[(unsigned)s < N_STATUS ? s : JITC_E_INTERNAL];
   PyErr_SetString(cls ? cls : PyExc_RuntimeError, msg);
   return NULL;
 }
@@ -107,7 +107,8 @@ PyObject *raise_status(jitc_status s, const char *msg) {
 static PyObject *raise_fmtv(jitc_status s, const char *fmt, va_list ap) {
   PyObject *m = PyUnicode_FromFormatV(fmt, ap);
   if (m) {
-    PyErr_SetObject(the_state.exc[s] ? the_state.exc[s] : PyExc_ValueError, m);
+    PyObject *cls = the_state.exc[(unsigned)s < N_STATUS ? s : JITC_E_INTERNAL];
+    PyErr_SetObject(cls ? cls : PyExc_ValueError, m);
     Py_DECREF(m);
   }
   return NULL;
@@ -151,7 +152,7 @@ PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }
 ** its status's class when cls is NULL. */
 PyObject *failure_raise_as(Failure *f, PyObject *cls) {
   const char *m = f->msg && f->msg[0] ? f->msg : jitc_status_name(f->status);
-  if (!cls) cls = the_state.exc[f->status < 8 ? f->status : JITC_E_INTERNAL];
+  if (!cls) cls = the_state.exc[(unsigned)f->status < N_STATUS ? f->status : JITC_E_INTERNAL];
   PyObject *exc = cls ? PyObject_CallFunction(cls, "s", m) : NULL;
   if (exc) {
     if (f->status == JITC_E_PROGRAM) {

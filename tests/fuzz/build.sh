@@ -49,11 +49,13 @@ fi
 FLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 -fno-sanitize-recover=undefined $LLVM_CFLAGS"
 objs=""
-for src in src/*.c runtime/*.c; do
+# The library's sources as the Makefile lists them: src/, each target's
+# folder (src/interp/, src/cpu/, src/cuda/) and runtime/.
+for src in src/*.c src/*/*.c runtime/*.c; do
   obj="$dir/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
   objs="$objs $obj"
   # Rebuild when the source or any header is newer than the object.
-  if [ -f "$obj" ] && [ -z "$(find "$src" src/*.h runtime/*.h -newer "$obj" 2>/dev/null | head -n 1)" ]; then
+  if [ -f "$obj" ] && [ -z "$(find "$src" src/*.h src/*/*.h runtime/*.h -newer "$obj" 2>/dev/null | head -n 1)" ]; then
     continue
   fi
   echo "$CLANG -fsanitize=fuzzer-no-link $src"

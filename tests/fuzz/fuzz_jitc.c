@@ -1,15 +1,26 @@
 /*
-** fuzz_jitc.c -- a fuzz target over everything jitc does to a program
-** before it runs: lex, parse, check, the dumps of every front-end stage,
-** and both code generators' emit paths (LLVM IR for cpu, CUDA C for cuda).
-** Nothing is executed and no GPU or NVRTC is needed.
+** fuzz_jitc.c -- a fuzz target over everything jitc does to a program:
+** lex, parse, check, the dumps of every front-end stage, both code
+** generators' emit paths (LLVM IR for cpu, CUDA C for cuda), and a run on
+** interp over a few elements.  No GPU, NVRTC or JIT is needed.
 **
-** One input is one program.  A first line "# args: ..." (the convention of
-** tests/golden/) sets the signature with the CLI's spellings: `--dtype T`
-** (the type of undeclared inputs), `--dtype NAME=T` (one array), and
-** `-D NAME=VALUE[:TYPE]` (a scalar, weak unless TYPE is given).  Without
-** it, the type of undeclared inputs comes from a hash of the input, so that
-** every dtype meets every program.
+** One input is one program, then optionally a NUL byte and bytes that
+** choose types and data (a text seed has none):
+**
+**   PROGRAM [ NUL T0 T1 ... Tm N DATA... ]
+**
+** A first line "# args: ..." (the convention of tests/golden/) sets the
+** signature with the CLI's spellings: `--dtype T` (the type of undeclared
+** inputs), `--dtype NAME=T` (one array), and `-D NAME=VALUE[:TYPE]` (a
+** scalar, weak unless TYPE is given).  After the NUL, T0 chooses the type
+** of undeclared inputs and Tk that of the k-th input the program reads
+** without a declaration, each by its number in jitc.h (the table of
+** src/types.h: the byte modulo JITC_NDTYPES), so that every type of the
+** table, and every mix of them, meets every program.  N (modulo 17) is the
+** element count of the run on interp and DATA the bytes of the inputs'
+** elements and the scalars' values, in the kernel's order (used again from
+** the start when they run out).  Without the tail, a hash of the input
+** chooses the type of undeclared inputs, and nothing runs.
 **
 ** Built two ways (tests/fuzz/build.sh):
 **   - with clang -fsanitize=fuzzer,address,undefined: a libFuzzer target
@@ -20,6 +31,13 @@
 **     corpus under the build being tested.
 ** Either way a crash, a sanitizer report, an abort from internal_error(), or
 ** a result that breaks an invariant checked below is a failure.
+**
+** `FUZZ_JITC_STATS=1` counts the inputs the front end refuses and those
+** run on interp (a line every 10000 inputs).
+** `FUZZ_JITC_PRINT_DICT=1 fuzz_jitc` prints the names of the vocabulary
+** (jitc_vocabulary(): types, functions, aliases, reductions, operators and
+** their augmented forms) as a libFuzzer dictionary and exits;
+** tests/fuzz/run.sh adds them to tests/fuzz/jitc.dict's syntax.
 */
 #include "../../src/jitc.h"
 
@@ -131,6 +149,206 @@ static void check_failure(jitc_context *ctx, jitc_status st, const char *src) {
 
 static jitc_context *ctx;
 
+/* With FUZZ_JITC_STATS set, every 10000 inputs a line on standard error:
+** how many the front end refused and how many ran on interp. */
+static void count_input(bool accepted, bool ran) {
+  static unsigned long inputs, refused, runs;
+  static int on = -1;
+  if (on < 0)
+    on = getenv("FUZZ_JITC_STATS") != NULL;
+  inputs++;
+  refused += !accepted;
+  runs += accepted && ran;
+  if (on && inputs % 10000 == 0)
+    fprintf(stderr, "fuzz_jitc: %lu inputs, %lu refused by the front end, %lu run on interp\n",
+            inputs, refused, runs);
+}
+
+/* A byte as a type: its number in jitc.h, which is the row of types.h. */
+static jitc_dtype type_of_byte(uint8_t b) { return (jitc_dtype)(b % JITC_NDTYPES); }
+
+/* Declares each input the program reads without a declaration with the
+** type the next byte chooses, in the order the kernel lists them (a compile
+** for interp finds them).  Returns the bytes used. */
+static size_t type_inputs(Sig *s, const char *src, const uint8_t *b, size_t nb) {
+  jitc_kernel *k = NULL;
+  s->opt.target = JITC_TARGET_INTERP;
+  if (!nb || jitc_compile(ctx, src, s->arrays, s->narrays, s->scalars, s->nscalars, &s->opt, &k))
+    return 0;
+  size_t used = 0;
+  for (int a = 0; a < jitc_kernel_array_count(k) && used < nb; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_dtype dt;
+    if (jitc_kernel_array(k, a, &name, &role, &dt) || (role != JITC_INPUT && role != JITC_INOUT))
+      continue;
+    bool declared = false;
+    for (int d = 0; d < s->narrays; d++)
+      declared |= !strcmp(s->arrays[d].name, name);
+    const char *saved = declared || s->narrays == MAX_DECLS ? NULL
+                        : save_name(s, name, strlen(name));
+    if (saved)
+      s->arrays[s->narrays++] = (jitc_array_decl){saved, type_of_byte(b[used++])};
+  }
+  jitc_kernel_free(k);
+  return used;
+}
+
+/* The next n bytes of the data, from the start again when they run out
+** (zeros when there are none). */
+static void take(uint8_t *out, size_t n, const uint8_t *d, size_t nd, size_t *at) {
+  for (size_t j = 0; j < n; j++, (*at)++)
+    out[j] = nd ? d[*at % nd] : 0;
+}
+
+enum { MAX_RUN = 16 };
+
+/* Runs k on interp over the elements and scalar values the bytes give,
+** twice: a failure must be one the caller caused, and a second run on
+** the same inputs must write the same bytes (docs/language.md: every run
+** of a target gives bit-identical results). */
+static void run_interp(const jitc_kernel *k, const char *src, const uint8_t *d, size_t nd) {
+  int na = jitc_kernel_array_count(k), ns = jitc_kernel_scalar_count(k);
+  int64_t n = nd ? d[0] % (MAX_RUN + 1) : 0;
+  size_t at = 0;
+  d += nd != 0, nd -= nd != 0;
+  void **arrays = calloc((size_t)na + 1, sizeof *arrays);
+  uint8_t **first = calloc((size_t)na + 1, sizeof *first);
+  size_t *bytes = calloc((size_t)na + 1, sizeof *bytes);
+  jitc_value *vals = calloc((size_t)ns + 1, sizeof *vals);
+  if (!arrays || !first || !bytes || !vals)
+    goto out;
+  for (int a = 0; a < na; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &name, &role, &dt);
+    bytes[a] = jitc_dtype_size(dt) * (size_t)(role == JITC_RESULT ? 1 : n ? n : 1);
+    arrays[a] = malloc(bytes[a]);
+    first[a] = malloc(bytes[a]);
+    if (!arrays[a] || !first[a])
+      goto out;
+    if (role == JITC_INPUT || role == JITC_INOUT)
+      take(arrays[a], bytes[a], d, nd, &at);
+    else
+      memset(arrays[a], 0xa5, bytes[a]);
+    memcpy(first[a], arrays[a], bytes[a]);
+  }
+  for (int j = 0; j < ns; j++) {
+    const char *name;
+    jitc_dtype dt;
+    jitc_kernel_scalar(k, j, &name, &dt);
+    vals[j].dtype = dt;
+    if (dt == JITC_BOOL) {
+      uint8_t b;
+      take(&b, 1, d, nd, &at);
+      vals[j].u.i = b & 1;
+    } else {
+      take((uint8_t *)&vals[j].u, sizeof vals[j].u, d, nd, &at);
+    }
+  }
+  jitc_status st = jitc_run(ctx, k, n, arrays, vals, NULL);
+  if (st) {
+    check_failure(ctx, st, src);
+    if (st != JITC_E_USAGE && st != JITC_E_PROGRAM && st != JITC_E_NOMEM)
+      fail("a run failed with an unexpected status", jitc_errmsg(ctx));
+    goto out;
+  }
+  /* Again from the same inputs: the same bytes in every array. */
+  uint8_t **again = calloc((size_t)na + 1, sizeof *again);
+  for (int a = 0; again && a < na; a++) {
+    again[a] = malloc(bytes[a]);
+    if (again[a])
+      memcpy(again[a], arrays[a], bytes[a]);
+    memcpy(arrays[a], first[a], bytes[a]);
+#ifdef FUZZ_REPLAY
+    /* tests/t_fuzz.sh: a changed input must show as two runs that differ. */
+    const char *self = getenv("FUZZ_JITC_SELFTEST");
+    jitc_role role;
+    const char *name;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &name, &role, &dt);
+    if (self && !strcmp(self, "run") && n && role == JITC_INPUT)
+      ((uint8_t *)arrays[a])[0] ^= 1;
+#endif
+  }
+  if (again && (st = jitc_run(ctx, k, n, arrays, vals, NULL)))
+    fail("a second run of the same inputs failed", jitc_errmsg(ctx));
+  for (int a = 0; again && a < na; a++) {
+    if (again[a] && memcmp(again[a], arrays[a], bytes[a]))
+      fail("two runs of the same inputs differ", src);
+    free(again[a]);
+  }
+  free(again);
+out:
+  for (int a = 0; a < na; a++) {
+    if (arrays)
+      free(arrays[a]);
+    if (first)
+      free(first[a]);
+  }
+  free(arrays);
+  free(first);
+  free(bytes);
+  free(vals);
+}
+
+/* Prints one dictionary entry, the len bytes at p and then suffix, unless
+** printed before or holding a space (the statuses' names). */
+static void put_entry(const char *p, size_t len, const char *suffix) {
+  static char seen[4096];
+  char entry[80];
+  int n = snprintf(entry, sizeof entry, "\"%.*s%s\"\n", (int)len, p, suffix);
+  if (n <= 0 || (size_t)n >= sizeof entry || memchr(p, ' ', len) || strstr(seen, entry))
+    return;
+  if (strlen(seen) + (size_t)n < sizeof seen)
+    strcat(seen, entry);
+  fputs(entry, stdout);
+}
+
+/* Prints as a dictionary entry the string after each `"KEY": "` of v; with
+** aug, also with `=` appended where its object says "augmented": true. */
+static void print_values(const char *v, const char *key, bool aug) {
+  char pat[32];
+  snprintf(pat, sizeof pat, "\"%s\": \"", key);
+  for (const char *p = strstr(v, pat); p; p = strstr(p, pat)) {
+    p += strlen(pat);
+    size_t len = strcspn(p, "\"");
+    put_entry(p, len, "");
+    const char *on = strstr(p, "\"augmented\": true"), *close = strchr(p, '}');
+    if (aug && on && close && on < close)
+      put_entry(p, len, "=");
+  }
+}
+
+/* The vocabulary's names as dictionary entries: the types' names and
+** short names, every op's name and spelling (with augmented forms), and
+** the aliases (the keys of "aliases"). */
+static void print_dict(void) {
+  const char *v = jitc_vocabulary();
+  print_values(v, "name", false);
+  print_values(v, "short", false);
+  print_values(v, "spelling", true);
+  const char *p = strstr(v, "\"aliases\": {");
+  const char *end = p ? strchr(p, '}') : NULL;
+  for (p = p ? strchr(p + 12, '"') : NULL; p && p < end; p = strchr(p, ',')) {
+    p = strchr(p, '"');
+    if (!p || p > end)
+      break;
+    put_entry(p + 1, strcspn(p + 1, "\""), "");
+  }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  if (getenv("FUZZ_JITC_PRINT_DICT")) {
+    print_dict();
+    exit(0);
+  }
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > (1u << 20))
     return 0;
@@ -151,9 +369,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t h = 1469598103934665603u;
   for (size_t k = 0; k < size; k++)
     h = (h ^ data[k]) * 1099511628211u;
-  sig.opt.implicit_dtype = (jitc_dtype)(h % JITC_NDTYPES);
+  /* The tail after the first NUL: T0, the inputs' types, N and the data. */
+  size_t len = strlen(src);
+  const uint8_t *tail = len < size ? data + len + 1 : NULL;
+  size_t ntail = len < size ? size - len - 1 : 0;
+  sig.opt.implicit_dtype = ntail ? type_of_byte(tail[0]) : (jitc_dtype)(h % JITC_NDTYPES);
   sig.opt.fast_math = (h >> 8) & 1;
   parse_args_line(&sig, src);
+  size_t typed = ntail ? 1 + type_inputs(&sig, src, tail + 1, ntail - 1) : 0;
 
   /* The front end, one stage at a time: each dump must succeed or fail
   ** like the stage after it would. */
@@ -230,8 +453,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (jitc_kernel_scalar(k, s, &name, &dt) || jitc_kernel_find_scalar(k, name) != s)
       fail("inconsistent kernel scalars", name);
   }
+  if (tail)
+    run_interp(k, src, tail + typed, ntail - typed);
   jitc_kernel_free(k);
 done:
+  count_input(ok, tail != NULL);
   free(src);
   return 0;
 }

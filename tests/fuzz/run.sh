@@ -3,7 +3,9 @@
 # generators (`make fuzz FUZZ_SECONDS=N`).
 #
 # Seeds: every tests/golden/*.jitc, tests/errors/*.jitc and the regression
-# corpus tests/fuzz/regress/.  New inputs go to build-fuzz/corpus/ (kept
+# corpus tests/fuzz/regress/ (types_*.bin: a program of every op of the
+# vocabulary on one type of the table, with the bytes that choose the type
+# and edge values for a run on interp).  New inputs go to build-fuzz/corpus/ (kept
 # between campaigns), crashes to build-fuzz/crashes/, the log to
 # build-fuzz/fuzz.log.  A crash must be minimised
 # (build-fuzz/fuzz_jitc -minimize_crash=1 FILE), fixed, and its input added to
@@ -20,11 +22,15 @@ mkdir -p "$dir/seed" "$dir/corpus" "$dir/crashes"
 for f in tests/golden/*.jitc tests/errors/*.jitc; do
   cp "$f" "$dir/seed/$(basename "$(dirname "$f")")_$(basename "$f")"
 done
+# The dictionary: the syntax of tests/fuzz/jitc.dict, and the vocabulary's
+# names as the library lists them.
+cp tests/fuzz/jitc.dict "$dir/jitc.dict"
+FUZZ_JITC_PRINT_DICT=1 "$dir/fuzz_jitc" >>"$dir/jitc.dict" 2>/dev/null || exit $?
 echo "fuzz: $secs s, log in $dir/fuzz.log"
 # -rss_limit_mb: LLVM's per-input memory is small; a program that needs more is a finding.
 # shellcheck disable=SC2086
 "$dir/fuzz_jitc" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-  -dict=tests/fuzz/jitc.dict -print_final_stats=1 -artifact_prefix="$dir/crashes/" \
+  -dict="$dir/jitc.dict" -print_final_stats=1 -artifact_prefix="$dir/crashes/" \
   ${FUZZ_FLAGS:-} "$dir/corpus" "$dir/seed" tests/fuzz/regress >"$dir/fuzz.log" 2>&1
 rc=$?
 grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::|ERROR|SUMMARY' "$dir/fuzz.log" | tail -n 20

@@ -14,6 +14,23 @@ def test_exception_hierarchy():
     assert issubclass(jitc.OutOfMemory, MemoryError)
 
 
+def test_statuses_are_the_library_s():
+    """Each status of the library's vocabulary (jitc --list) has its own
+    exception class, found by the status's number as the library numbers
+    it; the package keeps no list of the numbers."""
+    vocab = jitc._VOCABULARY["statuses"]
+    assert [s["status"] for s in vocab] == list(range(len(vocab))) == \
+        list(range(len(jitc._STATUS)))
+    named = {s["name"]: jitc._STATUS[s["status"]] for s in vocab}
+    assert named["program error"] is jitc.ProgramError
+    assert named["usage error"] is jitc.UsageError
+    assert named["out of memory"] is jitc.OutOfMemory
+    failures = [s for s in vocab if s["status"]]
+    assert len({named[s["name"]] for s in failures}) == len(failures), named
+    for s in failures:  # no status falls back to InternalError but its own
+        assert named[s["name"]] is not jitc.InternalError or s["name"] == "internal error"
+
+
 def test_program_error_position(target):
     with pytest.raises(jitc.ProgramError) as e:
         jitc.evaluate("c = a +* b", target=target, a=np.ones(2), b=np.ones(2))

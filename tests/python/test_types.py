@@ -79,9 +79,9 @@ assert b.tolist() == [3, -2] and s == 3
 
 
 def test_dtypes_are_the_table():
-    assert [name for name, _ in jitc._jitc.dtypes] == NAMES
+    assert [name for name, _ in jitc._TYPES] == NAMES
     assert jitc.dtypes() == tuple(NAMES)
-    for name, typestr in jitc._jitc.dtypes:
+    for name, typestr in jitc._TYPES:
         if name != "bfloat16" or ml_dtypes:
             assert np_dtype(name).str[1:] == typestr[1:], name
 
@@ -153,11 +153,17 @@ def test_bfloat16_is_known_by_its_name():
 
 
 def test_messages_list_the_library_types():
-    listed = "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, " \
-             "bfloat16, float32, float64, complex64 and complex128"
-    assert sorted(listed.replace(" and ", ", ").split(", ")) == sorted(NAMES)
-    with pytest.raises(jitc.InputError, match="jitc takes " + listed):
+    """The message names every type of the table once, by kind (bool,
+    signed, unsigned, float, complex; bfloat16 a float) and then size."""
+    with pytest.raises(jitc.InputError, match="jitc takes ") as e:
         jitc.evaluate("b = a", "interp", a=np.zeros(3, np.clongdouble))
+    listed = str(e.value).split("jitc takes ", 1)[1].split(" (", 1)[0]
+    listed = listed.replace(" and ", ", ").split(", ")
+    assert sorted(listed) == sorted(NAMES)
+    kinds = ["T_BOOL", "T_SINT", "T_UINT", "T_FLOAT", "T_COMPLEX"]
+    rank = [(kinds.index(r["kind"]) if r["kind"] in kinds else len(kinds), r["size"], k)
+            for k, r in enumerate(ROWS)]
+    assert listed == [ROWS[k]["name"] for _, _, k in sorted(rank)]
     with pytest.raises(jitc.InputError, match="dtypes are " + ", ".join(NAMES)):
         jitc.compile("b = a", "interp", a=np.clongdouble)
 
@@ -270,7 +276,7 @@ class DLPackTensor:
 def test_dlpack_type_codes():
     # kDLBool, kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLComplex
     kdl = {"b": 6, "i": 0, "u": 1, "f": 2, "V": 4, "c": 5}
-    for name, typestr in jitc._jitc.dtypes:
+    for name, typestr in jitc._TYPES:
         if name == "bfloat16" and ml_dtypes is None:
             continue
         host = sample(name, 6)
