@@ -27,8 +27,7 @@ done
 mkdir -p "$BUILD/bench"
 make -j"$JOBS" BUILD="$BUILD" LLVM_CONFIG= "$BUILD/libjitc_int.a" "$BUILD/libjitc.so" "$BUILD/jitc" >"$BUILD/make.log" 2>&1 ||
   { tail -30 "$BUILD/make.log"; echo "bench: building jitc failed"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c \
-  cli/host.c cli/npy.c cli/json.c "$BUILD/libjitc_int.a" -ldl -lpthread -lm
+JITC_BENCH_ONLY=1 LLVM_LIBS= BUILD="$BUILD" sh bench/build.sh
 
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0

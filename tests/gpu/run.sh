@@ -28,18 +28,7 @@ trap 'rm -rf "$out"' EXIT
 log=$out/log
 : >"$log"
 
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/cuda_gpu" tests/gpu/cuda_gpu.c cli/format.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL cuda_gpu: does not build"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/devptr_gpu" tests/gpu/devptr_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL devptr_gpu: does not build"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/reduce_gpu" tests/gpu/reduce_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL reduce_gpu: does not build"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/host_gpu" tests/gpu/host_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL host_gpu: does not build"; exit 1; }
+sh tests/gpu/build.sh "$out" || exit 1
 
 # group NAME COMMAND...: runs a group of checks, its lines shown as they
 # come and logged.  One that exits non-zero without printing FAIL (a crash
@@ -54,10 +43,6 @@ group() {
     echo "FAIL $name: exited with status $rc" | tee -a "$log"
   fi
 }
-
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/types_gpu" tests/gpu/types_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL types_gpu: does not build"; exit 1; }
 
 if [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
