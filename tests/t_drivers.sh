@@ -4,6 +4,12 @@
 # benchmarks' (bench/build.sh: jitc_bench, c_loops) build as those build
 # them, so that one that no longer builds is found here rather than on the
 # GPU machine or in a benchmark run; and that
+# - types_gpu's rules hold (types_gpu selftest): -0.0 is not 0.0 where a
+#   result is exact, any NaN is taken where arithmetic makes one, the ulps
+#   of the C library's functions, and its poisoned outputs show a run that
+#   writes nothing; and its whole comparison with interp runs against the
+#   cpu target where this machine has it (TYPES_GPU_TARGET=cpu, quick mode,
+#   three of the types, host arrays);
 # - jitc_bench reads a uint8 file, and a bfloat16 one ('<V2') when told its
 #   type with --dtype, and times a program on the interp target;
 # - c_loops times a copy.
@@ -20,6 +26,13 @@ else
   echo "FAIL drivers.gpu_tests: $(head -c 2000 "$tmp/err")"
   exit 1
 fi
+"$tmp/types_gpu" selftest | sed 's/^\(ok\|FAIL\) types\./\1 drivers.types_gpu./'
+case " ${JITC_TARGETS:-interp cpu} " in
+*" cpu "*)
+  TYPES_GPU_TARGET=cpu TYPES_GPU_TEST=uint8,float16,bfloat16 "$tmp/types_gpu" quick |
+    sed 's/^\(ok\|FAIL\) types\./\1 drivers.types_cpu./' ;;
+*) echo "skip drivers.types_cpu: no cpu target here" ;;
+esac
 
 if ! BUILD=$BUILD sh bench/build.sh "$tmp/bench" >"$tmp/err" 2>&1; then
   echo "FAIL drivers.bench: the benchmark drivers do not build (bench/build.sh): $(head -c 2000 "$tmp/err")"

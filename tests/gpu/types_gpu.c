@@ -10,12 +10,15 @@
 ** the largest values of the floats; every kind of 16-bit float pattern) with
 ** random ones; at sizes 0, 1, odd tails around the vector widths (16
 ** elements of 1 byte, 8 of 2 bytes) and large ones; on every path a run
-** takes: host arrays (and host arrays one element off alignment), device
-** buffers, the caller's device pointers, aligned and one element off (so
-** that 1- and 2-byte arrays take the one-element path), the scalar path
-** (JITC_CUDA_VEC=0) and 1 MB chunks.  Element-wise results must be
-** interp's bits, except: a NaN made by arithmetic may be any NaN (the GPU
-** makes its canonical one); the C library's functions may differ by 4 ulp
+** takes: host arrays, pageable and pinned (cuMemHostAlloc), each aligned and
+** one element off; device buffers; the caller's device pointers, aligned
+** and one element off (so that 1- and 2-byte arrays take the one-element
+** path); the scalar path (JITC_CUDA_VEC=0) and 1 MB chunks.  Every output
+** and result starts as a poison pattern (0xA5 bytes), so an element the
+** target leaves unwritten shows even where interp's answer is 0.
+** Element-wise results must be interp's bits (-0.0 is not 0.0), except: a
+** NaN made by arithmetic may be any NaN (the GPU makes its canonical one);
+** the C library's functions may differ by 4 ulp
 ** in float32 and float64 and by 1 ulp in float16 and bfloat16 (computed
 ** in float32, then rounded); float sums and means by their rounding, float
 ** products in sign, NaN and inf only.  Casts, neg, abs, copysign, where()
@@ -23,8 +26,10 @@
 ** included, wherever a 16-bit float is involved.
 **
 ** Modes:
-**   types_gpu check   everything
-**   types_gpu quick   sizes up to 4099, for compute-sanitizer
+**   types_gpu check     everything
+**   types_gpu quick     sizes up to 4099, for compute-sanitizer
+**   types_gpu selftest  the agreement rules and the poison, on made-up
+**                       answers: what this program accepts (no GPU needed)
 ** TYPES_GPU_TARGET=cpu compares interp with the cpu target instead (host
 ** arrays only; no GPU needed); TYPES_GPU_TYPES=int8,bool,... keeps the
 ** statements within those types, TYPES_GPU_TEST=int8,... tests those
@@ -134,14 +139,21 @@ static void fill(void *p, jitc_dtype t, int64_t n, bool specials) {
       if (!s && (v & 0x7fff) > (t == JITC_FLOAT16 ? 0x7c00u : 0x7f80u))
         v &= 0xbfff; /* a NaN only among the specials */
     } else {
+      /* the last: a negative quiet NaN with a payload, made from its bits */
       static const double sp[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 3.4e38, -3.4e38, 1e-310,
-                                  1e-40, 65504, 65520, 0.5, -0.5, 2147483648.0, -9.3e18, 1.8e19};
-      double d = s ? sp[r % 16] : ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 20;
+                                  1e-40, 65504, 65520, 0.5, -0.5, 2147483648.0, -9.3e18, 1.8e19,
+                                  2.5, -2.5, -NAN, NAN};
+      int k = (int)(r % 20);
+      double d = s ? sp[k] : ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 20;
       if (ti->size == 4) {
         float f = (float)d;
         memcpy(&v, &f, 4);
+        if (s && k == 19)
+          v = 0xffc12345u;
       } else {
         memcpy(&v, &d, 8);
+        if (s && k == 19)
+          v = 0xfff8123456789abcull;
       }
     }
     memcpy((char *)p + (size_t)i * (size_t)ti->size, &v, (size_t)ti->size); /* little-endian */
@@ -192,22 +204,58 @@ static void copy_inputs(Host *to, const Host *from, int64_t n) {
       memcpy(to->p[a], from->p[a], (size_t)n * from->es[a]);
 }
 
-enum { P_HOST, P_HOST_MISALIGNED, P_BUFFERS, P_DEVICE, P_DEVICE_MISALIGNED, NPATHS };
-static const char *const path_name[] = {"host", "host-misaligned", "buffers", "device",
-                                        "device-misaligned"};
+/* Fills H's outputs and results with 0xA5 bytes: no type's answer to the
+** inputs here is that pattern throughout, and a bool byte never is. */
+static void poison(Host *H, int64_t n) {
+  for (int a = 0; a < H->na; a++)
+    if (H->role[a] == JITC_OUTPUT || H->role[a] == JITC_RESULT)
+      memset(H->p[a], 0xA5, (size_t)count_of(H, a, n) * H->es[a]);
+}
+
+enum { P_HOST, P_HOST_MISALIGNED, P_PINNED, P_PINNED_MISALIGNED, P_BUFFERS, P_DEVICE,
+       P_DEVICE_MISALIGNED, NPATHS };
+static const char *const path_name[] = {"host",    "host-misaligned", "pinned", "pinned-misaligned",
+                                        "buffers", "device",          "device-misaligned"};
+
+/* Host arrays pinned by the caller (cuMemHostAlloc), which the pipeline
+** moves by DMA in place: a copy of H in them (poisoned outputs included),
+** run, and what the run wrote copied back into H. */
+static jitc_status run_pinned(jitc_context *ctx, const jitc_kernel *k, int64_t n, Host *H,
+                              const jitc_value *sc, size_t shift) {
+  void *mem[MAXA] = {0}, *p[MAXA];
+  CUresult r = CUDA_SUCCESS;
+  for (int a = 0; a < H->na && r == CUDA_SUCCESS; a++) {
+    size_t c = (size_t)count_of(H, a, n), sh = H->role[a] == JITC_RESULT ? 0 : shift;
+    r = A.cuMemHostAlloc(&mem[a], (c + sh) * H->es[a] + 8, 0);
+    if (r == CUDA_SUCCESS) {
+      p[a] = (char *)mem[a] + sh * H->es[a];
+      memcpy(p[a], H->p[a], c * H->es[a]);
+    }
+  }
+  jitc_status st = r == CUDA_SUCCESS ? jitc_run(ctx, k, n, p, sc, NULL) : JITC_E_INTERNAL;
+  for (int a = 0; a < H->na; a++) {
+    if (mem[a] && !st && H->role[a] != JITC_INPUT)
+      memcpy(H->p[a], p[a], (size_t)count_of(H, a, n) * H->es[a]);
+    if (mem[a])
+      A.cuMemFreeHost(mem[a]);
+  }
+  return st;
+}
 
 /* Runs k over H on one path; H's outputs and results receive what it wrote. */
 static jitc_status run_path(jitc_context *ctx, const jitc_kernel *k, int64_t n, Host *H,
                             const jitc_value *sc, int path) {
   if (path == P_HOST || path == P_HOST_MISALIGNED)
     return jitc_run(ctx, k, n, H->p, sc, NULL);
+  if (path == P_PINNED || path == P_PINNED_MISALIGNED)
+    return run_pinned(ctx, k, n, H, sc, path == P_PINNED_MISALIGNED);
   jitc_status st = JITC_OK;
-  if (path == P_BUFFERS) {
+  if (path == P_BUFFERS) { /* every array uploaded: the outputs' poison too */
     jitc_buffer *b[MAXA] = {0};
     for (int a = 0; a < H->na && !st; a++) {
       int64_t c = count_of(H, a, n);
       st = jitc_buffer_new(ctx, JITC_TARGET_CUDA, H->dt[a], c ? c : 1, &b[a]);
-      if (!st && H->role[a] != JITC_OUTPUT && H->role[a] != JITC_RESULT)
+      if (!st && c)
         st = jitc_buffer_upload(ctx, b[a], H->p[a], c);
     }
     if (!st)
@@ -227,7 +275,7 @@ static jitc_status run_path(jitc_context *ctx, const jitc_kernel *k, int64_t n, 
     size_t c = (size_t)count_of(H, a, n), sh = H->role[a] == JITC_RESULT ? 0 : shift;
     r = A.cuMemAlloc(&d[a], (c + sh) * H->es[a] + 8);
     ptr[a] = d[a] + sh * H->es[a];
-    if (r == CUDA_SUCCESS && H->role[a] != JITC_OUTPUT && H->role[a] != JITC_RESULT && c)
+    if (r == CUDA_SUCCESS && c) /* the outputs' poison too */
       r = A.cuMemcpyHtoD(ptr[a], H->p[a], c * H->es[a]);
   }
   if (r == CUDA_SUCCESS) {
@@ -281,11 +329,13 @@ static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree 
                                   : signbit(a) == signbit(b);
   if (isnan(a) || isnan(b))
     return isnan(a) && isnan(b);
+  if (how == A_ANYNAN) /* other bits than interp's and not NaN: -0.0 against 0.0 too */
+    return false;
   if (how == A_ULP) { /* the largest finite value and inf are one unit apart */
     int64_t d = ordered(t, x, j) - ordered(t, y, j);
     return (d < 0 ? -d : d) <= (is_half(t) ? 1 : 4);
   }
-  if (isinf(a) || isinf(b) || how == A_ANYNAN)
+  if (isinf(a) || isinf(b))
     return a == b;
   /* A_SUM: the inputs' rounding, and one unit of a 16-bit result */
   double u = is_half(t) ? fabs(b) * (t == JITC_FLOAT16 ? 0x1p-10 : 0x1p-7) : 0;
@@ -434,12 +484,47 @@ static void ops_prog(jitc_context *ctx, Prog *P, jitc_dtype dt) {
     bool bits = is_half((jitc_dtype)t) || (is_half(dt) && t == JITC_FLOAT32) || !dtype_is_float(t);
     add_stmt(ctx, P, dt, "o%d = %s", e, bits ? A_EXACT : A_ANYNAN);
   }
+  /* ldexp's exponent is an integer: a float's through int8 (saturated). */
+  if (dtype_is_float(dt))
+    add_stmt(ctx, P, dt, "o%d = %s", "ldexp(a, int8(b))", A_ANYNAN);
   /* Each operation rounds to the type: a * b before c is added. */
   add_stmt(ctx, P, dt, "o%d = %s", "a * b + c", A_ANYNAN);
 }
 
 static int all_paths(void) {
   return target == JITC_TARGET_CUDA ? (1 << NPATHS) - 1 : (1 << P_HOST) | (1 << P_HOST_MISALIGNED);
+}
+
+/* The paths of the large sizes: host arrays pageable (which the pipeline
+** registers for the call when large) and pinned, and device pointers. */
+enum { LARGE = 1 << P_HOST | 1 << P_PINNED | 1 << P_DEVICE };
+
+/* Compares the statements' arrays of C (what target k wrote) with R
+** (interp's), the inputs being `in`; returns the statements that differ,
+** shown as failures of `name` when `show`. */
+static int compare(const Prog *P, const jitc_kernel *k, const Host *C, const Host *R,
+                   const Host *in, jitc_dtype dt, int64_t n, double tol, const char *name,
+                   bool show) {
+  int bad = 0, shown = 0, ia = jitc_kernel_find_array(k, "a"), ib = jitc_kernel_find_array(k, "b");
+  for (int s = 0; s < P->nstmt; s++) {
+    int a = jitc_kernel_find_array(k, P->name[s]);
+    if (a < 0)
+      continue;
+    int64_t cnt = count_of(C, a, n);
+    for (int64_t i = 0; i < cnt; i++)
+      if (!agrees(C->dt[a], C->p[a], R->p[a], i, P->how[s], tol)) {
+        int64_t j = C->role[a] == JITC_RESULT ? 0 : i;
+        if (show && shown++ < 4)
+          fail(name, "%s = %s (%s): element %lld of %lld: %.17g, interp %.17g (a = %.17g, "
+               "b = %.17g)", P->name[s], P->what[s], type_info[C->dt[a]].name, (long long)i,
+               (long long)cnt, value(C->dt[a], C->p[a], i), value(R->dt[a], R->p[a], i),
+               n && ia >= 0 ? value(dt, in->p[ia], j) : 0.0,
+               n && ib >= 0 ? value(dt, in->p[ib], j) : 0.0);
+        bad++;
+        break;
+      }
+  }
+  return bad;
 }
 
 /* One program at one size on every path against interp; returns failures. */
@@ -472,30 +557,14 @@ static int diff_case(jitc_context *ctx, const Prog *P, jitc_dtype dt, int64_t n,
     snprintf(name, sizeof name, "%s.%s.%s.n%lld", tag, type_info[dt].name, path_name[path],
              (long long)n);
     copy_inputs(&C, &in, n);
+    poison(&C, n);
     jitc_status sc = run_path(ctx, kc, n, &C, P->sc, path);
     if (sr != sc) {
       fail(name, "interp gives status %d, %s %d (%s)", sr, jitc_target_name(target), sc,
            jitc_errmsg(ctx));
       bad++;
     } else if (!sr) {
-      int shown = 0, ia = jitc_kernel_find_array(kc, "a"), ib = jitc_kernel_find_array(kc, "b");
-      for (int s = 0; s < P->nstmt; s++) {
-        int a = jitc_kernel_find_array(kc, P->name[s]);
-        if (a < 0)
-          continue;
-        int64_t cnt = count_of(&C, a, n);
-        for (int64_t i = 0; i < cnt; i++)
-          if (!agrees(C.dt[a], C.p[a], R.p[a], i, P->how[s], tol)) {
-            if (shown++ < 4)
-              fail(name, "%s = %s (%s): element %lld of %lld: %.17g, interp %.17g (a = %.17g, "
-                   "b = %.17g)", P->name[s], P->what[s], type_info[C.dt[a]].name, (long long)i,
-                   (long long)cnt, value(C.dt[a], C.p[a], i), value(R.dt[a], R.p[a], i),
-                   n && ia >= 0 ? value(dt, in.p[ia], C.role[a] == JITC_RESULT ? 0 : i) : 0.0,
-                   n && ib >= 0 ? value(dt, in.p[ib], C.role[a] == JITC_RESULT ? 0 : i) : 0.0);
-            bad++;
-            break;
-          }
-      }
+      bad += compare(P, kc, &C, &R, &in, dt, n, tol, name, true);
     }
     host_free(&C);
   }
@@ -521,10 +590,10 @@ static void check_ops(jitc_context *ctx, jitc_context *scalar, jitc_context *chu
   ops_prog(ctx, &P, dt);
   int bad = 0;
   for (int s = 0; s < nsizes(); s++)
-    bad += diff_case(ctx, &P, dt, sizes[s], "ops", sizes[s] > 70000 ? 1 << P_HOST | 1 << P_DEVICE : all_paths());
+    bad += diff_case(ctx, &P, dt, sizes[s], "ops", sizes[s] > 70000 ? LARGE : all_paths());
   if (target == JITC_TARGET_CUDA && !quick) {
     bad += diff_case(scalar, &P, dt, 4099, "ops-scalar-path", all_paths());
-    bad += diff_case(chunky, &P, dt, 1000003, "ops-chunks-1MB", 1 << P_HOST);
+    bad += diff_case(chunky, &P, dt, 1000003, "ops-chunks-1MB", 1 << P_HOST | 1 << P_PINNED);
   }
   char d[80];
   snprintf(d, sizeof d, "%d statements, %d sizes", P.nstmt, nsizes());
@@ -565,7 +634,7 @@ static void check_reductions(jitc_context *ctx, jitc_dtype dt) {
     count++;
     for (int s = 0; s < nsizes(); s++)
       bad += diff_case(ctx, &P, dt, sizes[s], op_info[o].name,
-                       sizes[s] > 70000 ? 1 << P_HOST | 1 << P_DEVICE : all_paths());
+                       sizes[s] > 70000 ? LARGE : all_paths());
     prog_free(&P);
   }
   Prog F = {0};
@@ -597,13 +666,93 @@ static void check_split(jitc_context *ctx, jitc_dtype dt) {
   strcpy(P.name[0], "o0");
   strcpy(P.name[1], "r1");
   P.how[0] = A_ANYNAN;
-  P.how[1] = A_EXACT;
+  P.how[1] = A_ANYNAN; /* t140 has NaNs of arithmetic (inf - inf): any NaN */
   P.what[0] = strdup("t149 + t3");
   P.what[1] = strdup("max(t140)");
   int bad = diff_case(ctx, &P, dt, 40009, "split", all_paths());
   if (!quick)
-    bad += diff_case(ctx, &P, dt, 1000003, "split", 1 << P_HOST | 1 << P_DEVICE);
+    bad += diff_case(ctx, &P, dt, 1000003, "split", LARGE);
   report("split", dt, bad, "150 temporaries, several kernels");
+  prog_free(&P);
+}
+
+/* ---- the rules themselves (types_gpu selftest, no GPU) ---- */
+
+/* Made-up answers against made-up interp answers: what agrees() must take
+** and refuse.  Then runs that write nothing, against interp's answers of
+** zeros: the poison must show each statement, which zeroed outputs would
+** not. */
+static void selftest(jitc_context *ctx) {
+  static const struct {
+    jitc_dtype t;
+    uint64_t got, want;
+    Agree how;
+    double tol;
+    bool ok;
+    const char *what;
+  } c[] = {
+      {JITC_FLOAT32, 0x80000000u, 0, A_ANYNAN, 0, false, "-0.0 for 0.0"},
+      {JITC_FLOAT64, 0x8000000000000000ull, 0, A_ANYNAN, 0, false, "-0.0 for 0.0, float64"},
+      {JITC_FLOAT16, 0x8000, 0, A_ANYNAN, 0, false, "-0.0 for 0.0, float16"},
+      {JITC_FLOAT32, 0x7fffffffu, 0xffc00000u, A_ANYNAN, 0, true, "another NaN of arithmetic"},
+      {JITC_FLOAT32, 0x7fffffffu, 0xffc00000u, A_EXACT, 0, false, "another NaN where bits move"},
+      {JITC_BFLOAT16, 0x7fc0, 0x7fc1, A_EXACT, 0, false, "another payload where bits move"},
+      {JITC_FLOAT32, 0x3f800001u, 0x3f800000u, A_ANYNAN, 0, false, "1 ulp where exact"},
+      {JITC_FLOAT16, 0x3c01, 0x3c00, A_ULP, 0, true, "1 ulp of float16 in a function"},
+      {JITC_FLOAT16, 0x3c02, 0x3c00, A_ULP, 0, false, "2 ulp of float16 in a function"},
+      {JITC_FLOAT16, 0x7c00, 0x7bff, A_ULP, 0, true, "inf for the largest float16 in a function"},
+      {JITC_FLOAT64, 0x3ff0000000000004ull, 0x3ff0000000000000ull, A_ULP, 0, true, "4 ulp"},
+      {JITC_FLOAT64, 0x3ff0000000000005ull, 0x3ff0000000000000ull, A_ULP, 0, false, "5 ulp"},
+      {JITC_FLOAT32, 0x7fc00000u, 0x3f800000u, A_ULP, 0, false, "NaN for 1.0"},
+      {JITC_FLOAT32, 0x7f800000u, 0x7f7fffffu, A_ANYNAN, 0, false, "inf for the largest"},
+      {JITC_FLOAT32, 0x3f800001u, 0x3f800000u, A_SUM, 1e-6, true, "a sum within its bound"},
+      {JITC_FLOAT32, 0x3f800001u, 0x3f800000u, A_SUM, 0, false, "a sum past its bound"},
+      {JITC_INT64, 1, 2, A_SUM, 1e9, false, "an integer sum off by one"},
+      {JITC_UINT8, 0xA5, 0, A_EXACT, 0, false, "the poison for 0"},
+  };
+  int bad = 0;
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+    if (agrees(c[i].t, &c[i].got, &c[i].want, 0, c[i].how, c[i].tol) != c[i].ok) {
+      fail("selftest.agree", "%s: %s", c[i].what, c[i].ok ? "refused" : "taken");
+      bad++;
+    }
+  if (!bad) {
+    printf("ok types.selftest.agree (%d cases)\n", (int)(sizeof c / sizeof *c));
+    nok++;
+  }
+  Prog P = {0};
+  add_stmt(ctx, &P, JITC_INT8, "o%d = %s", "a != a", A_EXACT);
+  add_stmt(ctx, &P, JITC_INT8, "o%d = %s", "a - a", A_EXACT);
+  add_stmt(ctx, &P, JITC_INT8, "r%d = %s", "sum(a - a)", A_EXACT);
+  jitc_kernel *k = compile(ctx, &P, JITC_INT8, JITC_TARGET_INTERP, false);
+  int64_t n = 1000;
+  Host R, C;
+  if (P.nstmt != 3 || !k || !host_new(k, n, &R, 0) || !host_new(k, n, &C, 0)) {
+    fail("selftest.poison", "cannot set up");
+    return;
+  }
+  for (int a = 0; a < R.na; a++)
+    if (R.role[a] == JITC_INPUT)
+      fill(R.p[a], R.dt[a], n, true);
+  copy_inputs(&C, &R, n);
+  if (jitc_run(ctx, k, n, R.p, NULL, NULL) != JITC_OK) {
+    fail("selftest.poison", "interp: %s", jitc_errmsg(ctx));
+  } else {
+    int zeroed = compare(&P, k, &C, &R, &R, JITC_INT8, n, 0, "selftest.poison", false);
+    poison(&C, n);
+    int shown = compare(&P, k, &C, &R, &R, JITC_INT8, n, 0, "selftest.poison", false);
+    if (zeroed != 0 || shown != P.nstmt)
+      fail("selftest.poison", "a run that wrote nothing fails %d of %d statements (%d when "
+           "the outputs start as zeros)", shown, P.nstmt, zeroed);
+    else {
+      printf("ok types.selftest.poison (a run that writes nothing fails all %d statements)\n",
+             P.nstmt);
+      nok++;
+    }
+  }
+  host_free(&C);
+  host_free(&R);
+  jitc_kernel_free(k);
   prog_free(&P);
 }
 
@@ -617,6 +766,13 @@ static jitc_context *context_with(const char *var, const char *val) {
 int main(int argc, char **argv) {
   quick = argc > 1 && !strcmp(argv[1], "quick");
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc > 1 && !strcmp(argv[1], "selftest")) {
+    jitc_context *ctx = jitc_context_new();
+    selftest(ctx);
+    jitc_context_free(ctx);
+    printf("types_gpu selftest: %d ok, %d failed\n", nok, nfail);
+    return nfail ? 1 : 0;
+  }
   const char *tn = getenv("TYPES_GPU_TARGET");
   if (tn && jitc_target_parse(tn, &target) != JITC_OK) {
     printf("FAIL types.target: unknown target %s\n", tn);
