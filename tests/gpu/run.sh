@@ -15,7 +15,12 @@
 # registered, mixed) against interp, its overlap and its timings.
 # tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16 and
 # the rest) through every op, cast and reduction against interp, at odd
-# sizes, on every path, one element off alignment.
+# sizes, on every path, one element off alignment; and the new types'
+# groups of the normal suite on cuda (tests/t_types_interp.py against NumPy
+# and ml_dtypes, tests/t_mixed_fns.py against interp).
+# GPU_GROUPS="NAME ..." runs those groups alone (all when unset): diff,
+# split, cuda, cuda_gpu, devptr, reduce, host, types, reduce_numpy,
+# memcheck, types_memcheck, timings.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -29,6 +34,13 @@ log=$out/log
 : >"$log"
 
 sh tests/gpu/build.sh "$out" || exit 1
+
+# want NAME: whether group NAME is to run ($GPU_GROUPS).
+want() {
+  [ -z "${GPU_GROUPS:-}" ] && return 0
+  case " $GPU_GROUPS " in *" $1 "*) return 0 ;; esac
+  return 1
+}
 
 # group NAME COMMAND...: runs a group of checks, its lines shown as they
 # come and logged.  One that exits non-zero without printing FAIL (a crash
@@ -44,74 +56,88 @@ group() {
   fi
 }
 
-if [ -f tests/t_diff.py ]; then
+if want diff && [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
   group tests/t_diff.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py
 fi
-if [ -f tests/t_split.py ]; then
+if want split && [ -f tests/t_split.py ]; then
   echo "== tests/t_split.py (JITC_TARGETS=\"interp cuda\"): programs split into several kernels"
   group tests/t_split.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_split.py
 fi
-echo "== tests/t_cuda.py"
-group tests/t_cuda.py $PYTHON tests/t_cuda.py
-echo "== cuda_gpu check"
-group cuda_gpu "$out/cuda_gpu" check
-echo "== devptr_gpu check: jitc_run_device on the program's own device memory and streams"
-group devptr_gpu "$out/devptr_gpu" check
-echo "== reduce_gpu check: reductions on every path against interp, determinism, 2^31 + 4099 bools"
-group reduce_gpu "$out/reduce_gpu" check
-echo "== host_gpu check: the host pipeline on every path against interp, its overlap, its timings"
-group host_gpu "$out/host_gpu" check
-echo "== types_gpu check: every element type's ops, casts and reductions against interp"
-group types_gpu "$out/types_gpu" check
-echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
-group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
-if [ -n "$cs" ]; then
-  echo "== devptr_gpu quick under compute-sanitizer --tool memcheck"
-  if "$cs" --tool memcheck --error-exitcode 9 "$out/devptr_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok devptr.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL devptr.memcheck: see above" | tee -a "$log"
-  fi
-  echo "== types_gpu quick under compute-sanitizer --tool memcheck"
-  if TYPES_GPU_TEST=uint8,int16,float16,bfloat16 "$cs" --tool memcheck --error-exitcode 9 \
-      "$out/types_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok types.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL types.memcheck: see above" | tee -a "$log"
-  fi
-  echo "== reduce_gpu quick under compute-sanitizer --tool memcheck"
-  if "$cs" --tool memcheck --error-exitcode 9 "$out/reduce_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok reduce.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL reduce.memcheck: see above" | tee -a "$log"
-  fi
-  echo "== host_gpu quick under compute-sanitizer --tool memcheck"
-  if "$cs" --tool memcheck --error-exitcode 9 "$out/host_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok host.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL host.memcheck: see above" | tee -a "$log"
-  fi
-else
-  echo "skip devptr.memcheck: no compute-sanitizer" | tee -a "$log"
+if want cuda; then
+  echo "== tests/t_cuda.py"
+  group tests/t_cuda.py $PYTHON tests/t_cuda.py
+fi
+if want cuda_gpu; then
+  echo "== cuda_gpu check"
+  group cuda_gpu "$out/cuda_gpu" check
+fi
+if want devptr; then
+  echo "== devptr_gpu check: jitc_run_device on the program's own device memory and streams"
+  group devptr_gpu "$out/devptr_gpu" check
+fi
+if want reduce; then
+  echo "== reduce_gpu check: reductions on every path against interp, determinism, 2^31 + 4099 bools"
+  group reduce_gpu "$out/reduce_gpu" check
+fi
+if want host; then
+  echo "== host_gpu check: the host pipeline on every path against interp, its overlap, its timings"
+  group host_gpu "$out/host_gpu" check
+fi
+if want types; then
+  echo "== types_gpu check: every element type's ops, casts and reductions against interp"
+  group types_gpu "$out/types_gpu" check
+  echo "== tests/t_types_interp.py (JITC_TARGETS=cuda): the new types against NumPy and ml_dtypes"
+  group tests/t_types_interp.py env JITC_TARGETS=cuda $PYTHON tests/t_types_interp.py
+  echo "== tests/t_mixed_fns.py (JITC_TARGETS=\"interp cuda\"): ldexp, frexp and modf"
+  group tests/t_mixed_fns.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_mixed_fns.py
+fi
+if want reduce_numpy; then
+  echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
+  group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
 fi
 
-echo "== compile latency (fresh processes)"
-cache=$(mktemp -d)
-JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time cold_/' | tee -a "$log"
-JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time warm_disk_/' | tee -a "$log"
-rm -rf "$cache"
+# memcheck NAME DRIVER [VAR=VALUE...]: DRIVER's quick mode under
+# compute-sanitizer's memcheck, in that environment.
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
+memcheck() {
+  name=$1 drv=$2
+  shift 2
+  echo "== $drv quick under compute-sanitizer --tool memcheck"
+  if env "$@" "$cs" --tool memcheck --error-exitcode 9 "$out/$drv" quick >"$out/cs" 2>&1; then
+    echo "ok $name.memcheck" | tee -a "$log"
+  else
+    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"
+    echo "FAIL $name.memcheck: see above" | tee -a "$log"
+  fi
+}
+if [ -z "$cs" ]; then
+  if want memcheck || want types_memcheck; then
+    echo "skip devptr.memcheck: no compute-sanitizer" | tee -a "$log"
+  fi
+else
+  want memcheck && memcheck devptr devptr_gpu
+  want types_memcheck && memcheck types types_gpu TYPES_GPU_TEST=uint8,int16,float16,bfloat16
+  want memcheck && memcheck reduce reduce_gpu
+  want memcheck && memcheck host host_gpu
+fi
 
-echo "== jitc -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)'"
-"$JITC" -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)' 2>&1 | tee -a "$log"
-echo "== whole process: jitc -t cuda 'a[i] += 1' (warm disk cache), then numba-cuda"
-"$JITC" -t cuda -q 'a[i] += 1' >/dev/null 2>&1
-s=$(date +%s%N); "$JITC" -t cuda 'a[i] += 1' >"$out/p" 2>&1; e=$(date +%s%N)
-cat "$out/p"
-echo "time process_jitc_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
-s=$(date +%s%N)
-$PYTHON - >"$out/p" 2>&1 <<'PY'
+if want timings; then
+  echo "== compile latency (fresh processes)"
+  cache=$(mktemp -d)
+  JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time cold_/' | tee -a "$log"
+  JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time warm_disk_/' | tee -a "$log"
+  rm -rf "$cache"
+
+  echo "== jitc -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)'"
+  "$JITC" -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)' 2>&1 | tee -a "$log"
+  echo "== whole process: jitc -t cuda 'a[i] += 1' (warm disk cache), then numba-cuda"
+  "$JITC" -t cuda -q 'a[i] += 1' >/dev/null 2>&1
+  s=$(date +%s%N); "$JITC" -t cuda 'a[i] += 1' >"$out/p" 2>&1; e=$(date +%s%N)
+  cat "$out/p"
+  echo "time process_jitc_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+  s=$(date +%s%N)
+  $PYTHON - >"$out/p" 2>&1 <<'PY'
 import numpy as np
 np.row_stack = np.vstack
 from numba import cuda
@@ -124,9 +150,10 @@ a = np.ones(10_000_000)
 k[(a.size + 255) // 256, 256](a)
 print(a[:3], a[-3:])
 PY
-e=$(date +%s%N)
-tail -2 "$out/p"
-echo "time process_numba_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+  e=$(date +%s%N)
+  tail -2 "$out/p"
+  echo "time process_numba_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+fi
 
 p=$(grep -c '^ok ' "$log"); f=$(grep -c '^FAIL ' "$log"); k=$(grep -c '^skip ' "$log")
 echo
