@@ -250,6 +250,9 @@ def half_statements(name, ops):
             if sym == "where":  # chooses the bits, computes nothing
                 S.append((src, np.where(a.astype(np.float32) != 0, b, c), ""))
                 continue
+            if sym == "nextafter":  # steps in the 16 bits (NumPy's, ml_dtypes'), not float32's
+                S.append((src, np.nextafter(a, b), ""))
+                continue
             f = NPFN.get(sym) or BIN.get(sym) or getattr(np, sym, None)
             if f is None:
                 S.append((src, None, ""))
