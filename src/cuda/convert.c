@@ -280,8 +280,6 @@ static void halfhw_text(Buf *b, jitc_dtype t) {
     /* cvt.rn.bf16.f32 needs sm_80 */
     buf_puts(b, "// bfloat16 <-> float32 in one instruction each (a NaN's payload is the GPU's).\n"
                 DEV "f32 jitc_up_bf16(const bf16 x) { return __uint_as_float((u32)x.h << 16); }\n"
-                DEV "bf16 jitc_canon_bf16(bf16 x) {\n"
-                "  if ((x.h & 0x7fffu) > 0x7f80u) x.h = (u16)((x.h & 0x8000u) | 0x7fc0u);\n  return x;\n}\n"
                 DEV "bf16 jitc_down_bf16(const f32 x) {\n"
                 "#if __CUDA_ARCH__ >= 800\n"
                 "  bf16 r;\n  asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(r.h) : \"f\"(x));\n  return r;\n"

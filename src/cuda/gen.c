@@ -411,8 +411,8 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
                     (op_info[n->op].libm || n->op == OP_SIGN);
       if (nanarg) {
         use(E, H_NANARG, n->type);
-        buf_printf(E->b, "  const %s v%d = jitc_nanarg_%s(%s, jitc_down_%s(%s));\n", T, v, T,
-                   arg0.s, T, out->s);
+        buf_printf(E->b, "  const %s v%d = jitc_%s_%s(%s, jitc_down_%s(%s));\n", T, v,
+                   op_info[n->op].flags & F_NANARG ? "nanarg" : "nanq", T, arg0.s, T, out->s);
       } else {
         buf_printf(E->b, "  const %s v%d = jitc_down_%s(%s);\n", T, v, T, out->s);
       }
