@@ -301,6 +301,24 @@ int main(int argc, char **argv) {
 """
 
 
+def check_routes():
+    """A cast from a 16-bit float to any float widens it exactly
+    (jitc_widen_*), never by the hardware's conversion (jitc_up_*), which
+    makes every NaN the GPU's canonical positive one: float16 -> float64
+    lost a NaN's sign so on an H100.  The host cannot see that difference."""
+    why = []
+    for h in SHORT:
+        for r in ("float32", "float64", "float16", "bfloat16"):
+            if r == h:
+                continue
+            rc, src, err = jitc("-t", "cuda", "--emit", "cuda", "--dtype", "a=" + h,
+                                "o = %s(a)" % r)
+            body = src[src.find("jitc_elem("):]
+            if rc != 0 or "jitc_widen_%s(" % SHORT[h] not in body or "jitc_up_" in body:
+                why.append("%s -> %s: %s" % (h, r, err.strip()[:200] or body[:300]))
+    report("routes (casts from 16-bit floats to floats are exact)", "; ".join(why))
+
+
 def check_constants(d):
     """Constants of the 16-bit types, rounded on the host (cuda_half_bits),
     as the device rounds from float64; cuda_half_value their exact value."""
@@ -384,6 +402,7 @@ def main():
                       quiet_nans(d, bits(d.astype(np.float16), np.uint16), "f64"),
                       "jitc_narrow64_f16(__longlong_as_double((long long)x)).h", "uint64_t", "uint16_t"))
     check_constants(d[::4])
+    check_routes()
     with np.errstate(all="ignore"):  # through the nearest float32, as ml_dtypes
         d32 = d.astype(np.float32).astype(np.float64)
     cases.append(("narrow64.bfloat16", bits(d, np.uint64), ref_from_f64(d32, "bfloat16"),

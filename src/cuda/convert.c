@@ -178,10 +178,11 @@ void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_d
     else
       buf_printf(o, "(b8)(%s != 0)", x);
   } else if (cuda_is_half(t)) {
-    /* to float32 first: exactly where a NaN's bits reach the result (a
-    ** float32, a 16-bit float), else by the hardware (an integer takes a
-    ** NaN as 0, float64 gets the GPU's NaN from float32's anyway) */
-    bool exact = r == JITC_FLOAT32 || cuda_is_half(r);
+    /* to float32 first: exactly where a NaN reaches the result (a float,
+    ** whose NaN keeps its sign: the hardware's cvt.f32.f16 makes every NaN
+    ** its canonical positive one, which float64 got on an H100), else by
+    ** the hardware (an integer takes a NaN as 0) */
+    bool exact = dtype_is_float(r);
     use(used, exact ? H_HALF : H_HALFHW, t);
     char w[96];
     snprintf(w, sizeof w, "jitc_%s_%s(%s)", exact ? "widen" : "up", S, x);
