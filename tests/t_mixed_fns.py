@@ -113,9 +113,9 @@ def bits(a):
     return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
 
 
-def mismatch(got, want):
-    """Why got is not want bit for bit (a NaN matches a NaN of its sign),
-    with the first differing elements, or None."""
+def mismatch(got, want, nan_sign=True):
+    """Why got is not want bit for bit (a NaN matches a NaN of its sign, or
+    any NaN without nan_sign), with the first differing elements, or None."""
     want = np.asarray(want)
     if got.dtype.kind == "V" and want.dtype == BF16:  # .npy has no bfloat16
         got = got.view(BF16)
@@ -123,7 +123,7 @@ def mismatch(got, want):
         return "dtype %s %s, want %s %s" % (got.dtype, got.shape, want.dtype, want.shape)
     if want.dtype.kind == "f" or want.dtype == BF16:
         g64, w64 = got.astype(np.float64), want.astype(np.float64)
-        both_nan = np.isnan(g64) & np.isnan(w64) & (np.signbit(g64) == np.signbit(w64))
+        both_nan = np.isnan(g64) & np.isnan(w64) & ((np.signbit(g64) == np.signbit(w64)) | (not nan_sign))
         bad = ~both_nan & (bits(got) != bits(want))
     else:
         bad = got != want
@@ -134,9 +134,11 @@ def mismatch(got, want):
         "[%d] %r want %r" % (k, got[k], want[k]) for k in idx[:4]))
 
 
-def check(name, got, want):
-    """Compares every output; True when all match."""
-    why = [o + ": " + m for o in sorted(want) for m in [mismatch(got[o], want[o])] if m]
+def check(name, got, want, any_nan=()):
+    """Compares every output (those named in any_nan: any NaN for a NaN);
+    True when all match."""
+    why = [o + ": " + m for o in sorted(want) for m in [mismatch(got[o], want[o], o not in any_nan)]
+           if m]
     if why:
         fail(name, "; ".join(why)[:1500])
     return not why
@@ -271,8 +273,10 @@ def values_floats(target):
             continue
         m, e = np.frexp(x)
         f, w = np.modf(x)
+        # s: arithmetic on two NaNs, whose sign docs/language.md leaves open
+        # (the GPU's is positive, x86's the first operand's)
         if check(name, got, {"m": m, "e": e, "f": f, "w": w, "d": np.ldexp(x, n), "c": x,
-                             "s": f + w}):
+                             "s": f + w}, any_nan=("s",)):
             ok(name + " (%d values)" % x.size)
 
 
