@@ -56,6 +56,33 @@ group() {
   fi
 }
 
+# bg NAME COMMAND...: a group run in the background, side by side with
+# others (the machine has many cores; the GPU takes several processes);
+# bg_wait waits for them and shows and logs each one's lines in turn, as
+# group does.
+nbg=0
+bg() {
+  nbg=$((nbg + 1))
+  echo "$1" >"$out/bg$nbg.name"
+  shift
+  { "$@" >"$out/bg$nbg" 2>&1; echo $? >"$out/bg$nbg.rc"; } &
+}
+bg_wait() {
+  wait
+  k=1
+  while [ "$k" -le "$nbg" ]; do
+    name=$(cat "$out/bg$k.name")
+    echo "== $name"
+    group "$name" cat "$out/bg$k"
+    rc=$(cat "$out/bg$k.rc")
+    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out/bg$k"; then
+      echo "FAIL $name: exited with status $rc" | tee -a "$log"
+    fi
+    k=$((k + 1))
+  done
+  nbg=0
+}
+
 if want diff && [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
   group tests/t_diff.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py
@@ -85,12 +112,18 @@ if want host; then
   group host_gpu "$out/host_gpu" check
 fi
 if want types; then
-  echo "== types_gpu check: every element type's ops, casts and reductions against interp"
-  group types_gpu "$out/types_gpu" check
-  echo "== tests/t_types_interp.py (JITC_TARGETS=cuda): the new types against NumPy and ml_dtypes"
-  group tests/t_types_interp.py env JITC_TARGETS=cuda $PYTHON tests/t_types_interp.py
-  echo "== tests/t_mixed_fns.py (JITC_TARGETS=\"interp cuda\"): ldexp, frexp and modf"
-  group tests/t_mixed_fns.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_mixed_fns.py
+  # Side by side: types_gpu in five processes of a few types each, and the
+  # suite's groups of the new types.
+  echo "== types_gpu check, t_types_interp.py and t_mixed_fns.py on cuda, side by side"
+  for set in bool,int8,int16 int32,int64,uint8 uint16,uint32,uint64 float32,float64 float16,bfloat16; do
+    bg "types_gpu check: every op, cast and reduction of $set against interp" \
+      env TYPES_GPU_TEST=$set "$out/types_gpu" check
+  done
+  bg "tests/t_types_interp.py (JITC_TARGETS=cuda): the new types against NumPy and ml_dtypes" \
+    env JITC_TARGETS=cuda $PYTHON tests/t_types_interp.py
+  bg "tests/t_mixed_fns.py (JITC_TARGETS=\"interp cuda\"): ldexp, frexp and modf" \
+    env JITC_TARGETS="interp cuda" $PYTHON tests/t_mixed_fns.py
+  bg_wait
 fi
 if want reduce_numpy; then
   echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"

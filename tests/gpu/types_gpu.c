@@ -104,6 +104,13 @@ static double value(jitc_dtype t, const void *x, int64_t j) {
   }
 }
 
+/* Element j of x's bits (for messages). */
+static unsigned long long raw(jitc_dtype t, const void *x, int64_t j) {
+  unsigned long long u = 0;
+  memcpy(&u, (const char *)x + (size_t)j * type_info[t].size, (size_t)type_info[t].size);
+  return u;
+}
+
 /* A float's bits as an integer that orders like its value (for ulps). */
 static int64_t ordered(jitc_dtype t, const void *x, int64_t j) {
   int sz = type_info[t].size;
@@ -293,8 +300,11 @@ static jitc_status run_path(jitc_context *ctx, const jitc_kernel *k, int64_t n, 
 
 /* ---- agreement ---- */
 
-/* How an output must agree with interp's (see the head). */
-typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD } Agree;
+/* How an output must agree with interp's (see the head).  A_FNAN: a
+** function whose NaN argument is its result (ops.h's F_NANARG), within
+** A_ULP otherwise; A_NANSIGN: a cast between float types, any NaN of the
+** same sign. */
+typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD, A_FNAN, A_NANSIGN } Agree;
 
 /* How the result of op o agrees with interp's. */
 static Agree op_agree(int o) {
@@ -311,12 +321,14 @@ static Agree op_agree(int o) {
   case OP_NEXTAFTER: case OP_FMA:
     return A_ANYNAN;
   default: /* the C library's other functions, and ** */
-    return op_info[o].libm ? A_ULP : A_ANYNAN;
+    return !op_info[o].libm ? A_ANYNAN : op_info[o].flags & F_NANARG ? A_FNAN : A_ULP;
   }
 }
 
-/* Whether element j of x agrees with y's for type t. tol: A_SUM's bound. */
-static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, double tol) {
+/* Whether element j of x agrees with y's for type t. tol: A_SUM's bound;
+** argnan: the element's first operand is a NaN. */
+static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, double tol,
+                   bool argnan) {
   size_t sz = (size_t)type_info[t].size;
   if (!memcmp((const char *)x + (size_t)j * sz, (const char *)y + (size_t)j * sz, sz))
     return true;
@@ -328,10 +340,11 @@ static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree 
            : isnan(a) || isnan(b) ? a == 0 || b == 0 || isinf(a) || isinf(b)
                                   : signbit(a) == signbit(b);
   if (isnan(a) || isnan(b))
-    return isnan(a) && isnan(b);
-  if (how == A_ANYNAN) /* other bits than interp's and not NaN: -0.0 against 0.0 too */
+    return isnan(a) && isnan(b) && !(how == A_FNAN && argnan) &&
+           (how != A_NANSIGN || signbit(a) == signbit(b));
+  if (how == A_ANYNAN || how == A_NANSIGN) /* not NaN, other bits: -0.0 against 0.0 too */
     return false;
-  if (how == A_ULP) { /* the largest finite value and inf are one unit apart */
+  if (how == A_ULP || how == A_FNAN) { /* the largest finite value and inf are one unit apart */
     int64_t d = ordered(t, x, j) - ordered(t, y, j);
     return (d < 0 ? -d : d) <= (is_half(t) ? 1 : 4);
   }
@@ -480,9 +493,9 @@ static void ops_prog(jitc_context *ctx, Prog *P, jitc_dtype dt) {
       continue;
     snprintf(e, sizeof e, "%s(a)", type_info[t].name);
     /* casts move bits where a 16-bit float is involved; f32 <-> f64 of a
-    ** NaN is the hardware's */
+    ** NaN is the hardware's, its sign kept (docs/language.md) */
     bool bits = is_half((jitc_dtype)t) || (is_half(dt) && t == JITC_FLOAT32) || !dtype_is_float(t);
-    add_stmt(ctx, P, dt, "o%d = %s", e, bits ? A_EXACT : A_ANYNAN);
+    add_stmt(ctx, P, dt, "o%d = %s", e, bits ? A_EXACT : dtype_is_float(dt) ? A_NANSIGN : A_ANYNAN);
   }
   /* ldexp's exponent is an integer: a float's through int8 (saturated). */
   if (dtype_is_float(dt))
@@ -511,18 +524,24 @@ static int compare(const Prog *P, const jitc_kernel *k, const Host *C, const Hos
     if (a < 0)
       continue;
     int64_t cnt = count_of(C, a, n);
-    for (int64_t i = 0; i < cnt; i++)
-      if (!agrees(C->dt[a], C->p[a], R->p[a], i, P->how[s], tol)) {
-        int64_t j = C->role[a] == JITC_RESULT ? 0 : i;
-        if (show && shown++ < 4)
-          fail(name, "%s = %s (%s): element %lld of %lld: %.17g, interp %.17g (a = %.17g, "
-               "b = %.17g)", P->name[s], P->what[s], type_info[C->dt[a]].name, (long long)i,
-               (long long)cnt, value(C->dt[a], C->p[a], i), value(R->dt[a], R->p[a], i),
-               n && ia >= 0 ? value(dt, in->p[ia], j) : 0.0,
-               n && ib >= 0 ? value(dt, in->p[ib], j) : 0.0);
-        bad++;
-        break;
-      }
+    size_t sz = (size_t)type_info[C->dt[a]].size;
+    for (int64_t i = 0; i < cnt; i++) {
+      if (!memcmp((const char *)C->p[a] + (size_t)i * sz, (const char *)R->p[a] + (size_t)i * sz, sz))
+        continue;
+      int64_t j = C->role[a] == JITC_RESULT ? 0 : i;
+      bool argnan = n && ia >= 0 && dtype_is_float(dt) && isnan(value(dt, in->p[ia], j));
+      if (agrees(C->dt[a], C->p[a], R->p[a], i, P->how[s], tol, argnan))
+        continue;
+      if (show && shown++ < 4)
+        fail(name, "%s = %s (%s): element %lld of %lld: %.17g (0x%llx), interp %.17g (0x%llx) "
+             "(a = %.17g (0x%llx), b = %.17g)", P->name[s], P->what[s], type_info[C->dt[a]].name,
+             (long long)i, (long long)cnt, value(C->dt[a], C->p[a], i), raw(C->dt[a], C->p[a], i),
+             value(R->dt[a], R->p[a], i), raw(R->dt[a], R->p[a], i),
+             n && ia >= 0 ? value(dt, in->p[ia], j) : 0.0, n && ia >= 0 ? raw(dt, in->p[ia], j) : 0,
+             n && ib >= 0 ? value(dt, in->p[ib], j) : 0.0);
+      bad++;
+      break;
+    }
   }
   return bad;
 }
@@ -690,6 +709,7 @@ static void selftest(jitc_context *ctx) {
     double tol;
     bool ok;
     const char *what;
+    bool argnan; /* the operand is a NaN */
   } c[] = {
       {JITC_FLOAT32, 0x80000000u, 0, A_ANYNAN, 0, false, "-0.0 for 0.0"},
       {JITC_FLOAT64, 0x8000000000000000ull, 0, A_ANYNAN, 0, false, "-0.0 for 0.0, float64"},
@@ -709,10 +729,15 @@ static void selftest(jitc_context *ctx) {
       {JITC_FLOAT32, 0x3f800001u, 0x3f800000u, A_SUM, 0, false, "a sum past its bound"},
       {JITC_INT64, 1, 2, A_SUM, 1e9, false, "an integer sum off by one"},
       {JITC_UINT8, 0xA5, 0, A_EXACT, 0, false, "the poison for 0"},
+      {JITC_FLOAT32, 0x7fffffffu, 0xffc12345u, A_FNAN, 0, false, "another NaN for a NaN argument", true},
+      {JITC_FLOAT32, 0x7fffffffu, 0xffc00000u, A_FNAN, 0, true, "any NaN of log(-1)", false},
+      {JITC_FLOAT16, 0x3c01, 0x3c00, A_FNAN, 0, true, "1 ulp of float16 in exp"},
+      {JITC_FLOAT64, 0x7ff8000000000000ull, 0xfff8000000000000ull, A_NANSIGN, 0, false, "a cast's NaN sign"},
+      {JITC_FLOAT64, 0x7ff8000000000000ull, 0x7ff8000000000123ull, A_NANSIGN, 0, true, "a cast's payload"},
   };
   int bad = 0;
   for (size_t i = 0; i < sizeof c / sizeof *c; i++)
-    if (agrees(c[i].t, &c[i].got, &c[i].want, 0, c[i].how, c[i].tol) != c[i].ok) {
+    if (agrees(c[i].t, &c[i].got, &c[i].want, 0, c[i].how, c[i].tol, c[i].argnan) != c[i].ok) {
       fail("selftest.agree", "%s: %s", c[i].what, c[i].ok ? "refused" : "taken");
       bad++;
     }
