@@ -143,8 +143,9 @@ test: all $(BUILD)/libjitc_int.a
 
 # The cuda target on a machine with an NVIDIA GPU (H100/H200): differential
 # suite against interp, edge sizes, buffers, out of memory, timings.
+# GPU_GROUPS="types ..." runs some of its groups (tests/gpu/run.sh names them).
 test-gpu: all $(BUILD)/libjitc_int.a
-	BUILD=$(BUILD) CC="$(CC)" LDFLAGS="$(LDFLAGS)" sh tests/gpu/run.sh
+	BUILD=$(BUILD) CC="$(CC)" LDFLAGS="$(LDFLAGS)" GPU_GROUPS="$(GPU_GROUPS)" sh tests/gpu/run.sh
 
 # Rewrites the golden files from the current output; review with git diff.
 golden: all

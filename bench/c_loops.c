@@ -347,7 +347,7 @@ int main(int argc, char **argv) {
       fail(what, err);
       goto done;
     }
-    if (npy_read(infile[j], &arr[narr], err, sizeof err) != 0) {
+    if (npy_read(infile[j], NULL, &arr[narr], err, sizeof err) != 0) {
       fail(what, err);
       goto done;
     }

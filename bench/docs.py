@@ -374,6 +374,66 @@ def reductions_cpu_section():
     return L
 
 
+def types_section():
+    """The narrow types on the cpu target (bench/types_cpu.py, types_cpu.md)
+    and on the GPU (bench/gpu_types.py, gpu_types.md)."""
+    L = ["## The narrow types", "",
+         "Three programs of the types NumPy users meet in images and models, 10,000,000 "
+         "elements of non-zero data (uint8 across its range, the floats standard normal):", "",
+         "- `y = (f32(x) - 127.5) / 127.5`: uint8 to float32, 5 bytes an element;",
+         "- `c = a * b + 1` in float16: each operation rounded to float16, as NumPy's loops "
+         "do (the product before the sum), 6 bytes an element;",
+         "- `c = a * b + 1` in bfloat16, likewise (as ml_dtypes).", "",
+         "Every result is checked bit for bit against NumPy and ml_dtypes before its time "
+         "counts (a GPU peer within 2 units in the last place, the elements that differ "
+         "counted).", "",
+         "### On the CPU", "",
+         "    python3 bench/types_cpu.py --build build      # after make; numexpr as make bench "
+         "installs it", "",
+         "This host: an AMD EPYC of 2 cores shared with other work (AVX-512 with "
+         "AVX512-BF16 and F16C; gcc 12).  jitc against the C loop a programmer writes "
+         "(`gcc -O3 -march=native -fopenmp`, `parallel for simd`; for float16 also the loop "
+         "with F16C's conversions by hand, as gcc 12 leaves `_Float16` arithmetic scalar; "
+         "for bfloat16 the rounding on the bits by hand, as gcc 12 has no arithmetic on "
+         "`__bf16`), NumPy (ml_dtypes' loops for bfloat16) and numexpr where it runs the "
+         "program: numexpr has no 16-bit floats (it computes float16 as float32 and returns "
+         "float32, the product not rounded), so it runs the uint8 program alone, with `out=` "
+         "a float32 array (it reads uint8 as int32, computes in float64 and rounds once: the "
+         "same bits for each of the 256 inputs).  Rounds run every implementation in turn; "
+         "figures are medians of the pooled calls.", "",
+         "The machine was busy: three runs of the same command (load averages about 6.5, "
+         "2.5 and 10) gave jitc / C of 1.13x, 1.21x and 0.96x for uint8, jitc / F16C by hand "
+         "of 0.93x, 0.80x and 1.09x for float16, and jitc / C of 1.14x, 1.52x and 1.11x for "
+         "bfloat16 (all cores); the absolute times moved by up to 4.8x between runs.  The "
+         "table is the run at the lowest load.  jitc's bfloat16 loop is the one of the three "
+         "that stays behind its C loop in every run.", ""]
+    md = load("types_cpu.md")
+    L += [body(md).strip(), ""] if md else ["> **Not run yet.** `python3 bench/types_cpu.py` "
+                                            "writes the table here.", ""]
+    L += ["### On the GPU", "",
+          "    sh bench/gpu.sh --types     # bench/gpu_types.py: builds jitc without LLVM, "
+          "then runs it (about a minute)", "",
+          "jitc (`jitc_run_device` through ctypes on the arrays' memory) against a "
+          "device-to-device copy of the same bytes (the limit: torch's copy of float32s, as "
+          "bench/gpu.py takes it), PyTorch and CuPy as their users write the expression (one "
+          "kernel per operation) and CuPy's ElementwiseKernel (one kernel, written by hand); "
+          "CuPy has no bfloat16, so PyTorch alone there.  All on one stream; the GPU time of "
+          "batches of calls queued behind a spin kernel, as bench/gpu_reduce.py measures.  "
+          "The goal, jitc within 1.1x of the copy, is met for all three: 1.00x, 0.86x and "
+          "0.87x at 1e7 elements, 1.02x, 0.98x and 0.98x at 1e8 (below 1 at 1e7: the 50 MB "
+          "L2 keeps part of the 16-bit inputs between calls, which a copy of different "
+          "arrays does not get).  PyTorch divides by 127.5 as a multiplication by its "
+          "reciprocal: half of its uint8 results are one unit in the last place from "
+          "NumPy's.  Two runs on the same card gave jitc's figures within 1%.", ""]
+    md = load("gpu_types.md")
+    L += [md.strip().replace("n = 10,000,000:", "#### 1e7 elements").replace(
+        "n = 100,000,000:", "#### 1e8 elements").replace(
+        "One call on an idle GPU", "#### One call\n\nOne call on an idle GPU"), ""] if md else [
+        "> **Not run yet.** `sh bench/gpu.sh --types` on a GPU machine writes the table "
+        "here.", ""]
+    return L
+
+
 def main():
     cpu, cpu_md = load("cpu.json"), load("cpu.md")
     gpu, gpu_md = load("gpu.json"), load("gpu.md")
@@ -395,6 +455,8 @@ def main():
          "    make bench FULL=1     # adds 1e8 elements",
          "    make bench QUICK=1    # a smoke test: small sizes, few repeats",
          "    sh bench/gpu.sh       # GPU (H100/H200): or make bench-gpu; under 10 minutes",
+         "    python3 bench/types_cpu.py --build build; sh bench/gpu.sh --types   # the narrow "
+         "types",
          "",
          "`make bench` installs the missing peers with pip (a peer that cannot be installed is "
          "reported absent), builds the C loops and the driver, and writes "
@@ -479,6 +541,7 @@ def main():
               "1e9 bytes moved at the largest size).", ""]
     L += host_gpu_section()
     L += reductions_gpu_section()
+    L += types_section()
     L += ["## Compile time against program size", "",
           "A program above a few hundred operations is cut into groups of statements "
           "(src/split.c), each compiled as its own function (cpu) or kernel (cuda), so that "

@@ -5,6 +5,7 @@
 #   sh bench/gpu.sh            # or: make bench-gpu
 #   sh bench/gpu.sh --quick    # sizes up to 1e5 only: a smoke test
 #   sh bench/gpu.sh --reductions   # reductions only (bench/gpu_reduce.py)
+#   sh bench/gpu.sh --types        # the narrow types only (bench/gpu_types.py)
 #
 # Builds jitc without the cpu target (LLVM_CONFIG=) in build-gpu/, builds the
 # timing driver, runs bench/gpu.py (well inside 10 minutes), which writes
@@ -27,16 +28,19 @@ done
 mkdir -p "$BUILD/bench"
 make -j"$JOBS" BUILD="$BUILD" LLVM_CONFIG= "$BUILD/libjitc_int.a" "$BUILD/libjitc.so" "$BUILD/jitc" >"$BUILD/make.log" 2>&1 ||
   { tail -30 "$BUILD/make.log"; echo "bench: building jitc failed"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c cli/elem.c \
-  cli/host.c cli/npy.c cli/json.c "$BUILD/libjitc_int.a" -ldl -lpthread -lm
+JITC_BENCH_ONLY=1 LLVM_LIBS= BUILD="$BUILD" sh bench/build.sh
 
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0
-# --reductions: sum(a * b) against torch.dot, cupy.dot and a copy (bench/gpu_reduce.py) only.
+# --reductions: sum(a * b) against torch.dot, cupy.dot and a copy (bench/gpu_reduce.py) only;
+# --types: the narrow types against PyTorch, CuPy and a copy (bench/gpu_types.py) only.
 script=bench/gpu.py results=gpu
 if [ "${1:-}" = --reductions ]; then
   shift
   script=bench/gpu_reduce.py results=gpu_reduce
+elif [ "${1:-}" = --types ]; then
+  shift
+  script=bench/gpu_types.py results=gpu_types
 fi
 $PY $script --build "$BUILD" "$@" || status=$?
 $PY bench/docs.py || status=1

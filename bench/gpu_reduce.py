@@ -59,13 +59,15 @@ class Jitc:
                                       ctypes.c_void_p]
         self.ctx = L.jitc_context_new()
 
-    def kernel(self, src, arrays):
+    def kernel(self, src, arrays, decls=(("a", JITC_F32), ("b", JITC_F32))):
+        """A function (n, stream) running src over the CuPy arrays `arrays`
+        (by name), its inputs declared by (name, jitc_dtype) pairs."""
         opts = ctypes.create_string_buffer(512)
         self.lib.jitc_options_init(opts)
         ctypes.c_int.from_buffer(opts, 0).value = JITC_CUDA  # .target comes first
-        decl = (Decl * 2)((b"a", JITC_F32), (b"b", JITC_F32))
+        decl = (Decl * len(decls))(*((name.encode(), t) for name, t in decls))
         k = ctypes.c_void_p()
-        if self.lib.jitc_compile(self.ctx, src.encode(), decl, 2, None, 0, opts,
+        if self.lib.jitc_compile(self.ctx, src.encode(), decl, len(decls), None, 0, opts,
                                  ctypes.byref(k)):
             raise RuntimeError(self.lib.jitc_errmsg(self.ctx).decode())
         ptrs = (ctypes.c_uint64 * self.lib.jitc_kernel_array_count(k))()

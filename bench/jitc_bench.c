@@ -2,7 +2,7 @@
 ** jitc_bench.c -- times one jitc program on one target through the library,
 ** the way a C program embedding jitc would use it.
 **
-**   jitc_bench -t cpu [-D alpha=2.5] --in a=a.npy [--out out=out.npy]
+**   jitc_bench -t cpu [-D alpha=2.5] [--dtype b=bfloat16] --in a=a.npy [--out out=out.npy]
 **              [--cache-dir DIR | --no-cache] [--threads N] [--fast-math]
 **              [--warmup W] [--min-reps R] [--max-reps R] [--budget-ms MS] PROGRAM
 **   jitc_bench -t cpu --compile-only --decl a=float64 [--cache-dir DIR] PROGRAM
@@ -25,7 +25,9 @@
 
 #define MAXARR 32
 
-/* Named (NAME=VALUE: a file, a dtype or a scalar's text) is cli.h's. */
+/* Named (NAME=VALUE: a file, a dtype or a scalar's text) is cli.h's.
+** --dtype NAME=T names the type of input NAME's file, as the command line's
+** does: a '<V2' file (ml_dtypes' bfloat16) is read only so. */
 
 typedef struct RunArg {
   jitc_context *ctx;
@@ -103,7 +105,8 @@ static void print_fail(const char *target, const char *what, const char *msg) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: jitc_bench [-t TARGET] [-D NAME=VALUE] [--in NAME=FILE.npy]... [--out NAME=FILE.npy]...\n"
+          "usage: jitc_bench [-t TARGET] [-D NAME=VALUE] [--dtype NAME=T]... [--in NAME=FILE.npy]...\n"
+          "                  [--out NAME=FILE.npy]...\n"
           "                  [--decl NAME=DTYPE --compile-only] [--cache-dir DIR | --no-cache]\n"
           "                  [--threads N] [--fast-math] [--warmup W] [--min-reps R] [--max-reps R]\n"
           "                  [--budget-ms MS] PROGRAM\n");
@@ -116,8 +119,8 @@ int main(int argc, char **argv) {
   jitc_options opt;
   jitc_options_init(&opt);
   const char *tname = jitc_target_name(opt.target), *program = NULL;
-  Named ins[MAXARR], outs[MAXARR], decls[MAXARR], defs[MAXARR];
-  int nin = 0, nout = 0, ndecl = 0, ndef = 0;
+  Named ins[MAXARR], outs[MAXARR], decls[MAXARR], defs[MAXARR], types[MAXARR];
+  int nin = 0, nout = 0, ndecl = 0, ndef = 0, ntype = 0;
   bool compile_only = false;
 
   for (int i = 1; i < argc; i++) {
@@ -135,6 +138,8 @@ int main(int argc, char **argv) {
       nout++;
     else if (!strcmp(a, "--decl") && more && ndecl < MAXARR && !split_named(argv[++i], &decls[ndecl]))
       ndecl++;
+    else if (!strcmp(a, "--dtype") && more && ntype < MAXARR && !split_named(argv[++i], &types[ntype]))
+      ntype++;
     else if (!strcmp(a, "--cache-dir") && more)
       opt.cache_dir = argv[++i];
     else if (!strcmp(a, "--no-cache"))
@@ -187,7 +192,17 @@ int main(int argc, char **argv) {
   jitc_array_decl ad[MAXARR];
   int64_t n = -1;
   for (int i = 0; i < nin; i++) {
-    if (npy_read(ins[i].value, NULL, &arr[i], err, sizeof err) != 0) {
+    jitc_dtype said, *named = NULL;
+    for (int j = 0; j < ntype; j++)
+      if (!strcmp(types[j].name, ins[i].name)) {
+        if (jitc_dtype_parse(types[j].value, &said) != JITC_OK) {
+          print_fail(tname, "error", "bad dtype in --dtype");
+          rc = 64;
+          goto done;
+        }
+        named = &said;
+      }
+    if (npy_read(ins[i].value, named, &arr[i], err, sizeof err) != 0) {
       print_fail(tname, "error", err);
       rc = 66;
       goto done;

@@ -7,7 +7,7 @@
 #  2. builds the hand-written C loops with gcc -O3 -march=native -fopenmp
 #     (libmvec for exp, sin, cos: checked with nm) and the jitc driver
 #     against $BUILD/libjitc_int.a (the library with its internal names)
-#     and the command line's .npy reader (cli/);
+#     and the command line's .npy reader (cli/): bench/build.sh;
 #  3. runs bench/run.py (results in bench/results/cpu.{json,md}, cpu_*.png)
 #     and regenerates docs/PERFORMANCE.md.
 # Make passes BUILD, LLVM_LIBS and LDLIBS.
@@ -28,28 +28,7 @@ for m in numexpr numba matplotlib; do
   fi
 done
 
-mkdir -p "$BUILD/bench"
-# Host arrays, the .npy reader and JSON strings, which the drivers share
-# with the command line (cli/).
-CLI_OBJS=
-for f in host npy json; do
-  ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -c "cli/$f.c" -o "$BUILD/bench/cli_$f.o"
-  CLI_OBJS="$CLI_OBJS $BUILD/bench/cli_$f.o"
-done
-OPT="-O3 -march=native -fopenmp"
-$BENCH_CC $OPT -ffast-math -fno-builtin-sin -fno-builtin-cos -c bench/c_mvec.c -o "$BUILD/bench/c_mvec.o"
-for f in _expf _exp _sin _cos; do
-  if ! nm "$BUILD/bench/c_mvec.o" | grep -q "U _ZGV.*v$f\$"; then
-    echo "bench: the C loops do not call libmvec's vector $f (see bench/c_mvec.c)"; exit 1
-  fi
-done
-# -fno-tree-loop-distribute-patterns: the stream kernels stay loops, not memcpy calls.
-$BENCH_CC $OPT -fno-math-errno -fno-tree-loop-distribute-patterns -Wall -c bench/c_loops.c \
-  -o "$BUILD/bench/c_loops.o"
-$BENCH_CC -fopenmp -o "$BUILD/bench/c_loops" "$BUILD/bench/c_loops.o" "$BUILD/bench/c_mvec.o" \
-  $CLI_OBJS "$BUILD/libjitc_int.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-  -o "$BUILD/bench/jitc_bench" bench/jitc_bench.c $CLI_OBJS "$BUILD/libjitc_int.a" $LLVM_LIBS ${LDLIBS:--ldl -lpthread -lm}
+sh bench/build.sh
 
 # BUILD_ONLY=1: the peers and the drivers, for bench/reduce_cpu.py.
 if [ -n "${BUILD_ONLY:-}" ] && [ "$BUILD_ONLY" != 0 ]; then exit 0; fi

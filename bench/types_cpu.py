@@ -1,21 +1,25 @@
 #!/usr/bin/env python3
-"""types_cpu.py -- three programs of the narrow and complex types on the cpu
-target against the C loop a programmer would write (gcc -O3 -march=native
--fopenmp, built here into a small library), NumPy and numexpr, on the same
-arrays in one process (results in bench/results/types_cpu.md):
+"""types_cpu.py -- three programs of the narrow types on the cpu target
+against the C loop a programmer would write (gcc -O3 -march=native -fopenmp,
+built here into a small library), NumPy (ml_dtypes for bfloat16) and
+numexpr where numexpr runs the program, on the same arrays in one process
+(results in bench/results/types_cpu.md):
 
-  u8_norm    y = (f32(x) - 127.5) / 127.5   uint8 -> float32, 5 bytes/element
-  f16_fma    c = a * b + 1                  float16, each operation rounded
-                                            (as NumPy's), 6 bytes/element
-  c64_expmul c = exp(z) * w                 complex64, 24 bytes/element;
-                                            against NumPy and numexpr (which
-                                            computes complex64 in complex128)
+  u8_norm   y = (f32(x) - 127.5) / 127.5  uint8 -> float32, 5 bytes/element
+  f16_fma   c = a * b + 1                 float16, each operation rounded
+                                          (as NumPy's), 6 bytes/element
+  bf16_fma  c = a * b + 1                 bfloat16, likewise (as ml_dtypes)
 
-Each uses all cores (jitc's default, OpenMP's, numexpr's), then one thread.
-Rounds run every implementation in turn, so background load falls on all
-of them alike; figures are medians of the pooled calls.  Every result is
-checked against NumPy first: bit for bit, complex exp within 4 units of
-float32's epsilon relative to the element (the math functions' bound).
+    python3 bench/types_cpu.py --build build     (after make)
+
+numexpr has neither 16-bit float (it computes float16 in float32 and
+returns float32, without rounding the product): it runs u8_norm alone, with
+out= a float32 array (it reads uint8 as int32 and computes in float64, then
+rounds once: the same bits for each of the 256 inputs).
+All use all cores (jitc's default, OpenMP's, numexpr's), then one thread
+each; NumPy uses one.  Rounds run every implementation in turn, so
+background load falls on all of them alike; figures are medians of the
+pooled calls.  Every result is checked against NumPy first (bit for bit).
 """
 import argparse
 import ctypes as C
@@ -78,6 +82,23 @@ void f16_fma_f16c(int64_t n, const uint16_t *a, const uint16_t *b, uint16_t *c) 
       c[i] = _cvtss_sh(_cvtsh_ss(_cvtss_sh(_cvtsh_ss(a[i]) * _cvtsh_ss(b[i]), RN)) + 1, RN);
   }
 }
+/* bfloat16 by hand (gcc 12 has no arithmetic on __bf16): the upper half of
+** a float32, rounded to nearest even; a NaN stays a quiet NaN. */
+static inline float bf_wide(uint16_t h) {
+  union { uint32_t u; float f; } v = {(uint32_t)h << 16};
+  return v.f;
+}
+static inline uint16_t bf_round(float f) {
+  union { float f; uint32_t u; } v = {f};
+  if ((v.u & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)(v.u >> 16 | 0x40);
+  return (uint16_t)((v.u + 0x7fffu + (v.u >> 16 & 1)) >> 16);
+}
+void bf16_fma(int64_t n, const uint16_t *a, const uint16_t *b, uint16_t *c) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++)
+    c[i] = bf_round(bf_wide(bf_round(bf_wide(a[i]) * bf_wide(b[i]))) + 1.0f);
+}
 """
 
 
@@ -100,7 +121,7 @@ def build_c():
                    check=True)
     L = C.CDLL(lib)
     L.set_threads.argtypes = [C.c_int]
-    for fn in (L.u8_norm, L.f16_fma, L.f16_fma_f16c):
+    for fn in (L.u8_norm, L.f16_fma, L.f16_fma_f16c, L.bf16_fma):
         fn.argtypes = [C.c_int64] + [C.c_void_p] * (2 if fn is L.u8_norm else 3)
     return L
 
@@ -126,95 +147,135 @@ class Jitc:
             raise RuntimeError(self.L.jitc_errmsg(self.ctx).decode())
 
 
-def numexpr_module():
-    try:
-        import numexpr
-        return numexpr
-    except ImportError:
-        return None
+PROGRAMS = {"u8_norm": "y = (f32(x) - 127.5) / 127.5", "f16_fma": "c = a * b + 1",
+            "bf16_fma": "c = a * b + 1"}
+BYTES = {"u8_norm": 5, "f16_fma": 6, "bf16_fma": 6}
+COLUMNS = ["jitc", "C loop", "C, F16C by hand", "NumPy", "numexpr"]
 
 
-def close_c64(got, ref):
-    """Within 4 float32 epsilons of each element's magnitude (and the same
-    NaN and inf): exp's bound on both sides."""
-    err = np.abs(got.astype(np.complex128) - ref) / np.maximum(np.abs(ref), np.finfo(np.float32).tiny)
-    return bool((err <= 4 * np.finfo(np.float32).eps).all())
+def data(n):
+    """The inputs (uint8 across its range, the floats standard normal), the
+    outputs (written before timing) and NumPy's answers."""
+    import ml_dtypes
+    bf = ml_dtypes.bfloat16
+    rng = np.random.default_rng(1)
+    v = {"x": rng.integers(0, 256, n, dtype=np.uint8)}
+    for t, dt in (("16", np.float16), ("bf", bf)):
+        for k in "ab":
+            v[k + t] = rng.standard_normal(n).astype(np.float32).astype(dt)
+    out = {"u8_norm": np.ones(n, np.float32), "f16_fma": np.ones(n, np.float16),
+           "bf16_fma": np.ones(n, bf)}
+    ref = {"u8_norm": (v["x"].astype(np.float32) - np.float32(127.5)) / np.float32(127.5)}
+    for w, t in (("f16_fma", "16"), ("bf16_fma", "bf")):
+        dt = out[w].dtype
+        p = (v["a" + t].astype(np.float32) * v["b" + t].astype(np.float32)).astype(dt)
+        ref[w] = (p.astype(np.float32) + np.float32(1)).astype(dt)
+    return v, out, ref
+
+
+def implementations(v, out, Lc, R, threads, n):
+    """{(program, implementation): a call}, for `threads` (0: all cores)."""
+    import numexpr as ne
+    ne.set_num_threads(threads or os.cpu_count())
+    Lc.set_threads(threads or os.cpu_count())
+    y, c16, cbf = out["u8_norm"], out["f16_fma"], out["bf16_fma"]
+    ptr = {k: a.ctypes.data for k, a in {**v, **{"y": y, "c16": c16, "cbf": cbf}}.items()}
+    x, a16, b16, abf, bbf = v["x"], v["a16"], v["b16"], v["abf"], v["bbf"]
+    impls = {
+        ("u8_norm", "jitc"): Jitc(R, PROGRAMS["u8_norm"], {"x": x}, y, threads),
+        ("u8_norm", "C loop"): lambda: Lc.u8_norm(n, ptr["x"], ptr["y"]),
+        ("u8_norm", "numexpr"): lambda: ne.evaluate("(x - 127.5) / 127.5", local_dict={"x": x},
+                                                    out=y),
+        ("f16_fma", "jitc"): Jitc(R, PROGRAMS["f16_fma"], {"a": a16, "b": b16}, c16, threads),
+        ("f16_fma", "C loop"): lambda: Lc.f16_fma(n, ptr["a16"], ptr["b16"], ptr["c16"]),
+        ("f16_fma", "C, F16C by hand"): lambda: Lc.f16_fma_f16c(n, ptr["a16"], ptr["b16"],
+                                                                 ptr["c16"]),
+        ("bf16_fma", "jitc"): Jitc(R, PROGRAMS["bf16_fma"], {"a": abf, "b": bbf}, cbf, threads),
+        ("bf16_fma", "C loop"): lambda: Lc.bf16_fma(n, ptr["abf"], ptr["bbf"], ptr["cbf"]),
+    }
+    if threads == 0:  # NumPy has one thread whatever the others have
+        impls[("u8_norm", "NumPy")] = lambda: np.divide(
+            np.subtract(x, np.float32(127.5), out=y), np.float32(127.5), out=y)
+        impls[("f16_fma", "NumPy")] = lambda: np.add(np.multiply(a16, b16, out=c16), 1, out=c16)
+        impls[("bf16_fma", "NumPy")] = lambda: np.add(np.multiply(abf, bbf, out=cbf), 1, out=cbf)
+    return impls
 
 
 def main():
     a_ = parse_args()
     n = int(a_.n)
-    rng = np.random.default_rng(1)
-    x = rng.integers(0, 256, n, dtype=np.uint8)
-    a = rng.standard_normal(n).astype(np.float16)
-    b = rng.standard_normal(n).astype(np.float16)
-    za = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
-    zb = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
-    y, c = np.ones(n, np.float32), np.ones(n, np.float16)  # written before timing
-    cz, cz128 = np.ones(n, np.complex64), np.ones(n, np.complex128)
-    y_ref = (x.astype(np.float32) - np.float32(127.5)) / np.float32(127.5)
-    c_ref = ((a.astype(np.float32) * b.astype(np.float32)).astype(np.float16).astype(np.float32)
-             + np.float32(1)).astype(np.float16)
-    cz_ref = np.exp(za.astype(np.complex128)) * zb  # the exact value, nearly
-    ne = numexpr_module()
+    v, out, ref = data(n)
     Lc = build_c()
     R = reduce_lib.Runner()
+    load0 = common.machine_info().get("loadavg_start", [])
     rows = []
     for threads in (0, 1):
-        Lc.set_threads(threads or os.cpu_count())
-        if ne:
-            ne.set_num_threads(threads or os.cpu_count())
-        tag = "all cores" if threads == 0 else "1 thread"
-        impls = {
-            ("u8_norm", "jitc"): Jitc(R, "y = (f32(x) - 127.5) / 127.5", {"x": x}, y, threads),
-            ("u8_norm", "C loop"): lambda: Lc.u8_norm(n, x.ctypes.data, y.ctypes.data),
-            ("f16_fma", "jitc"): Jitc(R, "c = a * b + 1", {"a": a, "b": b}, c, threads),
-            ("f16_fma", "C loop"): lambda: Lc.f16_fma(n, a.ctypes.data, b.ctypes.data, c.ctypes.data),
-            ("f16_fma", "C, F16C by hand"): lambda: Lc.f16_fma_f16c(n, a.ctypes.data, b.ctypes.data,
-                                                                     c.ctypes.data),
-        }
-        impls[("c64_expmul", "jitc")] = Jitc(R, "c = exp(z) * w", {"z": za, "w": zb}, cz, threads)
-        if ne:
-            impls[("c64_expmul", "numexpr (complex128)")] = lambda: ne.evaluate(
-                "exp(z) * w", local_dict={"z": za, "w": zb}, out=cz128, casting="unsafe")
-        if threads == 0:
-            impls[("u8_norm", "NumPy")] = lambda: np.divide(
-                np.subtract(x, np.float32(127.5), out=y), np.float32(127.5), out=y)
-            impls[("f16_fma", "NumPy")] = lambda: np.add(np.multiply(a, b, out=c), 1, out=c)
-            impls[("c64_expmul", "NumPy")] = lambda: np.multiply(np.exp(za, out=cz), zb, out=cz)
-        outs = {"u8_norm": (y, y_ref), "f16_fma": (c, c_ref), "c64_expmul": (cz, cz_ref)}
+        impls = implementations(v, out, Lc, R, threads, n)
+        reps = {}
         for key, fn in impls.items():  # the checks, before any time counts
-            got, ref = outs[key[0]]
-            if key[1].startswith("numexpr"):
-                got = cz128
-            got[:] = 0
+            out[key[0]][:] = 0
+            t0 = time.perf_counter()
             fn()
-            ok = (close_c64(got, ref) if key[0] == "c64_expmul" else
-                  got.tobytes() == ref.tobytes())
-            if not ok:
+            # a call of more than 50 ms (NumPy's 16-bit loops) is timed 3 times a round
+            reps[key] = a_.reps if time.perf_counter() - t0 < 0.05 else 3
+            if out[key[0]].tobytes() != ref[key[0]].tobytes():
                 sys.exit(f"types_cpu: {key} differs from NumPy")
         times = {k: [] for k in impls}
         for _ in range(a_.rounds):
             for key, fn in impls.items():
                 fn()
-                for _ in range(a_.reps):
+                for _ in range(reps[key]):
                     t0 = time.perf_counter()
                     fn()
                     times[key].append((time.perf_counter() - t0) * 1e3)
         for (w, impl), t in times.items():
             s = common.stats(t)
-            nbytes = n * {"u8_norm": 5, "f16_fma": 6, "c64_expmul": 24}[w]
-            rows.append(f"| {w} | {impl} | {tag} | {s['median_ms']:.2f} | "
-                        f"{nbytes / s['median_ms'] / 1e6:.1f} | {s['iqr_pct']:.0f}% |")
+            rows.append({"program": w, "impl": impl, "threads": threads or os.cpu_count(),
+                         "median_ms": s["median_ms"], "min_ms": s["min_ms"],
+                         "iqr_pct": s["iqr_pct"], "calls": len(t),
+                         "gbps": n * BYTES[w] / s["median_ms"] / 1e6})
+            print(f"{w:8s} {impl:16s} threads {threads or os.cpu_count()}: "
+                  f"{s['median_ms']:.2f} ms (IQR {s['iqr_pct']:.0f}%)", flush=True)
     m = common.machine_info()
-    lines = [f"# Narrow and complex types on the cpu target, n = {n:.0e}", "",
-             f"{m.get('cpu', '?')}, {m.get('cores')} cores, {m.get('gcc')}; load average "
-             f"{' '.join(m.get('loadavg_start', []))} at the start; medians of {a_.rounds} rounds "
-             f"of {a_.reps} calls; jitc compiled for the host (native).", "",
-             "| program | implementation | threads | median ms | GB/s | IQR |",
-             "|---|---|---|---|---|---|"] + rows
-    common.write_md(a_.out, lines)
+    import numexpr
+    res = {"n": n, "rounds": a_.rounds, "reps": a_.reps, "machine": m, "loadavg_start": load0,
+           "loadavg_end": open("/proc/loadavg").read().split()[:3],
+           "numpy": np.__version__, "numexpr": numexpr.__version__,
+           "command": "python3 bench/types_cpu.py --build %s -n %g" % (a_.build, n),
+           "results": rows}
+    common.write_json(os.path.splitext(a_.out)[0] + ".json", res)
+    common.write_md(a_.out, markdown(res))
     R.close()
+
+
+def markdown(res):
+    """A table per thread count: each implementation's median (ms), jitc
+    against the C loop and against the fastest peer."""
+    m, rows = res["machine"], res["results"]
+    L = [f"# Narrow types on the cpu target, n = {res['n']:.0e}", "",
+         f"{m.get('cpu', '?')}, {m.get('cores')} cores, {m.get('gcc')}; NumPy "
+         f"{res['numpy']}, numexpr {res['numexpr']}; load average "
+         f"{' '.join(res['loadavg_start'])} at the start, {' '.join(res['loadavg_end'])} at the "
+         f"end; medians of {res['rounds']} rounds of {res['reps']} calls (3 for a call over 50 "
+         f"ms), ± half the interquartile range; jitc compiled for the host (native).  Command: "
+         f"`{res['command']}`.", ""]
+    for threads in sorted({r["threads"] for r in rows}, reverse=True):
+        L += [f"{threads} thread{'s' if threads > 1 else ''}"
+              + (" (NumPy: one)" if threads > 1 else "") + ", median ms:", "",
+              "| program | " + " | ".join(COLUMNS) + " | jitc / C | best peer / jitc |",
+              "|---|" + "---:|" * (len(COLUMNS) + 2)]
+        for w, prog in PROGRAMS.items():
+            got = {r["impl"]: r for r in rows if r["program"] == w and r["threads"] == threads}
+            j, c = got.get("jitc"), got.get("C loop")
+            peers = [got[i]["median_ms"] for i in ("NumPy", "numexpr") if i in got]
+            dt = {"u8_norm": "uint8 -> float32", "f16_fma": "float16", "bf16_fma": "bfloat16"}[w]
+            L.append(f"| `{prog}` {dt} | " + " | ".join(
+                "%.2f ±%.0f%%" % (got[i]["median_ms"], got[i]["iqr_pct"] / 2) if i in got else "-"
+                for i in COLUMNS) + " | %s | %s |" % (
+                "%.2fx" % (j["median_ms"] / c["median_ms"]) if j and c else "-",
+                "%.1fx" % (min(peers) / j["median_ms"]) if j and peers else "-"))
+        L.append("")
+    return L
 
 
 if __name__ == "__main__":

@@ -239,6 +239,39 @@ def half_values(name, signalling=True):
     return a, b, np.roll(a, 5)
 
 
+HALF_BITS = {"NEG", "ABS", "COPYSIGN", "MINIMUM", "MAXIMUM", "FMIN", "FMAX", "CLIP"}
+
+
+def half_bits_ref(opid, a, b, c):
+    """What src/semantics.h's HALF_OPS give: the sign bit moved, or the
+    bits of the operand that comparing the float32 values picks (a NaN
+    first, then the second of two equal ones), a NaN kept whole, sign and
+    payload, as NumPy's float16 and ml_dtypes' bfloat16 negative, absolute,
+    copysign and minimum keep it (float32's, rounded back, would not keep a
+    bfloat16 payload)."""
+    u = [x.view(np.uint16) for x in (a, b, c)]
+    w = [x.astype(np.float32) for x in (a, b, c)]
+
+    def pick(wi, wj, ui, uj, first_nan, op):  # (bits, float32 value) of the pick
+        take = np.isnan(wi if first_nan else wj) | op(wi, wj)
+        return np.where(take, ui, uj), np.where(take, wi, wj)
+
+    lt, gt = np.less, np.greater
+    if opid == "NEG":
+        r = u[0] ^ 0x8000
+    elif opid == "ABS":
+        r = u[0] & 0x7fff
+    elif opid == "COPYSIGN":
+        r = (u[0] & 0x7fff) | (u[1] & 0x8000)
+    elif opid == "CLIP":  # minimum(maximum(x, lo), hi)
+        m, wm = pick(w[0], w[1], u[0], u[1], True, gt)
+        r, _ = pick(wm, w[2], m, u[2], True, lt)
+    else:
+        r, _ = pick(w[0], w[1], u[0], u[1], opid in ("MINIMUM", "MAXIMUM"),
+                    lt if opid in ("MINIMUM", "FMIN") else gt)
+    return np.asarray(r, dtype=np.uint16).view(a.dtype)
+
+
 def half_statements(name, ops):
     """(source, reference, inexact) of each op on a, b, c of the 16-bit type."""
     ht = half_type(name)
@@ -249,6 +282,12 @@ def half_statements(name, ops):
         for opid, sym, arity, src in ops:
             if sym == "where":  # chooses the bits, computes nothing
                 S.append((src, np.where(a.astype(np.float32) != 0, b, c), ""))
+                continue
+            if opid in HALF_BITS:  # moves bits, computes nothing
+                S.append((src, half_bits_ref(opid, a, b, c), ""))
+                continue
+            if sym == "nextafter":  # steps in the 16 bits (NumPy's, ml_dtypes'), not float32's
+                S.append((src, np.nextafter(a, b), ""))
                 continue
             f = NPFN.get(sym) or BIN.get(sym) or getattr(np, sym, None)
             if f is None:

@@ -15,8 +15,8 @@ result types differ) and the assignment of two names, against NumPy.
 - The cuda target's C for these programs, compiled by NVRTC (skipped where
   NVRTC is not found).
 
-A dtype a target does not run yet (the 16-bit floats and narrow integers
-are being added to the targets) is skipped, with the reason, per target.
+A target this machine lacks (the command line exits 69) is skipped, with
+the reason; one that is here must run every type.
 
 Environment: JITC (the binary), JITC_TARGETS (default "interp").
 """
@@ -113,9 +113,9 @@ def bits(a):
     return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
 
 
-def mismatch(got, want):
-    """Why got is not want bit for bit (a NaN matches a NaN of its sign),
-    with the first differing elements, or None."""
+def mismatch(got, want, nan_sign=True):
+    """Why got is not want bit for bit (a NaN matches a NaN of its sign, or
+    any NaN without nan_sign), with the first differing elements, or None."""
     want = np.asarray(want)
     if got.dtype.kind == "V" and want.dtype == BF16:  # .npy has no bfloat16
         got = got.view(BF16)
@@ -123,7 +123,7 @@ def mismatch(got, want):
         return "dtype %s %s, want %s %s" % (got.dtype, got.shape, want.dtype, want.shape)
     if want.dtype.kind == "f" or want.dtype == BF16:
         g64, w64 = got.astype(np.float64), want.astype(np.float64)
-        both_nan = np.isnan(g64) & np.isnan(w64) & (np.signbit(g64) == np.signbit(w64))
+        both_nan = np.isnan(g64) & np.isnan(w64) & ((np.signbit(g64) == np.signbit(w64)) | (not nan_sign))
         bad = ~both_nan & (bits(got) != bits(want))
     else:
         bad = got != want
@@ -134,9 +134,11 @@ def mismatch(got, want):
         "[%d] %r want %r" % (k, got[k], want[k]) for k in idx[:4]))
 
 
-def check(name, got, want):
-    """Compares every output; True when all match."""
-    why = [o + ": " + m for o in sorted(want) for m in [mismatch(got[o], want[o])] if m]
+def check(name, got, want, any_nan=()):
+    """Compares every output (those named in any_nan: any NaN for a NaN);
+    True when all match."""
+    why = [o + ": " + m for o in sorted(want) for m in [mismatch(got[o], want[o], o not in any_nan)]
+           if m]
     if why:
         fail(name, "; ".join(why)[:1500])
     return not why
@@ -238,12 +240,15 @@ def exponents(nt, size):
 
 
 def runs(target, t):
-    """Whether target runs a program on arrays of dtype t (the targets gain
-    the narrow types one at a time)."""
+    """Whether target runs a program on arrays of dtype t.  A target this
+    machine lacks (exit 69) runs none, and the cases are skipped; a target
+    that is here runs every type, and one it refuses is a failure."""
     key = (target, t)
     if key not in runs.cache:
-        rc, _, _ = jitc(target, "b = a * 1", {"a": np.ones(3, dtype(t))}, ["b"])
+        rc, err, _ = jitc(target, "b = a * 1", {"a": np.ones(3, dtype(t))}, ["b"])
         runs.cache[key] = rc == 0
+        if rc not in (0, 69):
+            fail("%s.runs_%s" % (target, t), "exit %d: %s" % (rc, err.strip()[:300]))
     return runs.cache[key]
 
 
@@ -257,7 +262,7 @@ def values_floats(target):
             skip(name, "ml_dtypes is not installed")
             continue
         if not runs(target, t) or not runs(target, "int32"):
-            skip(name, "%s does not run %s arrays yet" % (target, t))
+            skip(name, "%s cannot run %s arrays here" % (target, t))
             continue
         x = float_data(dtype(t), 3000)
         n = exponents("int32", x.size)
@@ -268,8 +273,10 @@ def values_floats(target):
             continue
         m, e = np.frexp(x)
         f, w = np.modf(x)
+        # s: arithmetic on two NaNs, whose sign docs/language.md leaves open
+        # (the GPU's is positive, x86's the first operand's)
         if check(name, got, {"m": m, "e": e, "f": f, "w": w, "d": np.ldexp(x, n), "c": x,
-                             "s": f + w}):
+                             "s": f + w}, any_nan=("s",)):
             ok(name + " (%d values)" % x.size)
 
 
@@ -281,7 +288,7 @@ def values_exponent_types(target):
         for nt in INTS[:-1]:  # NumPy has no loop for a uint64 exponent
             name = "%s.ldexp_%s_%s" % (target, t, nt)
             if not runs(target, t) or not runs(target, nt):
-                skip(name, "%s does not run %s and %s arrays yet" % (target, t, nt))
+                skip(name, "%s cannot run %s and %s arrays here" % (target, t, nt))
                 continue
             x = float_data(dtype(t), 500)
             n = exponents(nt, x.size)
@@ -298,7 +305,7 @@ def values_int_x(target):
         name = "%s.values_of_%s" % (target, t)
         want_t = np.frexp(np.ones(1, t))[0].dtype.name
         if not runs(target, t) or not runs(target, want_t):
-            skip(name, "%s does not run %s or %s arrays yet" % (target, t, want_t))
+            skip(name, "%s cannot run %s or %s arrays here" % (target, t, want_t))
             continue
         if t == "bool":
             x = rng.random(200) < 0.5
@@ -370,9 +377,6 @@ def cuda_compiles():
         if p.returncode == 69:
             skip(name, "NVRTC is not found here: " + p.stderr.strip()[:200])
             return
-        if t in ("float16", "bfloat16") and run(args + ["b = a * 2"]).returncode != 0:
-            skip(name, "the cuda target does not compile %s yet" % t)
-            continue
         warn = [l for l in p.stdout.splitlines() if l.startswith("// nvrtc:")]
         src = run(["-t", "cuda", "--emit", "cuda", "--dtype", "a=" + t, "--dtype", "n=int32",
                    prog]).stdout

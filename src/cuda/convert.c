@@ -17,10 +17,10 @@
 ** on every machine (a pip-installed NVRTC has none) and cost 5 to 10 ms of
 ** CPU time per compile.  So the conversions are written here, in two
 ** kinds.  The exact ones (H_HALF, H_HALF64), for casts, convert a NaN as
-** NumPy and ml_dtypes do, which the hardware does not (it makes its
-** canonical NaN): float16 keeps the sign and the top of the payload (a
-** payload shifted out to 0 becomes 1), widening keeps the payload;
-** bfloat16 rounds a NaN to 0x7fc0 with its sign.  float16 uses the PTX cvt
+** interp does (half.h), which the hardware does not (it makes its
+** canonical NaN): quiet, with its sign; float16 keeps the top of the
+** payload both ways, bfloat16 widens with its payload and rounds a NaN to
+** 0x7fc0 with its sign.  float16 uses the PTX cvt
 ** instructions, which every GPU architecture has, and bfloat16 integer
 ** operations (its bits are the top half of a float32's).  The hardware's
 ** (H_HALFHW), one instruction each, are for arithmetic, whose NaNs are the
@@ -45,13 +45,12 @@ uint16_t cuda_half_bits(double v, jitc_dtype t) {
   bool bf = t == JITC_BFLOAT16;
   int mant = bf ? 7 : 10, emax = bf ? 127 : 15; /* stored mantissa bits, largest exponent */
   uint16_t sign = signbit(v) ? 0x8000 : 0, inf = (uint16_t)(0x7fff ^ ((1u << mant) - 1));
-  if (isnan(v)) {
+  if (isnan(v)) { /* quiet, the payload's top (half.h's f64_to_f16) */
     uint64_t u;
     memcpy(&u, &v, sizeof u);
     if (bf)
       return sign | 0x7fc0;
-    uint16_t m = (uint16_t)(u >> 42 & 0x3ff);
-    return sign | inf | (m ? m : 1);
+    return (uint16_t)(sign | 0x7e00 | (u >> 42 & 0x3ff));
   }
   double a = fabs(v);
   if (a == 0)
@@ -184,10 +183,11 @@ void cuda_cast(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], jitc_dtype r, jitc_d
     else
       buf_printf(o, "(b8)(%s != 0)", x);
   } else if (cuda_is_half(t)) {
-    /* to float32 first: exactly where a NaN's bits reach the result (a
-    ** float32, a 16-bit float), else by the hardware (an integer takes a
-    ** NaN as 0, float64 gets the GPU's NaN from float32's anyway) */
-    bool exact = r == JITC_FLOAT32 || cuda_is_half(r);
+    /* to float32 first: exactly where a NaN reaches the result (a float,
+    ** whose NaN keeps its sign: the hardware's cvt.f32.f16 makes every NaN
+    ** its canonical positive one, which float64 got on an H100), else by
+    ** the hardware (an integer takes a NaN as 0) */
+    bool exact = dtype_is_float(r);
     use(used, exact ? H_HALF : H_HALFHW, t);
     char w[96];
     snprintf(w, sizeof w, "jitc_%s_%s(%s)", exact ? "widen" : "up", S, x);
@@ -248,22 +248,23 @@ static void sat_text(Buf *b, jitc_dtype r, jitc_dtype f) {
 
 static void half_text(Buf *b, jitc_dtype t) {
   if (t == JITC_FLOAT16) {
-    buf_puts(b, "// float16 <-> float32: the hardware's conversions; a NaN as NumPy converts it\n"
-                "// (the sign and the top of the payload kept; a payload shifted out gives 1).\n"
+    buf_puts(b, "// float16 <-> float32: the hardware's conversions; a NaN as interp converts it\n"
+                "// (made quiet, the sign and the top of the payload kept).\n"
                 DEV "f32 jitc_widen_f16(const f16 x) {\n"
                 "  if ((x.h & 0x7fffu) > 0x7c00u)\n"
-                "    return __uint_as_float((u32)(x.h & 0x8000u) << 16 | 0x7f800000u | (u32)(x.h & 0x3ffu) << 13);\n"
+                "    return __uint_as_float((u32)(x.h & 0x8000u) << 16 | 0x7fc00000u | (u32)(x.h & 0x3ffu) << 13);\n"
                 "  f32 r;\n  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(r) : \"h\"(x.h));\n  return r;\n}\n"
                 DEV "f16 jitc_narrow_f16(const f32 x) {\n"
-                "  const u32 u = __float_as_uint(x), m = u >> 13 & 0x3ffu;\n  f16 r;\n"
+                "  const u32 u = __float_as_uint(x);\n  f16 r;\n"
                 "  if ((u & 0x7fffffffu) > 0x7f800000u)\n"
-                "    r.h = (u16)(u >> 16 & 0x8000u | 0x7c00u | (m ? m : 1u));\n"
+                "    r.h = (u16)(u >> 16 & 0x8000u | 0x7e00u | (u >> 13 & 0x3ffu));\n"
                 "  else\n    asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r.h) : \"f\"(x));\n"
                 "  return r;\n}\n");
   } else {
-    buf_puts(b, "// bfloat16 <-> float32: its bits are the top half of a float32's; rounded to\n"
-                "// nearest even on the bits, a NaN to 0x7fc0 with its sign (ml_dtypes).\n"
-                DEV "f32 jitc_widen_bf16(const bf16 x) { return __uint_as_float((u32)x.h << 16); }\n"
+    buf_puts(b, "// bfloat16 <-> float32: its bits are the top half of a float32's (a NaN made\n"
+                "// quiet); rounded to nearest even on the bits, a NaN to 0x7fc0 with its sign.\n"
+                DEV "f32 jitc_widen_bf16(const bf16 x) {\n"
+                "  return __uint_as_float((u32)x.h << 16 | ((x.h & 0x7fffu) > 0x7f80u ? 0x400000u : 0u));\n}\n"
                 DEV "bf16 jitc_narrow_bf16(const f32 x) {\n"
                 "  const u32 u = __float_as_uint(x);\n  bf16 r;\n"
                 "  r.h = (u & 0x7fffffffu) > 0x7f800000u ? (u16)(u >> 16 & 0x8000u | 0x7fc0u)\n"
@@ -285,8 +286,6 @@ static void halfhw_text(Buf *b, jitc_dtype t) {
     /* cvt.rn.bf16.f32 needs sm_80 */
     buf_puts(b, "// bfloat16 <-> float32 in one instruction each (a NaN's payload is the GPU's).\n"
                 DEV "f32 jitc_up_bf16(const bf16 x) { return __uint_as_float((u32)x.h << 16); }\n"
-                DEV "bf16 jitc_canon_bf16(bf16 x) {\n"
-                "  if ((x.h & 0x7fffu) > 0x7f80u) x.h = (u16)((x.h & 0x8000u) | 0x7fc0u);\n  return x;\n}\n"
                 DEV "bf16 jitc_down_bf16(const f32 x) {\n"
                 "#if __CUDA_ARCH__ >= 800\n"
                 "  bf16 r;\n  asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(r.h) : \"f\"(x));\n  return r;\n"
@@ -296,12 +295,11 @@ static void halfhw_text(Buf *b, jitc_dtype t) {
 
 static void half64_text(Buf *b, jitc_dtype t) {
   if (t == JITC_FLOAT16) {
-    buf_puts(b, "// float64 -> float16 in one rounding; a NaN as NumPy converts it.\n"
+    buf_puts(b, "// float64 -> float16 in one rounding; a NaN as interp converts it (quiet).\n"
                 DEV "f16 jitc_narrow64_f16(const f64 x) {\n"
-                "  const u64 u = (u64)__double_as_longlong(x);\n"
-                "  const u32 m = (u32)(u >> 42) & 0x3ffu;\n  f16 r;\n"
+                "  const u64 u = (u64)__double_as_longlong(x);\n  f16 r;\n"
                 "  if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)\n"
-                "    r.h = (u16)((u32)(u >> 48) & 0x8000u | 0x7c00u | (m ? m : 1u));\n"
+                "    r.h = (u16)((u32)(u >> 48) & 0x8000u | 0x7e00u | ((u32)(u >> 42) & 0x3ffu));\n"
                 "  else\n    asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(r.h) : \"d\"(x));\n"
                 "  return r;\n}\n");
   } else {

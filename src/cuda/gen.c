@@ -284,6 +284,11 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   ** on integers and bool, or the C library's function on floats (CUDA's
   ** math library has every one of libm's, float32 with the suffix f). */
   const OpInfo *op = &op_info[n->op];
+  if (cuda_is_half(t) && (op->flags & F_STEP) && n->nargs == 2) { /* in the 16 bits */
+    use(E, H_STEP, t);
+    buf_printf(o, "jitc_step_%s(%s, %s)", S, x, y);
+    return true;
+  }
   if (!fl && (op->flags & F_INT_ID)) {
     buf_puts(o, x);
     return true;
@@ -307,7 +312,8 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
 }
 
 /* Whether op n moves the bits of its 16-bit float operands (a sign, a
-** choice, a test): then it is done on them as they are (the type's own
+** choice, a test, a step to the next value: float32's would round back to
+** the operand): then it is done on them as they are (the type's own
 ** helpers), else on their values widened to float32. */
 static bool half_bits(const Node *n) {
   switch (n->op) {
@@ -316,7 +322,7 @@ static bool half_bits(const Node *n) {
   case OP_ISFINITE:
     return true;
   default:
-    return false;
+    return (op_info[n->op].flags & F_STEP) && n->nargs == 2 && cuda_is_half(n->type);
   }
 }
 
@@ -409,8 +415,8 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
                     (op_info[n->op].libm || n->op == OP_SIGN);
       if (nanarg) {
         use(E, H_NANARG, n->type);
-        buf_printf(E->b, "  const %s v%d = jitc_nanarg_%s(%s, jitc_down_%s(%s));\n", T, v, T,
-                   arg0.s, T, out->s);
+        buf_printf(E->b, "  const %s v%d = jitc_%s_%s(%s, jitc_down_%s(%s));\n", T, v,
+                   op_info[n->op].flags & F_NANARG ? "nanarg" : "nanq", T, arg0.s, T, out->s);
       } else {
         buf_printf(E->b, "  const %s v%d = jitc_down_%s(%s);\n", T, v, T, out->s);
       }

@@ -39,18 +39,18 @@ void cuda_typedefs(Buf *b, unsigned dtypes);
 ** payloads included, for casts; H_HALFHW the hardware's, whose NaNs are
 ** its own, for arithmetic; H_HALF64 from float64; H_ODD (an integer rounded
 ** to odd in float64) per 64-bit integer type.  For a 16-bit type, H_ISNAN,
-** H_SIGNBIT, H_NANARG and the minimum family work on its bits.  H_MIXED:
-** ldexp, frexp and modf.  From H_CARITH on, the helpers of a complex type
-** (cuda/complex.c, cuda/cmath.c): H_CARITH its arithmetic, comparisons and
-** picks; H_CEXP exp, H_CLOG log, H_CSQRT sqrt, H_CSINH sinh and sin,
-** H_CCOSH cosh and cos, H_CTANH tanh and tan, H_CASINH arcsinh, arcsin,
-** arccos and arccosh, H_CATANH arctanh and arctan, H_CPOW power, H_CFN
-** expm1, log1p and sign. */
+** H_SIGNBIT, H_NANARG, H_STEP (ops.h's F_STEP) and the minimum family work on
+** its bits.  H_MIXED: ldexp, frexp and modf.  From H_CARITH on, the helpers of a
+** complex type (cuda/complex.c, cuda/cmath.c): H_CARITH its arithmetic,
+** comparisons and picks; H_CEXP exp, H_CLOG log, H_CSQRT sqrt, H_CSINH sinh and
+** sin, H_CCOSH cosh and cos, H_CTANH tanh and tan, H_CASINH arcsinh, arcsin,
+** arccos and arccosh, H_CATANH arctanh and arctan, H_CPOW power, H_CFN expm1,
+** log1p and sign. */
 typedef enum CudaHelper { /* in the order of their texts, each after those it calls */
   H_HALF, H_HALFHW, H_HALF64, H_ODD, H_SAT32, H_SAT64, H_FLOORDIV, H_MOD, H_FMOD, H_POW,
   H_SHL, H_SHR, H_ISNAN, H_MINIMUM, H_MAXIMUM, H_FMIN, H_FMAX, H_CLIP, H_HYPOT, H_SIGNBIT,
-  H_NANARG, H_MIXED, H_CARITH, H_CEXP, H_CLOG, H_CSQRT, H_CSINH, H_CCOSH, H_CTANH, H_CASINH,
-  H_CATANH, H_CPOW, H_CFN, H_NHELPERS
+  H_NANARG, H_STEP, H_MIXED, H_CARITH, H_CEXP, H_CLOG, H_CSQRT, H_CSINH, H_CCOSH, H_CTANH,
+  H_CASINH, H_CATANH, H_CPOW, H_CFN, H_NHELPERS
 } CudaHelper;
 
 /* Marks helper h of type t used, with the helpers its text calls. */

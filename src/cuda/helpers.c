@@ -46,9 +46,8 @@ void cuda_typedefs(Buf *b, unsigned dtypes) {
 
 /* Writes `tpl` with $T (the C type), $U (its unsigned twin), $V (the type
 ** its arithmetic is done in, cuda_wtype), $S (the type's name, used as a
-** suffix), $F ("f" for float32 libm names), $W (bits), $I (a 16-bit
-** float's inf as bits) and $N (bfloat16's NaN canonicaliser, else
-** nothing). */
+** suffix), $F ("f" for float32 libm names), $W (bits) and $I (a 16-bit
+** float's inf as bits). */
 static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
   for (const char *c = tpl; *c; c++) {
     if (*c != '$') {
@@ -63,16 +62,15 @@ static void put_tpl(Buf *b, const char *tpl, jitc_dtype t) {
     case 'F': buf_puts(b, t == JITC_FLOAT32 ? "f" : ""); break;
     case 'W': buf_printf(b, "%d", 8 * type_info[t].size); break;
     case 'I': buf_puts(b, t == JITC_FLOAT16 ? "0x7c00u" : "0x7f80u"); break;
-    case 'N': buf_puts(b, t == JITC_BFLOAT16 ? "jitc_canon_bf16" : ""); break;
     default: buf_putc(b, '$'); c--; break;
     }
   }
 }
 
-/* The helpers of a 16-bit float type that move its bits: a NaN operand
-** comes back as a float32 operation's would after rounding (float16 keeps
-** the payload; bfloat16's becomes 0x7fc0 with the sign, jitc_canon_bf16);
-** comparisons on the values widened. */
+/* The helpers of a 16-bit float type that move its bits, as semantics.h's
+** HALF_OPS do: a NaN operand comes back as it is, sign and payload, as
+** NumPy's float16 and ml_dtypes' bfloat16 give it; comparisons on the
+** values widened. */
 static void half_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
   switch (h) {
   case H_ISNAN:
@@ -88,7 +86,7 @@ static void half_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
     int k = h - H_MINIMUM;
     char tpl[300];
     snprintf(tpl, sizeof tpl, "%s" DEV "$T jitc_%s_$S(const $T a, const $T b) {\n"
-             "  return $N(jitc_isnan_$S(%s) ? a : jitc_up_$S(a) %c jitc_up_$S(b) ? a : b);\n}\n",
+             "  return jitc_isnan_$S(%s) ? a : jitc_up_$S(a) %c jitc_up_$S(b) ? a : b;\n}\n",
              k ? "" : "// NaN-propagating (minimum) or ignoring one NaN (fmin), on the values.\n",
              name[k], k < 2 ? "a" : "b", k % 2 ? '>' : '<');
     put_tpl(b, tpl, t);
@@ -99,15 +97,49 @@ static void half_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
     return;
   case H_SIGNBIT:
     put_tpl(b, "// -x, |x| and copysign(x, y) on the sign bit.\n"
-               DEV "$T jitc_neg_$S($T x) { x.h ^= 0x8000u; return $N(x); }\n"
-               DEV "$T jitc_abs_$S($T x) { x.h &= 0x7fffu; return $N(x); }\n"
-               DEV "$T jitc_copysign_$S($T x, const $T y) { x.h = (u16)((x.h & 0x7fffu) | (y.h & 0x8000u)); return $N(x); }\n",
+               DEV "$T jitc_neg_$S($T x) { x.h ^= 0x8000u; return x; }\n"
+               DEV "$T jitc_abs_$S($T x) { x.h &= 0x7fffu; return x; }\n"
+               DEV "$T jitc_copysign_$S($T x, const $T y) { x.h = (u16)((x.h & 0x7fffu) | (y.h & 0x8000u)); return x; }\n",
             t);
     return;
   case H_NANARG:
-    put_tpl(b, "// f(x) for a function of one argument: x itself when x is a NaN.\n"
-               DEV "$T jitc_nanarg_$S(const $T x, const $T r) { return jitc_isnan_$S(x) ? $N(x) : r; }\n", t);
+    /* As interp: an F_NANARG function (ops.h) gives the argument itself;
+    ** another (sqrt, floor, sign, ...) computes in float32 and rounds, which
+    ** gives the argument made quiet (float16, the payload's top kept) or
+    ** bfloat16's 0x7fc0 with the sign. */
+    put_tpl(b, "// f(x) for a function of one argument when x is a NaN: x itself (nanarg),\n"
+               "// or x as float32's function gives it back, rounded (nanq).\n"
+               DEV "$T jitc_nanarg_$S(const $T x, const $T r) { return jitc_isnan_$S(x) ? x : r; }\n", t);
+    put_tpl(b, t == JITC_FLOAT16
+                   ? DEV "$T jitc_nanq_$S($T x, const $T r) {\n"
+                         "  if (!jitc_isnan_$S(x)) return r;\n  x.h |= 0x200u;\n  return x;\n}\n"
+                   : DEV "$T jitc_nanq_$S($T x, const $T r) {\n"
+                         "  if (!jitc_isnan_$S(x)) return r;\n  x.h = (u16)((x.h & 0x8000u) | 0x7fc0u);\n  return x;\n}\n",
+            t);
     return;
+  case H_STEP: {
+    /* half.h's f16_step and bf16_step: NumPy's float16 and ml_dtypes'
+    ** bfloat16 differ in the NaN they give and in which of two equal
+    ** operands. */
+    bool f16 = t == JITC_FLOAT16;
+    char tpl[900];
+    snprintf(tpl, sizeof tpl,
+             "// F_STEP's step toward y in the 16 bits (float32's would round back to x): a NaN\n"
+             "// operand gives 0x%04x; equal operands give %s; from a zero the least\n"
+             "// subnormal toward y; else one unit in the last place up or down.\n"
+             DEV "$T jitc_step_$S(const $T x, const $T y) {\n"
+             "  $T r;\n"
+             "  if (jitc_isnan_$S(x) || jitc_isnan_$S(y)) { r.h = 0x%04xu; return r; }\n"
+             "  const f32 fx = jitc_up_$S(x), fy = jitc_up_$S(y);\n"
+             "  if (fx == fy) return %s;\n"
+             "  if ((x.h & 0x7fffu) == 0) { r.h = (u16)((y.h & 0x8000u) | 1u); return r; }\n"
+             "  r.h = (u16)((fx < fy) == !(x.h & 0x8000u) ? x.h + 1u : x.h - 1u);\n"
+             "  return r;\n}\n",
+             f16 ? 0x7e00 : 0x7fc0, f16 ? "x (NumPy)" : "y (ml_dtypes)", f16 ? 0x7e00 : 0x7fc0,
+             f16 ? "x" : "y");
+    put_tpl(b, tpl, t);
+    return;
+  }
   default:
     return; /* the conversions: cuda_convert_text */
   }
@@ -309,6 +341,8 @@ void cuda_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
                   "      : \"=l\"(r) : \"l\"((u64)__double_as_longlong(x)), \"l\"((u64)__double_as_longlong(y)));\n"
                   "  return __longlong_as_double((i64)r);\n}\n");
     return;
+  case H_STEP:
+    return; /* floats of 32 and 64 bits: the C library's function */
   case H_NANARG:
     /* C99 Annex F: a function of one NaN argument returns that NaN.  CUDA's
     ** math library returns its canonical NaN instead. */
@@ -347,8 +381,8 @@ void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dty
   if ((h == H_HALF64 || h == H_HALFHW) && t == JITC_BFLOAT16)
     used[H_HALF][t] = true; /* jitc_narrow_bf16 */
   if (cuda_is_half(t) && (h == H_MINIMUM || h == H_MAXIMUM || h == H_FMIN || h == H_FMAX ||
-                          h == H_SIGNBIT || h == H_NANARG)) {
+                          h == H_SIGNBIT || h == H_NANARG || h == H_STEP)) {
     used[H_ISNAN][t] = true;
-    used[H_HALFHW][t] = true; /* jitc_up_*, jitc_canon_bf16 */
+    used[H_HALFHW][t] = true; /* jitc_up_* */
   }
 }

@@ -112,6 +112,13 @@ static jitc_status cuda_buffer_copy(jitc_context *ctx, jitc_buffer *b, void *hos
   if (r == CUDA_SUCCESS)
     r = upload ? S->api.cuMemcpyHtoD(d, host, (size_t)n * es)
                : S->api.cuMemcpyDtoH(host, d, (size_t)n * es);
+  /* From pageable memory cuMemcpyHtoD returns once the bytes are staged,
+  ** its DMA still queued on the legacy stream, which the kernels' streams
+  ** (non-blocking) do not wait for: a run right after an upload could
+  ** read, or write under, bytes still on their way (an output uploaded
+  ** before the run overwrote part of the run's results on an H100). */
+  if (r == CUDA_SUCCESS && upload)
+    r = S->api.cuStreamSynchronize(NULL);
   cuda_leave(S, &c);
   pthread_mutex_unlock(&S->lock);
   return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, upload ? "upload" : "download");

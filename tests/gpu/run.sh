@@ -13,11 +13,15 @@
 # against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements;
 # tests/gpu/host_gpu.c: the host pipeline on every path (pageable, pinned,
 # registered, mixed) against interp, its overlap and its timings.
-# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16,
-# complex64, complex128 and the rest) through every op, cast and reduction
-# against interp, at odd sizes, on every path, one element off alignment;
-# tests/gpu/complex_numpy.py: the complex functions and reductions against
-# NumPy, special values exact, the rest within the ulps docs/language.md states.
+# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16 and
+# the rest) through every op, cast and reduction against interp, at odd
+# sizes, on every path, one element off alignment; and the new types'
+# groups of the normal suite on cuda (tests/t_types_interp.py against NumPy
+# and ml_dtypes, tests/t_mixed_fns.py against interp, tests/t_complex.py);
+# tests/gpu/complex_numpy.py: complex functions and reductions against NumPy.
+# GPU_GROUPS="NAME ..." runs those groups alone (all when unset): diff,
+# split, cuda, cuda_gpu, devptr, reduce, host, types, reduce_numpy,
+# memcheck, types_memcheck, timings.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -30,18 +34,14 @@ trap 'rm -rf "$out"' EXIT
 log=$out/log
 : >"$log"
 
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/cuda_gpu" tests/gpu/cuda_gpu.c cli/format.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL cuda_gpu: does not build"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/devptr_gpu" tests/gpu/devptr_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL devptr_gpu: does not build"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/reduce_gpu" tests/gpu/reduce_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL reduce_gpu: does not build"; exit 1; }
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/host_gpu" tests/gpu/host_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL host_gpu: does not build"; exit 1; }
+sh tests/gpu/build.sh "$out" || exit 1
+
+# want NAME: whether group NAME is to run ($GPU_GROUPS).
+want() {
+  [ -z "${GPU_GROUPS:-}" ] && return 0
+  case " $GPU_GROUPS " in *" $1 "*) return 0 ;; esac
+  return 1
+}
 
 # group NAME COMMAND...: runs a group of checks, its lines shown as they
 # come and logged.  One that exits non-zero without printing FAIL (a crash
@@ -57,80 +57,125 @@ group() {
   fi
 }
 
-${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/types_gpu" tests/gpu/types_gpu.c "$BUILD/libjitc_int.a" \
-  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
-  || { echo "FAIL types_gpu: does not build"; exit 1; }
+# bg NAME COMMAND...: a group run in the background, side by side with
+# others (the machine has many cores; the GPU takes several processes);
+# bg_wait waits for them and shows and logs each one's lines in turn, as
+# group does.
+nbg=0
+bg() {
+  nbg=$((nbg + 1))
+  echo "$1" >"$out/bg$nbg.name"
+  shift
+  { "$@" >"$out/bg$nbg" 2>&1; echo $? >"$out/bg$nbg.rc"; } &
+}
+bg_wait() {
+  wait
+  k=1
+  while [ "$k" -le "$nbg" ]; do
+    name=$(cat "$out/bg$k.name")
+    echo "== $name"
+    group "$name" cat "$out/bg$k"
+    rc=$(cat "$out/bg$k.rc")
+    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out/bg$k"; then
+      echo "FAIL $name: exited with status $rc" | tee -a "$log"
+    fi
+    k=$((k + 1))
+  done
+  nbg=0
+}
 
-if [ -f tests/t_diff.py ]; then
+if want diff && [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
   group tests/t_diff.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_diff.py
 fi
-if [ -f tests/t_split.py ]; then
+if want split && [ -f tests/t_split.py ]; then
   echo "== tests/t_split.py (JITC_TARGETS=\"interp cuda\"): programs split into several kernels"
   group tests/t_split.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_split.py
 fi
-echo "== tests/t_cuda.py"
-group tests/t_cuda.py $PYTHON tests/t_cuda.py
-echo "== cuda_gpu check"
-group cuda_gpu "$out/cuda_gpu" check
-echo "== devptr_gpu check: jitc_run_device on the program's own device memory and streams"
-group devptr_gpu "$out/devptr_gpu" check
-echo "== reduce_gpu check: reductions on every path against interp, determinism, 2^31 + 4099 bools"
-group reduce_gpu "$out/reduce_gpu" check
-echo "== host_gpu check: the host pipeline on every path against interp, its overlap, its timings"
-group host_gpu "$out/host_gpu" check
-echo "== types_gpu check: every element type's ops, casts and reductions against interp"
-group types_gpu "$out/types_gpu" check
-echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
-group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
-echo "== tests/gpu/complex_numpy.py: complex functions and reductions against NumPy"
-group tests/gpu/complex_numpy.py $PYTHON tests/gpu/complex_numpy.py
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
-if [ -n "$cs" ]; then
-  echo "== devptr_gpu quick under compute-sanitizer --tool memcheck"
-  if "$cs" --tool memcheck --error-exitcode 9 "$out/devptr_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok devptr.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL devptr.memcheck: see above" | tee -a "$log"
-  fi
-  echo "== types_gpu quick under compute-sanitizer --tool memcheck"
-  if TYPES_GPU_TEST=uint8,int16,float16,bfloat16 "$cs" --tool memcheck --error-exitcode 9 \
-      "$out/types_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok types.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL types.memcheck: see above" | tee -a "$log"
-  fi
-  echo "== reduce_gpu quick under compute-sanitizer --tool memcheck"
-  if "$cs" --tool memcheck --error-exitcode 9 "$out/reduce_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok reduce.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL reduce.memcheck: see above" | tee -a "$log"
-  fi
-  echo "== host_gpu quick under compute-sanitizer --tool memcheck"
-  if "$cs" --tool memcheck --error-exitcode 9 "$out/host_gpu" quick >"$out/cs" 2>&1; then
-    echo "ok host.memcheck" | tee -a "$log"
-  else
-    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL host.memcheck: see above" | tee -a "$log"
-  fi
-else
-  echo "skip devptr.memcheck: no compute-sanitizer" | tee -a "$log"
+if want cuda; then
+  echo "== tests/t_cuda.py"
+  group tests/t_cuda.py $PYTHON tests/t_cuda.py
+fi
+if want cuda_gpu; then
+  echo "== cuda_gpu check"
+  group cuda_gpu "$out/cuda_gpu" check
+fi
+if want devptr; then
+  echo "== devptr_gpu check: jitc_run_device on the program's own device memory and streams"
+  group devptr_gpu "$out/devptr_gpu" check
+fi
+if want reduce; then
+  echo "== reduce_gpu check: reductions on every path against interp, determinism, 2^31 + 4099 bools"
+  group reduce_gpu "$out/reduce_gpu" check
+fi
+if want host; then
+  echo "== host_gpu check: the host pipeline on every path against interp, its overlap, its timings"
+  group host_gpu "$out/host_gpu" check
+fi
+if want types; then
+  # Side by side: types_gpu in five processes of a few types each, and the
+  # suite's groups of the new types.
+  echo "== types_gpu check, t_types_interp.py and t_mixed_fns.py on cuda, side by side"
+  for set in bool,int8,int16 int32,int64,uint8 uint16,uint32,uint64 float32,float64 float16,bfloat16; do
+    bg "types_gpu check: every op, cast and reduction of $set against interp" \
+      env TYPES_GPU_TEST=$set "$out/types_gpu" check
+  done
+  bg "tests/t_types_interp.py (JITC_TARGETS=cuda): the new types against NumPy and ml_dtypes" \
+    env JITC_TARGETS=cuda $PYTHON tests/t_types_interp.py
+  bg "tests/t_mixed_fns.py (JITC_TARGETS=\"interp cuda\"): ldexp, frexp and modf" \
+    env JITC_TARGETS="interp cuda" $PYTHON tests/t_mixed_fns.py
+  bg "tests/gpu/complex_numpy.py: complex functions and reductions against NumPy" \
+    $PYTHON tests/gpu/complex_numpy.py
+  bg "tests/t_complex.py (JITC_TARGETS=\"interp cuda\"): complex against interp and NumPy" \
+    env JITC_TARGETS="interp cuda" $PYTHON tests/t_complex.py
+  bg_wait
+fi
+if want reduce_numpy; then
+  echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
+  group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
 fi
 
-echo "== compile latency (fresh processes)"
-cache=$(mktemp -d)
-JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time cold_/' | tee -a "$log"
-JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time warm_disk_/' | tee -a "$log"
-rm -rf "$cache"
+# memcheck NAME DRIVER [VAR=VALUE...]: DRIVER's quick mode under
+# compute-sanitizer's memcheck, in that environment.
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
+memcheck() {
+  name=$1 drv=$2
+  shift 2
+  echo "== $drv quick under compute-sanitizer --tool memcheck"
+  if env "$@" "$cs" --tool memcheck --error-exitcode 9 "$out/$drv" quick >"$out/cs" 2>&1; then
+    echo "ok $name.memcheck" | tee -a "$log"
+  else
+    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"
+    echo "FAIL $name.memcheck: see above" | tee -a "$log"
+  fi
+}
+if [ -z "$cs" ]; then
+  if want memcheck || want types_memcheck; then
+    echo "skip devptr.memcheck: no compute-sanitizer" | tee -a "$log"
+  fi
+else
+  want memcheck && memcheck devptr devptr_gpu
+  want types_memcheck && memcheck types types_gpu TYPES_GPU_TEST=uint8,int16,float16,bfloat16
+  want memcheck && memcheck reduce reduce_gpu
+  want memcheck && memcheck host host_gpu
+fi
 
-echo "== jitc -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)'"
-"$JITC" -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)' 2>&1 | tee -a "$log"
-echo "== whole process: jitc -t cuda 'a[i] += 1' (warm disk cache), then numba-cuda"
-"$JITC" -t cuda -q 'a[i] += 1' >/dev/null 2>&1
-s=$(date +%s%N); "$JITC" -t cuda 'a[i] += 1' >"$out/p" 2>&1; e=$(date +%s%N)
-cat "$out/p"
-echo "time process_jitc_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
-s=$(date +%s%N)
-$PYTHON - >"$out/p" 2>&1 <<'PY'
+if want timings; then
+  echo "== compile latency (fresh processes)"
+  cache=$(mktemp -d)
+  JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time cold_/' | tee -a "$log"
+  JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time warm_disk_/' | tee -a "$log"
+  rm -rf "$cache"
+
+  echo "== jitc -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)'"
+  "$JITC" -t cuda -n 5 --dtype f32 --in a=randn:1 'exp(a)' 2>&1 | tee -a "$log"
+  echo "== whole process: jitc -t cuda 'a[i] += 1' (warm disk cache), then numba-cuda"
+  "$JITC" -t cuda -q 'a[i] += 1' >/dev/null 2>&1
+  s=$(date +%s%N); "$JITC" -t cuda 'a[i] += 1' >"$out/p" 2>&1; e=$(date +%s%N)
+  cat "$out/p"
+  echo "time process_jitc_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+  s=$(date +%s%N)
+  $PYTHON - >"$out/p" 2>&1 <<'PY'
 import numpy as np
 np.row_stack = np.vstack
 from numba import cuda
@@ -143,9 +188,10 @@ a = np.ones(10_000_000)
 k[(a.size + 255) // 256, 256](a)
 print(a[:3], a[-3:])
 PY
-e=$(date +%s%N)
-tail -2 "$out/p"
-echo "time process_numba_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+  e=$(date +%s%N)
+  tail -2 "$out/p"
+  echo "time process_numba_ms $(( (e - s) / 1000000 ))" | tee -a "$log"
+fi
 
 p=$(grep -c '^ok ' "$log"); f=$(grep -c '^FAIL ' "$log"); k=$(grep -c '^skip ' "$log")
 echo
