@@ -163,6 +163,17 @@ typedef struct jitc_options {
                               "x86-64-v2", "x86-64-v3", "x86-64-v4"); NULL: $JITC_CPU, else
                               "native" */
   const char *source_name; /* names the program in messages ("prog.jitc"); NULL: "<program>" */
+  /* Fields are only ever added here, at the end: a caller that fills the
+  ** options with jitc_options_init() and sets fields by name keeps working. */
+  const char *devices;     /* cuda: the GPUs a jitc_run() over host arrays is split over:
+                              "all", or ordinals as the driver numbers them (after
+                              CUDA_VISIBLE_DEVICES), separated by commas: "0,1"; the first
+                              combines the partials of reductions, and each gets a
+                              contiguous share of the elements in proportion to its link's
+                              measured speed; results are bit-identical whatever the GPUs.
+                              A device named twice runs two pipelines on it.  NULL:
+                              $JITC_DEVICES, else the device $JITC_CUDA_DEVICE names, else
+                              all.  Buffers and jitc_run_device stay on their own device. */
 } jitc_options;
 
 /* Times of the last compile, in milliseconds, whether the cache served it and
