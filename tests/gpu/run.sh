@@ -16,6 +16,11 @@
 # tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16 and
 # the rest) through every op, cast and reduction against interp, at odd
 # sizes, on every path, one element off alignment.
+# tests/gpu/multi_gpu.c: a run over host arrays split over several GPUs
+# against interp and, bit for bit, against one GPU (reductions included):
+# with "0,0" (two pipelines on one GPU) anywhere, with "0,1", "1,0" and
+# "0,1,0" where the driver sees two GPUs, and again with
+# CUDA_VISIBLE_DEVICES=0,0 where the driver takes that as two devices.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -58,6 +63,9 @@ group() {
 ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/types_gpu" tests/gpu/types_gpu.c "$BUILD/libjitc_int.a" \
   ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
   || { echo "FAIL types_gpu: does not build"; exit 1; }
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/multi_gpu" tests/gpu/multi_gpu.c "$BUILD/libjitc_int.a" \
+  ${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null) \
+  || { echo "FAIL multi_gpu: does not build"; exit 1; }
 
 if [ -f tests/t_diff.py ]; then
   echo "== tests/t_diff.py (JITC_TARGETS=\"interp cuda\")"
@@ -79,6 +87,16 @@ echo "== host_gpu check: the host pipeline on every path against interp, its ove
 group host_gpu "$out/host_gpu" check
 echo "== types_gpu check: every element type's ops, casts and reductions against interp"
 group types_gpu "$out/types_gpu" check
+echo "== multi_gpu check: a run split over several GPUs against interp and one GPU ($("$out/multi_gpu" count))"
+group multi_gpu "$out/multi_gpu" check
+# The same GPU twice, as the driver numbers it: two contexts of one GPU, or
+# one device (the driver drops the repeat), or refused; said either way.
+twice=$(CUDA_VISIBLE_DEVICES=0,0 "$out/multi_gpu" count 2>&1)
+echo "== CUDA_VISIBLE_DEVICES=0,0: $twice"
+case $twice in
+  "devices 2"*) group multi_gpu_visible_twice env CUDA_VISIBLE_DEVICES=0,0 "$out/multi_gpu" quick ;;
+  *) echo "skip multi.visible_twice: CUDA_VISIBLE_DEVICES=0,0 gives: $twice" | tee -a "$log" ;;
+esac
 echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
 group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
@@ -101,6 +119,12 @@ if [ -n "$cs" ]; then
     echo "ok reduce.memcheck" | tee -a "$log"
   else
     grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL reduce.memcheck: see above" | tee -a "$log"
+  fi
+  echo "== multi_gpu quick under compute-sanitizer --tool memcheck"
+  if "$cs" --tool memcheck --error-exitcode 9 "$out/multi_gpu" quick >"$out/cs" 2>&1; then
+    echo "ok multi.memcheck" | tee -a "$log"
+  else
+    grep -m 20 -B2 -A12 "=========" "$out/cs" | head -120; tail -n 5 "$out/cs"; echo "FAIL multi.memcheck: see above" | tee -a "$log"
   fi
   echo "== host_gpu quick under compute-sanitizer --tool memcheck"
   if "$cs" --tool memcheck --error-exitcode 9 "$out/host_gpu" quick >"$out/cs" 2>&1; then
