@@ -266,6 +266,19 @@ def host_gpu_section():
               [f"> **Not run yet.** {how} on the GPU machine.", ""])
         if name == "gpu_host.md" and os.path.exists(os.path.join(RES, "gpu_sizes.png")):
             L += ["![gpu_sizes.png](../bench/results/gpu_sizes.png)", ""]
+    L += ["### Several GPUs", "",
+          "A run over host arrays is split over every GPU of the host (`-t cuda`; "
+          "`--devices 0,1`, `$JITC_DEVICES` or `jitc_options.devices` chooses): each GPU "
+          "takes a contiguous share in proportion to its link's measured rate and runs the "
+          "pipeline above on its own link, with its own staging and copy threads "
+          "(docs/architecture.md, \"Split over several GPUs\").  Reductions give the same "
+          "bits on any number of GPUs.", ""]
+    md = load("gpu_multi.md")
+    L += ([body(md).strip(), ""] if md else
+          ["> **Not run yet.** `sh bench/gpu_multi.sh` on a machine with two or more GPUs "
+           "(`a[i] += 1` float64 and `b = exp(a)` float32, 1e8 and 1e9 elements, pageable "
+           "and pinned, on 1, 2, 4 and 8 GPUs where the machine has them; the goal: two GPUs "
+           "at 1.8x one).", ""])
     if os.path.exists(os.path.join(RES, "gpu_timeline.png")):
         L += ["### Timeline", "",
               "One traced call each (`bench/gpu_host trace`, CUDA events for the copies and "
