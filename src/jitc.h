@@ -171,9 +171,13 @@ typedef struct jitc_options {
                               combines the partials of reductions, and each gets a
                               contiguous share of the elements in proportion to its link's
                               measured speed; results are bit-identical whatever the GPUs.
-                              A device named twice runs two pipelines on it.  NULL:
-                              $JITC_DEVICES, else the device $JITC_CUDA_DEVICE names, else
-                              all.  Buffers and jitc_run_device stay on their own device. */
+                              A device named twice runs two pipelines on it.  A run moving
+                              under 64 MiB per GPU uses fewer.  NULL: $JITC_DEVICES, else
+                              the device $JITC_CUDA_DEVICE names, else all, where a GPU
+                              whose context is not made yet (about 250 ms to make and
+                              release) joins from the second run that would use it, so
+                              that a single call stays on one GPU.  Buffers and
+                              jitc_run_device stay on their own device. */
 } jitc_options;
 
 /* Times of the last compile, in milliseconds, whether the cache served it and

@@ -402,6 +402,17 @@ static void multi_gpu(jitc_context *ctx) {
   /* Below the least share, one GPU. */
   one_on(ctx, "a[i] = a", 1, 1000003, 0, 0, (CudaTune){.chunk_bytes = 64 * KB}, "multi-small",
          "0,1", 1);
+  /* With no list, a GPU whose context is not yet made joins from the
+  ** second run that would use it; with a list ("all"), from the first. */
+  CudaTune t = {.chunk_bytes = 64 * KB, .share_min = 1};
+  jitc_context *fresh = jitc_context_new();
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-unlisted-first", NULL, 1);
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-unlisted-second", NULL, 2);
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-unlisted-then", NULL, 2);
+  jitc_context_free(fresh);
+  fresh = jitc_context_new();
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-listed-all-first", "all", 2);
+  jitc_context_free(fresh);
 }
 
 int main(void) {

@@ -456,6 +456,7 @@ static jitc_status cuda_devices(jitc_context *ctx, CudaState *S, const jitc_kern
       ck->devs[0] = S->ordinal;
       ck->ndevs = 1;
     } else {
+      ck->listed = s && *s; /* "all" */
       ck->ndevs = S->ndevices < CUDA_MAXDEV ? S->ndevices : CUDA_MAXDEV;
       /* The home device first: the run's first GPU combines the partials. */
       ck->devs[0] = S->ordinal;
@@ -465,6 +466,7 @@ static jitc_status cuda_devices(jitc_context *ctx, CudaState *S, const jitc_kern
     }
     return JITC_OK;
   }
+  ck->listed = true;
   for (int q = 0; q < nd; q++)
     if (ck->devs[q] >= S->ndevices)
       return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s '%s' names device %d, but the "

@@ -34,6 +34,7 @@ enum { CUDA_RSCRATCH = 4 };
 ** costs more in its thread and its first chunk than it saves. */
 #define CUDA_SHARE_MIN ((int64_t)64 << 20)
 
+
 /* A loaded module, kept by the context's code cache: every kernel compiled
 ** from the same source and options shares it.  The cache's module is loaded
 ** in the primary context of jitc's device (the home); jitc_run_device loads
@@ -158,6 +159,7 @@ typedef struct CudaState {
   ** home device, the others lanes made on first use. */
   CudaDev *gpu[CUDA_MAXDEV];
   int ngpu;
+  bool open_asked; /* a run with no device list wanted a GPU not open yet (cuda/multi.c) */
   CudaTune tune;
   CudaTrace *trace;
 } CudaState;
@@ -181,6 +183,7 @@ typedef struct CudaKernel {
   int devs[CUDA_MAXDEV];  /* the GPUs of a run over host arrays, in order, as
                              ordinals (a device twice: two lanes of it) */
   int ndevs;
+  bool listed;            /* the list was given (jitc_options.devices, $JITC_DEVICES) */
 } CudaKernel;
 
 /* Where a run's reductions put their block partials (cuda/reduce.c): per
@@ -217,12 +220,12 @@ jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S, CudaDev *D);
 /* The home lane, S->gpu[0] (after cuda_load_gpu). */
 CudaDev *cuda_home(CudaState *S);
 /* The index in S->gpu of lane `lane` of device `ordinal`, made on first
-** use (not yet open); a failure is ctx's error. */
+** use (not open yet); a failure is ctx's error. */
 jitc_status cuda_lane(jitc_context *ctx, CudaState *S, int ordinal, int lane, int *index);
 /* Opens lane D on the calling thread: its primary context retained (once)
-** and made current, its streams made, its link measured when `measure`.
-** Touches D alone, so that lanes open on threads of their own at once. */
-jitc_status cuda_lane_open(jitc_context *ctx, CudaState *S, CudaDev *D, bool measure);
+** and made current, its streams made.  Touches D alone, so that lanes
+** open on threads of their own at once. */
+jitc_status cuda_lane_open(jitc_context *ctx, CudaState *S, CudaDev *D);
 /* Measures D's link once (D->rate), its context current: see cuda/device.c. */
 jitc_status cuda_measure(jitc_context *ctx, CudaState *S, CudaDev *D);
 /* Frees the lanes other than the home, and every lane's pipeline. */

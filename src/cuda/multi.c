@@ -14,9 +14,10 @@
 ** The shares (cuda/shares.c) follow the GPUs' speed on this path, their
 ** link's rate both ways at once, measured once per GPU and kept for the
 ** context's life (cuda/device.c: cuda_measure).  A run moving less than
-** CUDA_SHARE_MIN bytes per GPU uses fewer GPUs: a GPU's thread, its first
-** chunk alone on its link and, the first time, its context cost more than
-** a small share saves.
+** CUDA_SHARE_MIN bytes per GPU uses fewer GPUs: a GPU's thread and its
+** first chunk alone on its link cost more than a small share saves; and
+** with no device list given, a GPU whose context is not made yet joins
+** from the second run that wants it (worth_opening).
 **
 ** Reductions: the one-GPU run's chunks are cut first, and the shares end
 ** on them, so that each GPU computes the partials of its chunks exactly as
@@ -69,11 +70,10 @@ static void *share_main(void *arg) {
   return NULL;
 }
 
-/* Opening a lane (its context, streams, link rate) on a thread of its own. */
+/* Opening a lane (its context, streams) on a thread of its own. */
 typedef struct Opening {
   CudaState *S;
   CudaDev *D;
-  bool measure;
   jitc_context *wctx;
   jitc_status st;
   pthread_t th;
@@ -82,7 +82,7 @@ typedef struct Opening {
 
 static void *open_main(void *arg) {
   Opening *O = arg;
-  O->st = cuda_lane_open(O->wctx, O->S, O->D, O->measure);
+  O->st = cuda_lane_open(O->wctx, O->S, O->D);
   O->S->api.cuCtxSetCurrent(NULL);
   return NULL;
 }
@@ -95,11 +95,9 @@ static jitc_status adopt(jitc_context *ctx, jitc_context *wctx, jitc_status st, 
   return st;
 }
 
-/* Opens the lanes g[0..n) that are not yet open (and measured, when
-** `measure`), each on a thread, at once: a device's first context costs
-** 100 ms and more. */
-static jitc_status open_lanes(jitc_context *ctx, CudaState *S, const int *g, int n,
-                              bool measure) {
+/* Opens the lanes g[0..n) that are not open yet, each on a thread, at
+** once: a device's first context costs 100 ms and more. */
+static jitc_status open_lanes(jitc_context *ctx, CudaState *S, const int *g, int n) {
   Opening o[CUDA_MAXDEV];
   jitc_status st = JITC_OK;
   int k = 0;
@@ -108,9 +106,9 @@ static jitc_status open_lanes(jitc_context *ctx, CudaState *S, const int *g, int
     bool seen = false; /* a lane named twice opens once */
     for (int j = 0; j < k; j++)
       seen |= o[j].D == D;
-    if (seen || (D->cx && D->slots_ok && (!measure || D->rate > 0)))
+    if (seen || (D->cx && D->slots_ok))
       continue;
-    o[k] = (Opening){S, D, measure, calloc(1, sizeof(jitc_context)), JITC_OK, 0, false};
+    o[k] = (Opening){S, D, calloc(1, sizeof(jitc_context)), JITC_OK, 0, false};
     if (!o[k].wctx) {
       st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
       break;
@@ -160,9 +158,13 @@ static jitc_status plan(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
   return JITC_OK;
 }
 
-/* The first `used` lanes of the kernel's GPUs, and their weights. */
-static jitc_status lanes(jitc_context *ctx, CudaState *S, const CudaKernel *ck, int used, int *g,
-                         double *w) {
+/* The first `used` lanes of the kernel's GPUs, and their weights.  The
+** lanes open at once, on threads; their links are measured one after
+** another, here: GPUs may share an uplink, and links measured at once
+** measure each other (two H100s measured at once: 48.6 and 90.1 GB/s in
+** one run, 77.5 and 90.8 in another, which gave them unequal shares). */
+static jitc_status lanes(jitc_context *ctx, CudaState *S, CudaCurrent *c, const CudaKernel *ck,
+                         int used, int *g, double *w) {
   for (int q = 0; q < used; q++) {
     int lane = 0;
     for (int j = 0; j < q; j++)
@@ -171,7 +173,15 @@ static jitc_status lanes(jitc_context *ctx, CudaState *S, const CudaKernel *ck, 
     if (st != JITC_OK)
       return st;
   }
-  jitc_status st = open_lanes(ctx, S, g, used, used > 1);
+  jitc_status st = open_lanes(ctx, S, g, used);
+  for (int q = 0; q < used && used > 1 && st == JITC_OK; q++) {
+    CudaDev *D = S->gpu[g[q]];
+    if (D->rate > 0)
+      continue;
+    CUresult r = cuda_switch(S, c, D->cx);
+    st = r == CUDA_SUCCESS ? cuda_measure(ctx, S, D)
+                           : cuda_fail(ctx, S, r, "making a device's context current");
+  }
   if (st != JITC_OK)
     return st;
   double rate[CUDA_MAXDEV];
@@ -179,6 +189,29 @@ static jitc_status lanes(jitc_context *ctx, CudaState *S, const CudaKernel *ck, 
     rate[q] = S->gpu[g[q]]->rate;
   cuda_weights(rate, used, w);
   return JITC_OK;
+}
+
+/* How many of the first `used` GPUs of the kernel's list to use: all of
+** them, but with no list given, the first run that would make a GPU's
+** context stops before that GPU, and the next such run makes it.  Making a
+** device's primary context and releasing it at the end cost about 250 ms
+** on an H100's host, more than a second GPU saves a single call of the
+** command line even at 1e9 elements (measured: 915 ms against 540 on one
+** GPU): as with the staging (cuda/host.c: register_now), a program that
+** calls once never pays for it, one that calls again pays once. */
+static int worth_opening(CudaState *S, const CudaKernel *ck, int used) {
+  if (ck->listed)
+    return used;
+  for (int q = 1; q < used; q++) {
+    bool made = ck->devs[q] == S->ordinal; /* the home's context exists */
+    for (int g = 0; g < S->ngpu && !made; g++)
+      made = S->gpu[g]->ordinal == ck->devs[q] && S->gpu[g]->cx;
+    if (!made && !S->open_asked) {
+      S->open_asked = true;
+      return q;
+    }
+  }
+  return used;
 }
 
 /* Runs the shares: all but the first on threads, the first here; then
@@ -253,7 +286,9 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
            (role == JITC_OUTPUT || role == JITC_INOUT ? es : 0);
   }
   int64_t least = S->tune.share_min ? S->tune.share_min : CUDA_SHARE_MIN;
-  int used = cuda_lanes_for(per * (size_t)(n > 0 ? n : 0), ck->ndevs > 0 ? ck->ndevs : 1, least);
+  size_t bytes = per * (size_t)(n > 0 ? n : 0);
+  int used = cuda_lanes_for(bytes, ck->ndevs > 0 ? ck->ndevs : 1, least);
+  used = worth_opening(S, ck, used);
   int g[CUDA_MAXDEV];
   double w[CUDA_MAXDEV];
   Share H[CUDA_MAXDEV];
@@ -269,7 +304,7 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
     ck->ndevs = 1;
   }
   if (st == JITC_OK)
-    st = lanes(ctx, S, ck, used, g, w);
+    st = lanes(ctx, S, &c, ck, used, g, w);
   /* The modules, and the partials' scratch, in each lane's context. */
   for (int d = used - 1; d >= 0 && st == JITC_OK; d--) {
     CUresult r = cuda_switch(S, &c, S->gpu[g[d]]->cx);

@@ -142,7 +142,8 @@ static int one(jitc_context *ctx, const char *src, jitc_dtype dt, int64_t n, con
   }
   if (!bad) {
     jitc_status si = jitc_run(ctx, ki, n, v[0], NULL, NULL);
-    S->tune = (CudaTune){.reg = how == REGISTERED ? 2 : 0};
+    /* One GPU with the same chunks (they set the partials), split or not. */
+    S->tune = (CudaTune){.chunk_bytes = tune.chunk_bytes, .reg = how == REGISTERED ? 2 : 0};
     jitc_status s1 = jitc_run(ctx, k1, n, v[1], NULL, NULL);
     S->tune = tune;
     S->tune.reg = how == REGISTERED ? 2 : 0;
@@ -322,6 +323,12 @@ int main(int argc, char **argv) {
   if (!quick) {
     check_default(ctx, ndev, 50000000, true);   /* 800 MB both ways */
     check_default(ctx, ndev, 1000000, false);   /* 16 MB */
+    /* A context that has not made GPU 1's: with no list, the first run
+    ** stays on GPU 0, the second makes GPU 1's and splits. */
+    jitc_context *fresh = jitc_context_new();
+    check_default(fresh, ndev, 50000000, false);
+    check_default(fresh, ndev, 50000000, true);
+    jitc_context_free(fresh);
   }
   jitc_context_free(ctx);
   A.cuDevicePrimaryCtxRelease(dev0);
