@@ -89,10 +89,19 @@ int main(int argc, char **argv) {
     printf("{\"error\": \"%s\"}\n", jitc_errmsg(ctx));
     return 69;
   }
-  CudaApi api;
+  CudaApi api = {0}; /* cuda_load_driver loads once: a zeroed table */
   char err[256];
   if (pinned && cuda_load_driver(&api, getenv("JITC_LIBCUDA"), err, sizeof err)) {
     printf("{\"error\": \"%s\"}\n", err);
+    return 69;
+  }
+  /* Registering needs a context current; PORTABLE pins for every context. */
+  CUdevice dev0;
+  CUcontext cx0 = NULL;
+  if (pinned && (api.cuDeviceGet(&dev0, 0) != CUDA_SUCCESS ||
+                 api.cuDevicePrimaryCtxRetain(&cx0, dev0) != CUDA_SUCCESS ||
+                 api.cuCtxSetCurrent(cx0) != CUDA_SUCCESS)) {
+    printf("{\"error\": \"no context on device 0\"}\n");
     return 69;
   }
   jitc_array_decl decl[1] = {{"a", dt}};
@@ -167,10 +176,14 @@ int main(int argc, char **argv) {
     jitc_kernel_free(k);
   }
   for (int a = 0; a < na; a++) {
-    if (pinned)
+    if (pinned) {
+      api.cuCtxSetCurrent(cx0);
       api.cuMemHostUnregister(arr[a]);
+    }
     free(arr[a]);
   }
   jitc_context_free(ctx);
+  if (cx0)
+    api.cuDevicePrimaryCtxRelease(dev0);
   return 0;
 }
