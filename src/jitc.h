@@ -176,7 +176,9 @@ typedef struct jitc_options {
                               the device $JITC_CUDA_DEVICE names, else all, where a GPU
                               whose context is not made yet (about 250 ms to make and
                               release) joins from the second run that would use it, so
-                              that a single call stays on one GPU.  Buffers and
+                              that a single call stays on one GPU, and one that cannot be
+                              used (taken in exclusive mode) is left out; a device given
+                              that cannot be used fails the run.  Buffers and
                               jitc_run_device stay on their own device. */
 } jitc_options;
 

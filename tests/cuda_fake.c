@@ -15,7 +15,7 @@
 ** recorded, so that cuPointerGetAttributes answers as the driver does.
 **
 ** $FAKE_CUDA_DEVICES devices (1 by default), each with a primary context of
-** its own.  Each launch of a program's first kernel (jitc_k32, jitc_g0) is
+** its own, but device $FAKE_CUDA_BUSY, whose context cannot be made.  Each launch of a program's first kernel (jitc_k32, jitc_g0) is
 ** logged with the device it ran on and the elements it covered, which
 ** fake_launches() gives back: where a run put each element.
 */
@@ -157,6 +157,11 @@ static int retained[16];
 static __thread void *current;
 static int device_of(const void *c) { return c ? (int)((const int *)c - ctx_tokens) : 0; }
 API(cuDevicePrimaryCtxRetain, (void **c, int d)) {
+  /* $FAKE_CUDA_BUSY: a device whose context cannot be made (another
+  ** process holds it in exclusive mode). */
+  const char *busy = getenv("FAKE_CUDA_BUSY");
+  if (busy && atoi(busy) == d)
+    return 46; /* CUDA_ERROR_DEVICES_UNAVAILABLE */
   pthread_mutex_lock(&mu);
   retained[d]++;
   pthread_mutex_unlock(&mu);

@@ -413,6 +413,33 @@ static void multi_gpu(jitc_context *ctx) {
   fresh = jitc_context_new();
   one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-listed-all-first", "all", 2);
   jitc_context_free(fresh);
+  /* A GPU that cannot be used (its context refused): with no list the
+  ** run stays on the others; a list that names it fails, naming it. */
+  setenv("FAKE_CUDA_BUSY", "1", 1);
+  fresh = jitc_context_new();
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-busy-unlisted", NULL, 1);
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-busy-unlisted-second", NULL, 1);
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_CUDA;
+  o.devices = "0,1";
+  jitc_array_decl d[1] = {{"a", JITC_FLOAT64}};
+  jitc_kernel *k = NULL;
+  double *x = calloc(1000003, 8);
+  void *arr[1] = {x};
+  ((CudaState *)fresh->target_state[JITC_TARGET_CUDA])->tune = t;
+  jitc_status st = jitc_compile(fresh, "a[i] = a", d, 1, NULL, 0, &o, &k);
+  if (st == JITC_OK)
+    st = jitc_run(fresh, k, 1000003, arr, NULL, NULL);
+  if (st == JITC_E_UNAVAILABLE && strstr(jitc_errmsg(fresh), "device 1"))
+    printf("ok host_pipe.multi-busy-listed: %s", jitc_errmsg(fresh));
+  else
+    printf("FAIL host_pipe.multi-busy-listed: status %s: %s\n", jitc_status_name(st),
+           jitc_errmsg(fresh)), nfail++;
+  free(x);
+  jitc_kernel_free(k);
+  jitc_context_free(fresh);
+  unsetenv("FAKE_CUDA_BUSY");
 }
 
 int main(void) {

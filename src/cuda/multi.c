@@ -87,20 +87,31 @@ static void *open_main(void *arg) {
   return NULL;
 }
 
-/* A worker's error in the caller's context, naming the GPU. */
+/* A worker's error in the caller's context, naming the GPU (ordinal < 0:
+** its message names it already). */
 static jitc_status adopt(jitc_context *ctx, jitc_context *wctx, jitc_status st, int ordinal) {
   const char *msg = wctx->diags.n ? wctx->diags.v[0].msg : "failed";
-  st = ctx_error(ctx, st, "%s (GPU %d)", msg ? msg : "out of memory", ordinal);
+  if (ordinal < 0)
+    st = ctx_error(ctx, st, "%s", msg ? msg : "out of memory");
+  else
+    st = ctx_error(ctx, st, "%s (GPU %d)", msg ? msg : "out of memory", ordinal);
   diags_clear(&wctx->diags);
   return st;
 }
 
 /* Opens the lanes g[0..n) that are not open yet, each on a thread, at
-** once: a device's first context costs 100 ms and more. */
-static jitc_status open_lanes(jitc_context *ctx, CudaState *S, const int *g, int n) {
+** once: a device's first context costs 100 ms and more.  *opened: the
+** lanes before the first that failed (n when none did).  When not `strict`
+** (no device list given) a GPU that cannot be used (taken by another
+** process in exclusive mode, say) only ends the run's list there; the
+** first lane's failure is an error all the same. */
+static jitc_status open_lanes(jitc_context *ctx, CudaState *S, const int *g, int n, bool strict,
+                              int *opened) {
   Opening o[CUDA_MAXDEV];
+  int at[CUDA_MAXDEV]; /* the first of g[] that each opening is */
   jitc_status st = JITC_OK;
   int k = 0;
+  *opened = n;
   for (int q = 0; q < n; q++) {
     CudaDev *D = S->gpu[g[q]];
     bool seen = false; /* a lane named twice opens once */
@@ -108,6 +119,7 @@ static jitc_status open_lanes(jitc_context *ctx, CudaState *S, const int *g, int
       seen |= o[j].D == D;
     if (seen || (D->cx && D->slots_ok))
       continue;
+    at[k] = q;
     o[k] = (Opening){S, D, calloc(1, sizeof(jitc_context)), JITC_OK, 0, false};
     if (!o[k].wctx) {
       st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
@@ -121,8 +133,12 @@ static jitc_status open_lanes(jitc_context *ctx, CudaState *S, const int *g, int
   for (int j = 0; j < k; j++) {
     if (o[j].threaded)
       pthread_join(o[j].th, NULL);
-    if (o[j].st != JITC_OK && st == JITC_OK)
-      st = adopt(ctx, o[j].wctx, o[j].st, o[j].D->ordinal);
+    if (o[j].st != JITC_OK && at[j] < *opened)
+      *opened = at[j];
+  }
+  for (int j = 0; j < k; j++) {
+    if (o[j].st != JITC_OK && st == JITC_OK && (strict || at[j] == 0) && at[j] == *opened)
+      st = adopt(ctx, o[j].wctx, o[j].st, o[j].D->cx ? o[j].D->ordinal : -1);
     diags_clear(&o[j].wctx->diags);
     free(o[j].wctx);
   }
@@ -164,7 +180,8 @@ static jitc_status plan(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
 ** measure each other (two H100s measured at once: 48.6 and 90.1 GB/s in
 ** one run, 77.5 and 90.8 in another, which gave them unequal shares). */
 static jitc_status lanes(jitc_context *ctx, CudaState *S, CudaCurrent *c, const CudaKernel *ck,
-                         int used, int *g, double *w) {
+                         int *usedp, int *g, double *w) {
+  int used = *usedp;
   for (int q = 0; q < used; q++) {
     int lane = 0;
     for (int j = 0; j < q; j++)
@@ -173,7 +190,8 @@ static jitc_status lanes(jitc_context *ctx, CudaState *S, CudaCurrent *c, const 
     if (st != JITC_OK)
       return st;
   }
-  jitc_status st = open_lanes(ctx, S, g, used);
+  jitc_status st = open_lanes(ctx, S, g, used, ck->listed, usedp);
+  used = *usedp;
   for (int q = 0; q < used && used > 1 && st == JITC_OK; q++) {
     CudaDev *D = S->gpu[g[q]];
     if (D->rate > 0)
@@ -304,7 +322,7 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
     ck->ndevs = 1;
   }
   if (st == JITC_OK)
-    st = lanes(ctx, S, &c, ck, used, g, w);
+    st = lanes(ctx, S, &c, ck, &used, g, w);
   /* The modules, and the partials' scratch, in each lane's context. */
   for (int d = used - 1; d >= 0 && st == JITC_OK; d--) {
     CUresult r = cuda_switch(S, &c, S->gpu[g[d]]->cx);
