@@ -221,7 +221,11 @@ def python_section():
              "> **Not run yet.** `python3 bench/python_gpu.py` on a GPU machine."),
             ("### Dask arrays of CuPy chunks: one GPU against two", "python_dask_gpu.md",
              "> **Not run yet.** `python3 bench/python_dask_gpu.py` on a machine with two "
-             "GPUs.")):
+             "GPUs."),
+            ("### Dask arrays of NumPy chunks on the workers' GPUs: one GPU against two",
+             "python_dask_gpu_host.md",
+             "> **Not run yet.** `python3 bench/python_dask_gpu.py --memory host` on a machine "
+             "with two GPUs.")):
         md = load(name)
         L += [title, ""]
         if md:
@@ -236,11 +240,27 @@ def python_section():
                       "its kernels on the CuPy arrays' memory through `jitc_run_device`.", ""]
             if name == "python_dask_gpu.md":
                 L += ["A block's task returns once its kernel is queued, so the GPU works "
-                      "while the scheduler hands out the next blocks: where the wall time "
-                      "hardly grows with n, what is measured is Dask's scheduling (about 2 ms "
-                      "a task with one thread a worker), and a second GPU halves the tasks "
-                      "each worker takes rather than the kernel time.  Dask+CuPy runs several "
-                      "kernels and temporaries a block, and its time grows with n.", ""]
+                      "while the scheduler hands out the next blocks.  The no-op graph is "
+                      "what Dask's scheduling costs whatever the blocks hold: about 19 ms for "
+                      "a graph of one or two tasks (persist, wait, a synchronize on each "
+                      "worker), and 1 to 1.5 ms for each task more.  Kernels that stream 2e9 "
+                      "elements take a few milliseconds on an H100, so with CuPy blocks "
+                      "already on the GPUs the time is Dask's, two thirds of it and more "
+                      "even at one block per GPU, and a second GPU saves little: no block "
+                      "that fits in a GPU's memory carries ten times 19 ms of such work.  "
+                      "Dask+CuPy runs several kernels and temporaries a block, and its time "
+                      "grows with n.", ""]
+            if name == "python_dask_gpu_host.md":
+                L += ["Blocks of NumPy arrays in the workers' memory, each run on its "
+                      "worker's GPU through the host pipeline (one worker per GPU, each "
+                      "seeing its own GPU alone): at one block per GPU, 8 to 16 GB a block, a "
+                      "call takes seconds and the same scheduling is 1 to 2% of it; two GPUs "
+                      "ran 1.85x and 2.25x one.  Each call writes a new output array, whose "
+                      "first touch (page faults as the copy threads first write it) is part "
+                      "of the time, in each worker's process apart: hence the low GB/s and, "
+                      "for exp, more "
+                      "than twice one GPU.  16 blocks, 8 a GPU, took 1.3x one GPU.  The run "
+                      "was cut by its time limit before its last row.", ""]
         else:
             L += [none, ""]
     return L
@@ -266,6 +286,19 @@ def host_gpu_section():
               [f"> **Not run yet.** {how} on the GPU machine.", ""])
         if name == "gpu_host.md" and os.path.exists(os.path.join(RES, "gpu_sizes.png")):
             L += ["![gpu_sizes.png](../bench/results/gpu_sizes.png)", ""]
+    L += ["### Several GPUs", "",
+          "A run over host arrays is split over every GPU of the host (`-t cuda`; "
+          "`--devices 0,1`, `$JITC_DEVICES` or `jitc_options.devices` chooses): each GPU "
+          "takes a contiguous share in proportion to its link's measured rate and runs the "
+          "pipeline above on its own link, with its own staging and copy threads "
+          "(docs/architecture.md, \"Split over several GPUs\").  Reductions give the same "
+          "bits on any number of GPUs.", ""]
+    md, notes = load("gpu_multi.md"), load("gpu_multi_notes.md")
+    L += ([body(md).strip(), ""] + ([notes.strip(), ""] if notes else []) if md else
+          ["> **Not run yet.** `sh bench/gpu_multi.sh` on a machine with two or more GPUs "
+           "(`a[i] += 1` float64 and `b = exp(a)` float32, 1e8 and 1e9 elements, pageable "
+           "and pinned, on 1, 2, 4 and 8 GPUs where the machine has them; the goal: two GPUs "
+           "at 1.8x one).", ""])
     if os.path.exists(os.path.join(RES, "gpu_timeline.png")):
         L += ["### Timeline", "",
               "One traced call each (`bench/gpu_host trace`, CUDA events for the copies and "

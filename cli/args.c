@@ -90,6 +90,8 @@ static void usage(void) {
       "      --cache-dir D    disk cache directory (default $JITC_CACHE_DIR, $XDG_CACHE_HOME/jitc\n"
       "                       or ~/.cache/jitc)\n"
       "      --arch sm_XY     cuda: GPU architecture for --emit without a GPU\n"
+      "      --devices LIST   cuda: the GPUs a run is split over: all, or numbers such as 0,1\n"
+      "                       (default $JITC_DEVICES, else $JITC_CUDA_DEVICE's, else all)\n"
       "      --json           print one JSON object per line, one per target (with\n"
       "                       --emit: {\"target\", \"emit\", \"text\"}); a result that is NaN or\n"
       "                       infinite is \"nan\", \"inf\" or \"-inf\", a complex one [real, imag]\n"
@@ -128,6 +130,22 @@ static void usage(void) {
 }
 
 /* ---- argument parsing ---- */
+
+/* --devices: "all", or device numbers separated by commas (the library
+** checks that the devices exist). */
+static bool device_list(const char *s) {
+  if (!strcmp(s, "all"))
+    return true;
+  for (;;) {
+    if (!isdigit((unsigned char)*s) || strspn(s, "0123456789") > 7)
+      return false;
+    s += strspn(s, "0123456789");
+    if (!*s)
+      return true;
+    if (*s++ != ',')
+      return false;
+  }
+}
 
 /* Python's number literals, with a sign: decimal integers (no leading zeros),
 ** 0x / 0o / 0b integers, floats (digits with '.' or an exponent), inf and
@@ -261,7 +279,7 @@ static void add_named(Named *v, int *n, const char *opt, const char *arg) {
 }
 
 enum { OPT_DTYPE = 256, OPT_IN, OPT_OUT, OPT_EMIT, OPT_REPEAT, OPT_THREADS, OPT_FAST_MATH,
-       OPT_NO_CACHE, OPT_CACHE_DIR, OPT_ARCH, OPT_CPU, OPT_JSON, OPT_VERSION, OPT_INFO,
+       OPT_NO_CACHE, OPT_CACHE_DIR, OPT_ARCH, OPT_DEVICES, OPT_CPU, OPT_JSON, OPT_VERSION, OPT_INFO,
        OPT_STRICT, OPT_LIST };
 
 static const struct option long_options[] = {
@@ -275,6 +293,7 @@ static const struct option long_options[] = {
     {"no-cache", no_argument, NULL, OPT_NO_CACHE},
     {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
     {"arch", required_argument, NULL, OPT_ARCH},  {"cpu", required_argument, NULL, OPT_CPU},
+    {"devices", required_argument, NULL, OPT_DEVICES},
     {"json", no_argument, NULL, OPT_JSON},        {"quiet", no_argument, NULL, 'q'},
     {"version", no_argument, NULL, OPT_VERSION},  {"info", no_argument, NULL, OPT_INFO},
     {"list", no_argument, NULL, OPT_LIST},
@@ -388,6 +407,12 @@ void parse_args(Cli *cli, int argc, char **argv) {
       break;
     case OPT_ARCH:
       cli->opt.cuda_arch = v;
+      break;
+    case OPT_DEVICES:
+      if (!device_list(v))
+        die_usage("--devices needs 'all' or device numbers separated by commas (0,1), got '%s'",
+                  v);
+      cli->opt.devices = v;
       break;
     case OPT_CPU:
       cli->opt.cpu = v;

@@ -41,6 +41,27 @@ static int env_int(Env *e, const char *name, int def, int lo, int hi) {
   return (int)x;
 }
 
+/* $JITC_DEVICES: "all", or device numbers separated by commas; the cuda
+** target checks that the devices exist. */
+static void env_devices(Env *e) {
+  const char *s = e->devices;
+  if (!s || !strcmp(s, "all"))
+    return;
+  for (;;) {
+    size_t d = strspn(s, "0123456789");
+    if (d == 0 || d > 7)
+      break;
+    s += d;
+    if (!*s)
+      return;
+    if (*s++ != ',')
+      break;
+  }
+  if (!e->bad[0])
+    snprintf(e->bad, sizeof e->bad, "environment variable JITC_DEVICES='%s': expected 'all' "
+             "or device numbers separated by commas, such as 0,1", e->devices);
+}
+
 bool env_read(Env *e) {
   memset(e, 0, sizeof *e);
   e->cpu = env_str(e, "JITC_CPU");
@@ -65,6 +86,9 @@ bool env_read(Env *e) {
   if (!e->cuda_home)
     e->cuda_home = env_str(e, "CUDA_PATH");
   e->cuda_device = env_int(e, "JITC_CUDA_DEVICE", 0, 0, 1 << 20);
+  e->cuda_device_set = getenv("JITC_CUDA_DEVICE") && *getenv("JITC_CUDA_DEVICE");
+  e->devices = env_str(e, "JITC_DEVICES");
+  env_devices(e);
   e->cuda_vbytes = env_int(e, "JITC_CUDA_VBYTES", 16, 1, 64);
   e->cuda_vec = env_int(e, "JITC_CUDA_VEC", 1, 0, 1);
   e->cuda_waves = env_int(e, "JITC_CUDA_WAVES", 0, 0, 1 << 20);
@@ -82,5 +106,6 @@ void env_free(Env *e) {
   free(e->libnvrtc);
   free(e->cuda_home);
   free(e->nvrtc_extra);
+  free(e->devices);
   memset(e, 0, sizeof *e);
 }

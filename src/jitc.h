@@ -169,6 +169,23 @@ typedef struct jitc_options {
                               "x86-64-v2", "x86-64-v3", "x86-64-v4"); NULL: $JITC_CPU, else
                               "native" */
   const char *source_name; /* names the program in messages ("prog.jitc"); NULL: "<program>" */
+  /* Fields are only ever added here, at the end: a caller that fills the
+  ** options with jitc_options_init() and sets fields by name keeps working. */
+  const char *devices;     /* cuda: the GPUs a jitc_run() over host arrays is split over:
+                              "all", or ordinals as the driver numbers them (after
+                              CUDA_VISIBLE_DEVICES), separated by commas: "0,1"; the first
+                              combines the partials of reductions, and each gets a
+                              contiguous share of the elements in proportion to its link's
+                              measured speed; results are bit-identical whatever the GPUs.
+                              A device named twice runs two pipelines on it.  A run moving
+                              under 64 MiB per GPU uses fewer.  NULL: $JITC_DEVICES, else
+                              the device $JITC_CUDA_DEVICE names, else all, where a GPU
+                              whose context is not made yet (about 250 ms to make and
+                              release) joins from the second run that would use it, so
+                              that a single call stays on one GPU, and one that cannot be
+                              used (taken in exclusive mode) is left out; a device given
+                              that cannot be used fails the run.  Buffers and
+                              jitc_run_device stay on their own device. */
 } jitc_options;
 
 /* Times of the last compile, in milliseconds, whether the cache served it and

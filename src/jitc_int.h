@@ -623,6 +623,8 @@ typedef struct Env {
   char *libnvrtc;        /* JITC_LIBNVRTC: the NVRTC library to load */
   char *cuda_home;       /* CUDA_HOME, else CUDA_PATH: where NVRTC is looked for */
   int cuda_device;       /* JITC_CUDA_DEVICE: the GPU's ordinal (0) */
+  bool cuda_device_set;  /* JITC_CUDA_DEVICE is set */
+  char *devices;         /* JITC_DEVICES: the GPUs of runs over host arrays ("0,1") */
   /* Tuning of the cuda target, for measurements (docs/environment.md). */
   int cuda_vbytes;       /* JITC_CUDA_VBYTES: bytes per thread per array (16) */
   int cuda_vec;          /* JITC_CUDA_VEC: 0 turns vector loads off (1) */

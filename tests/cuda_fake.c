@@ -13,6 +13,11 @@
 ** for, or refills it before the upload that reads it has run, gets wrong
 ** data here.  Pinned memory (cuMemHostAlloc, cuMemHostRegister) is
 ** recorded, so that cuPointerGetAttributes answers as the driver does.
+**
+** $FAKE_CUDA_DEVICES devices (1 by default), each with a primary context of
+** its own, but device $FAKE_CUDA_BUSY, whose context cannot be made.  Each launch of a program's first kernel (jitc_k32, jitc_g0) is
+** logged with the device it ran on and the elements it covered, which
+** fake_launches() gives back: where a run put each element.
 */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -133,22 +138,47 @@ API(cuInit, (unsigned f)) { return OK; }
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
 API(cuGetErrorName, (CUresult r, const char **s)) { *s = "CUDA_ERROR_FAKE"; return OK; }
 API(cuGetErrorString, (CUresult r, const char **s)) { *s = "fake"; return OK; }
-API(cuDeviceGetCount, (int *n)) { *n = 1; return OK; }
-API(cuDeviceGet, (int *d, int o)) { *d = o; return o == 0 ? OK : INVALID; }
+static int ndevices(void) {
+  const char *v = getenv("FAKE_CUDA_DEVICES");
+  int n = v ? atoi(v) : 1;
+  return n < 1 ? 1 : n > 16 ? 16 : n;
+}
+API(cuDeviceGetCount, (int *n)) { *n = ndevices(); return OK; }
+API(cuDeviceGet, (int *d, int o)) { *d = o; return o >= 0 && o < ndevices() ? OK : INVALID; }
 API(cuDeviceGetName, (char *s, int n, int d)) { strncpy(s, "fake GPU", (size_t)n); return OK; }
 API(cuDeviceGetAttribute, (int *v, int a, int d)) {
   *v = a == 75 ? 9 : a == 76 ? 0 : a == 16 ? 4 : 1;
   return OK;
 }
 API(cuDeviceTotalMem, (size_t *b, int d)) { *b = (size_t)1 << 34; return OK; }
-static int ctx_token;
+static int ctx_tokens[16];
+#define ctx_token ctx_tokens[0]
+static int retained[16];
 static __thread void *current;
-API(cuDevicePrimaryCtxRetain, (void **c, int d)) { *c = &ctx_token; return OK; }
-API(cuDevicePrimaryCtxRelease, (int d)) { return OK; }
+static int device_of(const void *c) { return c ? (int)((const int *)c - ctx_tokens) : 0; }
+API(cuDevicePrimaryCtxRetain, (void **c, int d)) {
+  /* $FAKE_CUDA_BUSY: a device whose context cannot be made (another
+  ** process holds it in exclusive mode). */
+  const char *busy = getenv("FAKE_CUDA_BUSY");
+  if (busy && atoi(busy) == d)
+    return 46; /* CUDA_ERROR_DEVICES_UNAVAILABLE */
+  pthread_mutex_lock(&mu);
+  retained[d]++;
+  pthread_mutex_unlock(&mu);
+  *c = &ctx_tokens[d];
+  return OK;
+}
+API(cuDevicePrimaryCtxRelease, (int d)) {
+  pthread_mutex_lock(&mu);
+  CUresult r = retained[d] > 0 ? OK : INVALID;
+  retained[d] -= r == OK;
+  pthread_mutex_unlock(&mu);
+  return r;
+}
 API(cuCtxSetCurrent, (void *c)) { current = c; return OK; }
 API(cuCtxGetCurrent, (void **c)) { *c = current; return OK; }
-API(cuCtxGetDevice, (int *d)) { *d = 0; return OK; }
-API(cuCtxGetId, (void *c, unsigned long long *id)) { *id = 1; return OK; }
+API(cuCtxGetDevice, (int *d)) { *d = device_of(current); return OK; }
+API(cuCtxGetId, (void *c, unsigned long long *id)) { *id = 1 + (unsigned)device_of(c); return OK; }
 API(cuPointerGetAttributes, (unsigned n, int *attrs, void **data, CUdeviceptr p)) {
   pthread_mutex_lock(&mu);
   Range *r = find((void *)(uintptr_t)p);
@@ -175,7 +205,19 @@ API(cuModuleLoadDataEx, (void **m, const void *img, unsigned n, int *o, void **v
   return OK;
 }
 API(cuModuleUnload, (void *m)) { free(m); return OK; }
-API(cuModuleGetFunction, (void **f, void *m, const char *name)) { *f = m; return OK; }
+/* A function is its name, interned. */
+static char fnames[64][16];
+API(cuModuleGetFunction, (void **f, void *m, const char *name)) {
+  pthread_mutex_lock(&mu);
+  int k = 0;
+  while (k < 63 && fnames[k][0] && strcmp(fnames[k], name))
+    k++;
+  if (!fnames[k][0])
+    strncpy(fnames[k], name, 15);
+  pthread_mutex_unlock(&mu);
+  *f = fnames[k];
+  return OK;
+}
 API(cuFuncGetAttribute, (int *v, int a, void *f)) { *v = 32; return OK; }
 API(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *n, void *f, int b, size_t s)) {
   *n = 4;
@@ -322,9 +364,44 @@ API(cuEventElapsedTime, (float *ms, void *a, void *b)) {
   *ms = 0.001f * (float)(((Event *)b)->seq - ((Event *)a)->seq);
   return OK;
 }
+/* The launch log: device, first element, element count. */
+static long long launches[1 << 16][3];
+static int nlaunches;
 API(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                      unsigned bz, unsigned smem, void *s, void **params, void **extra)) {
-  return OK; /* a kernel that does nothing, in its stream's order */
+  /* A kernel that does nothing, in its stream's order; jitc_k32 and
+  ** jitc_g0 take (n, base, ...). */
+  if (!strcmp(f, "jitc_k32") || !strcmp(f, "jitc_g0")) {
+    pthread_mutex_lock(&mu);
+    if (nlaunches < (1 << 16)) {
+      launches[nlaunches][0] = device_of(current);
+      launches[nlaunches][1] = *(long long *)params[1];
+      launches[nlaunches][2] = *(unsigned *)params[0];
+      nlaunches++;
+    }
+    pthread_mutex_unlock(&mu);
+  }
+  return OK;
+}
+/* The launches logged since the last call, into out[3 * k ...] (at most
+** max); their count, or -1 when the log overflowed. */
+int fake_launches(long long *out, int max) {
+  pthread_mutex_lock(&mu);
+  int n = nlaunches >= (1 << 16) ? -1 : nlaunches < max ? nlaunches : max;
+  if (n > 0)
+    memcpy(out, launches, (size_t)n * sizeof *launches);
+  nlaunches = 0;
+  pthread_mutex_unlock(&mu);
+  return n;
+}
+/* The primary contexts retained and not yet released, on every device. */
+int fake_retained(void) {
+  pthread_mutex_lock(&mu);
+  int n = 0;
+  for (int d = 0; d < 16; d++)
+    n += retained[d];
+  pthread_mutex_unlock(&mu);
+  return n;
 }
 API(cuMemAllocAsync, (CUdeviceptr *p, size_t n, void *s)) { return alloc(p, n, 2); }
 API(cuMemFreeAsync, (CUdeviceptr p, void *s)) { return release(D(p)); }

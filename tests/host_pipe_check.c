@@ -9,18 +9,28 @@
 ** streaming stores, odd sizes and misaligned pointers; the registrations a
 ** run makes are undone when it ends, and the caller's own stay; the chunks
 ** (which set the bits of float sums) are the same on every path and call.
+** With $FAKE_CUDA_DEVICES at 2 or more, the same on several GPUs (the split
+** of cuda/multi.c), each element run once, on the GPU of its share, its
+** index right (the fake's launch log); and the arithmetic of the shares
+** (cuda/shares.c), which needs no driver at all.
 ** Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
 */
 #include "../src/jitc_int.h"
 #include "../src/cuda/cuda.h"
 #include "../runtime/cuda_api.h"
 
+#include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static CudaApi A;
 static int nfail;
+/* The fake's launch log (tests/cuda_fake.c), when it has one. */
+static int (*fake_launches)(long long *out, int max);
+static int (*fake_retained)(void);
+static long long logged[1 << 16][3];
 
 static unsigned long long rng = 88172645463325252ull;
 static unsigned long long next(void) {
@@ -40,14 +50,51 @@ static bool pinned(const void *p) {
 
 /* One case: program src (float64 a, b) over n elements; `pin`: bit k pins
 ** array k in the caller's memory. */
-static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, int shift,
-                CudaTune tune, const char *label) {
+static int by_base(const void *x, const void *y) {
+  const long long *a = x, *b = y;
+  return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Whether the launches logged since the last look ran each of elements
+** [0, n) once; *ndev: how many devices ran some. */
+static bool covered(int64_t n, const char *name, int *ndev) {
+  int k = fake_launches((long long *)logged, 1 << 16);
+  *ndev = 0;
+  if (k < 0) {
+    printf("FAIL %s: the fake's launch log overflowed\n", name);
+    return false;
+  }
+  qsort(logged, (size_t)k, sizeof *logged, by_base);
+  int64_t at = 0;
+  unsigned seen = 0;
+  for (int j = 0; j < k; j++) {
+    if (logged[j][1] != at) {
+      printf("FAIL %s: a launch starts at element %lld, expected %lld\n", name, logged[j][1],
+             (long long)at);
+      return false;
+    }
+    at += logged[j][2];
+    seen |= 1u << (logged[j][0] & 31);
+  }
+  if (at != n) {
+    printf("FAIL %s: the launches ran elements [0, %lld) of %lld\n", name, (long long)at,
+           (long long)n);
+    return false;
+  }
+  *ndev = __builtin_popcount(seen);
+  return true;
+}
+
+static void one_on(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, int shift,
+                   CudaTune tune, const char *label, const char *devices, int want_dev) {
   char name[200];
-  snprintf(name, sizeof name, "host_pipe.%s n=%lld '%s'", label, (long long)n, src);
+  snprintf(name, sizeof name, "host_pipe.%s%s%s n=%lld '%s'", label, devices ? " devices " : "",
+           devices ? devices : "", (long long)n, src);
   jitc_options o;
   jitc_options_init(&o);
   o.target = JITC_TARGET_CUDA;
   o.no_cache = 1;
+  o.devices = devices;
   jitc_array_decl d[2] = {{"a", JITC_FLOAT64}, {"b", JITC_FLOAT64}};
   jitc_kernel *k = NULL;
   if (jitc_compile(ctx, src, d, nb, NULL, 0, &o, &k) != JITC_OK) {
@@ -57,9 +104,15 @@ static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, 
   }
   ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->tune = tune;
   int na = jitc_kernel_array_count(k);
-  void *base[2], *arr[2], *want[2];
+  void *base[4], *arr[4], *want[4];
   size_t bytes = (size_t)(n + shift + 1) * 8;
+  bool result[4] = {0};
   for (int a = 0; a < na; a++) {
+    const char *an;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &an, &role, &dt);
+    result[a] = role == JITC_RESULT; /* one element, which the fake's jitc_r leaves as it was */
     if (pin >> a & 1)
       A.cuMemHostAlloc(&base[a], bytes, 0);
     else
@@ -70,9 +123,20 @@ static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, 
       ((double *)arr[a])[i] = (double)(next() >> 11);
     memcpy(want[a], arr[a], (size_t)n * 8);
   }
+  if (fake_launches)
+    fake_launches(NULL, 0); /* the log starts empty */
   jitc_status st = jitc_run(ctx, k, n, arr, NULL, NULL);
-  int bad = st != JITC_OK;
+  int bad = st != JITC_OK, ndev = 0;
+  if (!bad && fake_launches && !covered(n, name, &ndev))
+    bad = 1;
+  if (!bad && want_dev && ndev != want_dev) {
+    printf("FAIL %s: %d device%s ran it, expected %d\n", name, ndev, ndev == 1 ? "" : "s",
+           want_dev);
+    bad = 1;
+  }
   for (int a = 0; a < na && !bad; a++) {
+    if (result[a])
+      continue;
     if (memcmp(want[a], arr[a], (size_t)n * 8)) {
       int64_t i = 0;
       while (((double *)want[a])[i] == ((double *)arr[a])[i])
@@ -100,6 +164,11 @@ static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, 
   }
   ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->tune = (CudaTune){0};
   jitc_kernel_free(k);
+}
+
+static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, int shift,
+                CudaTune tune, const char *label) {
+  one_on(ctx, src, nb, n, pin, shift, tune, label, NULL, 0);
 }
 
 /* The chunks of a run of n elements, as its trace records them, into
@@ -164,7 +233,217 @@ static void same_chunks(void) {
   jitc_context_free(ctx);
 }
 
+/* ---- the shares of several GPUs (cuda/shares.c), no driver needed ---- */
+
+static int unit_bad;
+static void expect(bool ok, const char *what) {
+  if (!ok) {
+    printf("FAIL host_pipe.shares: %s\n", what);
+    unit_bad = 1;
+  }
+}
+
+/* cut[] of n elements over weights w: in order, from 0 to n, each on an
+** allowed boundary, each within half a granule (or chunk) of its ideal. */
+static void check_cut(int64_t n, const int64_t *at, int64_t nat, int64_t granule, const double *w,
+                      int nw, const char *what) {
+  int64_t cut[9];
+  cuda_split(n, at, nat, granule, w, nw, cut);
+  char msg[200];
+  double total = 0, sum = 0;
+  for (int d = 0; d < nw; d++)
+    total += w[d];
+  bool ok = cut[0] == 0 && cut[nw] == n;
+  for (int d = 1; d <= nw && ok; d++) {
+    ok &= cut[d] >= cut[d - 1];
+    if (d == nw)
+      break;
+    sum += w[d - 1];
+    double ideal = (double)n * sum / total;
+    bool on = false;
+    double gap = granule / 2.0 + 0.5;
+    if (at) {
+      for (int64_t j = 0; j <= nat; j++) {
+        on |= at[j] == cut[d];
+        /* the nearest boundary: no other closer */
+        ok &= fabs((double)at[j] - ideal) >= fabs((double)cut[d] - ideal) || cut[d] < cut[d - 1];
+      }
+    } else {
+      on = cut[d] % granule == 0 || cut[d] == n;
+      ok &= fabs((double)cut[d] - ideal) <= gap || cut[d] == cut[d - 1];
+    }
+    ok &= on;
+  }
+  snprintf(msg, sizeof msg, "%s: n=%lld over %d GPUs cut at %lld, %lld, %lld", what,
+           (long long)n, nw, (long long)cut[0], (long long)cut[1], (long long)cut[nw > 1 ? 2 : 1]);
+  expect(ok, msg);
+}
+
+static void shares_unit(void) {
+  const double one2[2] = {1, 1}, one3[3] = {1, 1, 1}, two1[2] = {2, 1}, one8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int64_t cut[9];
+  /* Sizes not divisible by the GPU count, one element, none. */
+  static const int64_t sizes[] = {0, 1, 2, 4095, 4096, 4097, 8191, 12293, 100003, 1000003,
+                                  (int64_t)1 << 31, 1000000007};
+  for (size_t q = 0; q < sizeof sizes / sizeof *sizes; q++) {
+    check_cut(sizes[q], NULL, 0, 4096, one2, 2, "2 equal");
+    check_cut(sizes[q], NULL, 0, 4096, one3, 3, "3 equal");
+    check_cut(sizes[q], NULL, 0, 4096, two1, 2, "2:1");
+    check_cut(sizes[q], NULL, 0, 4096, one8, 8, "8 equal");
+  }
+  cuda_split(12293, NULL, 0, 4096, one2, 2, cut);
+  expect(cut[1] == 8192, "12293 elements over 2 GPUs: the first takes 8192");
+  cuda_split(3 * 4096 * 100, NULL, 0, 4096, two1, 2, cut);
+  expect(cut[1] == 2 * 4096 * 100, "a GPU twice as fast takes twice the elements");
+  cuda_split(10, NULL, 0, 4096, one2, 2, cut);
+  expect(cut[0] == 0 && cut[1] == 0 && cut[2] == 10, "10 elements: one GPU takes them all");
+  cuda_split(0, NULL, 0, 4096, one3, 3, cut);
+  expect(cut[1] == 0 && cut[2] == 0 && cut[3] == 0, "no elements: empty shares");
+  /* On the chunks of a reduction. */
+  const int64_t at[] = {0, 100, 300, 600, 1000};
+  check_cut(1000, at, 4, 0, one2, 2, "chunks");
+  check_cut(1000, at, 4, 0, one3, 3, "chunks");
+  check_cut(1000, at, 4, 0, one8, 8, "chunks");
+  cuda_split(1000, at, 4, 0, one2, 2, cut);
+  expect(cut[1] == 600, "chunks 0 100 300 600 1000 over 2: cut at 600");
+  const int64_t at1[] = {0, 1};
+  cuda_split(1, at1, 1, 0, one2, 2, cut);
+  expect(cut[1] == 0 && cut[2] == 1, "one element, one chunk: on one GPU");
+  for (int64_t n = 1; n < 3000000; n = n * 3 + 1) { /* the host pipeline's own chunks */
+    int64_t nat;
+    int64_t *c = cuda_cut(0, n, 65536, &nat);
+    expect(c && c[0] == 0 && c[nat] == n, "cuda_cut covers [0, n)");
+    if (c) {
+      check_cut(n, c, nat, 0, one2, 2, "cuda_cut's chunks");
+      check_cut(n, c, nat, 0, one3, 3, "cuda_cut's chunks");
+    }
+    free(c);
+  }
+  /* Weights: within 10% of the fastest counts as the fastest. */
+  const double rate[3] = {50, 46, 20};
+  double w[3];
+  cuda_weights(rate, 3, w);
+  expect(w[0] == 1 && w[1] == 1 && w[2] == 0.4, "weights of links at 50, 46, 20 GB/s");
+  const double none[2] = {0, 0};
+  cuda_weights(none, 2, w);
+  expect(w[0] == 1 && w[1] == 1, "weights without rates: equal");
+  /* How many GPUs a run is worth. */
+  expect(cuda_lanes_for(0, 2, 64) == 1, "no bytes: one GPU");
+  expect(cuda_lanes_for(127, 2, 64) == 1, "127 bytes, 64 a GPU: one GPU");
+  expect(cuda_lanes_for(128, 2, 64) == 2, "128 bytes, 64 a GPU: two");
+  expect(cuda_lanes_for((size_t)1 << 40, 8, (int64_t)64 << 20) == 8, "a TB: all eight");
+  /* Device lists. */
+  int d[64];
+  char err[200];
+  expect(cuda_parse_devices("0,1", -1, d, 64, err, sizeof err) == 2 && d[0] == 0 && d[1] == 1,
+         "'0,1'");
+  expect(cuda_parse_devices("1,0", 2, d, 64, err, sizeof err) == 2 && d[0] == 1 && d[1] == 0,
+         "'1,0'");
+  expect(cuda_parse_devices("0,0", 1, d, 64, err, sizeof err) == 2 && d[1] == 0, "'0,0'");
+  expect(cuda_parse_devices("all", -1, d, 64, err, sizeof err) == 0, "'all'");
+  static const char *badlist[] = {"", ",", "0,", ",0", "a", "0;1", "1,x", "-1", " 0", "0 ",
+                                  "99999999999"};
+  for (size_t q = 0; q < sizeof badlist / sizeof *badlist; q++) {
+    char what[80];
+    snprintf(what, sizeof what, "'%s' is refused", badlist[q]);
+    expect(cuda_parse_devices(badlist[q], -1, d, 64, err, sizeof err) == -1, what);
+  }
+  expect(cuda_parse_devices("2", 2, d, 64, err, sizeof err) == -1 && strstr(err, "no device 2"),
+         "device 2 of 2 is refused");
+  expect(cuda_parse_devices("0,0,0", -1, d, 2, err, sizeof err) == -1, "more than the most");
+  if (!unit_bad)
+    printf("ok host_pipe.shares (sizes 0 to 2^31 over 2, 3 and 8 GPUs, chunks, weights, "
+           "device lists)\n");
+  nfail += unit_bad;
+}
+
+/* The split over several GPUs (fake ones): every element once, on the GPU
+** of its share, back in its place. */
+static void multi_gpu(jitc_context *ctx) {
+  int count = 0;
+  A.cuDeviceGetCount(&count);
+  if (count < 2 || !fake_launches) {
+    printf("skip host_pipe.multi: one device (set FAKE_CUDA_DEVICES=2)\n");
+    return;
+  }
+  const int64_t KB = 1024;
+  static const struct {
+    const char *devices;
+    int distinct;
+  } lists[] = {{"0,1", 2}, {"1,0", 2}, {"0,0", 1}, {"1,0,1", 2}};
+  static const struct {
+    const char *src;
+    int nb;
+  } progs[] = {{"a[i] = a", 1},
+               {"a[i] = a; b[i] = b", 2},
+               {"a[i] = a + 0 * b", 2},
+               {"s = sum(a); a[i] = a", 1},
+               {"s = sum(a); t = prod(b); a[i] = a", 2}};
+  static const int64_t sizes[] = {0, 1, 4095, 4097, 12293, 100003, 1000003};
+  static const struct {
+    const char *label;
+    CudaTune tune;
+    int pin;
+  } setups[] = {
+      {"multi-64K", {.chunk_bytes = 64 * KB, .share_min = 1}, 0},
+      {"multi-64K-registered", {.chunk_bytes = 64 * KB, .reg = 2, .share_min = 1}, 0},
+      {"multi-64K-first-pinned", {.chunk_bytes = 64 * KB, .share_min = 1}, 1},
+      {"multi-default", {.share_min = 1}, 0},
+  };
+  for (size_t l = 0; l < sizeof lists / sizeof *lists; l++)
+    for (size_t u = 0; u < sizeof setups / sizeof *setups; u++)
+      for (size_t p = 0; p < sizeof progs / sizeof *progs; p++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+          /* 1000003 elements in 64 KiB chunks: every GPU gets some. */
+          int want = sizes[s] == 1000003 && setups[u].tune.chunk_bytes ? lists[l].distinct : 0;
+          one_on(ctx, progs[p].src, progs[p].nb, sizes[s], setups[u].pin, 0, setups[u].tune,
+                 setups[u].label, lists[l].devices, want);
+        }
+  /* Below the least share, one GPU. */
+  one_on(ctx, "a[i] = a", 1, 1000003, 0, 0, (CudaTune){.chunk_bytes = 64 * KB}, "multi-small",
+         "0,1", 1);
+  /* With no list, a GPU whose context is not yet made joins from the
+  ** second run that would use it; with a list ("all"), from the first. */
+  CudaTune t = {.chunk_bytes = 64 * KB, .share_min = 1};
+  jitc_context *fresh = jitc_context_new();
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-unlisted-first", NULL, 1);
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-unlisted-second", NULL, 2);
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-unlisted-then", NULL, 2);
+  jitc_context_free(fresh);
+  fresh = jitc_context_new();
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-listed-all-first", "all", 2);
+  jitc_context_free(fresh);
+  /* A GPU that cannot be used (its context refused): with no list the
+  ** run stays on the others; a list that names it fails, naming it. */
+  setenv("FAKE_CUDA_BUSY", "1", 1);
+  fresh = jitc_context_new();
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-busy-unlisted", NULL, 1);
+  one_on(fresh, "a[i] = a", 1, 1000003, 0, 0, t, "multi-busy-unlisted-second", NULL, 1);
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_CUDA;
+  o.devices = "0,1";
+  jitc_array_decl d[1] = {{"a", JITC_FLOAT64}};
+  jitc_kernel *k = NULL;
+  double *x = calloc(1000003, 8);
+  void *arr[1] = {x};
+  ((CudaState *)fresh->target_state[JITC_TARGET_CUDA])->tune = t;
+  jitc_status st = jitc_compile(fresh, "a[i] = a", d, 1, NULL, 0, &o, &k);
+  if (st == JITC_OK)
+    st = jitc_run(fresh, k, 1000003, arr, NULL, NULL);
+  if (st == JITC_E_UNAVAILABLE && strstr(jitc_errmsg(fresh), "device 1"))
+    printf("ok host_pipe.multi-busy-listed: %s", jitc_errmsg(fresh));
+  else
+    printf("FAIL host_pipe.multi-busy-listed: status %s: %s\n", jitc_status_name(st),
+           jitc_errmsg(fresh)), nfail++;
+  free(x);
+  jitc_kernel_free(k);
+  jitc_context_free(fresh);
+  unsetenv("FAKE_CUDA_BUSY");
+}
+
 int main(void) {
+  shares_unit();
   jitc_context *ctx = jitc_context_new();
   if (jitc_target_available(ctx, JITC_TARGET_CUDA) != JITC_OK) {
     printf("skip host_pipe: %s\n", jitc_errmsg(ctx));
@@ -174,6 +453,11 @@ int main(void) {
   if (cuda_load_driver(&A, getenv("JITC_LIBCUDA"), err, sizeof err)) {
     printf("FAIL host_pipe.driver: %s\n", err);
     return 1;
+  }
+  void *fake = getenv("JITC_LIBCUDA") ? dlopen(getenv("JITC_LIBCUDA"), RTLD_LAZY | RTLD_NOLOAD) : NULL;
+  if (fake) {
+    fake_launches = (int (*)(long long *, int))dlsym(fake, "fake_launches");
+    fake_retained = (int (*)(void))dlsym(fake, "fake_retained");
   }
   const int64_t KB = 1024;
   static const struct {
@@ -203,7 +487,13 @@ int main(void) {
       for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
         one(ctx, progs[p].src, progs[p].nb, sizes[s], setups[u].pin, setups[u].shift,
             setups[u].tune, setups[u].label);
+  multi_gpu(ctx);
   jitc_context_free(ctx);
+  if (fake_retained && fake_retained() != 0) {
+    printf("FAIL host_pipe.released: %d primary contexts still retained after the context's end\n",
+           fake_retained());
+    nfail++;
+  }
   same_chunks();
   return nfail ? 1 : 0;
 }

@@ -36,6 +36,14 @@ expect usage_bad_dtype 64 "unknown dtype 'float128'" -- $JITC --dtype float128 '
 expect usage_bad_target 64 "unknown target 'gpu'" -- $JITC -t gpu 'a'
 expect usage_bad_define 64 'is not a number' -- $JITC -D alpha=abc 'a * alpha'
 expect program_error 65 "did you mean 'exp'" -- $JITC -n 3 'exq(a)'
+# The GPUs of a run: a list the library could not read is a usage error on
+# any machine (that the devices exist is the cuda target's to say).
+expect usage_bad_devices 64 "^jitc: --devices needs 'all' or device numbers" -- \
+  $JITC -t interp --devices 0,x -n 3 'a[i] += 1'
+expect usage_bad_devices_empty 64 "got ','" -- $JITC -t interp --devices , -n 3 'a[i] += 1'
+expect devices_list_taken 0 'a = \[2\. 2\. 2\.\]' -- $JITC -t interp --devices 1,0,1 -n 3 'a[i] += 1'
+expect devices_env_bad 64 "JITC_DEVICES='0,,1'" -- env JITC_DEVICES=0,,1 $JITC -t interp -n 3 'a[i] += 1'
+expect devices_env_taken 0 'a = \[2\. 2\. 2\.\]' -- env JITC_DEVICES=all $JITC -t interp -n 3 'a[i] += 1'
 expect missing_file 66 'x.npy' -- $JITC --in a=$tmp/x.npy 'a + 1'
 expect bad_generator 64 "^jitc: --in a=foo: unknown input 'foo'" -- $JITC -n 3 --in a=foo 'a + 1'
 expect bad_generator_kind 64 "unknown input 'nosuchkind:3'" -- $JITC -n 3 --in a=nosuchkind:3 'a + 1'

@@ -3,7 +3,8 @@
 # compiling and running different kernels on separate contexts (sharing one
 # disk cache directory), then several threads running one kernel of a shared
 # context in turn (one thread at a time, as jitc.h says), on interp and cpu
-# (tests/tsan_check.c).  The library is compiled
+# (tests/tsan_check.c); and the cuda target's host pipeline split over two
+# (fake) GPUs, a host thread each (tests/host_pipe_check.c).  The library is compiled
 # with -fsanitize=thread into build-tsan/ (objects kept between runs); any
 # race report fails the test.  Skipped where TSan cannot build or run.
 set -u
@@ -46,6 +47,10 @@ for src in src/*.c src/*/*.c runtime/*.c; do
 done
 # shellcheck disable=SC2086
 if ! $CC $FLAGS -Isrc -o "$dir/tsan_check" tests/tsan_check.c $objs $LLVM_LIBS -ldl -lpthread -lm \
+     2>"$tmp/cc.log" ||
+   ! $CC $FLAGS -o "$dir/host_pipe_check" tests/host_pipe_check.c $objs $LLVM_LIBS -ldl -lpthread -lm \
+     2>"$tmp/cc.log" ||
+   ! $CC -O1 -std=c11 -fPIC -shared -o "$dir/libcuda_fake.so" tests/cuda_fake.c -lpthread \
      2>"$tmp/cc.log"; then
   echo "FAIL tsan.builds: $(head -c 600 "$tmp/cc.log")"
   exit 0
@@ -66,5 +71,22 @@ elif [ $rc -ne 0 ] && ! grep -q '^FAIL' "$tmp/out"; then
   echo "FAIL tsan.exit: status $rc"; tail -n 30 "$tmp/err"
 else
   echo "ok tsan.no_races"
+fi
+
+# The cuda target's host pipeline split over two GPUs, one host thread each
+# (tests/cuda_fake.c stands in for the driver: tests/t_host_pipe.sh).
+mkdir -m 700 "$tmp/cache2"
+FAKE_CUDA_DEVICES=2 JITC_LIBCUDA=$dir/libcuda_fake.so JITC_LIBNVRTC=$dir/libcuda_fake.so \
+  JITC_CACHE_DIR=$tmp/cache2 \
+  TSAN_OPTIONS="halt_on_error=0 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp ${TSAN_OPTIONS:-}" \
+  "$dir/host_pipe_check" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if grep -q 'WARNING: ThreadSanitizer' "$tmp/err"; then
+  echo "FAIL tsan.host_pipe: $(grep -c 'WARNING: ThreadSanitizer' "$tmp/err") report(s):"
+  grep -A 30 'WARNING: ThreadSanitizer' "$tmp/err" | head -n 120
+elif [ $rc -ne 0 ] || grep -q '^FAIL' "$tmp/out"; then
+  echo "FAIL tsan.host_pipe: status $rc"; grep '^FAIL' "$tmp/out" | head; tail -n 30 "$tmp/err"
+else
+  echo "ok tsan.host_pipe ($(grep -c '^ok' "$tmp/out") cases, $(grep -c '^ok.*multi' "$tmp/out") split over two GPUs)"
 fi
 exit 0

@@ -54,6 +54,15 @@ or on its PYTHONPATH).
   and argmax of no elements raise ``jitc.EmptyReductionError`` when the
   graph is built (when the size is known; at compute time otherwise);
   argmin and argmax need known chunk sizes.
+- Blocks: Dask's scheduling costs about 20 ms a graph and 1 to 2 ms a task
+  more (measured on two H100s with one worker per GPU: docs/PERFORMANCE.md,
+  "Dask arrays"), whatever a block holds.  For that to be under a tenth of
+  the time, each GPU's blocks must carry at least ten times as much work:
+  NumPy blocks of gigabytes (the host path moves tens of GB/s), one block
+  per worker; CuPy blocks already on the GPU, whose kernels stream at TB/s,
+  rarely get there, and fewer, larger blocks are the most that helps.  With
+  one worker per GPU (dask-cuda), start the workers with JITC_DEVICES=0, so
+  that a NumPy block's run stays on the worker's own GPU.
 - A program that reads the element index ``i`` is refused over more than
   one block (and with reductions): each block would count ``i`` from 0.
 - Dtypes and errors come before any computing: the program is checked

@@ -2,12 +2,22 @@
 
     python3 samples/python/dask_cluster.py                  # a LocalCluster here
     python3 samples/python/dask_cluster.py tcp://HOST:8786  # a running cluster
+    python3 samples/python/dask_cluster.py tcp://HOST:8786 cuda   # on the workers' GPUs
 
 With no address it starts a LocalCluster of two worker processes on this
 machine; with one it connects to that scheduler, and the work runs on its
 workers, on as many machines as they are (each worker needs jitc
 installed, as this script does).  Nothing else changes.  JITC_SAMPLE_N
 sets the size (default 10M).
+
+With `cuda`, each block runs on its worker's GPU (one worker per GPU:
+`dask cuda worker`, or `dask worker` started with CUDA_VISIBLE_DEVICES; with
+JITC_DEVICES=0 in the workers' environment, as jitc otherwise spreads a run
+over every GPU it sees), and the array has one block per worker: Dask's scheduling costs about
+20 ms a graph and 1 to 2 ms a task more (docs/PERFORMANCE.md, "Dask
+arrays"), so a GPU's block must carry seconds of work for that to be a
+small part of it: gigabytes of host memory a block, as JITC_SAMPLE_N=2e9
+gives.
 """
 import sys
 
@@ -19,7 +29,7 @@ import jitc.dask
 from _common import N
 
 
-def main(address=None):
+def main(address=None, target=None):
     cluster = None
     if address is None:
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -28,10 +38,12 @@ def main(address=None):
     with Client(address) as client:
         workers = client.scheduler_info()["workers"]
         print(f"scheduler {address}, {len(workers)} workers")
-        chunk = max(N // 8, 1)
+        # One block per worker on GPUs, where each block must be large; else 8.
+        blocks = len(workers) if target == "cuda" else 8
+        chunk = max(-(-N // blocks), 1)
         x = da.random.default_rng(0).standard_normal(N, chunks=chunk)
         # Two outputs from one pass over x: computed together, one task per block.
-        r = jitc.dask.evaluate("y = where(x > 0, x, 0.1 * x); z = x * x")
+        r = jitc.dask.evaluate("y = where(x > 0, x, 0.1 * x); z = x * x", target=target)
         y_sum, z_sum = client.compute([r["y"].sum(), r["z"].sum()], sync=True)
         xs = x.compute()
         assert np.isclose(y_sum, np.where(xs > 0, xs, 0.1 * xs).sum())
@@ -43,4 +55,4 @@ def main(address=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else None)
+    main(sys.argv[1] if len(sys.argv) > 1 else None, sys.argv[2] if len(sys.argv) > 2 else None)

@@ -392,6 +392,20 @@ jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CU
   return JITC_OK;
 }
 
+jitc_status cuda_kernel_on(jitc_context *ctx, CudaState *S, CudaKernel *ck, int g,
+                           CudaKDev **out) {
+  if (!ck->kd[g] && !(ck->kd[g] = calloc(1, sizeof **ck->kd)))
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  CudaKDev *kd = ck->kd[g];
+  if (!kd->mod) {
+    jitc_status st = cuda_module_in(ctx, S, ck->mod, S->gpu[g]->cx, &kd->mod);
+    if (st != JITC_OK)
+      return st;
+  }
+  *out = kd;
+  return JITC_OK;
+}
+
 /* The module of kernel k: from the code cache, or NVRTC. */
 static jitc_status get_module(jitc_context *ctx, CudaState *S, jitc_kernel *k, CudaKernel *ck) {
   jitc_compile_info *ci = &k->cinfo;
@@ -424,6 +438,44 @@ static jitc_status get_module(jitc_context *ctx, CudaState *S, jitc_kernel *k, C
   return st;
 }
 
+/* The GPUs of k's runs over host arrays: jitc_options.devices, else
+** $JITC_DEVICES, else the device $JITC_CUDA_DEVICE names when it is set,
+** else ("all" too) every device the driver sees, the home device first.  A list that names a device the
+** driver does not see is refused now, not at the run. */
+static jitc_status cuda_devices(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                                CudaKernel *ck) {
+  const char *s = k->opt.devices, *from = "device list";
+  if (!s || !*s)
+    s = S->env->devices, from = "environment variable JITC_DEVICES";
+  char err[200];
+  int nd = s && *s ? cuda_parse_devices(s, -1, ck->devs, CUDA_MAXDEV, err, sizeof err) : 0;
+  if (nd < 0)
+    return ctx_error(ctx, JITC_E_USAGE, "cuda: %s '%s': %s", from, s, err);
+  if (nd == 0) { /* none given, or "all" */
+    if (S->env->cuda_device_set && !(s && *s)) {
+      ck->devs[0] = S->ordinal;
+      ck->ndevs = 1;
+    } else {
+      ck->listed = s && *s; /* "all" */
+      ck->ndevs = S->ndevices < CUDA_MAXDEV ? S->ndevices : CUDA_MAXDEV;
+      /* The home device first: the run's first GPU combines the partials. */
+      ck->devs[0] = S->ordinal;
+      for (int d = 0, q = 1; d < ck->ndevs; d++)
+        if (d != S->ordinal && q < ck->ndevs)
+          ck->devs[q++] = d;
+    }
+    return JITC_OK;
+  }
+  ck->listed = true;
+  for (int q = 0; q < nd; q++)
+    if (ck->devs[q] >= S->ndevices)
+      return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s '%s' names device %d, but the "
+                       "driver sees %d device%s (0 to %d)", from, s, ck->devs[q], S->ndevices,
+                       S->ndevices == 1 ? "" : "s", S->ndevices - 1);
+  ck->ndevs = nd;
+  return JITC_OK;
+}
+
 jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
   CudaState *S = cuda_state(ctx);
   if (!S)
@@ -442,7 +494,8 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
     st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   else if (!cuda_load_gpu(S))
     st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
-  else if ((st = cuda_enter_device(ctx, S, &c)) == JITC_OK)
+  else if ((st = cuda_devices(ctx, S, k, ck)) == JITC_OK &&
+           (st = cuda_enter_device(ctx, S, &c)) == JITC_OK)
     st = get_module(ctx, S, k, ck);
   cuda_leave(S, &c);
   if (st == JITC_OK) {
@@ -458,25 +511,33 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
 void cuda_release(jitc_kernel *k) {
   CudaKernel *ck = k->impl;
   CudaState *S = k->ctx ? k->ctx->target_state[JITC_TARGET_CUDA] : NULL;
-  bool scratch = false;
-  for (int q = 0; ck && q < CUDA_SLOTS; q++)
-    scratch |= ck->scratch[q] != 0;
-  if (ck && S && (scratch || ck->part)) {
+  bool any = false;
+  for (int g = 0; ck && g < CUDA_MAXDEV; g++)
+    any |= ck->kd[g] != NULL;
+  if (any && S) {
     pthread_mutex_lock(&S->lock);
     CudaCurrent c;
-    if (cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS) {
-      for (int q = 0; q < CUDA_SLOTS; q++)
-        if (ck->scratch[q])
-          S->api.cuMemFree(ck->scratch[q]);
-      if (ck->part)
-        S->api.cuMemFree(ck->part);
+    if (cuda_enter(S, NULL, &c) == CUDA_SUCCESS) {
+      /* Each lane's scratch in its own context. */
+      for (int g = 0; g < S->ngpu; g++) {
+        CudaKDev *kd = ck->kd[g];
+        if (!kd || cuda_switch(S, &c, S->gpu[g]->cx) != CUDA_SUCCESS)
+          continue;
+        for (int q = 0; q < CUDA_SLOTS; q++)
+          if (kd->scratch[q])
+            S->api.cuMemFree(kd->scratch[q]);
+        if (kd->part)
+          S->api.cuMemFree(kd->part);
+      }
       cuda_leave(S, &c);
     }
     pthread_mutex_unlock(&S->lock);
   }
+  for (int g = 0; ck && g < CUDA_MAXDEV; g++)
+    free(ck->kd[g]); /* its module stays in the context's code cache */
   if (ck)
     cuda_plan_free(ck->plan);
-  free(ck); /* the module stays in the context's code cache */
+  free(ck);
   k->impl = NULL;
 }
 

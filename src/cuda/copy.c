@@ -8,7 +8,8 @@
 ** of them calls back.
 **
 ** A copy job is a list of segments copied together, its bytes split evenly
-** over the copy threads (runtime/pool.c), so that the staging of one chunk's
+** over the copy threads of its GPU (runtime/pool.c; each GPU of a run has
+** its own, a pool serving one caller at a time), so that the staging of one chunk's
 ** inputs and the unstaging of an earlier chunk's outputs share the threads.
 ** A segment whose destination is the caller's memory is written with
 ** streaming stores where the host has them: its lines go to memory
@@ -40,10 +41,14 @@ bool cuda_is_pinned(CudaState *S, const void *p) {
   return t == CU_MEMORYTYPE_HOST;
 }
 
-bool cuda_register(CudaState *S, void *p, size_t bytes) {
+bool cuda_register(CudaState *S, void *p, size_t bytes, bool portable) {
   /* Fails where another registration holds one of the pages (two small
-  ** arrays on one page): the caller stages that array instead. */
-  return p && bytes && S->api.cuMemHostRegister(p, bytes, 0) == CUDA_SUCCESS;
+  ** arrays on one page): the caller stages that array instead.  Without
+  ** PORTABLE the memory is pinned for the current context only, and the
+  ** other GPUs' copies of it would go through the driver's own staging. */
+  return p && bytes &&
+         S->api.cuMemHostRegister(p, bytes, portable ? CU_MEMHOSTREGISTER_PORTABLE : 0) ==
+             CUDA_SUCCESS;
 }
 
 void cuda_unregister(CudaState *S, void *p) { S->api.cuMemHostUnregister(p); }
@@ -105,24 +110,26 @@ static void copy_part(void *arg, int64_t begin, int64_t end) {
   }
 }
 
-int cuda_copy_threads(CudaState *S) {
-  if (!S->pool_tried) {
-    S->pool_tried = true;
+int cuda_copy_threads(CudaState *S, CudaDev *D) {
+  if (!D->pool_tried) {
+    D->pool_tried = true;
     int t = S->env->cuda_copy_threads;
+    if (t <= 0)
+      t = D->pool_want;
     if (t <= 0) {
-      /* Every core but the one that feeds the GPU, at most 16: one thread
-      ** copies about 10 GB/s, and both directions of the link together
-      ** move about 110 GB/s. */
+      /* Every core, at most 16: one thread copies about 10 GB/s, and both
+      ** directions of the link together move about 110 GB/s.  A run on
+      ** several GPUs shares the cores among them (D->pool_want). */
       t = host_ncores();
       t = t > 16 ? 16 : t;
     }
     if (t > 1)
-      S->pool = pool_new(t);
+      D->pool = pool_new(t);
   }
-  return S->pool ? pool_threads(S->pool) : 1;
+  return D->pool ? pool_threads(D->pool) : 1;
 }
 
-void cuda_copy_host(CudaState *S, const CopySeg *seg, int nseg, int threads) {
+void cuda_copy_host(CudaState *S, CudaDev *D, const CopySeg *seg, int nseg, int threads) {
   size_t stack[16];
   size_t *start = nseg <= 16 ? stack : malloc((size_t)nseg * sizeof *start);
   size_t total = 0;
@@ -140,20 +147,20 @@ void cuda_copy_host(CudaState *S, const CopySeg *seg, int nseg, int threads) {
   ** per element: here one element is a byte); the threads are made only
   ** for a job that can use two. */
   int64_t most = (int64_t)(total >> 18);
-  int t = threads != 1 && most >= 2 ? cuda_copy_threads(S) : 1;
+  int t = threads != 1 && most >= 2 ? cuda_copy_threads(S, D) : 1;
   if (threads > 0 && t > threads)
     t = threads;
   if (t > most)
     t = most < 1 ? 1 : (int)most;
   if (total > 0)
-    pool_run(S->pool, t, (int64_t)total, 4096, copy_part, &j);
+    pool_run(D->pool, t, (int64_t)total, 4096, copy_part, &j);
   if (start != stack)
     free(start);
 }
 
-void cuda_copy_free(CudaState *S) {
-  if (S->pool)
-    pool_free(S->pool);
-  S->pool = NULL;
-  S->pool_tried = false;
+void cuda_copy_free(CudaDev *D) {
+  if (D->pool)
+    pool_free(D->pool);
+  D->pool = NULL;
+  D->pool_tried = false;
 }

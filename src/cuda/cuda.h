@@ -4,16 +4,19 @@
 ** between the files below.  Only they include it.
 **
 ** The target in one paragraph, bottom up: cuda/gen.c (with cuda/helpers.c,
-** cuda/plan.c and cuda/reduce.c) writes the program as CUDA C; cuda/device.c owns the
-** libraries, the device and the streams; cuda/build.c compiles the CUDA C
-** with NVRTC (through the shared code cache) and loads the module;
-** cuda/launch.c launches its kernels on device memory; cuda/copy.c copies
-** between the caller's host memory and pinned memory on host threads, and
-** pins; cuda/host.c is the host pipeline, which cuts host arrays into
-** chunks and moves them through streams, calling the copier and the
-** launcher (which call nothing back); cuda/devptr.c runs on the caller's own
-** device memory and stream (jitc_run_device); cuda/run.c is the Target and
-** the device buffers.  Each file calls only the ones before it.
+** cuda/plan.c and cuda/reduce.c) writes the program as CUDA C; cuda/shares.c
+** (pure too) says which GPUs a run uses and which elements each gets;
+** cuda/device.c owns the libraries, the device and the GPUs' lanes
+** (contexts, streams); cuda/build.c compiles the CUDA C with NVRTC (through
+** the shared code cache) and loads the module; cuda/launch.c launches its
+** kernels on device memory; cuda/copy.c copies between the caller's host
+** memory and pinned memory on host threads, and pins; cuda/host.c is the
+** host pipeline of one GPU, which cuts host arrays into chunks and moves
+** them through streams, calling the copier and the launcher (which call
+** nothing back); cuda/multi.c runs the pipeline on every GPU of a run, one
+** host thread each; cuda/devptr.c runs on the caller's own device memory
+** and stream (jitc_run_device); cuda/run.c is the Target and the device
+** buffers.  Each file calls only the ones before it.
 ** Start reading at target_cuda, at the end of cuda/run.c.
 */
 #ifndef JITC_CUDA_H
@@ -27,6 +30,10 @@
 #include <pthread.h>
 
 enum { CUDA_RSCRATCH = 4 };
+/* Bytes a GPU must move for a run to be worth giving it a share: less
+** costs more in its thread and its first chunk than it saves. */
+#define CUDA_SHARE_MIN ((int64_t)64 << 20)
+
 
 /* A loaded module, kept by the context's code cache: every kernel compiled
 ** from the same source and options shares it.  The cache's module is loaded
@@ -73,9 +80,12 @@ typedef struct CudaSlot {
 typedef struct CudaTune {
   int64_t chunk_bytes; /* a chunk of the larger direction, in bytes */
   int slots;           /* chunks in flight, 2 to CUDA_SLOTS */
-  int threads;         /* host copy threads */
+  int threads;         /* host copy threads (per GPU) */
   int reg;             /* 1: never register pageable arrays; 2: register every one */
   int streaming;       /* 1: plain copies into the caller's memory; 2: streaming stores */
+  int64_t share_min;   /* several GPUs: bytes moved per GPU below which fewer GPUs
+                          take the run (0: CUDA_SHARE_MIN; 1: every GPU, even for
+                          one element) */
 } CudaTune;
 
 /* A record of the host pipeline's last run, when a test or a benchmark
@@ -95,6 +105,35 @@ typedef struct CudaTrace {
   double total_ms;                /* the whole call, host clock */
 } CudaTrace;
 
+/* One GPU as the host pipeline uses it: its primary context, its streams,
+** its device memory for the chunks and its own pinned staging and copy
+** threads, so that the pipelines of several GPUs share nothing.  A lane:
+** a device named twice in a device list ("0,0") has two, each a pipeline
+** of its own on the one GPU (which tests the split with one GPU).  The
+** home (S->gpu[0]) is jitc's device, in S->pctx; the others are made by
+** the first run that gives them a share (cuda/device.c: cuda_lane). */
+enum { CUDA_MAXDEV = 64 };
+typedef struct CudaDev {
+  int ordinal, lane;   /* the device, and which of its lanes */
+  CUdevice dev;
+  CUcontext cx;        /* the device's primary context */
+  bool retained;       /* retained for this lane (the home's is S->pctx) */
+  int nsm;
+  CudaSlot slot[CUDA_SLOTS];
+  bool slots_ok;
+  CUevent tstart;      /* a trace's zero */
+  void *hstage;        /* pinned host staging, one part per slot */
+  bool hstage_registered; /* malloc'ed and registered, else cuMemHostAlloc's */
+  size_t stage_asked;  /* the most staging a run has needed (cuda/host.c: register_now) */
+  size_t hstage_bytes; /* all of it */
+  CUdeviceptr dstage;  /* device memory for the chunks, one part per slot */
+  size_t dstage_bytes; /* all of it */
+  Pool *pool;          /* host copy threads (cuda/copy.c) */
+  bool pool_tried;
+  int pool_want;       /* threads the pool is made with (0: the machine's) */
+  double rate;         /* its link, GB/s both ways at once, measured once (0: not yet) */
+} CudaDev;
+
 /* The target's state in one context (ctx->target_state[JITC_TARGET_CUDA]).
 ** Every entry point takes `lock` before touching it. */
 typedef struct CudaState {
@@ -109,27 +148,29 @@ typedef struct CudaState {
   CUdevice dev;
   CUcontext pctx; /* the device's primary context */
   bool retained;
+  int ordinal;    /* the device's (JITC_CUDA_DEVICE) */
+  int ndevices;   /* the devices the driver sees */
   CUcontext *prim; /* jitc_run_device: primary contexts retained, per ordinal */
   int nprim;
   int cc_major, cc_minor, nsm;
   char device[300];
   int64_t slice; /* most elements per launch: a multiple of 4096 below 2^31 */
-  /* The host pipeline (cuda/host.c). */
-  CudaSlot slot[CUDA_SLOTS];
-  bool slots_ok;
-  void *hstage;        /* pinned host staging, one part per slot */
-  bool hstage_registered; /* malloc'ed and registered, else cuMemHostAlloc's */
-  size_t stage_asked;     /* the most staging a run has needed (cuda/host.c: register_now) */
-  size_t hstage_bytes; /* all of it */
-  CUdeviceptr dstage;  /* device memory for the chunks, one part per slot */
-  size_t dstage_bytes; /* all of it */
-  CUevent tstart;      /* a trace's zero */
+  /* The host pipeline's GPUs (cuda/host.c, cuda/multi.c): gpu[0] is the
+  ** home device, the others lanes made on first use. */
+  CudaDev *gpu[CUDA_MAXDEV];
+  int ngpu;
+  bool open_asked; /* a run with no device list wanted a GPU not open yet (cuda/multi.c) */
   CudaTune tune;
   CudaTrace *trace;
-  /* The copier (cuda/copy.c). */
-  Pool *pool;          /* host copy threads */
-  bool pool_tried;
 } CudaState;
+
+/* What a kernel keeps on one lane (CudaKernel.kd, indexed as S->gpu). */
+typedef struct CudaKDev {
+  CudaModule *mod;                 /* its module in the lane's context */
+  CUdeviceptr scratch[CUDA_SLOTS]; /* a split program's scratch, per stream slot */
+  CUdeviceptr part;                /* partials and results of reductions (jitc_run, buffers) */
+  size_t part_bytes;
+} CudaKDev;
 
 /* A compiled kernel (k->impl). */
 typedef struct CudaKernel {
@@ -137,10 +178,12 @@ typedef struct CudaKernel {
   int vec;                /* elements per vector step */
   int unroll;             /* with reductions: vector steps loaded at once */
   CudaPlan *plan;         /* a split program's groups, else NULL */
-  CUdeviceptr scratch[CUDA_SLOTS]; /* a split program's scratch, per stream slot */
   int64_t range;          /* elements per range of a split program's launches */
-  CUdeviceptr part;       /* partials and results of reductions (jitc_run, buffers) */
-  size_t part_bytes;
+  CudaKDev *kd[CUDA_MAXDEV]; /* per lane of S->gpu, made on first use there */
+  int devs[CUDA_MAXDEV];  /* the GPUs of a run over host arrays, in order, as
+                             ordinals (a device twice: two lanes of it) */
+  int ndevs;
+  bool listed;            /* the list was given (jitc_options.devices, $JITC_DEVICES) */
 } CudaKernel;
 
 /* Where a run's reductions put their block partials (cuda/reduce.c): per
@@ -173,8 +216,21 @@ void *cuda_nvrtc_warm_up(void *state);
 /* Loads NVRTC, the driver and the device, once; false with the reason in
 ** S->gpu_err.  Under S->lock. */
 bool cuda_load_gpu(CudaState *S);
-/* The two streams and their events, made once. */
-jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S);
+/* A lane's streams and their events, made once (its context current). */
+jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S, CudaDev *D);
+/* The home lane, S->gpu[0] (after cuda_load_gpu). */
+CudaDev *cuda_home(CudaState *S);
+/* The index in S->gpu of lane `lane` of device `ordinal`, made on first
+** use (not open yet); a failure is ctx's error. */
+jitc_status cuda_lane(jitc_context *ctx, CudaState *S, int ordinal, int lane, int *index);
+/* Opens lane D on the calling thread: its primary context retained (once)
+** and made current, its streams made.  Touches D alone, so that lanes
+** open on threads of their own at once. */
+jitc_status cuda_lane_open(jitc_context *ctx, CudaState *S, CudaDev *D);
+/* Measures D's link once (D->rate), its context current: see cuda/device.c. */
+jitc_status cuda_measure(jitc_context *ctx, CudaState *S, CudaDev *D);
+/* Frees the lanes other than the home, and every lane's pipeline. */
+void cuda_lanes_free(CudaState *S);
 /* Milliseconds between two recorded events (0 when unknown). */
 float cuda_elapsed(CudaState *S, CUevent a, CUevent b);
 /* An error for a failed driver call. */
@@ -208,6 +264,10 @@ void cuda_release(jitc_kernel *k);
 ** image.  Under S->lock. */
 jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CUcontext cx,
                            CudaModule **out);
+/* ck's state on lane g of S->gpu, with its module loaded there (that
+** lane's context current), made on first use.  Under S->lock. */
+jitc_status cuda_kernel_on(jitc_context *ctx, CudaState *S, CudaKernel *ck, int g,
+                           CudaKDev **out);
 
 /* ---- cuda/launch.c ---- */
 
@@ -220,13 +280,16 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                         const CUdeviceptr *dptr, const ParamSlot *params, CudaParts *parts,
                         CUstream s);
 /* With reductions: the partials cuda_launch over n elements writes (0 for
-** none), a function of n and the device only, and the bytes of scratch
+** none), a function of n and the home device only, and the bytes of scratch
 ** for `cap` of them per reduction plus the results (CUDA_RES bytes each). */
-int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, int64_t n);
+int64_t cuda_partials(CudaState *S, const jitc_kernel *k, int64_t n);
 size_t cuda_parts_bytes(const Program *p, int64_t cap);
-/* Grows ck->part to `bytes` (jitc_run and jitc_run_buffers, which wait
-** for their kernels: one scratch per kernel suffices). */
-jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKernel *ck, size_t bytes);
+/* Grows kd->part to `bytes` (jitc_run and jitc_run_buffers, which wait
+** for their kernels: one scratch per kernel and lane suffices). */
+jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKDev *kd, size_t bytes);
+/* Fixes what launches compute on first use (a split program's range), so
+** that the GPUs of a run, on threads of their own, only read the kernel. */
+void cuda_launch_fix(CudaState *S, CudaKernel *ck);
 /* res[a] for each result array a: its 8 bytes after the partials; then
 ** the counter's 4. */
 void cuda_parts_results(const Program *p, const CudaParts *parts, CUdeviceptr *res);
@@ -258,22 +321,103 @@ typedef struct CopySeg {
 /* Whether p is in pinned host memory (the caller's cuMemHostAlloc or
 ** registration, or jitc's). */
 bool cuda_is_pinned(CudaState *S, const void *p);
-/* Pins [p, p + bytes) for DMA; false when the driver refuses. */
-bool cuda_register(CudaState *S, void *p, size_t bytes);
+/* Pins [p, p + bytes) for DMA, for every CUDA context when `portable`
+** (a run on several GPUs); false when the driver refuses. */
+bool cuda_register(CudaState *S, void *p, size_t bytes, bool portable);
 void cuda_unregister(CudaState *S, void *p);
-/* The copy threads this machine gets (made on first use), the caller's included. */
-int cuda_copy_threads(CudaState *S);
-/* Copies every segment, their bytes spread over at most `threads` threads (0: all). */
-void cuda_copy_host(CudaState *S, const CopySeg *seg, int nseg, int threads);
-/* Ends the copy threads. */
-void cuda_copy_free(CudaState *S);
+/* Lane D's copy threads (made on first use), the caller's included. */
+int cuda_copy_threads(CudaState *S, CudaDev *D);
+/* Copies every segment on D's threads, their bytes spread over at most
+** `threads` of them (0: all). */
+void cuda_copy_host(CudaState *S, CudaDev *D, const CopySeg *seg, int nseg, int threads);
+/* Ends D's copy threads. */
+void cuda_copy_free(CudaDev *D);
 
-/* ---- cuda/host.c: the host pipeline ---- */
+/* ---- cuda/host.c: the host pipeline of one GPU ---- */
+
+/* How a run's arrays travel, the same on every GPU of the run. */
+enum { CUDA_HOW_PINNED = 1, CUDA_HOW_STAGED, CUDA_HOW_REGISTERED };
+typedef struct CudaLayout {
+  /* Per array: its element size, whether it goes up and comes down, how
+  ** (CUDA_HOW_*), and its regions in a slot: pinned staging for its upload
+  ** and for its download, device memory. */
+  size_t *esize, *hin, *hout, *doff;
+  uint8_t *how;
+  bool *up, *down;
+  size_t hslot, dslot; /* a slot's bytes of pinned staging and of device memory */
+  int64_t chunk;       /* the largest chunk, in elements */
+  int nslots, threads; /* threads: copy threads per GPU (0: its pool's) */
+  bool streaming;
+  size_t bytes;        /* the bytes the run moves, both ways */
+  void *mem;
+} CudaLayout;
+
+/* One GPU's part of a run: chunks [0, nchunks), chunk c being elements
+** [at[c], at[c + 1]) of the arrays. */
+typedef struct CudaPipe {
+  CudaState *S;
+  CudaDev *D;
+  CudaKDev *kd;
+  const jitc_kernel *k;
+  const CudaLayout *L;
+  void *const *arrays;
+  const ParamSlot *params;
+  const int64_t *at;
+  int64_t nchunks;
+  CudaParts *parts;  /* the reductions' partials, in chunk order; NULL without */
+  CudaTrace *trace;  /* NULL: none */
+  double t0;         /* the run's start (traces) */
+  /* The run's own. */
+  CopySeg *seg;      /* a copy job being gathered */
+  int nseg;
+  int64_t fin;       /* the oldest chunk whose outputs are not yet back */
+  double h2d, kern, d2h;
+} CudaPipe;
+
+/* How the arrays of a run of n elements travel, its chunk, slots and
+** threads; registers the large pageable arrays the run pins for itself
+** (every context's when portable).  `lead` is the run's first GPU. */
+jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const jitc_kernel *k,
+                        int64_t n, void *const *arrays, bool portable, CudaLayout *L);
+/* Undoes the run's registrations and frees L. */
+void cuda_layout_end(CudaState *S, const jitc_kernel *k, void *const *arrays, CudaLayout *L);
+/* The chunks of elements [from, from + n) with the largest `big`: *nchunks
+** of them, boundaries at the result (malloc'ed; NULL when out of memory). */
+int64_t *cuda_cut(int64_t from, int64_t n, int64_t big, int64_t *nchunks);
+/* Runs P's chunks through P->D (its context current), every slot drained
+** at the end, on failure too. */
+jitc_status cuda_pipe_run(jitc_context *ctx, CudaPipe *P);
+/* jitc_r over parts on D's first stream, and the results into the arrays. */
+jitc_status cuda_host_results(jitc_context *ctx, CudaState *S, CudaDev *D, CudaKDev *kd,
+                              const jitc_kernel *k, const CudaParts *parts, int64_t n,
+                              void *const *arrays);
+/* Frees D's streams, staging and copy threads. */
+void cuda_host_free(CudaState *S, CudaDev *D);
+
+/* ---- cuda/shares.c: the GPUs of a run and their shares (pure) ---- */
+
+/* Parses a device list: "all" or ordinals separated by commas ("0,1"; one
+** may repeat: two lanes of it); ndevices, the devices the driver sees (-1:
+** unknown, the syntax alone is checked).  The count, with the ordinals in
+** out[0..max), or -1 with the reason in err. */
+int cuda_parse_devices(const char *s, int ndevices, int *out, int max, char *err, size_t len);
+/* The weights of GPUs of link rates rate[0..n): each rate over the
+** fastest, those within 10% of it counted as equal to it. */
+void cuda_weights(const double *rate, int n, double *w);
+/* The GPUs worth using for a run moving `bytes`: at most n, one per
+** `least` bytes, at least one. */
+int cuda_lanes_for(size_t bytes, int n, int64_t least);
+/* Cuts n elements into n_w shares in proportion to w[0..n_w): cut[0] = 0,
+** cut[n_w] = n, each cut[d] the allowed boundary nearest to its ideal, in
+** order.  The boundaries: at[0..nat] when at is given (a reduction's
+** chunks), else the multiples of `granule` below n. */
+void cuda_split(int64_t n, const int64_t *at, int64_t nat, int64_t granule, const double *w,
+                int n_w, int64_t *cut);
+
+/* ---- cuda/multi.c: a run over host arrays on every GPU of the kernel ---- */
 
 jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const ParamSlot *params, jitc_run_info *info);
-/* Frees the streams and the staging. */
-void cuda_host_free(CudaState *S);
 
 /* ---- cuda/devptr.c: jitc_run_device ---- */
 

@@ -2,8 +2,10 @@
 ** cuda/device.c -- the bottom of the target `cuda`: its per-context state,
 ** the libraries (NVRTC, the CUDA driver, opened at run time by
 ** runtime/cuda_loader.c, so a machine without them still runs every other
-** target), the device and its primary context, and the two streams with
-** their events.  The device is JITC_CUDA_DEVICE's (0).  jitc works in its
+** target), the device and its primary context, the lanes of the host
+** pipeline (a GPU's context, streams and events, and its link's measured
+** rate).  The device is JITC_CUDA_DEVICE's (0); runs over host arrays use
+** the others too (cuda/multi.c).  jitc works in its
 ** primary context without leaving it current: the caller's current context
 ** is the caller's (cuda_enter, cuda_leave).  Building
 ** (cuda/build.c), launching (cuda/launch.c) and the host pipeline
@@ -42,6 +44,7 @@ static bool load_driver_and_device(CudaState *S) {
     return false;
   }
   int ordinal = S->env->cuda_device;
+  S->ndevices = count;
   if (ordinal >= count) {
     snprintf(S->gpu_err, sizeof S->gpu_err, "JITC_CUDA_DEVICE=%d, but the driver sees %d "
              "device%s (0 to %d)", ordinal, count, count == 1 ? "" : "s", count - 1);
@@ -54,6 +57,7 @@ static bool load_driver_and_device(CudaState *S) {
     return false;
   }
   S->retained = true;
+  S->ordinal = ordinal;
   char name[256] = "CUDA device";
   A->cuDeviceGetName(name, (int)sizeof name, S->dev);
   A->cuDeviceGetAttribute(&S->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, S->dev);
@@ -63,6 +67,14 @@ static bool load_driver_and_device(CudaState *S) {
     S->nsm = 1;
   snprintf(S->device, sizeof S->device, "%s (sm_%d%d, %d SMs)", name, S->cc_major, S->cc_minor,
            S->nsm);
+  CudaDev *H = calloc(1, sizeof *H);
+  if (!H) {
+    snprintf(S->gpu_err, sizeof S->gpu_err, "out of memory");
+    return false;
+  }
+  *H = (CudaDev){.ordinal = ordinal, .dev = S->dev, .cx = S->pctx, .nsm = S->nsm};
+  S->gpu[0] = H;
+  S->ngpu = 1;
   S->gpu_ok = true;
   return true;
 }
@@ -156,19 +168,124 @@ void *cuda_nvrtc_warm_up(void *state) {
   return NULL;
 }
 
-jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S) {
-  if (S->slots_ok)
+jitc_status cuda_ensure_slots(jitc_context *ctx, CudaState *S, CudaDev *D) {
+  if (D->slots_ok)
     return JITC_OK;
   for (int s = 0; s < CUDA_SLOTS; s++) {
-    CUresult r = S->api.cuStreamCreate(&S->slot[s].stream, CU_STREAM_NON_BLOCKING);
+    CUresult r = S->api.cuStreamCreate(&D->slot[s].stream, CU_STREAM_NON_BLOCKING);
     for (int e = 0; e < 4 && r == CUDA_SUCCESS; e++)
-      r = S->api.cuEventCreate(&S->slot[s].ev[e], CU_EVENT_DEFAULT);
+      r = S->api.cuEventCreate(&D->slot[s].ev[e], CU_EVENT_DEFAULT);
     if (r == CUDA_SUCCESS && s == 0)
-      r = S->api.cuEventCreate(&S->tstart, CU_EVENT_DEFAULT);
+      r = S->api.cuEventCreate(&D->tstart, CU_EVENT_DEFAULT);
     if (r != CUDA_SUCCESS)
       return cuda_fail(ctx, S, r, "creating streams");
   }
-  S->slots_ok = true;
+  D->slots_ok = true;
+  return JITC_OK;
+}
+
+CudaDev *cuda_home(CudaState *S) { return S->gpu[0]; }
+
+jitc_status cuda_lane(jitc_context *ctx, CudaState *S, int ordinal, int lane, int *index) {
+  for (int g = 0; g < S->ngpu; g++)
+    if (S->gpu[g]->ordinal == ordinal && S->gpu[g]->lane == lane) {
+      *index = g;
+      return JITC_OK;
+    }
+  if (ordinal < 0 || ordinal >= S->ndevices)
+    return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: no CUDA device %d: the driver sees %d "
+                     "(0 to %d)", ordinal, S->ndevices, S->ndevices - 1);
+  if (S->ngpu == CUDA_MAXDEV)
+    return ctx_error(ctx, JITC_E_USAGE, "cuda: more than %d GPUs in a run", CUDA_MAXDEV);
+  CudaDev *D = calloc(1, sizeof *D);
+  if (!D)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  CUresult r = S->api.cuDeviceGet(&D->dev, ordinal);
+  if (r != CUDA_SUCCESS) {
+    free(D);
+    return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: cannot use CUDA device %d (%s)", ordinal,
+                     cuda_result_name(&S->api, r));
+  }
+  D->ordinal = ordinal;
+  D->lane = lane;
+  if (ordinal == S->ordinal) /* another lane of the home device: its context */
+    D->cx = S->pctx;
+  S->api.cuDeviceGetAttribute(&D->nsm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, D->dev);
+  *index = S->ngpu;
+  S->gpu[S->ngpu++] = D;
+  return JITC_OK;
+}
+
+jitc_status cuda_lane_open(jitc_context *ctx, CudaState *S, CudaDev *D) {
+  CudaApi *A = &S->api;
+  CUresult r = CUDA_SUCCESS;
+  if (!D->cx) {
+    /* The first use of a device in the process makes its primary context:
+    ** 100 ms and more, which is why the lanes open on threads of their own. */
+    if ((r = A->cuDevicePrimaryCtxRetain(&D->cx, D->dev)) != CUDA_SUCCESS) {
+      D->cx = NULL;
+      return ctx_error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? JITC_E_NOMEM : JITC_E_UNAVAILABLE,
+                       "cuda: cannot use CUDA device %d (%s)", D->ordinal,
+                       cuda_result_name(A, r));
+    }
+    D->retained = true;
+  }
+  if ((r = A->cuCtxSetCurrent(D->cx)) != CUDA_SUCCESS)
+    return cuda_fail(ctx, S, r, "making a device's context current");
+  return cuda_ensure_slots(ctx, S, D);
+}
+
+/* A GPU's speed on the host path is its link's: the kernels of element-wise
+** programs take a fraction of the copies' time.  Measured once per lane and
+** kept for the context's life: 8 MiB up and 8 MiB down at once on two
+** streams, between pinned memory and the device, the best of three (the
+** first pays for the copy engines waking); the rate is both ways together,
+** in GB/s: up to 91 on an H100's PCIe 5 link, in about a millisecond.
+** cuda/multi.c measures one lane at a time (GPUs may share an uplink). */
+jitc_status cuda_measure(jitc_context *ctx, CudaState *S, CudaDev *D) {
+  if (D->rate > 0)
+    return JITC_OK;
+  jitc_status st = cuda_ensure_slots(ctx, S, D);
+  if (st != JITC_OK)
+    return st;
+  CudaApi *A = &S->api;
+  size_t bytes = (size_t)8 << 20, huge = (size_t)2 << 20;
+  char *h = aligned_alloc(huge, 2 * bytes);
+  CUdeviceptr d = 0;
+  CUresult r = h ? A->cuMemHostRegister(h, 2 * bytes, 0) : CUDA_ERROR_OUT_OF_MEMORY;
+  bool registered = r == CUDA_SUCCESS;
+  if (r == CUDA_SUCCESS)
+    r = A->cuMemAlloc(&d, 2 * bytes);
+  CudaSlot *s0 = &D->slot[0], *s1 = &D->slot[1];
+  double best = 0;
+  for (int rep = 0; rep < 3 && r == CUDA_SUCCESS; rep++) {
+    r = A->cuEventRecord(s0->ev[0], s0->stream);
+    if (r == CUDA_SUCCESS)
+      r = A->cuStreamWaitEvent(s1->stream, s0->ev[0], 0);
+    if (r == CUDA_SUCCESS)
+      r = A->cuMemcpyHtoDAsync(d, h, bytes, s0->stream);
+    if (r == CUDA_SUCCESS)
+      r = A->cuMemcpyDtoHAsync(h + bytes, d + bytes, bytes, s1->stream);
+    if (r == CUDA_SUCCESS)
+      r = A->cuEventRecord(s1->ev[0], s1->stream);
+    if (r == CUDA_SUCCESS)
+      r = A->cuStreamWaitEvent(s0->stream, s1->ev[0], 0);
+    if (r == CUDA_SUCCESS)
+      r = A->cuEventRecord(s0->ev[1], s0->stream);
+    if (r == CUDA_SUCCESS)
+      r = A->cuEventSynchronize(s0->ev[1]);
+    double ms = r == CUDA_SUCCESS ? cuda_elapsed(S, s0->ev[0], s0->ev[1]) : 0;
+    double rate = ms > 0 ? 2.0 * (double)bytes / ms / 1e6 : 0;
+    best = rate > best ? rate : best;
+  }
+  if (d)
+    A->cuMemFree(d);
+  if (registered)
+    A->cuMemHostUnregister(h);
+  free(h);
+  if (r != CUDA_SUCCESS)
+    return cuda_fail(ctx, S, r, "measuring the GPU's link");
+  D->rate = best > 0 ? best : 1; /* no timing (a driver without events' times): all equal */
   return JITC_OK;
 }
 

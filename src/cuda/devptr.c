@@ -235,7 +235,7 @@ static jitc_status reduce_here(jitc_context *ctx, CudaState *S, const jitc_kerne
   if (!A->cuMemAllocAsync || !A->cuMemFreeAsync)
     return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: reductions on the caller's stream need "
                      "the driver's stream-ordered allocator (CUDA 11.2 or later)");
-  CudaParts parts = {.cap = cuda_partials(S, k, m, n)};
+  CudaParts parts = {.cap = cuda_partials(S, k, n)};
   size_t bytes = cuda_parts_bytes(p, parts.cap);
   int kept = kept_scratch(S, m, bytes);
   CUresult r = CUDA_SUCCESS;

@@ -41,11 +41,14 @@ static int64_t slice_of(const CudaState *S) {
 
 /* The blocks of a launch with reductions over `work` threads' worth of
 ** elements: at most one wave of resident blocks, each thread then taking
-** several; a function of the element count and the device alone, as the
-** partials' values depend on it. */
-static int64_t reduce_blocks(const CudaState *S, const CudaModule *m, int64_t work) {
+** several; a function of the element count and the home device alone (its
+** SMs, the kernel's occupancy there), as the partials' values depend on
+** it: every GPU of a run launches the grid the home device would, so that
+** the partials, and the bits of a float sum, do not depend on which GPUs
+** ran or how many. */
+static int64_t reduce_blocks(const CudaState *S, const CudaKernel *ck, int64_t work) {
   int64_t blocks = (work + CUDA_BLOCK - 1) / CUDA_BLOCK;
-  int64_t cap = (int64_t)S->nsm * m->occ;
+  int64_t cap = (int64_t)S->nsm * ck->mod->occ;
   if (blocks > cap)
     blocks = cap;
   return blocks < 1 ? 1 : blocks;
@@ -63,7 +66,7 @@ static void put_parts(const Program *p, const CudaParts *parts, CUdeviceptr *pp,
     }
 }
 
-int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, int64_t n) {
+int64_t cuda_partials(CudaState *S, const jitc_kernel *k, int64_t n) {
   CudaKernel *ck = k->impl;
   if (!k->prog->nreduce || n <= 0)
     return 0;
@@ -71,7 +74,7 @@ int64_t cuda_partials(CudaState *S, const jitc_kernel *k, const CudaModule *m, i
   int64_t step = ck->plan ? split_range(S, ck) : slice_of(S);
   for (int64_t off = 0; off < n; off += step) {
     int64_t m_ = n - off < step ? n - off : step;
-    total += reduce_blocks(S, m, ck->plan ? m_ : m_ / ck->vec + 1);
+    total += reduce_blocks(S, ck, ck->plan ? m_ : m_ / ck->vec + 1);
   }
   return total;
 }
@@ -101,20 +104,25 @@ jitc_status cuda_reduce_end(jitc_context *ctx, CudaState *S, const jitc_kernel *
   return cuda_reduce_launch(ctx, S, k, m, parts, n, parts->res, s);
 }
 
-jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKernel *ck, size_t bytes) {
-  if (bytes <= ck->part_bytes)
+jitc_status cuda_parts_ensure(jitc_context *ctx, CudaState *S, CudaKDev *kd, size_t bytes) {
+  if (bytes <= kd->part_bytes)
     return JITC_OK;
-  if (ck->part)
-    S->api.cuMemFree(ck->part);
-  ck->part = 0;
-  ck->part_bytes = 0;
-  CUresult r = S->api.cuMemAlloc(&ck->part, bytes);
+  if (kd->part)
+    S->api.cuMemFree(kd->part);
+  kd->part = 0;
+  kd->part_bytes = 0;
+  CUresult r = S->api.cuMemAlloc(&kd->part, bytes);
   if (r != CUDA_SUCCESS) {
-    ck->part = 0;
+    kd->part = 0;
     return cuda_fail(ctx, S, r, "allocating scratch for the reductions' partials");
   }
-  ck->part_bytes = bytes;
+  kd->part_bytes = bytes;
   return JITC_OK;
+}
+
+void cuda_launch_fix(CudaState *S, CudaKernel *ck) {
+  if (ck->plan)
+    split_range(S, ck);
 }
 
 void cuda_parts_results(const Program *p, const CudaParts *parts, CUdeviceptr *res) {
@@ -203,7 +211,7 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
     int64_t b64 = base + off;
     /* With reductions every group's kernel strides over the range with the
     ** grid of the partials; else one element per thread. */
-    unsigned blocks = p->nreduce ? (unsigned)reduce_blocks(S, mod, m)
+    unsigned blocks = p->nreduce ? (unsigned)reduce_blocks(S, ck, m)
                                  : (unsigned)((m + CUDA_BLOCK - 1) / CUDA_BLOCK);
     for (int g = 0; g < P->ng && st == JITC_OK; g++) {
       int a = 0, np = 0;
@@ -315,7 +323,7 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
     int64_t ntot = n;
     if (p->nreduce) {
       /* The same threads take the same elements whether aligned or not. */
-      blocks = reduce_blocks(S, m, ms / ck->vec + 1);
+      blocks = reduce_blocks(S, ck, ms / ck->vec + 1);
       put_parts(p, parts, ptr + p->narrays, args, &q);
       /* On one stream the last launch finishes (cuda_reduce_last). */
       bool last = parts->res && off + slice >= n;

@@ -2,9 +2,10 @@
 ** cuda/run.c -- target_cuda, the table jitc.c calls, and device-resident
 ** buffers (jitc_buffer): the top of the target, standing on the device
 ** (cuda/device.c), building (cuda/build.c), launching (cuda/launch.c), the
-** host pipeline (cuda/host.c) and the caller's device memory
-** (cuda/devptr.c).  Host arrays go through cuda/host.c; device buffers go
-** straight to cuda_launch(); the caller's pointers through cuda/devptr.c.
+** host pipeline (cuda/host.c, on every GPU of the run: cuda/multi.c) and
+** the caller's device memory (cuda/devptr.c).  Host arrays go through
+** cuda/multi.c; device buffers, on the home device, go straight to
+** cuda_launch(); the caller's pointers through cuda/devptr.c.
 ** Start reading at target_cuda at the end.
 */
 #include "cuda.h"
@@ -19,8 +20,9 @@ static void cuda_shutdown(jitc_context *ctx) {
   if (!S)
     return;
   CudaCurrent c;
+  if (S->gpu_ok)
+    cuda_lanes_free(S); /* every GPU's streams and staging, in its own context */
   if (S->gpu_ok && cuda_enter(S, S->pctx, &c) == CUDA_SUCCESS) {
-    cuda_host_free(S);
     cuda_devptr_free(S);
     cuda_leave(S, &c);
   }
@@ -164,9 +166,13 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
     return JITC_OK; /* with reductions, n == 0 writes their identities */
   pthread_mutex_lock(&S->lock);
   CudaCurrent c;
+  CudaDev *H = cuda_home(S);
+  CudaKDev *kd = NULL;
   jitc_status st = cuda_enter_device(ctx, S, &c);
   if (st == JITC_OK)
-    st = cuda_ensure_slots(ctx, S);
+    st = cuda_ensure_slots(ctx, S, H);
+  if (st == JITC_OK) /* buffers live on the home device: the kernel runs there */
+    st = cuda_kernel_on(ctx, S, ck, 0, &kd);
   CUdeviceptr stack_d[64];
   CUdeviceptr *d = p->narrays <= 64 ? stack_d : malloc((size_t)p->narrays * sizeof *d);
   if (st == JITC_OK && !d)
@@ -174,18 +180,18 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
   if (st == JITC_OK) {
     for (int a = 0; a < p->narrays; a++)
       d[a] = (CUdeviceptr)(uintptr_t)bufs[a]->impl;
-    CudaSlot *sl = &S->slot[0];
+    CudaSlot *sl = &H->slot[0];
     CudaParts parts = {0};
     if (p->nreduce) {
-      parts.cap = cuda_partials(S, k, ck->mod, n);
-      st = cuda_parts_ensure(ctx, S, ck, cuda_parts_bytes(p, parts.cap));
-      parts.base = ck->part;
+      parts.cap = cuda_partials(S, k, n);
+      st = cuda_parts_ensure(ctx, S, kd, cuda_parts_bytes(p, parts.cap));
+      parts.base = kd->part;
       if (st == JITC_OK)
         st = cuda_reduce_begin(ctx, S, p, &parts, d, sl->stream);
     }
     CUresult r = st == JITC_OK ? S->api.cuEventRecord(sl->ev[1], sl->stream) : CUDA_SUCCESS;
     if (r == CUDA_SUCCESS && st == JITC_OK)
-      st = cuda_launch(ctx, S, k, ck->mod, &ck->scratch[0], n, 0, d, params, &parts, sl->stream);
+      st = cuda_launch(ctx, S, k, ck->mod, &kd->scratch[0], n, 0, d, params, &parts, sl->stream);
     /* The results straight into their buffers. */
     if (r == CUDA_SUCCESS && st == JITC_OK && p->nreduce)
       st = cuda_reduce_end(ctx, S, k, ck->mod, &parts, n, sl->stream);

@@ -19,9 +19,14 @@
 # groups of the normal suite on cuda (tests/t_types_interp.py against NumPy
 # and ml_dtypes, tests/t_mixed_fns.py against interp, tests/t_complex.py);
 # tests/gpu/complex_numpy.py: complex functions and reductions against NumPy.
+# tests/gpu/multi_gpu.c: a run over host arrays split over several GPUs
+# against interp and, bit for bit, against one GPU (reductions included):
+# with "0,0" (two pipelines on one GPU) anywhere, with "0,1", "1,0" and
+# "0,1,0" where the driver sees two GPUs, and again with
+# CUDA_VISIBLE_DEVICES=0,0 where the driver takes that as two devices.
 # GPU_GROUPS="NAME ..." runs those groups alone (all when unset): diff,
 # split, cuda, cuda_gpu, devptr, reduce, host, types, reduce_numpy,
-# memcheck, types_memcheck, timings.
+# multi, memcheck, types_memcheck, timings.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -130,6 +135,18 @@ if want types; then
     env JITC_TARGETS="interp cuda" $PYTHON tests/t_complex.py
   bg_wait
 fi
+if want multi; then
+  echo "== multi_gpu check: a run split over several GPUs against interp and one GPU ($("$out/multi_gpu" count))"
+  group multi_gpu "$out/multi_gpu" check
+  # The same GPU twice, as the driver numbers it: two contexts of one GPU, or
+  # one device (the driver drops the repeat), or refused; said either way.
+  twice=$(CUDA_VISIBLE_DEVICES=0,0 "$out/multi_gpu" count 2>&1)
+  echo "== CUDA_VISIBLE_DEVICES=0,0: $twice"
+  case $twice in
+    "devices 2"*) group multi_gpu_visible_twice env CUDA_VISIBLE_DEVICES=0,0 "$out/multi_gpu" quick ;;
+    *) echo "skip multi.visible_twice: CUDA_VISIBLE_DEVICES=0,0 gives: $twice" | tee -a "$log" ;;
+  esac
+fi
 if want reduce_numpy; then
   echo "== tests/gpu/reduce_numpy.py: reductions against NumPy through the command line"
   group tests/gpu/reduce_numpy.py $PYTHON tests/gpu/reduce_numpy.py
@@ -158,6 +175,7 @@ else
   want types_memcheck && memcheck types types_gpu TYPES_GPU_TEST=uint8,int16,float16,bfloat16
   want memcheck && memcheck reduce reduce_gpu
   want memcheck && memcheck host host_gpu
+  want memcheck && memcheck multi multi_gpu
 fi
 
 if want timings; then
