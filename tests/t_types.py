@@ -221,7 +221,7 @@ def check_mixed_rules(rows):
                         t = getattr(np, UFUNC.get(f, f))(a, b).dtype.name
                 except TypeError:
                     continue
-                out = "c%d" % len(lines)
+                out = "o%d" % len(lines)  # not c64: the cast
                 lines.append("%s = %s(a, b%d)" % (out, f, j))
                 want[out] = (t, "%s(%s, %s)" % (f, x["name"], y["name"]))
         p = run(["--emit", "types"] + args + ["\n".join(lines)])

@@ -206,7 +206,7 @@ def test_dlpack_complex(rng, dt):
     host = cdata(rng, dt, 12)
     b = jitc.evaluate("b = a", "interp", a=DLPackTensor(host, 5, 8 * host.itemsize))
     assert b.dtype == host.dtype and b.tobytes() == host.tobytes()
-    assert jitc._dlpack._type_name(5, 8 * host.itemsize, jitc._jitc.dtypes) == \
+    assert jitc._dlpack._type_name(5, 8 * host.itemsize, jitc._TYPES) == \
         np.dtype(dt).name
 
 
