@@ -16,7 +16,7 @@ BUILD=${BUILD:-build}
 out=${1:-$BUILD/bench}
 BENCH_CC=${BENCH_CC:-gcc}
 mkdir -p "$out"
-libs="$BUILD/libjitc_int.a ${LLVM_LIBS-$(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc")} ${LDLIBS:--ldl -lpthread -lm}"
+libs="${LDFLAGS:-} $BUILD/libjitc_int.a ${LLVM_LIBS-$(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc")} ${LDLIBS:--ldl -lpthread -lm}"
 CLI_OBJS=
 for f in host npy elem json; do
   ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -c "cli/$f.c" -o "$out/cli_$f.o"
