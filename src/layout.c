@@ -295,46 +295,90 @@ bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
   return true;
 }
 
-/* Copies m elements of `size` bytes between a run of step `step` at mem
-** and the contiguous buf: to buf when in, else from it. */
-static void copy_run(char *mem, int64_t step, char *buf, int64_t m, size_t size, bool in) {
-  if (step == (int64_t)size) {
-    if (in) memcpy(buf, mem, (size_t)m * size);
-    else memcpy(mem, buf, (size_t)m * size);
-    return;
+/* Fills m elements of `size` bytes at buf with the one at mem (a
+** broadcast axis): typed stores, which the compiler makes vector ones. */
+static void fill_run(const char *mem, char *buf, int64_t m, size_t size) {
+#define FILL(T)                                                                 \
+  {                                                                             \
+    T v;                                                                        \
+    memcpy(&v, mem, sizeof v);                                                  \
+    for (int64_t e = 0; e < m; e++) memcpy(buf + e * (int64_t)sizeof v, &v, sizeof v); \
+    return;                                                                     \
   }
-  /* A fixed size per case, so that memcpy becomes one move (memcpy, not
-  ** a typed load: the element may be unaligned). */
-#define RUN(S)                                                                  \
-  for (int64_t e = 0; e < m; e++, mem += step, buf += S)                        \
-    if (in) memcpy(buf, mem, S);                                                \
-    else memcpy(mem, buf, S);                                                   \
-  break;
   switch (size) {
-  case 1: RUN(1)
-  case 2: RUN(2)
-  case 4: RUN(4)
-  case 8: RUN(8)
-  case 16: RUN(16)
+  case 1: memset(buf, *mem, (size_t)m); return;
+  case 2: FILL(uint16_t)
+  case 4: FILL(uint32_t)
+  case 8: FILL(uint64_t)
+  default:
+    for (int64_t e = 0; e < m; e++) memcpy(buf + e * (int64_t)size, mem, size);
+  }
+#undef FILL
+}
+
+/* Copies m elements of `size` bytes from src, step ss, to dst, step ds;
+** a fixed size per case, so that each memcpy is one move (memcpy, not a
+** typed load: an element may be unaligned). */
+static void copy_steps(char *dst, int64_t ds, const char *src, int64_t ss, int64_t m,
+                       size_t size) {
+#define STEPS(S)                                                                \
+  for (int64_t e = 0; e < m; e++, dst += ds, src += ss) memcpy(dst, src, S);    \
+  return;
+  switch (size) {
+  case 1: STEPS(1)
+  case 2: STEPS(2)
+  case 4: STEPS(4)
+  case 8: STEPS(8)
+  case 16: STEPS(16)
   default: unreachable();
   }
-#undef RUN
+#undef STEPS
+}
+
+/* Copies m elements between a run of step `step` at mem and buf, whose
+** elements are `bstep` apart: to buf when in, else from it. */
+static void copy_run(char *mem, int64_t step, char *buf, int64_t bstep, int64_t m, size_t size,
+                     bool in) {
+  if (step == (int64_t)size && bstep == (int64_t)size) {
+    if (in) memcpy(buf, mem, (size_t)m * size);
+    else memcpy(mem, buf, (size_t)m * size);
+  } else if (step == 0 && in && bstep == (int64_t)size) {
+    fill_run(mem, buf, m, size);
+  } else if (in) {
+    copy_steps(buf, bstep, mem, step, m, size);
+  } else {
+    copy_steps(mem, step, buf, bstep, m, size);
+  }
 }
 
 /* Moves elements [lo, lo + m) of array j to or from buf, a row at a time. */
 static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool in) {
   const LayoutArray *x = &L->a[j];
   if (x->direct) {
-    copy_run(x->base + lo * (int64_t)x->esize, (int64_t)x->esize, buf, m, x->esize, in);
+    copy_run(x->base + lo * (int64_t)x->esize, (int64_t)x->esize, buf, (int64_t)x->esize, m,
+             x->esize, in);
     return;
   }
   int last = L->ndim - 1;
   int64_t idx[JITC_MAXDIMS];
   int64_t off = unravel(L, x, lo, idx);
+  /* A block of whole rows of an array whose outer axis steps less than its
+  ** inner one (a transposed view) moves a column at a time, so that memory
+  ** is taken in the order it lies and the block's buffer, in cache, out of
+  ** order: a transpose then costs about a copy, as a tiled one does. */
+  int64_t w = L->shape[last], es = (int64_t)x->esize;
+  if (last > 0 && idx[last] == 0 && m % w == 0 && m > w &&
+      idx[last - 1] + m / w <= L->shape[last - 1] &&
+      x->strides[last - 1] && llabs(x->strides[last - 1]) < llabs(x->strides[last])) {
+    for (int64_t c = 0; c < w; c++)
+      copy_run(x->base + off + c * x->strides[last], x->strides[last - 1], buf + c * es, w * es,
+               m / w, x->esize, in);
+    return;
+  }
   while (m > 0) {
     int64_t r = L->shape[last] - idx[last];
     if (r > m) r = m;
-    copy_run(x->base + off, x->strides[last], buf, r, x->esize, in);
+    copy_run(x->base + off, x->strides[last], buf, es, r, x->esize, in);
     buf += (size_t)r * x->esize;
     m -= r;
     /* The next row: the odometer's carry from the last axis outwards. */

@@ -115,34 +115,46 @@ typedef struct Job {
 } Job;
 
 /* Calls the kernel on [begin, end) of a layout (layout.c) in blocks of
-** LB elements: each array's block is used in place where it is one
+** LB elements, on multiples of LB (a whole number of RB, and of the rows
+** of a matrix whose rows divide it, so that a broadcast row stays one
+** contiguous run): each array's block is used in place where it is one
 ** contiguous run, else gathered into a block of the thread's own (and
 ** scattered back when written).  The kernel addresses array j's element k
 ** at arrays[j] + k * size, so a block of its own at buffer b is passed as
 ** b - lo * size: that address is only ever offset back into b (the kernel's
 ** address arithmetic is not `inbounds`; cpu/gen.c). */
-#define LB RB
+#define LB (4 * RB)
 static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot *ps, char *own) {
   const Layout *L = j->L;
   int na = L->narrays;
-  void **arrays = (void **)(void *)(own + (size_t)na * LB * 16);
-  for (int64_t lo = begin; lo < end; lo += LB) {
-    int64_t m = end - lo < LB ? end - lo : LB;
+  void **arrays = (void **)(void *)own;
+  char **mine = (char **)(void *)(own + (size_t)na * sizeof(void *));
+  char *at = own + (size_t)na * 2 * sizeof(void *);
+  for (int a = 0; a < na; a++, at += LB * L->a[a - 1].esize) mine[a] = at;
+  for (int64_t lo = begin; lo < end;) {
+    int64_t m = (lo / LB + 1) * LB - lo;
+    if (m > end - lo) m = end - lo;
     for (int a = 0; a < na; a++) {
-      char *at;
-      if (!layout_block(L, a, lo, m, &at)) {
-        at = own + (size_t)a * LB * 16;
-        if (L->a[a].read) layout_gather(L, a, lo, m, at);
+      char *in;
+      if (!layout_block(L, a, lo, m, &in)) {
+        in = mine[a];
+        if (L->a[a].read) layout_gather(L, a, lo, m, in);
       }
-      arrays[a] = (void *)((uintptr_t)at - (uintptr_t)lo * L->a[a].esize);
+      arrays[a] = (void *)((uintptr_t)in - (uintptr_t)lo * L->a[a].esize);
     }
     j->fn(lo, lo + m, arrays, ps);
-    for (int a = 0; a < na; a++) {
-      char *at = own + (size_t)a * LB * 16;
-      if (L->a[a].written && (uintptr_t)arrays[a] + (uintptr_t)lo * L->a[a].esize == (uintptr_t)at)
-        layout_scatter(L, a, lo, m, at);
-    }
+    for (int a = 0; a < na; a++)
+      if (L->a[a].written && (uintptr_t)arrays[a] + (uintptr_t)lo * L->a[a].esize == (uintptr_t)mine[a])
+        layout_scatter(L, a, lo, m, mine[a]);
+    lo += m;
   }
+}
+
+/* The bytes run_blocks needs: two pointers and a block per array. */
+static size_t blocks_bytes(const Layout *L) {
+  size_t b = 0;
+  for (int a = 0; a < L->narrays; a++) b += 2 * sizeof(void *) + LB * L->a[a].esize;
+  return b;
 }
 
 /* One thread's chunk [begin, end): the pool's callback. */
@@ -159,7 +171,7 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
   size_t head = ((size_t)j->nparams + 3) * sizeof(ParamSlot);
   head = (head + 63) / 64 * 64;
   size_t scratch = (j->scratch + 63) / 64 * 64;
-  size_t own = j->L ? (size_t)j->L->narrays * (LB * 16 + sizeof(void *)) : 0;
+  size_t own = j->L ? blocks_bytes(j->L) : 0;
   unsigned char *mem = aligned_alloc(64, head + scratch + own + 64);
   if (!mem) {
     atomic_store(&j->oom, true);
@@ -213,7 +225,7 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     job.part = malloc((size_t)job.nblocks * (size_t)nreduce * sizeof(Partial));
     if (!job.part) return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
   }
-  int used = pool_run(st->pool, threads, n, job.part ? RB : CHUNK_ALIGN, run_range, &job);
+  int used = pool_run(st->pool, threads, n, L ? LB : job.part ? RB : CHUNK_ALIGN, run_range, &job);
   if (!atomic_load(&job.oom) && nreduce) reduce_results(k->prog, n, job.part, job.nblocks, arrays);
   free(job.part);
   if (info) {
