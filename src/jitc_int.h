@@ -573,6 +573,9 @@ typedef struct LayoutArray {
   bool written;    /* an output or in-place array: scattered after a block */
   bool read;       /* an input or in-place array: gathered before a block */
   int64_t *strides; /* ndim steps in bytes (Layout.mem) */
+  int64_t run;      /* its elements are contiguous in runs of this many,
+                       from element 0: a product of inner extents; 0 when
+                       the last axis does not step by esize */
 } LayoutArray;
 
 typedef struct Layout {
@@ -582,6 +585,10 @@ typedef struct Layout {
   int narrays;
   LayoutArray *a;    /* per kernel array; a JITC_RESULT array is direct */
   void **bases;      /* a[j].base for each j: the arrays of a contiguous run */
+  bool transposed;   /* some array's last axis steps more than the one before
+                        it: layout_gather moves blocks of whole rows of it a
+                        column at a time, so a target's blocks should hold
+                        several rows */
   void *mem;         /* what layout_free frees */
 } Layout;
 

@@ -115,17 +115,21 @@ typedef struct Job {
 } Job;
 
 /* Calls the kernel on [begin, end) of a layout (layout.c) in blocks of
-** LB elements, on multiples of LB (a whole number of RB, and of the rows
-** of a matrix whose rows divide it, so that a broadcast row stays one
-** contiguous run): each array's block is used in place where it is one
+** LB elements, on multiples of LB: RB (a block of the reductions, and small
+** enough that the gathered blocks stay in the first-level cache), or 4 RB
+** where a transposed array is moved several rows at a time; the rows of a
+** matrix whose rows divide LB stay whole, so that a broadcast row is one
+** contiguous run.  Each array's block is used in place where it is one
 ** contiguous run, else gathered into a block of the thread's own (and
 ** scattered back when written).  The kernel addresses array j's element k
 ** at arrays[j] + k * size, so a block of its own at buffer b is passed as
 ** b - lo * size: that address is only ever offset back into b (the kernel's
 ** address arithmetic is not `inbounds`; cpu/gen.c). */
-#define LB (4 * RB)
+static int64_t block_of(const Layout *L) { return L->transposed ? 4 * RB : RB; }
+
 static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot *ps, char *own) {
   const Layout *L = j->L;
+  int64_t LB = block_of(L);
   int na = L->narrays;
   void **arrays = (void **)(void *)own;
   char **mine = (char **)(void *)(own + (size_t)na * sizeof(void *));
@@ -153,7 +157,7 @@ static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot
 /* The bytes run_blocks needs: two pointers and a block per array. */
 static size_t blocks_bytes(const Layout *L) {
   size_t b = 0;
-  for (int a = 0; a < L->narrays; a++) b += 2 * sizeof(void *) + LB * L->a[a].esize;
+  for (int a = 0; a < L->narrays; a++) b += 2 * sizeof(void *) + (size_t)block_of(L) * L->a[a].esize;
   return b;
 }
 
@@ -225,7 +229,8 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     job.part = malloc((size_t)job.nblocks * (size_t)nreduce * sizeof(Partial));
     if (!job.part) return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
   }
-  int used = pool_run(st->pool, threads, n, L ? LB : job.part ? RB : CHUNK_ALIGN, run_range, &job);
+  int used = pool_run(st->pool, threads, n, L ? block_of(L) : job.part ? RB : CHUNK_ALIGN,
+                      run_range, &job);
   if (!atomic_load(&job.oom) && nreduce) reduce_results(k->prog, n, job.part, job.nblocks, arrays);
   free(job.part);
   if (info) {
