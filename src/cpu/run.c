@@ -175,7 +175,7 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
   size_t head = ((size_t)j->nparams + 3) * sizeof(ParamSlot);
   head = (head + 63) / 64 * 64;
   size_t scratch = (j->scratch + 63) / 64 * 64;
-  size_t own = j->L ? blocks_bytes(j->L) : 0;
+  size_t own = j->L ? (blocks_bytes(j->L) + 63) / 64 * 64 : 0;
   unsigned char *mem = aligned_alloc(64, head + scratch + own + 64);
   if (!mem) {
     atomic_store(&j->oom, true);
