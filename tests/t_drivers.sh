@@ -9,7 +9,7 @@
 #   of the C library's functions, and its poisoned outputs show a run that
 #   writes nothing; and its whole comparison with interp runs against the
 #   cpu target where this machine has it (TYPES_GPU_TARGET=cpu, quick mode,
-#   three of the types, host arrays);
+#   five of the types, complex64 and complex128 among them, host arrays);
 # - jitc_bench reads a uint8 file, and a bfloat16 one ('<V2') when told its
 #   type with --dtype, and times a program on the interp target;
 # - c_loops times a copy.
@@ -29,7 +29,7 @@ fi
 "$tmp/types_gpu" selftest | sed 's/^\(ok\|FAIL\) types\./\1 drivers.types_gpu./'
 case " ${JITC_TARGETS:-interp cpu} " in
 *" cpu "*)
-  TYPES_GPU_TARGET=cpu TYPES_GPU_TEST=uint8,float16,bfloat16 "$tmp/types_gpu" quick |
+  TYPES_GPU_TARGET=cpu TYPES_GPU_TEST=uint8,float16,bfloat16,complex64,complex128 "$tmp/types_gpu" quick |
     sed 's/^\(ok\|FAIL\) types\./\1 drivers.types_cpu./' ;;
 *) echo "skip drivers.types_cpu: no cpu target here" ;;
 esac
