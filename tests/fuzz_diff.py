@@ -214,7 +214,10 @@ def promote_weak(*xs):
     np.where differs from the ufuncs in one place, which jitc does not
     follow: next to bfloat16 a Python float is float64 there, float32 in
     every ufunc (ml_dtypes' loops)."""
-    t = promote(*[x for x in xs if not is_weak(x)])
+    strong = [x for x in xs if not is_weak(x)]
+    if not strong:  # where(c, 100, 2): the Python scalars' own types
+        return promote(*[weak_default(x, 1) for x in xs])
+    t = promote(*strong)
     for w in sorted((x for x in xs if is_weak(x)), key=lambda x: (type(x) is not bool,
                                                                  type(x) is float)):
         try:
@@ -235,6 +238,24 @@ def least_float(t):
     """The float type a float function computes an operand of type t in:
     NumPy's loop choice (int8: float16, int16: float32, int32: float64)."""
     return np.sqrt(np.zeros(0, t)).dtype
+
+
+def float_rule_type(xs):
+    """The type of a float function NumPy lacks (fma), as its loop would
+    be chosen (type.c, R_FLOAT): the operands' common type, weak ones taken
+    as NEP 50 takes them but unchecked (a Python float makes an integer
+    type float64 and bfloat16 float32, as NumPy's add; a Python int makes
+    bool int64); a float type stays, else the least float type of each
+    operand (a weak one: of the common type)."""
+    t = promote(*[a for a in xs if not is_weak(a)])
+    for w in (a for a in xs if is_weak(a)):
+        if isinstance(w, float):
+            t = loop_dtype(np.add, np.zeros(0, t), 0.5)
+        elif type(w) is int and t == np.bool_:
+            t = np.dtype(np.int64)
+    if isfloat(t):
+        return t
+    return promote(*[least_float(t if is_weak(a) else a.dtype) for a in xs])
 
 
 def exact_reference(ref):
@@ -691,7 +712,13 @@ class Oracle:
             return self.power(args[0], args[1], False)
         if all(is_weak(a) for a in args):
             args = [self.strong(a) for a in args]
-        t = promote_weak(*(args[1:] if name == "where" else args))  # bfloat16, int16: refused
+        if FUNCS.get(name, (0, ""))[1] == "float":
+            # A float function takes a Python int as its float loop does
+            # (copysign(-1, uint16) is float32): the strong operands alone
+            # must promote (bfloat16 and int16 are refused).
+            t = promote(*[a for a in args if not is_weak(a)])
+        else:
+            t = promote_weak(*(args[1:] if name == "where" else args))  # bfloat16, int16: refused
 
         def conv(v, dt):
             try:
@@ -721,9 +748,10 @@ class Oracle:
                 xs = args
             if all(is_weak(a) for a in xs):
                 xs = [self.strong(a) for a in xs]
-            t = promote_weak(*xs)
             if name == "fma":
-                t = least_float(t)  # bool and int8: float16, as a float function
+                t = float_rule_type(xs)
+            else:
+                t = promote_weak(*xs)
             xs = [conv(a, t) for a in xs]
             if name == "clip":
                 r = equal_gives_y(apply(np.maximum, xs[0], xs[1]), xs[0], xs[1])
@@ -1231,6 +1259,23 @@ REGRESSIONS = [
     #     `bool_array ** 2` is NumPy's square of the array: int8 (power(), int64).
     ("bool_square_operator", "o0 = x0 ** 2\no1 = power(x0, 2)\no2 = x0 ** 2.0\n",
      {"o0": "exact", "o1": "exact", "o2": "exact"}, {"x0": (B, [True, False])}, {}),
+    #     A Python int in a float function is taken as its float loop takes
+    #     it: copysign(-1, uint16) is float32, as NumPy computes it, and so
+    #     is fma's (fuzz_diff.1.179 after the complex types came).
+    #     fma of int8 and a Python float is float64, of int8 and a Python
+    #     int float16, of bool and a Python int float64 (int64's).
+    #     fma of bfloat16 and a Python float is float32 (fuzz_diff.12.857).
+    ("float_fn_weak_negative_unsigned", "o0 = copysign((-1), x0)\no1 = fma((-1), x0, 1)\n"
+     "o2 = fma(x1, x1, 2.5)\no3 = fma(x1, x1, 1)\no4 = fma(x2, x2, 1)\n"
+     "o5 = int8(int32(sqrt(fma(5e-324, 2, x3))))\no6 = fma(2.5, 2, x3)\n",
+     {"o0": "exact", "o1": "exact", "o2": "exact", "o3": "exact", "o4": "exact", "o5": "exact",
+      "o6": "exact"},
+     {"x0": ("uint16", [5, 0, 65535]), "x1": ("int8", [3, -7, 127]),
+      "x2": (B, [True, False, True]), "x3": ("bfloat16", [255.0, 63.0, 48.0])}, {}),
+    #     where() of two Python scalars, one through a let, is their type:
+    #     np.where(c, 100, 2) is int64 (fuzz_diff.12.125).
+    ("where_weak_let", "let t0 = 2\no0 = where(x0, 100, t0)\no1 = where(x0, 2.5, t0)\n",
+     {"o0": "exact", "o1": "exact"}, {"x0": (F32, [0.0, 1.5, -0.0])}, {}),
 ]
 
 # The unary functions whose NaN result keeps the sign of a NaN argument in
