@@ -378,7 +378,7 @@ void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dty
     used[H_FLOORDIV][t] = true;
   if (h == H_HYPOT || h == H_MIXED)
     used[H_ISNAN][t] = true; /* jitc_isinf_*, jitc_isfinite_* */
-  if ((h == H_HALF64 || h == H_HALFHW) && t == JITC_BFLOAT16)
+  if (h == H_HALFHW && t == JITC_BFLOAT16)
     used[H_HALF][t] = true; /* jitc_narrow_bf16 */
   if (cuda_is_half(t) && (h == H_MINIMUM || h == H_MAXIMUM || h == H_FMIN || h == H_FMAX ||
                           h == H_SIGNBIT || h == H_NANARG || h == H_STEP)) {
