@@ -123,11 +123,17 @@ def apply(ufunc, *args):
     float32 on the operands widened exactly and rounds once to the type
     (docs/language.md; ml_dtypes' loops mostly do the same, but its sign of
     -0.0 is -0.0, float32's +0.0).  A step (nextafter) steps the type's own
-    bits, as ml_dtypes' loop does."""
-    py = (bool, int, float)
+    bits, as ml_dtypes' loop does, and gives y for equal operands (C99)."""
+    py = (bool, int, float, complex)
     rt = ufunc(*[a if isinstance(a, py) else np.asarray(a).reshape(-1)[:0]
                  for a in args]).dtype
-    if not (isfloat(rt) and rt.kind == "V") or ufunc in STEPS:
+    if ufunc in STEPS:
+        # equal operands give y: C99's rule, NumPy 2.5's for float16 (2.4
+        # gives x), which jitc follows for every float type
+        r = np.asarray(ufunc(*args))
+        y = np.asarray(args[1])
+        return np.where(np.asarray(args[0]) == y, y.astype(r.dtype), r)
+    if not (isfloat(rt) and rt.kind == "V"):
         return ufunc(*args)
     wide = [a if isinstance(a, py) or np.asarray(a).dtype != rt else
             np.asarray(a).astype(np.float32) for a in args]
