@@ -5,7 +5,7 @@
 #   sh bench/gpu.sh            # or: make bench-gpu
 #   sh bench/gpu.sh --quick    # sizes up to 1e5 only: a smoke test
 #   sh bench/gpu.sh --reductions   # reductions only (bench/gpu_reduce.py)
-#   sh bench/gpu.sh --types        # the narrow types only (bench/gpu_types.py)
+#   sh bench/gpu.sh --types        # the narrow and complex types only (bench/gpu_types.py)
 #
 # Builds jitc without the cpu target (LLVM_CONFIG=) in build-gpu/, builds the
 # timing driver, runs bench/gpu.py (well inside 10 minutes), which writes
@@ -33,7 +33,7 @@ JITC_BENCH_ONLY=1 LLVM_LIBS= BUILD="$BUILD" sh bench/build.sh
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0
 # --reductions: sum(a * b) against torch.dot, cupy.dot and a copy (bench/gpu_reduce.py) only;
-# --types: the narrow types against PyTorch, CuPy and a copy (bench/gpu_types.py) only.
+# --types: the narrow and complex types against PyTorch, CuPy and a copy (bench/gpu_types.py) only.
 script=bench/gpu.py results=gpu
 if [ "${1:-}" = --reductions ]; then
   shift

@@ -1,25 +1,34 @@
 #!/usr/bin/env python3
-"""types_cpu.py -- three programs of the narrow types on the cpu target
-against the C loop a programmer would write (gcc -O3 -march=native -fopenmp,
-built here into a small library), NumPy (ml_dtypes for bfloat16) and
-numexpr where numexpr runs the program, on the same arrays in one process
-(results in bench/results/types_cpu.md):
+"""types_cpu.py -- four programs of the narrow and complex types on the cpu
+target against the C loop a programmer would write (gcc -O3 -march=native
+-fopenmp, built here into a small library), NumPy (ml_dtypes for bfloat16)
+and numexpr where numexpr runs the program, on the same arrays in one
+process (results in bench/results/types_cpu.md):
 
-  u8_norm   y = (f32(x) - 127.5) / 127.5  uint8 -> float32, 5 bytes/element
-  f16_fma   c = a * b + 1                 float16, each operation rounded
-                                          (as NumPy's), 6 bytes/element
-  bf16_fma  c = a * b + 1                 bfloat16, likewise (as ml_dtypes)
+  u8_norm     y = (f32(x) - 127.5) / 127.5  uint8 -> float32, 5 bytes/element
+  f16_fma     c = a * b + 1                 float16, each operation rounded
+                                            (as NumPy's), 6 bytes/element
+  bf16_fma    c = a * b + 1                 bfloat16, likewise (as ml_dtypes)
+  c64_expmul  c = exp(z) * w                complex64, 24 bytes/element; no
+                                            C loop (C's cexpf is one element
+                                            at a time)
 
-    python3 bench/types_cpu.py --build build     (after make)
+    python3 bench/types_cpu.py --build build     (after make; the first three)
+    python3 bench/types_cpu.py --build build --programs c64_expmul \
+        --out bench/results/types_cpu_complex64.md
 
 numexpr has neither 16-bit float (it computes float16 in float32 and
-returns float32, without rounding the product): it runs u8_norm alone, with
-out= a float32 array (it reads uint8 as int32 and computes in float64, then
-rounds once: the same bits for each of the 256 inputs).
+returns float32, without rounding the product): of the four it runs u8_norm,
+with out= a float32 array (it reads uint8 as int32 and computes in float64, then
+rounds once: the same bits for each of the 256 inputs), and c64_expmul,
+computed in complex128 and rounded at the store into a complex64 out=.
 All use all cores (jitc's default, OpenMP's, numexpr's), then one thread
 each; NumPy uses one.  Rounds run every implementation in turn, so
 background load falls on all of them alike; figures are medians of the
-pooled calls.  Every result is checked against NumPy first (bit for bit).
+pooled calls.  Every result is checked against NumPy first: bit for bit,
+and complex exp(z) * w within 4 units of float32's epsilon of each element's
+magnitude from the product computed in complex128 (exp's bound, on every
+side: NumPy's own complex64 exp is not correctly rounded either).
 """
 import argparse
 import ctypes as C
@@ -109,7 +118,13 @@ def parse_args():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--reps", type=int, default=10, help="timed calls per round")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "types_cpu.md"))
+    ap.add_argument("--programs", default=DEFAULT_PROGRAMS,
+                    help="the programs to time, separated by commas (c64_expmul is timed "
+                    "alone, into results/types_cpu_complex64.md)")
     return ap.parse_args()
+
+
+DEFAULT_PROGRAMS = "u8_norm,f16_fma,bf16_fma"
 
 
 def build_c():
@@ -148,14 +163,17 @@ class Jitc:
 
 
 PROGRAMS = {"u8_norm": "y = (f32(x) - 127.5) / 127.5", "f16_fma": "c = a * b + 1",
-            "bf16_fma": "c = a * b + 1"}
-BYTES = {"u8_norm": 5, "f16_fma": 6, "bf16_fma": 6}
+            "bf16_fma": "c = a * b + 1", "c64_expmul": "c = exp(z) * w"}
+BYTES = {"u8_norm": 5, "f16_fma": 6, "bf16_fma": 6, "c64_expmul": 24}
+TYPE = {"u8_norm": "uint8 -> float32", "f16_fma": "float16", "bf16_fma": "bfloat16",
+        "c64_expmul": "complex64"}
 COLUMNS = ["jitc", "C loop", "C, F16C by hand", "NumPy", "numexpr"]
 
 
 def data(n):
-    """The inputs (uint8 across its range, the floats standard normal), the
-    outputs (written before timing) and NumPy's answers."""
+    """The inputs (uint8 across its range, the floats and each complex part
+    standard normal), the outputs (written before timing) and NumPy's
+    answers (complex: computed in complex128)."""
     import ml_dtypes
     bf = ml_dtypes.bfloat16
     rng = np.random.default_rng(1)
@@ -163,14 +181,27 @@ def data(n):
     for t, dt in (("16", np.float16), ("bf", bf)):
         for k in "ab":
             v[k + t] = rng.standard_normal(n).astype(np.float32).astype(dt)
+    for k in "zw":
+        v[k] = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
     out = {"u8_norm": np.ones(n, np.float32), "f16_fma": np.ones(n, np.float16),
-           "bf16_fma": np.ones(n, bf)}
+           "bf16_fma": np.ones(n, bf), "c64_expmul": np.ones(n, np.complex64)}
     ref = {"u8_norm": (v["x"].astype(np.float32) - np.float32(127.5)) / np.float32(127.5)}
     for w, t in (("f16_fma", "16"), ("bf16_fma", "bf")):
         dt = out[w].dtype
         p = (v["a" + t].astype(np.float32) * v["b" + t].astype(np.float32)).astype(dt)
         ref[w] = (p.astype(np.float32) + np.float32(1)).astype(dt)
+    ref["c64_expmul"] = np.exp(v["z"].astype(np.complex128)) * v["w"]
     return v, out, ref
+
+
+def agrees(w, got, ref):
+    """Bit for bit; complex64 within 4 float32 epsilons of each element's
+    magnitude."""
+    if w != "c64_expmul":
+        return got.tobytes() == ref.tobytes()
+    err = np.abs(got.astype(np.complex128) - ref) / np.maximum(np.abs(ref),
+                                                               np.finfo(np.float32).tiny)
+    return bool((err <= 4 * np.finfo(np.float32).eps).all())
 
 
 def implementations(v, out, Lc, R, threads, n):
@@ -178,9 +209,9 @@ def implementations(v, out, Lc, R, threads, n):
     import numexpr as ne
     ne.set_num_threads(threads or os.cpu_count())
     Lc.set_threads(threads or os.cpu_count())
-    y, c16, cbf = out["u8_norm"], out["f16_fma"], out["bf16_fma"]
+    y, c16, cbf, cz = out["u8_norm"], out["f16_fma"], out["bf16_fma"], out["c64_expmul"]
     ptr = {k: a.ctypes.data for k, a in {**v, **{"y": y, "c16": c16, "cbf": cbf}}.items()}
-    x, a16, b16, abf, bbf = v["x"], v["a16"], v["b16"], v["abf"], v["bbf"]
+    x, a16, b16, abf, bbf, z, w = (v[k] for k in ("x", "a16", "b16", "abf", "bbf", "z", "w"))
     impls = {
         ("u8_norm", "jitc"): Jitc(R, PROGRAMS["u8_norm"], {"x": x}, y, threads),
         ("u8_norm", "C loop"): lambda: Lc.u8_norm(n, ptr["x"], ptr["y"]),
@@ -192,12 +223,16 @@ def implementations(v, out, Lc, R, threads, n):
                                                                  ptr["c16"]),
         ("bf16_fma", "jitc"): Jitc(R, PROGRAMS["bf16_fma"], {"a": abf, "b": bbf}, cbf, threads),
         ("bf16_fma", "C loop"): lambda: Lc.bf16_fma(n, ptr["abf"], ptr["bbf"], ptr["cbf"]),
+        ("c64_expmul", "jitc"): Jitc(R, PROGRAMS["c64_expmul"], {"z": z, "w": w}, cz, threads),
+        ("c64_expmul", "numexpr"): lambda: ne.evaluate("exp(z) * w", local_dict={"z": z, "w": w},
+                                                       out=cz, casting="unsafe"),
     }
     if threads == 0:  # NumPy has one thread whatever the others have
         impls[("u8_norm", "NumPy")] = lambda: np.divide(
             np.subtract(x, np.float32(127.5), out=y), np.float32(127.5), out=y)
         impls[("f16_fma", "NumPy")] = lambda: np.add(np.multiply(a16, b16, out=c16), 1, out=c16)
         impls[("bf16_fma", "NumPy")] = lambda: np.add(np.multiply(abf, bbf, out=cbf), 1, out=cbf)
+        impls[("c64_expmul", "NumPy")] = lambda: np.multiply(np.exp(z, out=cz), w, out=cz)
     return impls
 
 
@@ -209,8 +244,13 @@ def main():
     R = reduce_lib.Runner()
     load0 = common.machine_info().get("loadavg_start", [])
     rows = []
+    progs = a_.programs.split(",")
+    for p in progs:
+        if p not in PROGRAMS:
+            sys.exit(f"types_cpu: no program {p} (there are {', '.join(PROGRAMS)})")
     for threads in (0, 1):
-        impls = implementations(v, out, Lc, R, threads, n)
+        impls = {k: fn for k, fn in implementations(v, out, Lc, R, threads, n).items()
+                 if k[0] in progs}
         reps = {}
         for key, fn in impls.items():  # the checks, before any time counts
             out[key[0]][:] = 0
@@ -218,7 +258,7 @@ def main():
             fn()
             # a call of more than 50 ms (NumPy's 16-bit loops) is timed 3 times a round
             reps[key] = a_.reps if time.perf_counter() - t0 < 0.05 else 3
-            if out[key[0]].tobytes() != ref[key[0]].tobytes():
+            if not agrees(key[0], out[key[0]], ref[key[0]]):
                 sys.exit(f"types_cpu: {key} differs from NumPy")
         times = {k: [] for k in impls}
         for _ in range(a_.rounds):
@@ -234,14 +274,15 @@ def main():
                          "median_ms": s["median_ms"], "min_ms": s["min_ms"],
                          "iqr_pct": s["iqr_pct"], "calls": len(t),
                          "gbps": n * BYTES[w] / s["median_ms"] / 1e6})
-            print(f"{w:8s} {impl:16s} threads {threads or os.cpu_count()}: "
+            print(f"{w:10s} {impl:16s} threads {threads or os.cpu_count()}: "
                   f"{s['median_ms']:.2f} ms (IQR {s['iqr_pct']:.0f}%)", flush=True)
     m = common.machine_info()
     import numexpr
     res = {"n": n, "rounds": a_.rounds, "reps": a_.reps, "machine": m, "loadavg_start": load0,
            "loadavg_end": open("/proc/loadavg").read().split()[:3],
            "numpy": np.__version__, "numexpr": numexpr.__version__,
-           "command": "python3 bench/types_cpu.py --build %s -n %g" % (a_.build, n),
+           "command": "python3 bench/types_cpu.py --build %s -n %g%s" % (
+               a_.build, n, "" if a_.programs == DEFAULT_PROGRAMS else " --programs " + a_.programs),
            "results": rows}
     common.write_json(os.path.splitext(a_.out)[0] + ".json", res)
     common.write_md(a_.out, markdown(res))
@@ -252,7 +293,7 @@ def markdown(res):
     """A table per thread count: each implementation's median (ms), jitc
     against the C loop and against the fastest peer."""
     m, rows = res["machine"], res["results"]
-    L = [f"# Narrow types on the cpu target, n = {res['n']:.0e}", "",
+    L = [f"# Narrow and complex types on the cpu target, n = {res['n']:.0e}", "",
          f"{m.get('cpu', '?')}, {m.get('cores')} cores, {m.get('gcc')}; NumPy "
          f"{res['numpy']}, numexpr {res['numexpr']}; load average "
          f"{' '.join(res['loadavg_start'])} at the start, {' '.join(res['loadavg_end'])} at the "
@@ -265,11 +306,12 @@ def markdown(res):
               "| program | " + " | ".join(COLUMNS) + " | jitc / C | best peer / jitc |",
               "|---|" + "---:|" * (len(COLUMNS) + 2)]
         for w, prog in PROGRAMS.items():
+            if not any(r["program"] == w for r in rows):
+                continue
             got = {r["impl"]: r for r in rows if r["program"] == w and r["threads"] == threads}
             j, c = got.get("jitc"), got.get("C loop")
             peers = [got[i]["median_ms"] for i in ("NumPy", "numexpr") if i in got]
-            dt = {"u8_norm": "uint8 -> float32", "f16_fma": "float16", "bf16_fma": "bfloat16"}[w]
-            L.append(f"| `{prog}` {dt} | " + " | ".join(
+            L.append(f"| `{prog}` {TYPE[w]} | " + " | ".join(
                 "%.2f ±%.0f%%" % (got[i]["median_ms"], got[i]["iqr_pct"] / 2) if i in got else "-"
                 for i in COLUMNS) + " | %s | %s |" % (
                 "%.2fx" % (j["median_ms"] / c["median_ms"]) if j and c else "-",

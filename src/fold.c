@@ -144,7 +144,9 @@ static jitc_c128 py_quot(jitc_c128 a, jitc_c128 b, bool *zero) {
 }
 
 /* complex_pow: small integer exponents by squaring (c_powi), others in
-** polar form (_Py_c_pow). */
+** polar form (_Py_c_pow).  Python raises where the C library sets errno:
+** a zero base to a negative or complex power, cos and sin of an infinite
+** phase (a domain error: 1j ** inf), and an infinite part (ERANGE). */
 static FoldStatus py_pow(jitc_c128 a, jitc_c128 b, jitc_c128 *r) {
   bool zero = false;
   if (b.im == 0 && b.re == floor(b.re) && fabs(b.re) <= 100) {
@@ -167,6 +169,8 @@ static FoldStatus py_pow(jitc_c128 a, jitc_c128 b, jitc_c128 *r) {
       len /= exp(at * b.im);
       phase += b.im * log(vabs);
     }
+    if (isinf(phase))
+      return FOLD_CPOWDOM;
     *r = (jitc_c128){len * cos(phase), len * sin(phase)};
   }
   if (zero) return FOLD_ZERODIV;
@@ -288,6 +292,9 @@ const char *fold_message(FoldStatus st) {
            "real(...) or abs(...)";
   case FOLD_CPOWOVER:
     return "complex exponentiation of weak values overflows (Python raises OverflowError)";
+  case FOLD_CPOWDOM:
+    return "complex exponentiation of weak values at an infinite angle (Python raises "
+           "ZeroDivisionError: the C library's cos(inf) is a domain error)";
   case FOLD_NEGPOW:
     return "a weak integer raised to a negative weak integer at run time (Python's result "
            "would be a float); give the exponent as a float";

@@ -119,12 +119,13 @@ static inline uint16_t half_step(uint16_t x, uint16_t y, float fx, float fy) {
 }
 
 /* NumPy's on float16: a NaN operand gives NumPy's NaN; equal operands
-** give x (so the step from 0.0 toward -0.0 is 0.0). */
+** give y, C99's rule and NumPy 2.5's (the step from 0.0 toward -0.0 is
+** -0.0; NumPy 2.4 gave x), as float32 and float64 do through C's. */
 static inline uint16_t f16_step(uint16_t x, uint16_t y) {
   float fx = f16_to_f32(x), fy = f16_to_f32(y);
   if (isnan(fx) || isnan(fy))
     return 0x7e00;
-  return fx == fy ? x : half_step(x, y, fx, fy);
+  return fx == fy ? y : half_step(x, y, fx, fy);
 }
 
 /* ml_dtypes' on bfloat16: equal operands give y, as C's function does. */

@@ -527,6 +527,7 @@ typedef enum FoldStatus {
   FOLD_NEGSHIFT, /* weak shift by a negative count */
   FOLD_NEGPOW,   /* weak int ** a negative weak int known only at run time */
   FOLD_CPOWOVER, /* weak complex ** with an infinite part (Python's OverflowError) */
+  FOLD_CPOWDOM,  /* weak complex ** at an infinite phase (Python's ZeroDivisionError) */
   FOLD_NOORDER   /* weak complex values compared by order (Python's TypeError) */
 } FoldStatus;
 

@@ -31,6 +31,15 @@
 #include <complex.h>
 #include <math.h>
 
+/* C11's CMPLX and CMPLXF, which glibc's complex header defines for GCC alone:
+** the builtin they expand to, for clang (`make fuzz` builds with it). */
+#ifndef CMPLX
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
+
 /* npymath's constants, as exp2, log2 and log10 of complex values scale by
 ** them (in the part's type: the float ones rounded from these). */
 #define NPY_LOGE2 0.693147180559945309417232121458176568

@@ -12,13 +12,17 @@ thresholds of exp, exp2, sinh, cosh and power in float64 and float32, the
 halfway points of float16 and bfloat16 rounding) rounded to the type, its
 own largest value, smallest normal and subnormal values of both signs and
 the thresholds of its own functions (fuzz_vocab.float_thresholds), each
-with its neighbour toward zero in the type.
+with its neighbour toward zero in the type.  Edges of a complex type: every
+pair of its part's special values (0, -0.0, 1, -1, 0.5, inf, -inf, NaN of
+both signs, the largest, the smallest normal and subnormal values), so that
+inf and NaN meet every value in either part, and random pairs of its
+part's edges.  Random complex values: each part random as its float type's.
 """
 import math
 
 import numpy as np
 
-from fuzz_vocab import apply, finfo, float_thresholds, isfloat
+from fuzz_vocab import apply, finfo, float_thresholds, iscomplex, isfloat
 
 LN_MAX = 709.782712893384  # log(DBL_MAX), rounded down
 D_MAX = float(np.finfo(np.float64).max)
@@ -74,18 +78,37 @@ def float_edges(dt):
     return e[np.sort(first)]
 
 
+def complex_edges(V, t):
+    dt, part = V.np[t], V.np[V.part[t]]
+    fi = finfo(part)
+    key = np.array([0.0, -0.0, 1.0, -1.0, 0.5, np.inf, -np.inf, np.nan, -np.nan, float(fi.max),
+                    float(fi.tiny), float(fi.smallest_subnormal)]).astype(part)
+    re, im = np.meshgrid(key, key)
+    pe = float_edges(part)
+    prng = np.random.default_rng(len(pe))  # the same edges every time
+    re = np.concatenate([re.ravel(), prng.choice(pe, 120)])
+    im = np.concatenate([im.ravel(), prng.choice(pe, 120)])
+    e = np.empty(re.size, dt)
+    e.real, e.imag = re, im  # by parts: the NaNs' signs and -0.0 stay
+    return e
+
+
 def edges(V, t):
     dt = V.np[t]
     if dt == np.bool_:
         return np.array([False, True])
+    if iscomplex(dt):
+        return complex_edges(V, t)
     if dt in V.lo:
         return int_edges(dt, V.lo[dt], V.hi[dt])
     return float_edges(dt)
 
 
-def make_data(V, rng, t, n, fill=None):
-    """n values of type t: random values with edge cases sprinkled in;
-    fill ("full", v) is a constant array, ("edges",) every edge value."""
+def make_data(V, rng, t, n, fill=None, sprinkle=True):
+    """n values of type t: random values with edge cases sprinkled in (not
+    with sprinkle False: a complex value's parts, whose edges are sprinkled
+    as pairs); fill ("full", v) is a constant array, ("edges",) every edge
+    value."""
     dt = V.np[t]
     if fill and fill[0] == "full":
         return np.full(n, fill[1], dt)
@@ -94,7 +117,11 @@ def make_data(V, rng, t, n, fill=None):
         return edge[rng.permutation(np.arange(n) % len(edge))] if n else edge[:0]
     if dt == np.bool_:
         return rng.integers(0, 2, n).astype(np.bool_)
-    if dt in V.lo:
+    if iscomplex(dt):
+        a = np.empty(n, dt)
+        a.real = make_data(V, rng, V.part[t], n, sprinkle=False)
+        a.imag = make_data(V, rng, V.part[t], n, sprinkle=False)
+    elif dt in V.lo:
         lo, hi = V.lo[dt], V.hi[dt]
         c = rng.random()
         if c < 0.4:
@@ -119,7 +146,7 @@ def make_data(V, rng, t, n, fill=None):
             a = rng.standard_normal(n) * np.exp(rng.uniform(*spread, n))
         with np.errstate(all="ignore"):
             a = a.astype(dt)
-    k = min(n, int(rng.integers(0, len(edge) + 1)))
+    k = min(n, int(rng.integers(0, len(edge) + 1))) if sprinkle else 0
     if k:
         where = rng.choice(n, k, replace=False)
         a[where] = rng.choice(edge, k)

@@ -3,11 +3,11 @@
 
 A seeded generator writes random programs over every operator, function,
 cast and type of the vocabulary, `jitc --list` (fuzz_vocab.py reads it: no
-table is copied here; a type of a kind it does not know, such as complex,
-and a function whose typing rule it does not know are left out and named in
-the summary): several statements per program, with `let`
+table is copied here; a type of a kind it does not know and a function
+whose typing rule it does not know are left out and named in the summary):
+several statements per program, with `let`
 temporaries, in-place updates, reads after writes, weak literals (ints,
-floats, True, nan, -nan, inf, pi), weak and typed scalars (-D), the index
+floats, imaginary numbers, True, nan, -nan, inf, pi), weak and typed scalars (-D), the index
 `i`, inputs and scalars named as the language's names (`i`, `pi`, `nan`,
 `exp`, ...: the names given win, docs/language.md), and shapes aimed at
 constant folding and at the edges of each type:
@@ -22,7 +22,10 @@ constant folding and at the edges of each type:
   functions of the smallest subnormals of both signs (inputs made only of
   edge values: largest finite values, thresholds, subnormals, NaN of both
   signs, int extremes);
-- copysign of values whose NaNs carry a sign the reference promises.
+- copysign of values whose NaNs carry a sign the reference promises;
+- complex functions of complex inputs, edge pairs among them (inf and NaN
+  in either part, -0.0 parts), and complex arithmetic, picks and
+  comparisons of two complex inputs.
 
 The oracle (class Oracle) evaluates the same program with NumPy 2 on the
 same inputs: arrays are ndarrays of their dtype, weak values Python scalars
@@ -31,7 +34,19 @@ dtype, functions NumPy's ufuncs, `let` Python variables, statements whole
 arrays in order (the same as per element for element-wise programs);
 `a op= e` is NumPy's in-place ufunc with same-kind casting; assignment
 converts like `o[...] = value`.  Expressions of weak values only are
-Python's (ints unbounded, `2 ** -1 == 0.5`, floats in float64).
+Python's (ints unbounded, `2 ** -1 == 0.5`, floats in float64, complex
+numbers Python's complex arithmetic; what Python raises for there, `1j / 0`,
+`1j < 2j`, `1j // 2`, is an error).
+
+Complex (docs/language.md, "Complex numbers"): NumPy's loops; real, imag,
+conjugate and angle as np.real, np.imag, np.conjugate and np.angle
+(arctan2(0, x) of a real x), complex(re, im) of its parts in the float
+type sqrt computes their common type in (then float32 at least); what NumPy
+has no complex loop for (the real_only rows of ops.h, and fabs, which
+NumPy names apart from abs) and a conversion of complex to a real type
+other than bool are expected refusals.  The sign of a NaN part that
+arithmetic makes is unspecified as a float's is; a complex function of such
+a value (C99's catanh(nan+infj) is copysign(0, nan)+pi/2j) is not compared.
 
 Where docs/language.md ("Differences from NumPy") documents a deliberate
 difference, the oracle applies jitc's rule: float->int saturates and NaN
@@ -99,7 +114,14 @@ tracks such NaNs, and the elements whose value depends on their sign
 is not exactly rounded applied to exactly computed operands must agree
 within ULP (default 4) of interp, and within ULP + NUMPY_ULP (default 4 + 4:
 the documented error of the target plus that of NumPy's own functions,
-whose float32 versions are not the C library's) of NumPy; infinity counts
+whose float32 versions are not the C library's) of NumPy.  A complex output
+is compared part by part under the same rules; one that is a complex
+function (the C library's, or NumPy's formulas over them: cuda computes
+them with its own functions, cpu its own exp) may also be off by twice the
+tolerance in epsilons of its larger part, where a part much smaller than
+the other carries the other's rounding (docs/language.md's accuracy
+contract for complex: 4 ulp in each part or 8 epsilons of the larger part
+on cuda).  In a float result infinity counts
 as one ulp beyond the largest finite value (so an exp that overflows early
 fails); where every operand is a special value (0, subnormal, inf, NaN) and
 the result is 0, subnormal, inf or NaN, the result must be bit-exact (the C
@@ -136,7 +158,7 @@ import numpy as np
 import exact
 import fuzz_vocab
 from fuzz_data import LN_MAX, SIZES, make_data, nan_keep
-from fuzz_vocab import WB, WF, WI, apply, isfloat, isint, weak
+from fuzz_vocab import WB, WC, WF, WI, apply, iscomplex, isfloat, isint, weak
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JITC = os.environ.get("JITC") or os.path.join(ROOT, os.environ.get("BUILD", "build"), "jitc")
@@ -154,6 +176,7 @@ KIND = V.kind
 combine = V.combine
 strongify = V.strongify
 INEXACT = V.inexact
+CINEXACT = V.complex_inexact  # not exactly rounded on complex operands
 BINOPS = V.binops
 UNOPS = V.unops
 FUNCS = V.funcs
@@ -193,6 +216,7 @@ class Undefined(Exception):
 DTYPES = set(NP.values())
 INT_MIN, INT_MAX = V.lo, V.hi  # by NumPy dtype, for the integer types
 UFUNC = {f: u for f, u in V.ufunc.items() if u is not None}
+REAL_ONLY = V.real_only  # refused on complex (NumPy has no loop)
 BIN_UFUNC = fuzz_vocab.BIN_UFUNC
 CMP_UFUNC = fuzz_vocab.CMP_UFUNC
 
@@ -214,9 +238,13 @@ def promote_weak(*xs):
     np.where differs from the ufuncs in one place, which jitc does not
     follow: next to bfloat16 a Python float is float64 there, float32 in
     every ufunc (ml_dtypes' loops)."""
-    t = promote(*[x for x in xs if not is_weak(x)])
+    strong = [x for x in xs if not is_weak(x)]
+    if not strong:  # where(c, 100, 2): the Python scalars' own types
+        return promote(*[weak_default(x, 1) for x in xs])
+    t = promote(*strong)
     for w in sorted((x for x in xs if is_weak(x)), key=lambda x: (type(x) is not bool,
-                                                                 type(x) is float)):
+                                                                 type(x) is not int,
+                                                                 type(x) is complex)):
         try:
             t = loop_dtype(np.maximum, np.zeros(0, t), w)
         except (OverflowError, TypeError) as ex:
@@ -235,6 +263,24 @@ def least_float(t):
     """The float type a float function computes an operand of type t in:
     NumPy's loop choice (int8: float16, int16: float32, int32: float64)."""
     return np.sqrt(np.zeros(0, t)).dtype
+
+
+def float_rule_type(xs):
+    """The type of a float function NumPy lacks (fma), as its loop would
+    be chosen (type.c, R_FLOAT): the operands' common type, weak ones taken
+    as NEP 50 takes them but unchecked (a Python float makes an integer
+    type float64 and bfloat16 float32, as NumPy's add; a Python int makes
+    bool int64); a float type stays, else the least float type of each
+    operand (a weak one: of the common type)."""
+    t = promote(*[a for a in xs if not is_weak(a)])
+    for w in (a for a in xs if is_weak(a)):
+        if isinstance(w, float):
+            t = loop_dtype(np.add, np.zeros(0, t), 0.5)
+        elif type(w) is int and t == np.bool_:
+            t = np.dtype(np.int64)
+    if isfloat(t):
+        return t
+    return promote(*[least_float(t if is_weak(a) else a.dtype) for a in xs])
 
 
 def exact_reference(ref):
@@ -260,7 +306,7 @@ for _f, (_, _rule) in FUNCS.items():
 
 
 def is_weak(v):
-    return isinstance(v, (bool, int, float))
+    return isinstance(v, (bool, int, float, complex))
 
 
 def weak_default(v, n):
@@ -272,7 +318,7 @@ def weak_default(v, n):
         if not -2**63 <= v < 2**63:
             raise Undefined("a weak integer beyond int64")
         return np.full(n, v, np.int64)
-    return np.full(n, v, np.float64)
+    return np.full(n, v, np.complex128 if isinstance(v, complex) else np.float64)
 
 
 def jitc_cast(v, dt):
@@ -283,6 +329,9 @@ def jitc_cast(v, dt):
         return v.copy()
     if dt == np.bool_:
         return v != 0
+    if iscomplex(v.dtype) and not iscomplex(dt):
+        # NumPy discards the imaginary part with a ComplexWarning: refused
+        raise Refusal("complex %s to %s discards the imaginary part" % (v.dtype, dt))
     if isfloat(v.dtype) and isint(dt):
         f = v.astype(np.float64)  # exact, from every float type
         lo, hi = INT_MIN[dt], INT_MAX[dt]
@@ -386,7 +435,8 @@ class Oracle:
             b = self.ev(st.value)
             r = self.binop(type(st.op), a, b)
             val = self.masks(a)[0] | self.masks(b)[0]
-            self.mark(r, val, np.isnan(r) if isfloat(r.dtype) else np.zeros(self.n, bool))
+            self.mark(r, val, np.isnan(r) if isfloat(r.dtype) or iscomplex(r.dtype)
+                      else np.zeros(self.n, bool))
             if not np.can_cast(r.dtype, a.dtype, "same_kind"):
                 raise Refusal("same-kind: %s into %s" % (r.dtype, a.dtype))
             self.store(name, jitc_cast(r, a.dtype), r)
@@ -416,7 +466,8 @@ class Oracle:
     def store(self, name, v, src=None):
         if src is not None and not is_weak(src):
             val, nan = self.masks(src)
-            self.mark(v, val, nan if isfloat(v.dtype) else np.zeros(self.n, bool))
+            self.mark(v, val, nan if isfloat(v.dtype) or iscomplex(v.dtype)
+                      else np.zeros(self.n, bool))
         self.signfree[name] = self.masks(v)
         self.env[name] = v
         if name not in self.written:
@@ -448,7 +499,8 @@ class Oracle:
         r = self.ev1(e)
         if is_weak(r):
             return r
-        isnan = np.isnan(r) if isfloat(r.dtype) else np.zeros(self.n, bool)
+        isnan = np.isnan(r) if isfloat(r.dtype) or iscomplex(r.dtype) else \
+            np.zeros(self.n, bool)
         kids = [e.operand] if isinstance(e, ast.UnaryOp) else \
             [e.left, e.right] if isinstance(e, ast.BinOp) else \
             [e.left, e.comparators[0]] if isinstance(e, ast.Compare) else \
@@ -462,6 +514,15 @@ class Oracle:
               self.masks(None) for k in kids]
         val = np.logical_or.reduce([m[0] for m in ms])
         name = e.func.id if isinstance(e, ast.Call) else None
+        if name and any(iscomplex(np.asarray(self.kid_values.get(id(k), 0)).dtype)
+                        for k in kids):
+            if name in CINEXACT:
+                # C99's complex functions give a zero or an infinity the
+                # sign of a NaN part (catanh(nan+infj) is copysign(0,
+                # nan)+pi/2j): a NaN whose sign is not promised makes the
+                # whole value so
+                val = val | np.logical_or.reduce([m[1] for m in ms])
+            name = "of complex"  # abs, angle, real, imag: a NaN whose sign is not promised
         if isinstance(e, ast.UnaryOp) or name in CASTS and isfloat(r.dtype) or \
                 name in NAN_KEEP.get(str(r.dtype), ()):
             nan = ms[0][1] | (isnan & ~self.was_nan(kids[0], r))
@@ -529,6 +590,10 @@ class Oracle:
                     # accepted.
                     self.may_refuse = True
             if is_weak(a) and is_weak(b):
+                if isinstance(a, complex) or isinstance(b, complex):
+                    if op not in (ast.Eq, ast.NotEq):
+                        raise Refusal("Python's complex numbers have no order")
+                    return (a == b) == (op is ast.Eq)
                 return bool(CMP_UFUNC[op](np.float64(a) if isinstance(a, float) else a,
                                           np.float64(b) if isinstance(b, float) else b))
             promote(a, b)  # no common type: bfloat16 and int16
@@ -545,10 +610,10 @@ class Oracle:
             v = int(v)  # a weak bool is Python's: ~True == -2, -True == -1, +True == 1
         if op is ast.Invert:
             if is_weak(v):
-                if isinstance(v, float):
+                if isinstance(v, (float, complex)):
                     raise Refusal("~ of a float")
                 return ~v
-            if isfloat(v.dtype):
+            if isfloat(v.dtype) or iscomplex(v.dtype):
                 raise Refusal("~ of a float")
             return np.invert(v)
         if not is_weak(v) and v.dtype == np.bool_:
@@ -568,6 +633,18 @@ class Oracle:
         if isinstance(a, bool) and isinstance(b, bool) and \
                 op in (ast.BitAnd, ast.BitOr, ast.BitXor):
             return bool(BIN_UFUNC[op](a, b))  # the one place Python's bools stay bool
+        if isinstance(a, complex) or isinstance(b, complex):
+            # Python's complex arithmetic (docs/language.md): what Python
+            # raises for is an error in jitc too
+            f = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y,
+                 ast.Mult: lambda x, y: x * y, ast.Div: lambda x, y: x / y,
+                 ast.Pow: lambda x, y: x ** y}.get(op)
+            if f is None:
+                raise Refusal("no %s for Python's complex numbers" % op.__name__)
+            try:
+                return complex(f(complex(a), complex(b)))
+            except (ZeroDivisionError, OverflowError) as ex:
+                raise Refusal("Python raises %s" % type(ex).__name__)
         if isinstance(a, float) or isinstance(b, float):
             if op in (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift):
                 raise Refusal("bitwise operation on a float")
@@ -641,15 +718,15 @@ class Oracle:
             t = loop_dtype(np.power, ta, tb)  # bool ** bool is int8
         except (OverflowError, TypeError) as ex:
             raise Refusal(str(ex))
-        if operator and not is_weak(a) and is_weak(b) and not isinstance(b, bool):
+        if operator and not is_weak(a) and is_weak(b) and not isinstance(b, (bool, complex)):
             if b == 2:
                 # NumPy's ndarray ** 2 is square of the array as it is
                 # (bool ** 2 is int8, where power(bool, 2) is int64)
                 return apply(np.square,
                              a if type(b) is int and a.dtype == np.bool_ else a.astype(t))
-            if b == 0.5 and isfloat(t):
+            if b == 0.5 and (isfloat(t) or iscomplex(t)):
                 return apply(np.sqrt, a.astype(t))
-            if b == -1 and isfloat(t):
+            if b == -1 and (isfloat(t) or iscomplex(t)):
                 return apply(np.reciprocal, a.astype(t))
         if isint(t):
             if is_weak(b) and b < 0:
@@ -669,8 +746,8 @@ class Oracle:
             # NumPy's scalar ** is C's pow ((-inf) ** f64(0.5) is inf), but
             # docs/language.md has jitc take sqrt for `x ** 0.5` of any
             # expression; for a strong exponent 0.5 it does not say which.
-            if operator and not is_weak(b) and y == 0.5 and \
-                    (x == -math.inf or (x == 0 and math.copysign(1, x) < 0)):
+            if operator and not is_weak(b) and y == 0.5 and not iscomplex(np.asarray(x).dtype) \
+                    and (x == -math.inf or (x == 0 and math.copysign(1, x) < 0)):
                 raise Undefined("scalar ** strong scalar 0.5 at -inf or -0.0: sqrt or pow")
             r = apply(np.power, x, y) if not operator or V.name_of.get(
                 np.result_type(x, y)) == "bfloat16" else x ** y
@@ -687,11 +764,23 @@ class Oracle:
                     -2**63 <= v < 2**63 and not INT_MIN[dt] <= v <= INT_MAX[dt]:
                 raise Refusal("Python integer %d out of bounds for %s" % (v, dt))
             return jitc_cast(self.strong(v), dt)
+        if name in REAL_ONLY and any(isinstance(a, complex) or (not is_weak(a) and
+                                                                 iscomplex(a.dtype))
+                                     for a in args):
+            raise Refusal("%s has no loop for complex numbers" % name)
+        if name in ("real", "imag", "complex", "conjugate", "conj", "angle"):
+            return self.complex_call(name, args)
         if name in ("power", "pow"):
             return self.power(args[0], args[1], False)
         if all(is_weak(a) for a in args):
             args = [self.strong(a) for a in args]
-        t = promote_weak(*(args[1:] if name == "where" else args))  # bfloat16, int16: refused
+        if FUNCS.get(name, (0, ""))[1] == "float":
+            # A float function takes a Python int as its float loop does
+            # (copysign(-1, uint16) is float32): the strong operands alone
+            # must promote (bfloat16 and int16 are refused).
+            t = promote(*[a for a in args if not is_weak(a)])
+        else:
+            t = promote_weak(*(args[1:] if name == "where" else args))  # bfloat16, int16: refused
 
         def conv(v, dt):
             try:
@@ -703,12 +792,12 @@ class Oracle:
             return v.copy() if not isfloat(v.dtype) else apply(getattr(np, name), v)
         if name in ("isnan", "isinf", "isfinite"):
             v = args[0]
-            if not isfloat(v.dtype):
+            if not isfloat(v.dtype) and not iscomplex(v.dtype):
                 return np.full(self.n, name == "isfinite")
             return getattr(np, name)(v)
         if name == "reciprocal":
             v = args[0]
-            if not isfloat(v.dtype):
+            if not isfloat(v.dtype) and not iscomplex(v.dtype):
                 v = v.astype(loop_dtype(np.reciprocal, v))  # bool: int8
                 return np.where(v == 1, v, np.where(v == -1, v, np.zeros_like(v)))
             return apply(np.reciprocal, v)
@@ -721,10 +810,13 @@ class Oracle:
                 xs = args
             if all(is_weak(a) for a in xs):
                 xs = [self.strong(a) for a in xs]
-            t = promote_weak(*xs)
             if name == "fma":
-                t = least_float(t)  # bool and int8: float16, as a float function
+                t = float_rule_type(xs)
+            else:
+                t = promote_weak(*xs)
             xs = [conv(a, t) for a in xs]
+            if name == "clip" and iscomplex(t):
+                return np.clip(*xs)  # NumPy's order for complex: jitc's, no equal rule
             if name == "clip":
                 r = equal_gives_y(apply(np.maximum, xs[0], xs[1]), xs[0], xs[1])
                 return equal_gives_y(apply(np.minimum, r, xs[2]), r, xs[2])
@@ -747,6 +839,39 @@ class Oracle:
             r = equal_gives_y(r, args[0], args[1])
         return r
 
+    def complex_call(self, name, args):
+        """real, imag, conjugate, angle and complex(re, im), as
+        docs/language.md defines them on every type (NumPy's np.real,
+        np.imag, np.conjugate and np.angle; complex() of its parts)."""
+        v = args[0]
+        if name in ("real", "imag"):
+            if is_weak(v):  # Python's: real(2j) is 0.0, real(True) the int 1
+                v = int(v) if isinstance(v, bool) else v
+                return v.real if name == "real" else v.imag
+            if iscomplex(v.dtype):
+                return (v.real if name == "real" else v.imag).copy()
+            return v.copy() if name == "real" else np.zeros_like(v)
+        if name in ("conjugate", "conj"):
+            return np.conjugate(self.strong(v))  # bool: int8, NumPy's loop
+        if name == "angle":
+            # arctan2(imag, real), C's atan2, as np.angle; of a real x,
+            # arctan2(0, x) in x's float type (bfloat16 through float32)
+            v = self.strong(v)
+            if iscomplex(v.dtype):
+                return np.arctan2(v.imag, v.real)
+            return np.asarray(apply(np.arctan2, 0, v))
+        re, im = args
+        if any(isinstance(a, complex) or (not is_weak(a) and iscomplex(a.dtype)) for a in args):
+            raise Refusal("complex parts")
+        if all(is_weak(a) for a in args):
+            return complex(re, im)
+        c = least_float(promote_weak(*args))  # int8: float16, then float32
+        f = np.dtype(np.float32) if c.itemsize < 4 else c
+        out = np.empty(self.n, np.complex64 if f.itemsize == 4 else np.complex128)
+        out.real, out.imag = [(np.full(self.n, a, np.float64) if is_weak(a) else a)
+                              .astype(c).astype(f) for a in args]
+        return out
+
 # Weak values the new shapes use: literals, named constants and signs of them.
 CONST_VALUES = ["2.5", "-2.5", "0.5", "1e300", "(-1e300)", "3e9", "(-3e9)", "pi", "(-pi)", "inf",
                 "(-inf)", "nan", "(-nan)", "True", "False", "true", "0", "(-1)", "7",
@@ -756,13 +881,16 @@ CONST_VALUES = ["2.5", "-2.5", "0.5", "1e300", "(-1e300)", "3e9", "(-3e9)", "pi"
 WEAK_ARGS = ["0", "1", "2", "3", "(-1)", "(-3)", "31", "40", "63", "64", "710", "1000",
              "0.5", "2.5", "(-0.5)", "(-0.0)", "710.0", "1e-310", "1e300", "88.7", "89.5",
              "inf", "(-inf)", "nan", "(-nan)", "pi", "True", "False", "2147483647",
-             "(-2147483648)"]
+             "(-2147483648)", "1j", "(1 + 2j)", "(-0.0j)"]
 WEAK_INTS = ["0", "1", "2", "3", "(-1)", "(-2)", "31", "40", "62", "True", "False",
              "(-2147483648)", "2147483647"]
 CONST_INTS = [0, 1, 2, 3, 5, 7, 31, 32, 33, 40, 62, 63, 64, 100, 2147483647, 2147483648,
               4294967296]
 CONST_FLOATS = [0.5, 2.5, 3.0, 1e300, 1e-310, 1e20, 4294967296.5]
 POW_BASES = [1, 2, 4]  # integer bases whose negative powers are exact
+# Imaginary literals and weak complex expressions of them (Python's).
+COMPLEX_LITERALS = ["1j", "2.5j", "(-1j)", "0j", "(-0.0j)", "(1 + 2j)", "(0.5 - 1.5j)",
+                    "1e300j", "1e999j", "(-1e999j)", "(nan + 1j)", "(1 - inf * 1j)"]
 
 
 class Gen:
@@ -784,13 +912,14 @@ class Gen:
             if rng.random() < 0.3:
                 self.fill["x%d" % k] = ("edges",)
         if rng.random() < 0.5:
-            self.scalars["s"] = (rng.choice(["2.5", "-0.5", "3", "0", "True", "1e300", "nan"]),
-                                 None)
+            self.scalars["s"] = (rng.choice(["2.5", "-0.5", "3", "0", "True", "1e300", "nan",
+                                             "1+2j"]), None)
         if rng.random() < 0.4:
             t = rng.choice(STRONG)
             # a value of its kind: bool, signed, unsigned, float
             v = "True" if t == B else "-3" if V.lo.get(NP[t], 0) < 0 else "5" if isint(NP[t]) \
-                else "0.1" if NP[t].itemsize < 8 else "-2.75"
+                else "1.5-0.25j" if iscomplex(NP[t]) else "0.1" if NP[t].itemsize < 8 \
+                else "-2.75"
             self.scalars["t"] = (v + ":" + t, t)
 
     def scalar_type(self, name):
@@ -800,6 +929,8 @@ class Gen:
         v = text
         if v in ("True", "False"):
             return WB
+        if "j" in v:
+            return WC
         return WF if ("." in v or "e" in v or v in ("nan", "inf")) else WI
 
     def literal(self):
@@ -810,10 +941,12 @@ class Gen:
             return (str(v), WI)
         if c < 0.55:
             return ("(-%d)" % r.choice([1, 2, 3, 7, 2147483648]), WI)
-        if c < 0.85:
+        if c < 0.8:
             return (r.choice(["0.5", "2.5", "-0.0", "1e-3", "3.0", "1e300", "1e-310", "(-1.5)",
                               "nan", "inf", "(-inf)", "pi", "(-nan)", "5e-324",
                               "1.7976931348623157e308"]), WF)
+        if c < 0.87:
+            return (r.choice(COMPLEX_LITERALS), WC)
         return (r.choice(["True", "False", "true", "false"]), WB)
 
     def leaf(self, allow_weak=True):
@@ -865,7 +998,7 @@ class Gen:
                         continue
                     if "(" in b[0] and not b[0].startswith("("):
                         continue
-                inexact = rule == "pow" and KIND[t] == 2
+                inexact = rule == "pow" and KIND[t] >= 2
                 if inexact and exact_only:
                     continue
                 return ("(%s %s %s)" % (a[0], op, b[0]), t, a[2] and b[2] and not inexact)
@@ -881,12 +1014,16 @@ class Gen:
             if c < 0.6:
                 name = r.choice(sorted(CASTS))
                 a = self.expr(depth - 1)
+                if V.is_complex(a[1]) and KIND[CASTS[name]] not in (0, 3):
+                    continue  # complex to a real type: refused (tested apart)
                 return ("%s(%s)" % (name, a[0]), CASTS[name], a[2])
             name = r.choice(sorted(FUNCS))
             arity, rule = FUNCS[name]
             if (name in INEXACT) and exact_only:
                 continue
             args = [self.expr(depth - 1) for _ in range(arity)]
+            if exact_only and name in CINEXACT and any(V.is_complex(a[1]) for a in args):
+                continue  # a complex function: not exactly rounded
             if rule == "where":
                 if weak(args[1][1]) and weak(args[2][1]):
                     args[2] = self.leaf(allow_weak=False)
@@ -905,12 +1042,13 @@ class Gen:
                         continue
                     if "(" in b[0] and not b[0].startswith("("):
                         continue
-                if rule == "pow" and KIND[t] == 2:
+                if rule == "pow" and KIND[t] >= 2:
                     if exact_only:
                         continue
                     name_inexact = True
                 else:
-                    name_inexact = name in INEXACT
+                    name_inexact = name in INEXACT or (name in CINEXACT and any(
+                        V.is_complex(a[1]) for a in args))
             exact = all(a[2] for a in args) and not (rule != "where" and name_inexact)
             return ("%s(%s)" % (name, ", ".join(a[0] for a in args)), t, exact)
         return self.leaf()
@@ -919,11 +1057,14 @@ class Gen:
         """A function that is not exactly rounded, of exactly computed operands."""
         r = self.rng
         for _ in range(30):
-            name = r.choice(sorted(INEXACT) + ["**", "power"])
+            name = r.choice(sorted(INEXACT | CINEXACT) + ["**", "power"])
             arity = 2 if name == "**" else FUNCS[name][0]
             args = [self.expr(r.randint(0, 3)) for _ in range(arity)]
             if not all(a[2] for a in args):
                 continue
+            if name not in INEXACT and name not in ("**", "power") and \
+                    not any(V.is_complex(a[1]) for a in args):
+                continue  # exactly rounded but on complex
             if all(weak(a[1]) for a in args):
                 args[-1] = self.leaf(allow_weak=False)
                 if not args[-1][2]:
@@ -932,7 +1073,7 @@ class Gen:
             t = result_type(rule, [a[1] for a in args], name)
             if t is None:
                 continue
-            if name in ("**", "power") and KIND[t] != 2:
+            if name in ("**", "power") and KIND[t] < 2:
                 continue  # an integer power is exact, and has rules of its own
             if name == "**":
                 return ("(%s ** %s)" % (args[0][0], args[1][0]), t, False)
@@ -941,19 +1082,53 @@ class Gen:
 
     # -- the shapes that meet constant folding and the edges of each type --
 
-    def float_input(self):
-        fl = [n for n in sorted(self.inputs) if KIND[self.inputs[n]] == 2]
+    def float_input(self, kind=2):
+        """An input of a float type (kind 3: complex), made of edge values
+        when the program has none."""
+        fl = [n for n in sorted(self.inputs) if KIND[self.inputs[n]] == kind]
         if fl:
             return self.rng.choice(fl)
         name = "x%d" % len(self.inputs)
-        self.inputs[name] = self.rng.choice([t for t in STRONG if KIND[t] == 2])
+        self.inputs[name] = self.rng.choice([t for t in STRONG if KIND[t] == kind])
         self.fill[name] = ("edges",)
         return name
+
+    def complex_arith(self):
+        """Arithmetic of complex inputs, or of one with a real input or a
+        weak value: the products' fma, Smith's division, the square and
+        reciprocal loops, the picks and comparisons, exact on every target."""
+        r = self.rng
+        x = self.float_input(3)
+        y = "x%d" % len(self.inputs)
+        self.inputs[y] = r.choice([t for t in STRONG if KIND[t] == 3])
+        if r.random() < 0.3:
+            self.fill[y] = ("edges",)
+        z = r.choice(sorted(self.inputs) + COMPLEX_LITERALS + ["2.5", "(-1)"])
+        form = r.choice(["{x} * {y}", "{x} / {y}", "{x} * {y} + {z}", "square({x}) - {z}",
+                         "reciprocal({y})", "{x} ** 2", "{y} / ({x} * {z})", "({x} - {z}) * {y}",
+                         "{z} / {x}", "maximum({x}, {y})", "fmin({x}, {z})", "clip({x}, {y}, {z})",
+                         "{x} < {y}", "where({x} == {z}, {y}, {x})", "abs({x} * {y})",
+                         "conj({x}) * {z}", "complex(real({x}), imag({y}))", "sign({x}) == {z}"])
+        return form.format(x=x, y=y, z=z)
+
+    def complex_root(self):
+        """A complex function (not exactly rounded) of a complex input, half
+        the time one of edge pairs (inf and NaN in either part, -0.0)."""
+        r = self.rng
+        x = self.float_input(3)
+        if r.random() < 0.5:
+            self.fill[x] = ("edges",)
+        f = r.choice(sorted(CINEXACT | {"angle"}))
+        if f in ("power", "pow"):
+            return "%s(%s, %s)" % (f, x, r.choice(["2", "3", "(-2)", "0.5", "2.5", "1j", x,
+                                                   "(0.5 - 0.5j)", "0", "(-0.0)"]))
+        return "%s(%s)" % (f, x)
 
     def const_assign(self):
         """A bare literal or named constant stored into an array of any dtype."""
         name = self.rng.choice(sorted(self.inputs))
-        return name, "%s = %s" % (name, self.rng.choice(CONST_VALUES)), "exact"
+        values = CONST_VALUES + (COMPLEX_LITERALS if KIND[self.inputs[name]] in (0, 3) else [])
+        return name, "%s = %s" % (name, self.rng.choice(values)), "exact"
 
     def weak_call(self):
         """A function (power above all) of weak operands: a strong result."""
@@ -970,7 +1145,8 @@ class Gen:
         else:
             text = "%s(%s)" % (name, ", ".join(args))
         ints = all(a.strip("()").lstrip("-").isdigit() or a in ("True", "False") for a in args)
-        inexact = name in INEXACT or (name in ("power", "pow", "**") and not ints)
+        inexact = name in INEXACT or (name in ("power", "pow", "**") and not ints) or \
+            (name in CINEXACT and any("j" in a for a in args))
         if not inexact and r.random() < 0.6:
             leaf = r.choice(sorted(self.inputs)) if r.random() < 0.7 else \
                 self.leaf(allow_weak=False)[0]
@@ -1091,10 +1267,14 @@ class Gen:
             elif c < 0.18:
                 for t in self.const_pair():
                     out(t, "exact")
-            elif c < 0.24:
+            elif c < 0.21:
                 out(self.overflow_root(), "ulp")
+            elif c < 0.24:
+                out(self.complex_root(), "ulp")
             elif c < 0.30:
                 out(self.nan_sign(), "sign")
+            elif c < 0.34:
+                out(self.complex_arith(), "exact")
             elif c < 0.42:
                 name = "t%d" % len(self.temps)
                 e = self.expr(r.randint(1, 3))
@@ -1117,7 +1297,7 @@ class Gen:
                                                         (e[0].startswith("(-") or e[1] != WI)
                                                         or "(" in e[0]):
                         continue
-                    if op == "**" and KIND[t] == 2:
+                    if op == "**" and KIND[t] >= 2:
                         continue
                     lines.append("%s %s= %s" % (name, op, e[0]))
                     checks.append((name, "exact"))
@@ -1231,6 +1411,30 @@ REGRESSIONS = [
     #     `bool_array ** 2` is NumPy's square of the array: int8 (power(), int64).
     ("bool_square_operator", "o0 = x0 ** 2\no1 = power(x0, 2)\no2 = x0 ** 2.0\n",
      {"o0": "exact", "o1": "exact", "o2": "exact"}, {"x0": (B, [True, False])}, {}),
+    #     A Python int in a float function is taken as its float loop takes
+    #     it: copysign(-1, uint16) is float32, as NumPy computes it, and so
+    #     is fma's (fuzz_diff.1.179 after the complex types came).
+    #     fma of int8 and a Python float is float64, of int8 and a Python
+    #     int float16, of bool and a Python int float64 (int64's).
+    #     fma of bfloat16 and a Python float is float32 (fuzz_diff.12.857).
+    ("float_fn_weak_negative_unsigned", "o0 = copysign((-1), x0)\no1 = fma((-1), x0, 1)\n"
+     "o2 = fma(x1, x1, 2.5)\no3 = fma(x1, x1, 1)\no4 = fma(x2, x2, 1)\n"
+     "o5 = int8(int32(sqrt(fma(5e-324, 2, x3))))\no6 = fma(2.5, 2, x3)\n",
+     {"o0": "exact", "o1": "exact", "o2": "exact", "o3": "exact", "o4": "exact", "o5": "exact",
+      "o6": "exact"},
+     {"x0": ("uint16", [5, 0, 65535]), "x1": ("int8", [3, -7, 127]),
+      "x2": (B, [True, False, True]), "x3": ("bfloat16", [255.0, 63.0, 48.0])}, {}),
+    #     where() of two Python scalars, one through a let, is their type:
+    #     np.where(c, 100, 2) is int64 (fuzz_diff.12.125).
+    ("where_weak_let", "let t0 = 2\no0 = where(x0, 100, t0)\no1 = where(x0, 2.5, t0)\n",
+     {"o0": "exact", "o1": "exact"}, {"x0": (F32, [0.0, 1.5, -0.0])}, {}),
+    # 11. Complex (fuzz_diff.13.324): a weak complex power at an infinite
+    #     angle, where Python raises ZeroDivisionError (cos(inf) is a domain
+    #     error), was folded to nan+nanj; one at an angle of NaN is nan+nanj.
+    ("weak_cpow_infinite_angle", "o0 = (1j ** inf) + x0\n", {"o0": "exact"},
+     {"x0": ("complex64", [1 + 2j, -0.0])}, {}),
+    ("weak_cpow_nan_angle", "o0 = (2 ** (inf * 1j)) + x0\no1 = 1j ** 1e999j + x0\n",
+     {"o0": "exact", "o1": "exact"}, {"x0": ("complex64", [1 + 2j, -0.0])}, {}),
 ]
 
 # The unary functions whose NaN result keeps the sign of a NaN argument in
@@ -1244,6 +1448,8 @@ NAN_KEEP = nan_keep(V, FUNCS, UFUNC)
 
 def special_values(v):
     v = np.asarray(v)
+    if iscomplex(v.dtype):  # both parts
+        return special_values(v.real) & special_values(v.imag)
     tiny = fuzz_vocab.finfo(v.dtype if isfloat(v.dtype) else np.float64).tiny
     v = v.astype(np.float64)  # exact, from every type but the widest integers
     return (v == 0) | (np.abs(v) < float(tiny)) | ~np.isfinite(v)
@@ -1261,18 +1467,45 @@ def compare(ref, got, how, ulp, special=None, signfree=None):
     how: "exact" (bit for bit, any NaN equals any NaN), "sign" (bit for bit,
     the sign of NaN too) or "ulp" (within ulp units in the last place;
     bit for bit where special marks operands that are all special values
-    and the reference is 0, subnormal, inf or NaN)."""
+    and the reference is 0, subnormal, inf or NaN).  Complex values part by
+    part, an "ulp" part also within 2 * ulp epsilons of the larger part of
+    the reference (the accuracy contract of complex functions)."""
     if ref.dtype != got.dtype:
         return "dtype %s, reference %s" % (got.dtype, ref.dtype)
     if ref.shape != got.shape:
         return "shape %s, reference %s" % (got.shape, ref.shape)
     r, g = ref.ravel(), got.ravel()
-    if not isfloat(r.dtype):
-        bad = np.nonzero(r != g)[0]
-        if bad.size:
-            k = bad[0]
+    if iscomplex(r.dtype):
+        rp = [np.ascontiguousarray(r.real), np.ascontiguousarray(r.imag)]
+        gp = [np.ascontiguousarray(g.real), np.ascontiguousarray(g.imag)]
+        big = np.maximum(np.abs(rp[0]), np.abs(rp[1])).astype(np.float64)
+        near = [None, None]
+        if how == "ulp":  # within 2 * ulp epsilons of the larger part
+            eps = float(np.finfo(rp[0].dtype).eps)
+            with np.errstate(all="ignore"):
+                near = [np.isfinite(gp[k]) & (np.abs(rp[k].astype(np.float64) - gp[k]) <=
+                                              2 * ulp * eps * big) for k in (0, 1)]
+        ok = parts_ok(rp[0], gp[0], how, ulp, special, signfree, near[0]) & \
+            parts_ok(rp[1], gp[1], how, ulp, special, signfree, near[1])
+    elif not isfloat(r.dtype):
+        ok = r == g
+        if not ok.all():
+            k = np.nonzero(~ok)[0][0]
             return "element %d: %r, reference %r" % (k, g[k], r[k])
-        return None
+    else:
+        ok = parts_ok(r, g, how, ulp, special, signfree)
+    bad = np.nonzero(~ok)[0]
+    if bad.size:
+        k = bad[0]
+        return "element %d: %r, reference %r (%d elements differ%s)" % (
+            k, g[k], r[k], bad.size, {"ulp": ", tolerance %g ulp" % ulp, "exact": ", exact",
+                                      "sign": ", exact with the sign of NaN"}[how])
+    return None
+
+
+def parts_ok(r, g, how, ulp, special=None, signfree=None, near=None):
+    """compare()'s verdict per element of two float arrays (a complex
+    array's parts); near: elements taken as within the tolerance too."""
     rn, gn = np.isnan(r), np.isnan(g)
     same = same_bits(r, g)
     ok = same.copy()
@@ -1284,8 +1517,6 @@ def compare(ref, got, how, ulp, special=None, signfree=None):
         ok |= rn & gn & (np.signbit(r) == np.signbit(g))
         if signfree is not None:
             ok |= signfree[1] & rn & gn
-    if signfree is not None:
-        ok |= signfree[0]  # a value the reference leaves unspecified
     if how == "ulp":
         with np.errstate(all="ignore"):
             fin = np.isfinite(r) & np.isfinite(g)
@@ -1301,16 +1532,14 @@ def compare(ref, got, how, ulp, special=None, signfree=None):
             inf_units = (float(top) - fin_side) / sp + 1
         ok |= fin & (units <= ulp)
         ok |= one_inf & (inf_units <= ulp)
+        if near is not None:
+            ok |= near
         if special is not None and special.shape == r.shape:
             strict = special & (special_values(r) | special_values(g))
             ok = np.where(strict, same | (rn & gn), ok)
-    bad = np.nonzero(~ok)[0]
-    if bad.size:
-        k = bad[0]
-        return "element %d: %r, reference %r (%d elements differ%s)" % (
-            k, g[k], r[k], bad.size, {"ulp": ", tolerance %g ulp" % ulp, "exact": ", exact",
-                                      "sign": ", exact with the sign of NaN"}[how])
-    return None
+    if signfree is not None:
+        ok |= signfree[0]  # a value the reference leaves unspecified
+    return ok
 
 
 def self_test():
@@ -1349,9 +1578,34 @@ def self_test():
     assert exact.fma(np.array([0.1]), np.array([10.0]), np.array([-1.0]))[0] == \
         5.551115123125783e-17
     assert exact.fma(np.array([1e300]), np.array([-1e300]), np.array([np.inf]))[0] == np.inf
-    # A type of a kind the generator does not know (complex; here a made-up
-    # kind) and a function whose rule it does not know are left out, not a
-    # failure.
+    # complex: part by part, -0.0 apart, a NaN part any NaN; a function's part
+    # within 2 * ulp epsilons of the larger part too, but not the larger part.
+    eps = float(np.finfo(np.float32).eps)
+    z = np.array([1 + 2j, complex(0, -0.0), complex(np.nan, 1), complex(1e-10, 1)], np.complex64)
+    assert compare(z, z.copy(), "exact", 4) is None
+    for k, v, exact_ok, ulp_ok in [(1, complex(0, 0.0), False, True),
+                                   (2, complex(-np.nan, 1), True, True),
+                                   (0, complex(1, 2 * (1 + 2 * eps)), False, True),
+                                   (3, complex(1e-10 * (1 + 1000 * eps), 1), False, True),
+                                   (0, complex(1, 2 * (1 + 20 * eps)), False, False),
+                                   (2, complex(np.inf, 1), False, False)]:
+        y = z.copy()
+        y[k] = v
+        assert (compare(z, y, "exact", 4) is None) == exact_ok, (k, v)
+        assert (compare(z, y, "ulp", 4) is None) == ulp_ok, (k, v)
+    o = Oracle(2, {"z": z[:2]}, {})
+    r = o.run("a = (1 + 2j) * 3j + i\nb = real(2j) + i\nc = complex(1, 2) + z\n")
+    assert r["a"].dtype == np.complex128 and r["a"][1] == -5 + 3j and r["b"].dtype == np.float64
+    assert r["c"].dtype == np.complex64 and r["c"][0] == 2 + 4j
+    for bad in ("a = 1j < 2j\n", "a = f32(z)\n", "a = floor(z)\n", "a = fabs(z)\n",
+                "a = complex(z, 1)\n", "a = 1j // 2\n"):
+        try:
+            Oracle(2, {"z": z[:2]}, {}).run(bad)
+            raise AssertionError("no refusal: " + bad)
+        except Refusal:
+            pass
+    # A type of a kind the generator does not know (here a made-up kind) and
+    # a function whose rule it does not know are left out, not a failure.
     listing = json.loads(json.dumps(V.listing))
     listing["types"].append({"dtype": len(listing["types"]), "name": "quaternion128",
                              "short": "q128", "kind": "quaternion", "size": 16, "char": "Q",
@@ -1407,7 +1661,7 @@ def scalar_values(scalars, n):
     for name, text in scalars.items():
         v, _, t = text.partition(":")
         py = True if v in ("True", "true") else False if v in ("False", "false") else \
-            float(v) if any(c in v for c in ".en") else int(v)
+            complex(v) if "j" in v else float(v) if any(c in v for c in ".en") else int(v)
         out[name] = np.full(n, py, NP[CASTS[t]]) if t else py
     return out
 
@@ -1458,8 +1712,8 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
             counts.get("type " + V.name_of.get(ref[name].dtype, ""), 0) + 1
         special = oracle.special.get(name)
         r, g = ref[name], results.get("interp", {}).get(name)
-        if special is not None and g is not None and r.dtype == g.dtype and isfloat(r.dtype) \
-                and r.shape == g.shape:
+        if special is not None and g is not None and r.dtype == g.dtype and \
+                (isfloat(r.dtype) or iscomplex(r.dtype)) and r.shape == g.shape:
             # NumPy's own functions (SVML with AVX-512, ...) may differ from
             # the C library at special values: there interp decides alone.
             special = special & (same_bits(r, g) | (np.isnan(r) & np.isnan(g)))

@@ -3,23 +3,29 @@ read from `jitc --list` (jitc_vocabulary(), src/listing.c), so that no test
 keeps a copy of the table of types or of operators.
 
 Types.  Every type of a kind the generator knows how to make values of and
-compare (bool, signed and unsigned integers, floats) is generated, its NumPy
-dtype made from its typestr (a bare void, '<V2', by its name from
-ml_dtypes: bfloat16).  A type of any other kind (complex) is left out and
-named in Vocab.skipped, so that a new row of types.h never breaks the
-fuzzer; it is generated once this file and the data of fuzz_data.py know
-its kind.
+compare (bool, signed and unsigned integers, floats, complex) is generated,
+its NumPy dtype made from its typestr (a bare void, '<V2', by its name from
+ml_dtypes: bfloat16).  A type of any other kind is left out and named in
+Vocab.skipped, so that a new row of types.h never breaks the fuzzer; it is
+generated once this file and the data of fuzz_data.py know its kind.
 
 Operators and functions.  Every operator and function is generated whose
 typing rule the generator knows (the RULE column of ops.h: arith, arith_nb,
 truediv, bitwise, shift, compare, same, same_nb, float, promote, pred,
-where); others (ldexp's, and the functions of two results, frexp and modf:
+where, and part, conj, angle and complex: real, imag, conjugate, angle and
+complex(re, im)); others (ldexp's, and the functions of two results, frexp and modf:
 tests/t_mixed_fns.py's) are named in Vocab.not_generated.  Aliases are
 called as well as the canonical names; `**` and its aliases power and pow
 are the rule "pow", for the integer powers' own rules.  The functions not
 exactly rounded (docs/language.md, "Accuracy") are the float functions of
 the C library that no LLVM instruction computes and that are no step
-(nextafter): tests/t_vocab.py checks that this is the documented list.
+(nextafter): tests/t_vocab.py checks that this is the documented list; and
+angle, C's atan2 (NumPy's own vectorised arctan2 differs in the last bits).
+On complex operands (docs/language.md, "Complex numbers") the functions of
+the C library's complex functions or of NumPy's formulas over them are not
+exactly rounded either (Vocab.complex_inexact): every float function but
+rint (which rounds each part), sign and the powers.  A function of ops.h
+that NumPy has no complex loop for (real_only) is refused on complex.
 
 Typing.  result_type() gives the type of an operation as NumPy 2 gives it
 (NEP 50 weak scalars; ml_dtypes' promotions for bfloat16), by asking NumPy's
@@ -35,12 +41,12 @@ import subprocess
 
 import numpy as np
 
-WB, WI, WF = "wbool", "wint", "wfloat"  # weak (Python-scalar) kinds
-# The kinds of types.h the generator knows: 0 bool, 1 integer, 2 float.
-KNOWN_KINDS = {"bool": 0, "signed": 1, "unsigned": 1, "float": 2}
+WB, WI, WF, WC = "wbool", "wint", "wfloat", "wcomplex"  # weak (Python-scalar) kinds
+# The kinds of types.h the generator knows: 0 bool, 1 integer, 2 float, 3 complex.
+KNOWN_KINDS = {"bool": 0, "signed": 1, "unsigned": 1, "float": 2, "complex": 3}
 # The rules of ops.h the generator types (see result_type); "pow" is `**`'s.
 GEN_RULES = {"arith", "arith_nb", "truediv", "bitwise", "shift", "compare", "same", "same_nb",
-             "float", "promote", "pred", "where", "pow"}
+             "float", "promote", "pred", "where", "pow", "part", "conj", "angle", "complex"}
 
 # Python's syntax (which the oracle reads the programs with) to NumPy's ufuncs.
 BIN_UFUNC = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
@@ -53,7 +59,7 @@ UN_UFUNC = {ast.USub: np.negative, ast.Invert: np.invert, ast.UAdd: np.positive}
 
 
 def weak(t):
-    return t in (WB, WI, WF)
+    return t in (WB, WI, WF, WC)
 
 
 def operator_ufunc(spelling, arity):
@@ -94,6 +100,10 @@ def isint(dt):
     return np.dtype(dt).kind in "iu"
 
 
+def iscomplex(dt):
+    return np.dtype(dt).kind == "c"
+
+
 FLOAT_NAMES = set()  # the float types' names, filled by Vocab()
 STEPS = set()  # the ufuncs of the ops that step a float's own bits (nextafter)
 
@@ -113,11 +123,17 @@ def apply(ufunc, *args):
     float32 on the operands widened exactly and rounds once to the type
     (docs/language.md; ml_dtypes' loops mostly do the same, but its sign of
     -0.0 is -0.0, float32's +0.0).  A step (nextafter) steps the type's own
-    bits, as ml_dtypes' loop does."""
-    py = (bool, int, float)
+    bits, as ml_dtypes' loop does, and gives y for equal operands (C99)."""
+    py = (bool, int, float, complex)
     rt = ufunc(*[a if isinstance(a, py) else np.asarray(a).reshape(-1)[:0]
                  for a in args]).dtype
-    if not (isfloat(rt) and rt.kind == "V") or ufunc in STEPS:
+    if ufunc in STEPS:
+        # equal operands give y: C99's rule, NumPy 2.5's for float16 (2.4
+        # gives x), which jitc follows for every float type
+        r = np.asarray(ufunc(*args))
+        y = np.asarray(args[1])
+        return np.where(np.asarray(args[0]) == y, y.astype(r.dtype), r)
+    if not (isfloat(rt) and rt.kind == "V"):
         return ufunc(*args)
     wide = [a if isinstance(a, py) or np.asarray(a).dtype != rt else
             np.asarray(a).astype(np.float32) for a in args]
@@ -129,7 +145,7 @@ class Vocab:
     def __init__(self, listing):
         self.listing = listing
         self.strong, self.skipped = [], []
-        self.np, self.kind, self.lo, self.hi = {}, {WB: 0, WI: 1, WF: 2}, {}, {}
+        self.np, self.kind, self.lo, self.hi = {}, {WB: 0, WI: 1, WF: 2, WC: 3}, {}, {}
         self.by_typestr = {}
         for t in listing["types"]:
             dt = numpy_dtype(t) if t["kind"] in KNOWN_KINDS else None
@@ -146,6 +162,9 @@ class Vocab:
             if "min" in t:
                 self.lo[dt], self.hi[dt] = t["min"], t["max"]
         self.name_of = {dt: n for n, dt in self.np.items()}
+        # a complex type's part: its float type of the same width (complex64: float32)
+        self.part = {n: self.name_of.get(np.dtype(dt.char.lower())) for n, dt in self.np.items()
+                     if iscomplex(dt)}
         self.casts = {}
         for t in listing["types"]:
             if t["name"] in self.np:
@@ -157,6 +176,7 @@ class Vocab:
         self.binops, self.unops, self.funcs = {}, {}, {}
         self.aug_ops, self.inexact, self.ufunc = [], set(), {}
         self.not_generated = []
+        self.real_only, self.complex_inexact = set(), set()
 
         def rule(o):
             return "pow" if o["name"] == "**" else o["rule"]
@@ -167,6 +187,8 @@ class Vocab:
                     self.not_generated.append(o["name"])
                     continue
                 (self.binops if o["arity"] == 2 else self.unops)[o["spelling"]] = rule(o)
+                if o["real_only"]:
+                    self.real_only.add(o["spelling"])
                 if o["augmented"]:
                     self.aug_ops.append(o["spelling"])
             elif o["kind"] == "function":
@@ -178,6 +200,13 @@ class Vocab:
                 if o["rule"] == "float" and o.get("libm") and not o.get("llvm") and \
                         not o["step"]:
                     self.inexact.add(o["name"])
+                if o["rule"] == "angle":
+                    self.inexact.add(o["name"])
+                if o["real_only"]:
+                    self.real_only.add(o["name"])
+                elif (o["rule"] == "float" and o.get("llvm") != "llvm.roundeven") or \
+                        o["name"] == "sign":
+                    self.complex_inexact.add(o["name"])
         if "-" in self.unops:
             # Unary "+" is the parser's (NumPy's positive), no row of ops.h;
             # it refuses what unary "-" refuses.
@@ -186,10 +215,22 @@ class Vocab:
             o = ops[target]
             if target in self.funcs:
                 self.funcs[alias] = self.funcs[target]
-                if target in self.inexact:
-                    self.inexact.add(alias)
+                for names in (self.inexact, self.real_only, self.complex_inexact):
+                    if target in names:
+                        names.add(alias)
+                # An alias that is NumPy's name of a ufunc with no complex
+                # loop (fabs, where abs is the magnitude) is refused on
+                # complex, as NumPy refuses it.
+                uf = getattr(np, alias, None)
+                if isinstance(uf, np.ufunc):
+                    try:
+                        with np.errstate(all="ignore"):
+                            uf(np.ones(1, np.complex128))
+                    except TypeError:
+                        self.real_only.add(alias)
             elif o["kind"] == "operator" and o["arity"] == 2 and o["spelling"] in self.binops:
                 self.funcs[alias] = (2, self.binops[o["spelling"]])  # power(x, y) is x ** y
+                self.complex_inexact.add(alias)
         for name in self.funcs:
             target = self.listing["aliases"].get(name, name)
             uf = getattr(np, target, None) if target in self.funcs else \
@@ -209,7 +250,10 @@ class Vocab:
     # -- typing ------------------------------------------------------------
 
     def strongify(self, t):
-        return {WB: "bool", WI: "int64", WF: "float64"}.get(t, t)
+        return {WB: "bool", WI: "int64", WF: "float64", WC: "complex128"}.get(t, t)
+
+    def is_complex(self, t):
+        return t == WC or (not weak(t) and iscomplex(self.np[t]))
 
     def combine(self, ts):
         """NumPy 2 (NEP 50) result type of operands: strong ones promote as
@@ -231,7 +275,7 @@ class Vocab:
         return r
 
     def sample(self, t):
-        return {WB: True, WI: 1, WF: 0.5}[t] if weak(t) else np.ones(2, self.np[t])
+        return {WB: True, WI: 1, WF: 0.5, WC: 1j}[t] if weak(t) else np.ones(2, self.np[t])
 
     def numpy_type(self, fn, ts):
         """The type of fn's result on operands of types ts, as NumPy gives
@@ -248,10 +292,27 @@ class Vocab:
         operator's spelling) on operands of types ts, or None when jitc
         must refuse it (conservatively: a few legal but borderline forms
         are never generated).  Operators of weak operands only are weak."""
+        cplx = any(self.is_complex(t) for t in ts)
+        if cplx and (name in self.real_only or rule in ("bitwise", "shift")):
+            return None  # NumPy has no complex loop: refused
+        if rule == "part" and all(weak(t) for t in ts):  # real(2j), imag(True): Python's
+            return {WC: WF, WF: WF, WI: WI, WB: WI}[ts[0]]
+        if rule == "complex":
+            if cplx:
+                return None  # complex parts are an error
+            if all(weak(t) for t in ts):
+                return WC  # Python's complex(re, im)
+            t = self.combine(ts)
+            if t is None:
+                return None
+            f = np.sqrt(np.zeros(0, self.np[t])).dtype  # the float type sqrt computes t in
+            return "complex64" if f.itemsize <= 4 else "complex128"
+        if cplx and rule == "compare" and all(weak(t) for t in ts) and name not in ("==", "!="):
+            return None  # Python's complex numbers have no order
         if all(weak(t) for t in ts) and rule in ("arith", "arith_nb", "truediv", "bitwise",
                                                  "shift", "pow") and name not in self.funcs:
             r = self.combine(ts)
-            return WF if rule == "truediv" else r
+            return WF if rule == "truediv" and not cplx else r
         if all(weak(t) for t in ts):
             ts = [self.strongify(t) for t in ts]  # a function's weak operands: strong
         if rule == "where":  # where(cond, x, y): cond of any type
@@ -259,12 +320,18 @@ class Vocab:
             return r and self.strongify(r)
         if self.combine(ts) is None and rule != "pred":
             return None
-        if rule == "same":
+        if rule == "same" and not cplx:  # abs of complex is its part's type: NumPy's
             return self.strongify(self.combine(ts))
         if rule == "pred":
             return "bool"
-        fn = self.ufunc.get(name) if name in self.funcs else \
-            operator_ufunc(name, len(ts)) if name else None
+        if rule == "part":
+            return self.part.get(ts[0], ts[0])
+        if rule in ("conj", "angle"):
+            name = None
+            fn = np.conjugate if rule == "conj" else np.angle
+        else:
+            fn = self.ufunc.get(name) if name in self.funcs else \
+                operator_ufunc(name, len(ts)) if name else None
         if fn is None:
             if rule == "promote":
                 fn = lambda *a: np.minimum(np.maximum(*a[:2]), *a[2:]) if len(a) > 2 \

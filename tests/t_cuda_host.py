@@ -286,8 +286,9 @@ def half_statements(name, ops):
             if opid in HALF_BITS:  # moves bits, computes nothing
                 S.append((src, half_bits_ref(opid, a, b, c), ""))
                 continue
-            if sym == "nextafter":  # steps in the 16 bits (NumPy's, ml_dtypes'), not float32's
-                S.append((src, np.nextafter(a, b), ""))
+            if sym == "nextafter":  # steps in the 16 bits, not float32's; equal: y (C99)
+                step = np.nextafter(a, b)
+                S.append((src, np.where(a == b, b, step).astype(step.dtype), ""))
                 continue
             f = NPFN.get(sym) or BIN.get(sym) or getattr(np, sym, None)
             if f is None:

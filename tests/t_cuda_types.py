@@ -8,6 +8,8 @@ sm_90) the CUDA C that jitc emits for:
     unsigned ones, float16 and bfloat16 included), with --fast-math too;
   - every cast from every type to every type;
   - every reduction of every type, and several fused with outputs;
+  - (source only) float64 to float16 in one rounding, to bfloat16
+    through float32, with no helper of float64's for bfloat16;
   - programs mixing the types, with typed scalars of each type, and a
     program large enough to be split into several kernels;
 and each compile must be clean: no error, no NVRTC warning, no header.
@@ -188,10 +190,33 @@ def check_vectors():
                    r"jitc_vec<\w+, \d+>", src))), re.findall(r"ld\.global\S*", ptx)[:6]))
 
 
+def check_half64():
+    """float64 (and a mean) to a 16-bit float: float16 in one rounding
+    (jitc_narrow64_f16), bfloat16 through float32 as ml_dtypes converts it
+    (jitc_narrow_bf16), so that no kernel carries a float64 rounding of
+    bfloat16's.  Source only: no NVRTC needed."""
+    for t, want, never in (("float16", "jitc_narrow64_f16", "jitc_narrow64_bf16"),
+                           ("bfloat16", "jitc_narrow_bf16", "narrow64")):
+        progs = [("--dtype", "a=" + t, "r = %s(a)" % name) for _, name in REDUCTIONS
+                 if valid("r = %s(a)" % name, ["--dtype", "a=" + t])]
+        progs += [("--dtype", "a=" + u, "b = %s(a)" % t) for u in NAMES]
+        seen, bad = 0, []
+        for *args, prog in progs:
+            rc, src, err = jitc("-t", "cuda", "--emit", "cuda", *args, prog)
+            if rc:
+                bad.append("%s: %s" % (prog, err.strip()[:200]))
+            seen += want in src
+            if never in src:
+                bad.append("%s %s names %s" % (" ".join(args), prog, never))
+        report("half64.%s (%d programs)" % (t, len(progs)),
+               "; ".join(bad[:3]) if bad else "" if seen else "%s never emitted" % want)
+
+
 def main():
     if not os.path.exists(JITC):
         report("setup", "%s not built" % JITC)
         return 1
+    check_half64()
     rc, _, err = jitc("-t", "cuda", "--emit", "ptx", "--arch", "sm_90", "a[i] += 1")
     if rc == 69:
         print("skip cuda_types: NVRTC not found here: " + err.strip())

@@ -9,10 +9,12 @@
 #   of the C library's functions, and its poisoned outputs show a run that
 #   writes nothing; and its whole comparison with interp runs against the
 #   cpu target where this machine has it (TYPES_GPU_TARGET=cpu, quick mode,
-#   three of the types, host arrays);
+#   five of the types, complex64 and complex128 among them, host arrays);
 # - jitc_bench reads a uint8 file, and a bfloat16 one ('<V2') when told its
 #   type with --dtype, and times a program on the interp target;
-# - c_loops times a copy.
+# - c_loops times a copy;
+# - the complex64 benchmark (c = exp(z) * w) runs in bench/types_cpu.py, and
+#   bench/gpu_types.py's check of it takes the cpu target's answer.
 set -u
 BUILD=${BUILD:-build}
 JITC=${JITC:-$BUILD/jitc}
@@ -29,7 +31,7 @@ fi
 "$tmp/types_gpu" selftest | sed 's/^\(ok\|FAIL\) types\./\1 drivers.types_gpu./'
 case " ${JITC_TARGETS:-interp cpu} " in
 *" cpu "*)
-  TYPES_GPU_TARGET=cpu TYPES_GPU_TEST=uint8,float16,bfloat16 "$tmp/types_gpu" quick |
+  TYPES_GPU_TARGET=cpu TYPES_GPU_TEST=uint8,float16,bfloat16,complex64,complex128 "$tmp/types_gpu" quick |
     sed 's/^\(ok\|FAIL\) types\./\1 drivers.types_cpu./' ;;
 *) echo "skip drivers.types_cpu: no cpu target here" ;;
 esac
@@ -61,4 +63,47 @@ r=$("$tmp/bench/c_loops" copy --bytes 1000000 2>&1)
 case "$r" in
 *'"times_ms"'*) echo "ok drivers.c_loops" ;;
 *) echo "FAIL drivers.c_loops: $r" ;;
+esac
+
+# The complex64 benchmark: bench/types_cpu.py times c = exp(z) * w (its
+# check against the complex128 product comes first and ends the run when it
+# fails), and bench/gpu_types.py's check of the same workload takes the cpu
+# target's answer, computed here through the command line, and refuses one
+# element moved by 16 epsilons.
+PYTHON=${PYTHON:-python3}
+case " ${JITC_TARGETS:-interp cpu} " in
+*" cpu "*)
+  if ! $PYTHON -c 'import numexpr, ml_dtypes' 2>/dev/null; then
+    echo "skip drivers.bench_complex64: numexpr or ml_dtypes is not installed"
+  elif r=$($PYTHON bench/types_cpu.py --build "$BUILD" -n 1e4 --rounds 1 --reps 1 \
+    --programs c64_expmul --out "$tmp/types_cpu.md" 2>&1) &&
+    grep -q '^| `c = exp(z) \* w` complex64 | [0-9]' "$tmp/types_cpu.md"; then
+    echo "ok drivers.bench_complex64.types_cpu"
+  else
+    echo "FAIL drivers.bench_complex64.types_cpu: $(printf '%s' "$r" | tail -c 1500)"
+  fi
+  bench=$PWD/bench jitc_abs=$(cd "$(dirname "$JITC")" && pwd)/$(basename "$JITC")
+  r=$(cd "$tmp" && JITC=$jitc_abs $PYTHON - "$bench" <<'PY' 2>&1
+import os, subprocess, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import gpu_types as g
+prog = g.WORKLOADS["c64_expmul"][0]
+v = g.inputs("c64_expmul", 5000, np.random.default_rng(1))
+for k, x in v.items():
+    np.save(k + ".npy", x)
+subprocess.run([os.environ["JITC"], "-t", "cpu", "-q", "--in", "z=z.npy", "--in", "w=w.npy",
+                "--out", "c=c.npy", prog], check=True)
+got, want = np.load("c.npy"), g.reference("c64_expmul", v)
+worst = g.c64_eps(got, want)[1]
+got[7] *= np.float32(1 + 16 * 2.0 ** -23)
+moved = g.c64_eps(got, want)[1]
+print("ok" if worst <= g.C64_EPS < moved else "cpu within %s, moved %s" % (worst, moved))
+PY
+  )
+  case "$r" in
+  ok) echo "ok drivers.bench_complex64.gpu_types_check" ;;
+  *) echo "FAIL drivers.bench_complex64.gpu_types_check: $(printf '%s' "$r" | tail -c 1500)" ;;
+  esac ;;
+*) echo "skip drivers.bench_complex64: no cpu target here" ;;
 esac

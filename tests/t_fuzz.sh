@@ -8,8 +8,10 @@
 # (tests/fuzz/regress/types_*.bin: every op of the vocabulary on each type of
 # the table, over edge values; views_*.bin: the same run through views of
 # every layout the target makes) and the invariants the target checks, without
-# a crash or a sanitizer report.  When `make fuzz` has built the libFuzzer
-# binary, the corpus is replayed through it too.
+# a crash or a sanitizer report.  Where clang is installed, two files of
+# the library are compiled with it (`make fuzz` builds with clang).  When
+# `make fuzz` has built the libFuzzer binary, the corpus is replayed through
+# it too.
 set -u
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -66,6 +68,19 @@ elif grep -q "two runs of the same inputs differ" "$tmp/out"; then
   echo "ok fuzz.harness_run_can_fail"
 else
   echo "FAIL fuzz.harness_run_can_fail: $(tail -n 3 "$tmp/out")"
+fi
+
+# `make fuzz` compiles the library with clang: the complex semantics must
+# build there too (glibc's CMPLX is GCC's alone).
+if command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+  if "${CLANG:-clang}" -std=c11 -D_GNU_SOURCE -fsyntax-only -Werror=implicit-function-declaration \
+    src/fold.c src/interp/exec.c >"$tmp/clang.log" 2>&1; then
+    echo "ok fuzz.clang_compiles"
+  else
+    echo "FAIL fuzz.clang_compiles: $(head -c 800 "$tmp/clang.log")"
+  fi
+else
+  echo "skip fuzz.clang_compiles: no clang here"
 fi
 
 if [ -x build-fuzz/fuzz_jitc ]; then

@@ -208,8 +208,9 @@ def half_cases(t, rng):
             refs.append((pick_ref(t, *picks[op], a, b), t, 0, "bits"))
         elif op == "copysign":
             refs.append((bits_ref(t, a, lambda x: (x & 0x7FFF) | (b.view(np.uint16) & 0x8000)), t, 0, "bits"))
-        elif op == "nextafter":  # the 16-bit type's own step (NumPy's, ml_dtypes')
-            refs.append((np.nextafter(a, b), t, 0, "bits"))
+        elif op == "nextafter":  # the 16-bit type's own step; equal operands: y (C99)
+            step = np.nextafter(a, b)
+            refs.append((np.where(a == b, b, step).astype(step.dtype), t, 0, "bits"))
         else:
             refs.append(float_ref(fn, t, a, b, arith=True))
     for op, fn in FBIN_APPROX.items():

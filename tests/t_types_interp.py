@@ -267,7 +267,17 @@ def fma_model(x, y, z):
     return r.astype(x.dtype)
 
 
+def c99_nextafter(x, y):
+    """nextafter with C99's rule for equal operands, y (docs/language.md:
+    NumPy 2.5's for float16; NumPy 2.4 gives x there, nextafter(0.0, -0.0)
+    is 0.0), which NumPy's float32 and float64 loops follow through C's."""
+    r = np.nextafter(x, y)
+    return np.where(np.asarray(x) == np.asarray(y), np.asarray(y).astype(r.dtype), r)
+
+
 def numpy_op(name, args):
+    if name == "nextafter":
+        return c99_nextafter(*args)
     if name in UFUNC:
         return UFUNC[name](*args)
     if name == "clip":
@@ -698,11 +708,14 @@ def named(R, target):
         {"a": np.full(1000, 255, np.uint8)}, None, np.uint64(255000))
     one(target + ".named.u64_sum_wraps", "s = sum(a)",
         {"a": np.full(4, 2**63 + 1, np.uint64)}, None, np.uint64(4))
+    # equal operands give y, C99's rule (NumPy 2.5's; NumPy 2.4 gives x)
     one(target + ".named.f16_step", "c = nextafter(a, b)",
-        {"a": d([1, 0, 0, -0.0, 65504, np.inf], f16), "b": d([2, -0.0, 1, 1, np.inf, 0], f16)},
-        [0x3c01, 0x0000, 0x0001, 0x0001, 0x7c00, 0x7bff])
+        {"a": d([1, 0, 0, -0.0, 65504, np.inf, -0.0], f16),
+         "b": d([2, -0.0, 1, 1, np.inf, 0, 0], f16)},
+        [0x3c01, 0x8000, 0x0001, 0x0001, 0x7c00, 0x7bff, 0x0000])
     one(target + ".named.bf16_step", "c = nextafter(a, b)",
-        {"a": d([1, 0, 0], BF16), "b": d([2, -0.0, 1], BF16)}, [0x3f81, 0x8000, 0x0001])
+        {"a": d([1, 0, 0, -0.0], BF16), "b": d([2, -0.0, 1, 0], BF16)},
+        [0x3f81, 0x8000, 0x0001, 0x0000])
     one(target + ".named.f16_constants", "c = a * f16(0.1) + f16(65519.99)",
         {"a": d([0, 1, 2], f16)}, None, d([0, 1, 2], f16) * f16(0.1) + f16(65519.99))
     one(target + ".named.u64_constant_bits", "c = a + (u64(1) << u64(63))",

@@ -35,9 +35,9 @@ static LLVMValueRef pick(Gen *G, bool max, bool nan_a, LLVMValueRef a, LLVMValue
 }
 
 /* The step from x toward y (F_STEP) in the bits of type t: NaN for a NaN operand (NumPy's
-** float16 NaN, ml_dtypes' bfloat16 NaN), and for equal operands x
-** (float16, as NumPy) or y (bfloat16, as ml_dtypes); from a zero the least
-** subnormal toward y; else one unit in the last place up or down. */
+** float16 NaN, ml_dtypes' bfloat16 NaN), and for equal operands y (C99's
+** rule: NumPy 2.5's for float16, ml_dtypes' for bfloat16); from a zero the
+** least subnormal toward y; else one unit in the last place up or down. */
 static LLVMValueRef step(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y, LLVMValueRef wx,
                          LLVMValueRef wy) {
   LLVMBuilderRef B = G->B;
@@ -46,7 +46,7 @@ static LLVMValueRef step(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y, L
   LLVMValueRef r = sel(G, up, LLVMBuildAdd(B, x, k16(G, 1), ""), LLVMBuildSub(B, x, k16(G, 1), ""));
   LLVMValueRef zero = icmp(G, LLVMIntEQ, LLVMBuildAnd(B, x, k16(G, 0x7fff), ""), k16(G, 0));
   r = sel(G, zero, LLVMBuildOr(B, LLVMBuildAnd(B, y, k16(G, 0x8000), ""), k16(G, 1), ""), r);
-  r = sel(G, fcmp(G, LLVMRealOEQ, wx, wy), t == JITC_FLOAT16 ? x : y, r);
+  r = sel(G, fcmp(G, LLVMRealOEQ, wx, wy), y, r);
   LLVMValueRef nan = LLVMBuildOr(B, isnan_v(G, wx), isnan_v(G, wy), "");
   return sel(G, nan, k16(G, t == JITC_FLOAT16 ? 0x7e00 : 0x7fc0), r);
 }

@@ -293,29 +293,19 @@ static void halfhw_text(Buf *b, jitc_dtype t) {
   }
 }
 
+/* float64 to float16 in one rounding (H_HALF64, float16's alone: bfloat16
+** goes from float64 through the nearest float32, two roundings, as
+** ml_dtypes converts it). */
 static void half64_text(Buf *b, jitc_dtype t) {
-  if (t == JITC_FLOAT16) {
-    buf_puts(b, "// float64 -> float16 in one rounding; a NaN as interp converts it (quiet).\n"
-                DEV "f16 jitc_narrow64_f16(const f64 x) {\n"
-                "  const u64 u = (u64)__double_as_longlong(x);\n  f16 r;\n"
-                "  if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)\n"
-                "    r.h = (u16)((u32)(u >> 48) & 0x8000u | 0x7e00u | ((u32)(u >> 42) & 0x3ffu));\n"
-                "  else\n    asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(r.h) : \"d\"(x));\n"
-                "  return r;\n}\n");
-  } else {
-    /* Round to odd (toward zero, the last bit set when inexact) keeps the
-    ** one rounding of the next step exact: float32 has 16 bits more than
-    ** bfloat16.  The hardware's cvt.rn.bf16.f64 needs sm_90. */
-    buf_puts(b, "// float64 -> bfloat16 in one rounding: to odd in float32, then to nearest even.\n"
-                DEV "bf16 jitc_narrow64_bf16(const f64 x) {\n"
-                "  if (x != x) {\n    bf16 r;\n"
-                "    r.h = (u16)((u32)((u64)__double_as_longlong(x) >> 48) & 0x8000u | 0x7fc0u);\n"
-                "    return r;\n  }\n"
-                "  f32 f;\n  f64 back;\n"
-                "  asm(\"cvt.rz.f32.f64 %0, %1;\" : \"=f\"(f) : \"d\"(x));\n"
-                "  asm(\"cvt.f64.f32 %0, %1;\" : \"=d\"(back) : \"f\"(f));\n"
-                "  return jitc_narrow_bf16(__uint_as_float(__float_as_uint(f) | (back != x)));\n}\n");
-  }
+  if (t != JITC_FLOAT16)
+    return;
+  buf_puts(b, "// float64 -> float16 in one rounding; a NaN as interp converts it (quiet).\n"
+              DEV "f16 jitc_narrow64_f16(const f64 x) {\n"
+              "  const u64 u = (u64)__double_as_longlong(x);\n  f16 r;\n"
+              "  if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)\n"
+              "    r.h = (u16)((u32)(u >> 48) & 0x8000u | 0x7e00u | ((u32)(u >> 42) & 0x3ffu));\n"
+              "  else\n    asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(r.h) : \"d\"(x));\n"
+              "  return r;\n}\n");
 }
 
 void cuda_convert_text(Buf *b, CudaHelper h, jitc_dtype t) {

@@ -37,7 +37,8 @@ void cuda_typedefs(Buf *b, unsigned dtypes);
 ** from float64) are per integer type converted to; the 16-bit floats'
 ** conversions per 16-bit type: H_HALF to and from float32 exactly, NaN
 ** payloads included, for casts; H_HALFHW the hardware's, whose NaNs are
-** its own, for arithmetic; H_HALF64 from float64; H_ODD (an integer rounded
+** its own, for arithmetic; H_HALF64 float16's from float64 (bfloat16's go
+** through float32, as ml_dtypes'); H_ODD (an integer rounded
 ** to odd in float64) per 64-bit integer type.  For a 16-bit type, H_ISNAN,
 ** H_SIGNBIT, H_NANARG, H_STEP (ops.h's F_STEP) and the minimum family work on
 ** its bits.  H_MIXED: ldexp, frexp and modf.  From H_CARITH on, the helpers of a

@@ -119,24 +119,23 @@ static void half_helper_text(Buf *b, CudaHelper h, jitc_dtype t) {
     return;
   case H_STEP: {
     /* half.h's f16_step and bf16_step: NumPy's float16 and ml_dtypes'
-    ** bfloat16 differ in the NaN they give and in which of two equal
-    ** operands. */
+    ** bfloat16 differ in the NaN they give; equal operands give y (C99's
+    ** rule). */
     bool f16 = t == JITC_FLOAT16;
     char tpl[900];
     snprintf(tpl, sizeof tpl,
              "// F_STEP's step toward y in the 16 bits (float32's would round back to x): a NaN\n"
-             "// operand gives 0x%04x; equal operands give %s; from a zero the least\n"
+             "// operand gives 0x%04x; equal operands give y (C99); from a zero the least\n"
              "// subnormal toward y; else one unit in the last place up or down.\n"
              DEV "$T jitc_step_$S(const $T x, const $T y) {\n"
              "  $T r;\n"
              "  if (jitc_isnan_$S(x) || jitc_isnan_$S(y)) { r.h = 0x%04xu; return r; }\n"
              "  const f32 fx = jitc_up_$S(x), fy = jitc_up_$S(y);\n"
-             "  if (fx == fy) return %s;\n"
+             "  if (fx == fy) return y;\n"
              "  if ((x.h & 0x7fffu) == 0) { r.h = (u16)((y.h & 0x8000u) | 1u); return r; }\n"
              "  r.h = (u16)((fx < fy) == !(x.h & 0x8000u) ? x.h + 1u : x.h - 1u);\n"
              "  return r;\n}\n",
-             f16 ? 0x7e00 : 0x7fc0, f16 ? "x (NumPy)" : "y (ml_dtypes)", f16 ? 0x7e00 : 0x7fc0,
-             f16 ? "x" : "y");
+             f16 ? 0x7e00 : 0x7fc0, f16 ? 0x7e00 : 0x7fc0);
     put_tpl(b, tpl, t);
     return;
   }
@@ -378,7 +377,7 @@ void cuda_helper_use(bool used[H_NHELPERS][JITC_NDTYPES], CudaHelper h, jitc_dty
     used[H_FLOORDIV][t] = true;
   if (h == H_HYPOT || h == H_MIXED)
     used[H_ISNAN][t] = true; /* jitc_isinf_*, jitc_isfinite_* */
-  if ((h == H_HALF64 || h == H_HALFHW) && t == JITC_BFLOAT16)
+  if (h == H_HALFHW && t == JITC_BFLOAT16)
     used[H_HALF][t] = true; /* jitc_narrow_bf16 */
   if (cuda_is_half(t) && (h == H_MINIMUM || h == H_MAXIMUM || h == H_FMIN || h == H_FMAX ||
                           h == H_SIGNBIT || h == H_NANARG || h == H_STEP)) {

@@ -280,9 +280,10 @@ void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p) {
     }
     if (cuda_is_half(in))
       cuda_helper_use(used, H_HALFHW, in);
+    /* jitc_fin's rounding: bfloat16 from float64 through float32 (H_HALF) */
+    bool from64 = st->op == OP_MEAN || acc_type(st->op, in) == JITC_FLOAT64;
     if (cuda_is_half(res))
-      cuda_helper_use(used, st->op == OP_MEAN || acc_type(st->op, in) == JITC_FLOAT64 ? H_HALF64
-                                                                                   : H_HALFHW, res);
+      cuda_helper_use(used, !from64 ? H_HALFHW : res == JITC_BFLOAT16 ? H_HALF : H_HALF64, res);
   }
 }
 

@@ -14,6 +14,8 @@ for d in cuda_gpu devptr_gpu reduce_gpu host_gpu types_gpu multi_gpu; do
   # cuda_gpu prints arrays as the command line does (cli/format.c, which
   # reads elements through cli/elem.c).
   [ "$d" = cuda_gpu ] && extra="cli/format.c cli/elem.c"
+  # types_gpu reads elements and judges agreement with interp in types_agree.c.
+  [ "$d" = types_gpu ] && extra="tests/gpu/types_agree.c"
   # shellcheck disable=SC2086 # $extra and $libs are lists of words
   ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$out/$d" "tests/gpu/$d.c" $extra "$BUILD/libjitc_int.a" \
     $libs || { echo "FAIL $d: does not build"; exit 1; }

@@ -13,11 +13,12 @@
 # against interp and NumPy, 20 runs bit-identical, 2^31 + 4099 elements;
 # tests/gpu/host_gpu.c: the host pipeline on every path (pageable, pinned,
 # registered, mixed) against interp, its overlap and its timings.
-# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16 and
-# the rest) through every op, cast and reduction against interp, at odd
-# sizes, on every path, one element off alignment; and the new types'
-# groups of the normal suite on cuda (tests/t_types_interp.py against NumPy
-# and ml_dtypes, tests/t_mixed_fns.py against interp, tests/t_complex.py);
+# tests/gpu/types_gpu.c: every type (int8 to uint64, float16, bfloat16,
+# complex64, complex128 and the rest) through every op, cast and reduction
+# against interp, at odd sizes, on every path, one element off alignment;
+# and the new types' groups of the normal suite on cuda
+# (tests/t_types_interp.py against NumPy and ml_dtypes, tests/t_mixed_fns.py
+# against interp, tests/t_complex.py);
 # tests/gpu/complex_numpy.py: complex functions and reductions against NumPy.
 # tests/gpu/multi_gpu.c: a run over host arrays split over several GPUs
 # against interp and, bit for bit, against one GPU (reductions included):
@@ -118,10 +119,11 @@ if want host; then
   group host_gpu "$out/host_gpu" check
 fi
 if want types; then
-  # Side by side: types_gpu in five processes of a few types each, and the
+  # Side by side: types_gpu in six processes of a few types each, and the
   # suite's groups of the new types.
   echo "== types_gpu check, t_types_interp.py and t_mixed_fns.py on cuda, side by side"
-  for set in bool,int8,int16 int32,int64,uint8 uint16,uint32,uint64 float32,float64 float16,bfloat16; do
+  for set in bool,int8,int16 int32,int64,uint8 uint16,uint32,uint64 float32,float64 float16,bfloat16 \
+    complex64,complex128; do
     bg "types_gpu check: every op, cast and reduction of $set against interp" \
       env TYPES_GPU_TEST=$set "$out/types_gpu" check
   done

@@ -21,13 +21,23 @@
 ** the C library's functions may differ by 4 ulp
 ** in float32 and float64 and by 1 ulp in float16 and bfloat16 (computed
 ** in float32, then rounded); float sums and means by their rounding, float
-** products in sign, NaN and inf only.  Casts, neg, abs, copysign, where()
-** and the minimum family move bits and must keep them, NaN payloads
-** included, wherever a 16-bit float is involved.
+** products in sign, NaN and inf only.  complex64 and complex128 are two
+** floats each (the inputs' parts mix the edge values): their arithmetic
+** (fma products, Smith's division) and abs must be interp's bits, their
+** functions within 4 ulp in each part or 8 epsilons of the larger part's
+** magnitude (a part much smaller than the other carries the other's
+** error), their sums and products part by part as floats'.  Casts, neg,
+** abs, copysign, where() and the minimum family move bits and must keep
+** them, NaN payloads included, wherever a 16-bit float is involved.  The
+** rules, and the reading of elements, are types_agree.c's.
 **
 ** Modes:
 **   types_gpu check     everything
 **   types_gpu quick     sizes up to 4099, for compute-sanitizer
+**   types_gpu ulps      as check, printing the largest difference of each
+**                       function from interp at the large sizes (in ulps of
+**                       a part, and in epsilons of the larger part for
+**                       complex results)
 **   types_gpu selftest  the agreement rules and the poison, on made-up
 **                       answers: what this program accepts (no GPU needed)
 ** TYPES_GPU_TARGET=cpu compares interp with the cpu target instead (host
@@ -39,6 +49,7 @@
 #include "../../src/jitc_int.h"
 #include "../../runtime/cuda_api.h"
 #include "gpu_common.h"
+#include "types_agree.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -50,7 +61,7 @@ enum { MAXA = 200, MAXS = 120 };
 static CudaApi A;
 static CUstream stream;
 static int nfail, nok;
-static bool quick, have_gpu;
+static bool quick, have_gpu, ulps;
 static jitc_target target = JITC_TARGET_CUDA;
 
 static void fail(const char *name, const char *fmt, ...) PRINTF(2, 3);
@@ -66,63 +77,13 @@ static void fail(const char *name, const char *fmt, ...) {
 
 /* ---- values ---- */
 
-static bool is_half(jitc_dtype t) { return type_info[t].kind == T_FLOAT && type_info[t].size == 2; }
-
-/* A 16-bit float's value. */
-static double half_value(jitc_dtype t, uint16_t h) {
-  if (t == JITC_BFLOAT16) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-  }
-  int e = h >> 10 & 31, m = h & 1023;
-  double v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(m + 1024, e - 25) : ldexp(m, -24);
-  return h & 0x8000 ? -v : v;
-}
-
-/* Element j of x (type t) as a double. */
-static double value(jitc_dtype t, const void *x, int64_t j) {
-  const char *p = (const char *)x + (size_t)j * type_info[t].size;
-  union { uint8_t u8; int8_t i8; uint16_t u16; int16_t i16; uint32_t u32; int32_t i32;
-          uint64_t u64; int64_t i64; float f; double d; } v;
-  memcpy(&v, p, (size_t)type_info[t].size);
-  if (is_half(t))
-    return half_value(t, v.u16);
-  switch (type_info[t].kind * 16 + type_info[t].size) {
-  case T_BOOL * 16 + 1: return v.u8 != 0;
-  case T_SINT * 16 + 1: return v.i8;
-  case T_SINT * 16 + 2: return v.i16;
-  case T_SINT * 16 + 4: return v.i32;
-  case T_SINT * 16 + 8: return (double)v.i64;
-  case T_UINT * 16 + 1: return v.u8;
-  case T_UINT * 16 + 2: return v.u16;
-  case T_UINT * 16 + 4: return v.u32;
-  case T_UINT * 16 + 8: return (double)v.u64;
-  case T_FLOAT * 16 + 4: return v.f;
-  default: return v.d;
-  }
-}
-
-/* Element j of x's bits (for messages). */
-static unsigned long long raw(jitc_dtype t, const void *x, int64_t j) {
-  unsigned long long u = 0;
-  memcpy(&u, (const char *)x + (size_t)j * type_info[t].size, (size_t)type_info[t].size);
-  return u;
-}
-
-/* A float's bits as an integer that orders like its value (for ulps). */
-static int64_t ordered(jitc_dtype t, const void *x, int64_t j) {
-  int sz = type_info[t].size;
-  uint64_t u = 0;
-  memcpy(&u, (const char *)x + (size_t)j * (size_t)sz, (size_t)sz);
-  uint64_t sign = 1ull << (8 * sz - 1);
-  return u & sign ? -(int64_t)(u & ~sign) : (int64_t)u;
-}
-
 /* n elements of type t: random values, and with `specials` the type's edge
 ** values mixed in (one in five). */
 static void fill(void *p, jitc_dtype t, int64_t n, bool specials) {
+  if (dtype_is_complex(t)) { /* the parts, each random or an edge value */
+    fill(p, dtype_part(t), 2 * n, specials);
+    return;
+  }
   const TypeInfo *ti = &type_info[t];
   int bits = 8 * ti->size;
   for (int64_t i = 0; i < n; i++) {
@@ -191,7 +152,7 @@ static bool host_new(const jitc_kernel *k, int64_t n, Host *H, int shift) {
     const char *name;
     jitc_kernel_array(k, a, &name, &H->role[a], &H->dt[a]);
     H->es[a] = jitc_dtype_size(H->dt[a]);
-    H->mem[a] = calloc((size_t)count_of(H, a, n) + 2, 8);
+    H->mem[a] = calloc((size_t)count_of(H, a, n) + 2, H->es[a] > 8 ? H->es[a] : 8);
     if (!H->mem[a])
       return false;
     H->p[a] = H->mem[a] + (H->role[a] == JITC_RESULT ? 0 : (size_t)shift * H->es[a]);
@@ -300,61 +261,6 @@ static jitc_status run_path(jitc_context *ctx, const jitc_kernel *k, int64_t n, 
 
 /* ---- agreement ---- */
 
-/* How an output must agree with interp's (see the head).  A_FNAN: a
-** function whose NaN argument is its result (ops.h's F_NANARG), within
-** A_ULP otherwise; A_NANSIGN: a cast between float types, any NaN of the
-** same sign. */
-typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD, A_FNAN, A_NANSIGN } Agree;
-
-/* How the result of op o agrees with interp's. */
-static Agree op_agree(int o) {
-  switch (o) {
-  case OP_SUM: case OP_MEAN: return A_SUM;
-  case OP_PROD: return A_PROD;
-  /* bits moved, not computed (min and max of a reduction: which of several
-  ** NaNs the GPU's tree keeps is not the first) */
-  case OP_NEG: case OP_ABS: case OP_COPYSIGN: case OP_WHERE: case OP_MINIMUM: case OP_MAXIMUM:
-  case OP_FMIN: case OP_FMAX: case OP_CLIP: case OP_ARGMIN: case OP_ARGMAX:
-    return A_EXACT;
-  /* exactly rounded on every target */
-  case OP_SQRT: case OP_FLOOR: case OP_CEIL: case OP_TRUNC: case OP_RINT: case OP_FMOD:
-  case OP_NEXTAFTER: case OP_FMA:
-    return A_ANYNAN;
-  default: /* the C library's other functions, and ** */
-    return !op_info[o].libm ? A_ANYNAN : op_info[o].flags & F_NANARG ? A_FNAN : A_ULP;
-  }
-}
-
-/* Whether element j of x agrees with y's for type t. tol: A_SUM's bound;
-** argnan: the element's first operand is a NaN. */
-static bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, double tol,
-                   bool argnan) {
-  size_t sz = (size_t)type_info[t].size;
-  if (!memcmp((const char *)x + (size_t)j * sz, (const char *)y + (size_t)j * sz, sz))
-    return true;
-  if (!dtype_is_float(t) || how == A_EXACT)
-    return false;
-  double a = value(t, x, j), b = value(t, y, j);
-  if (how == A_PROD) /* the order decides whether it overflows, underflows, or meets inf * 0 */
-    return isnan(a) && isnan(b) ? true
-           : isnan(a) || isnan(b) ? a == 0 || b == 0 || isinf(a) || isinf(b)
-                                  : signbit(a) == signbit(b);
-  if (isnan(a) || isnan(b))
-    return isnan(a) && isnan(b) && !(how == A_FNAN && argnan) &&
-           (how != A_NANSIGN || signbit(a) == signbit(b));
-  if (how == A_ANYNAN || how == A_NANSIGN) /* not NaN, other bits: -0.0 against 0.0 too */
-    return false;
-  if (how == A_ULP || how == A_FNAN) { /* the largest finite value and inf are one unit apart */
-    int64_t d = ordered(t, x, j) - ordered(t, y, j);
-    return (d < 0 ? -d : d) <= (is_half(t) ? 1 : 4);
-  }
-  if (isinf(a) || isinf(b))
-    return a == b;
-  /* A_SUM: the inputs' rounding, and one unit of a 16-bit result */
-  double u = is_half(t) ? fabs(b) * (t == JITC_FLOAT16 ? 0x1p-10 : 0x1p-7) : 0;
-  return fabs(a - b) <= tol + u;
-}
-
 /* (n + 8) epsilons of float32 (the accumulator of 16-bit floats and the
 ** precision of float32 products) times the sum of the inputs' magnitudes
 ** and squares. */
@@ -363,10 +269,12 @@ static double sum_tolerance(const Host *H, int64_t n) {
   for (int a = 0; a < H->na; a++) {
     if (H->role[a] != JITC_INPUT)
       continue;
-    if (H->dt[a] != JITC_FLOAT64 && dtype_is_float(H->dt[a]))
+    jitc_dtype p = dtype_part(H->dt[a]); /* a complex array: its parts */
+    int64_t m = dtype_is_complex(H->dt[a]) ? 2 * n : n;
+    if (p != JITC_FLOAT64 && dtype_is_float(p))
       eps = 0x1p-23;
-    for (int64_t i = 0; i < n; i++) {
-      double v = value(H->dt[a], H->p[a], i);
+    for (int64_t i = 0; i < m; i++) {
+      double v = value(p, H->p[a], i);
       if (isfinite(v) && fabs(v) < 1e150)
         s += fabs(v) + v * v;
     }
@@ -486,7 +394,7 @@ static void ops_prog(jitc_context *ctx, Prog *P, jitc_dtype dt) {
       snprintf(e, sizeof e, "%sa", op->spell);
     else
       snprintf(e, sizeof e, "%s(%s)", op->name, op->arity == 1 ? "a" : op->arity == 2 ? "a, b" : "a, b, c");
-    add_stmt(ctx, P, dt, "o%d = %s", e, op_agree(o));
+    add_stmt(ctx, P, dt, "o%d = %s", e, op_agree(o, dt));
   }
   for (int t = 0; t < JITC_NDTYPES; t++) {
     if (!in_play(t))
@@ -495,6 +403,9 @@ static void ops_prog(jitc_context *ctx, Prog *P, jitc_dtype dt) {
     /* casts move bits where a 16-bit float is involved; f32 <-> f64 of a
     ** NaN is the hardware's, its sign kept (docs/language.md) */
     bool bits = is_half((jitc_dtype)t) || (is_half(dt) && t == JITC_FLOAT32) || !dtype_is_float(t);
+    /* to or from complex: the parts' NaNs through the hardware's casts */
+    if (dtype_is_complex((jitc_dtype)t) || dtype_is_complex(dt))
+      bits = t == JITC_BOOL || (!dtype_is_float(dt) && !dtype_is_complex(dt));
     add_stmt(ctx, P, dt, "o%d = %s", e, bits ? A_EXACT : dtype_is_float(dt) ? A_NANSIGN : A_ANYNAN);
   }
   /* ldexp's exponent is an integer: a float's through int8 (saturated). */
@@ -532,13 +443,17 @@ static int compare(const Prog *P, const jitc_kernel *k, const Host *C, const Hos
       bool argnan = n && ia >= 0 && dtype_is_float(dt) && isnan(value(dt, in->p[ia], j));
       if (agrees(C->dt[a], C->p[a], R->p[a], i, P->how[s], tol, argnan))
         continue;
-      if (show && shown++ < 4)
-        fail(name, "%s = %s (%s): element %lld of %lld: %.17g (0x%llx), interp %.17g (0x%llx) "
-             "(a = %.17g (0x%llx), b = %.17g)", P->name[s], P->what[s], type_info[C->dt[a]].name,
-             (long long)i, (long long)cnt, value(C->dt[a], C->p[a], i), raw(C->dt[a], C->p[a], i),
-             value(R->dt[a], R->p[a], i), raw(R->dt[a], R->p[a], i),
-             n && ia >= 0 ? value(dt, in->p[ia], j) : 0.0, n && ia >= 0 ? raw(dt, in->p[ia], j) : 0,
-             n && ib >= 0 ? value(dt, in->p[ib], j) : 0.0);
+      if (show && shown++ < 4) {
+        char got[120], want[120], va[120] = "-", vb[120] = "-";
+        show_elem(got, C->dt[a], C->p[a], i);
+        show_elem(want, R->dt[a], R->p[a], i);
+        if (n && ia >= 0)
+          show_elem(va, dt, in->p[ia], j);
+        if (n && ib >= 0)
+          show_elem(vb, dt, in->p[ib], j);
+        fail(name, "%s = %s (%s): element %lld of %lld: %s, interp %s (a = %s, b = %s)", P->name[s],
+             P->what[s], type_info[C->dt[a]].name, (long long)i, (long long)cnt, got, want, va, vb);
+      }
       bad++;
       break;
     }
@@ -584,6 +499,13 @@ static int diff_case(jitc_context *ctx, const Prog *P, jitc_dtype dt, int64_t n,
       bad++;
     } else if (!sr) {
       bad += compare(P, kc, &C, &R, &in, dt, n, tol, name, true);
+      if (ulps && path == P_HOST && n > 70000)
+        for (int s = 0; s < P->nstmt; s++) {
+          int a = jitc_kernel_find_array(kc, P->name[s]);
+          Agree h = P->how[s];
+          if (a >= 0 && (h == A_ULP || h == A_FNAN || h == A_CULP))
+            report_ulps(name, P->what[s], C.dt[a], C.p[a], R.p[a], count_of(&C, a, n));
+        }
     }
     host_free(&C);
   }
@@ -620,13 +542,17 @@ static void check_ops(jitc_context *ctx, jitc_context *scalar, jitc_context *chu
   prog_free(&P);
 }
 
-/* A typed scalar of the type: 3, 1.5 or True. */
+/* A typed scalar of the type: 3, 1.5, 1.5-0.25j or True. */
 static void check_scalar(jitc_context *ctx, jitc_dtype dt) {
   Prog P = {0};
   P.nsc = 1;
   P.sd[0] = (jitc_scalar_decl){"s", dt, 0};
   P.sc[0].dtype = dtype_is_float(dt) ? JITC_FLOAT64 : dt == JITC_BOOL ? JITC_BOOL : JITC_INT64;
-  if (dtype_is_float(dt))
+  if (dtype_is_complex(dt)) {
+    P.sc[0].dtype = JITC_COMPLEX128;
+    P.sc[0].u.c.re = 1.5;
+    P.sc[0].u.c.im = -0.25;
+  } else if (dtype_is_float(dt))
     P.sc[0].u.f = 1.5;
   else
     P.sc[0].u.i = dt == JITC_BOOL ? 1 : 3;
@@ -647,7 +573,7 @@ static void check_reductions(jitc_context *ctx, jitc_dtype dt) {
     Prog P = {0};
     char e[40];
     snprintf(e, sizeof e, "%s(a)", op_info[o].name);
-    add_stmt(ctx, &P, dt, "r%d = %s", e, op_agree(o));
+    add_stmt(ctx, &P, dt, "r%d = %s", e, op_agree(o, dt));
     if (!P.nstmt)
       continue;
     count++;
@@ -734,6 +660,16 @@ static void selftest(jitc_context *ctx) {
       {JITC_FLOAT16, 0x3c01, 0x3c00, A_FNAN, 0, true, "1 ulp of float16 in exp"},
       {JITC_FLOAT64, 0x7ff8000000000000ull, 0xfff8000000000000ull, A_NANSIGN, 0, false, "a cast's NaN sign"},
       {JITC_FLOAT64, 0x7ff8000000000000ull, 0x7ff8000000000123ull, A_NANSIGN, 0, true, "a cast's payload"},
+      /* complex64: the real part in the low half, the imaginary in the high */
+      {JITC_COMPLEX64, 0x3f80000400000000ull, 0x3f80000000000000ull, A_CULP, 0, true, "4 ulp in a part"},
+      {JITC_COMPLEX64, 0x3f80001400000000ull, 0x3f80000000000000ull, A_CULP, 0, false, "20 ulp in the larger part"},
+      {JITC_COMPLEX64, 0x3f8000002edbe6ffull, 0x3f8000002edbe6feull + 0x400, A_CULP, 0, true,
+       "a tiny part 1023 ulp off, within 8 eps of the larger"},
+      {JITC_COMPLEX64, 0x2edbe7ff2edbe6feull, 0x2edbe6fe2edbe6feull, A_CULP, 0, false, "a tiny part alone 257 ulp off"},
+      {JITC_COMPLEX64, 0x7fc000003f800000ull, 0x3f8000003f800000ull, A_CULP, 0, false, "NaN for a finite part"},
+      {JITC_COMPLEX64, 0x800000003f800000ull, 0x000000003f800000ull, A_ANYNAN, 0, false, "-0.0 for 0.0 in a part"},
+      {JITC_COMPLEX64, 0x7fc123457fc00000ull, 0xffc000007fc00000ull, A_ANYNAN, 0, true, "another NaN in a part of arithmetic"},
+      {JITC_COMPLEX64, 0x7fc123453f800000ull, 0x7fc000003f800000ull, A_EXACT, 0, false, "another NaN in a part where bits move"},
   };
   int bad = 0;
   for (size_t i = 0; i < sizeof c / sizeof *c; i++)
@@ -790,6 +726,7 @@ static jitc_context *context_with(const char *var, const char *val) {
 
 int main(int argc, char **argv) {
   quick = argc > 1 && !strcmp(argv[1], "quick");
+  ulps = argc > 1 && !strcmp(argv[1], "ulps");
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc > 1 && !strcmp(argv[1], "selftest")) {
     jitc_context *ctx = jitc_context_new();
