@@ -17,7 +17,10 @@
 ** $FAKE_CUDA_DEVICES devices (1 by default), each with a primary context of
 ** its own, but device $FAKE_CUDA_BUSY, whose context cannot be made.  Each launch of a program's first kernel (jitc_k32, jitc_g0) is
 ** logged with the device it ran on and the elements it covered, which
-** fake_launches() gives back: where a run put each element.
+** fake_launches() gives back: where a run put each element.  A test may
+** give jitc_k32 a body of its own (fake_kernel()), run in its stream's
+** order on the launch's device pointers, so that what an output receives
+** tells where each input's elements were.
 */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -56,7 +59,9 @@ static void drop(Range *r) { *r = ranges[--nranges]; }
 
 /* ---- streams and events ---- */
 
-enum { OP_COPY, OP_SET, OP_RECORD };
+enum { OP_COPY, OP_SET, OP_RECORD, OP_KERNEL };
+enum { KPTRS = 8 };
+typedef void (*KernelFn)(void *arg, long long base, unsigned n, const CUdeviceptr *ptr);
 typedef struct Op {
   int kind;
   char *dst;
@@ -65,6 +70,11 @@ typedef struct Op {
   unsigned char v;
   struct Event *ev;
   struct Op *next;
+  /* OP_KERNEL: the body, its elements and its first KPTRS pointers. */
+  KernelFn fn;
+  void *arg;
+  long long base;
+  CUdeviceptr ptr[KPTRS];
 } Op;
 typedef struct Stream {
   Op *head, *tail;
@@ -104,6 +114,8 @@ static void run(Stream *s, Op *upto) {
       memmove(q->dst, q->src, q->n);
     else if (q->kind == OP_SET)
       memset(q->dst, q->v, q->n);
+    else if (q->kind == OP_KERNEL)
+      q->fn(q->arg, q->base, (unsigned)q->n, q->ptr);
     else if (q->n == q->ev->gen) {
       q->ev->done = 1;
       q->ev->seq = ++seq;
@@ -367,10 +379,21 @@ API(cuEventElapsedTime, (float *ms, void *a, void *b)) {
 /* The launch log: device, first element, element count. */
 static long long launches[1 << 16][3];
 static int nlaunches;
+/* jitc_k32's body (NULL: nothing), its argument and how many pointers it takes. */
+static KernelFn kernel_fn;
+static void *kernel_arg;
+static int kernel_nptr;
+void fake_kernel(KernelFn fn, void *arg, int nptr) {
+  pthread_mutex_lock(&mu);
+  kernel_fn = fn;
+  kernel_arg = arg;
+  kernel_nptr = nptr < KPTRS ? nptr : KPTRS;
+  pthread_mutex_unlock(&mu);
+}
 API(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                      unsigned bz, unsigned smem, void *s, void **params, void **extra)) {
-  /* A kernel that does nothing, in its stream's order; jitc_k32 and
-  ** jitc_g0 take (n, base, ...). */
+  /* A kernel that does nothing, or the test's body, in its stream's
+  ** order; jitc_k32 and jitc_g0 take (n, base, ...). */
   if (!strcmp(f, "jitc_k32") || !strcmp(f, "jitc_g0")) {
     pthread_mutex_lock(&mu);
     if (nlaunches < (1 << 16)) {
@@ -378,6 +401,13 @@ API(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
       launches[nlaunches][1] = *(long long *)params[1];
       launches[nlaunches][2] = *(unsigned *)params[0];
       nlaunches++;
+    }
+    if (kernel_fn && !strcmp(f, "jitc_k32")) { /* (n, base, vec, pointers...) */
+      Op o = {OP_KERNEL, NULL, NULL, *(unsigned *)params[0], 0, NULL, NULL, kernel_fn,
+              kernel_arg, *(long long *)params[1], {0}};
+      for (int k = 0; k < kernel_nptr; k++)
+        o.ptr[k] = *(CUdeviceptr *)params[3 + k];
+      push(st(s), o);
     }
     pthread_mutex_unlock(&mu);
   }

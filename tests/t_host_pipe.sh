@@ -3,7 +3,8 @@
 # stands in for the driver and NVRTC (kernels do nothing; queued work is done
 # only when waited for) and tests/host_pipe_check.c checks that every byte of
 # in-place arrays comes back to its place on every path, on one GPU and split
-# over two, each element run once on the GPU of its share; and the
+# over two, each element run once on the GPU of its share; arrays of any
+# strides (jitc_run_arrays) gathered and scattered to their places; and the
 # arithmetic of the shares.  On a GPU,
 # tests/gpu/host_gpu.c checks the results themselves (make test-gpu).
 set -u

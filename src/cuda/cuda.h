@@ -311,12 +311,17 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
 
 /* ---- cuda/copy.c: the copier ---- */
 
-/* One host copy of a job. */
+/* One host copy of a job: len bytes from src to dst; or, with `nd`, the
+** elements [lo, lo + len / esize) of array `array` of a layout (layout.c)
+** gathered into dst (src NULL) or scattered from src (dst NULL). */
 typedef struct CopySeg {
   void *dst;
   const void *src;
   size_t len;
   bool streaming; /* into the caller's memory: streaming stores */
+  const Layout *nd;
+  int array;
+  int64_t lo;
 } CopySeg;
 /* Whether p is in pinned host memory (the caller's cuMemHostAlloc or
 ** registration, or jitc's). */
@@ -349,6 +354,11 @@ typedef struct CudaLayout {
   int nslots, threads; /* threads: copy threads per GPU (0: its pool's) */
   bool streaming;
   size_t bytes;        /* the bytes the run moves, both ways */
+  /* jitc_run_arrays: where each array's elements are when some array is
+  ** not one aligned contiguous run (layout.c), else NULL.  Such an array
+  ** is always staged, each chunk copied where it is one contiguous run of
+  ** the caller's memory (layout_block), else gathered and scattered. */
+  const Layout *nd;
   void *mem;
 } CudaLayout;
 
@@ -376,9 +386,11 @@ typedef struct CudaPipe {
 
 /* How the arrays of a run of n elements travel, its chunk, slots and
 ** threads; registers the large pageable arrays the run pins for itself
-** (every context's when portable).  `lead` is the run's first GPU. */
+** (every context's when portable).  `lead` is the run's first GPU; `nd`
+** the arrays' layout or NULL (CudaLayout.nd). */
 jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const jitc_kernel *k,
-                        int64_t n, void *const *arrays, bool portable, CudaLayout *L);
+                        int64_t n, void *const *arrays, const Layout *nd, bool portable,
+                        CudaLayout *L);
 /* Undoes the run's registrations and frees L. */
 void cuda_layout_end(CudaState *S, const jitc_kernel *k, void *const *arrays, CudaLayout *L);
 /* The chunks of elements [from, from + n) with the largest `big`: *nchunks
@@ -418,6 +430,11 @@ void cuda_split(int64_t n, const int64_t *at, int64_t nat, int64_t granule, cons
 
 jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const ParamSlot *params, jitc_run_info *info);
+/* The same over host arrays of any layout (jitc_run_arrays): the same
+** chunks of the flat index, each array that is not one contiguous run
+** gathered into the staging and scattered from it. */
+jitc_status cuda_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                            const ParamSlot *params, jitc_run_info *info);
 
 /* ---- cuda/devptr.c: jitc_run_device ---- */
 

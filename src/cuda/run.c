@@ -222,6 +222,7 @@ const Target target_cuda = {
     .device = cuda_device,
     .compile = cuda_compile,
     .run = cuda_run,
+    .run_layout = cuda_run_layout,
     .stages = (const char *const[]){"cuda", "ptx", NULL},
     .emit = cuda_emit,
     .release = cuda_release,
