@@ -685,6 +685,8 @@ typedef struct Env {
   int cuda_copy_threads; /* JITC_CUDA_COPY_THREADS: host copy threads (0: the machine's) */
   int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (0: by size) */
   char *nvrtc_extra;     /* JITC_NVRTC_EXTRA: one more NVRTC option */
+  char *cuda_pattern;    /* JITC_CUDA_PATTERN: --emit cuda|ptx of the kernel for device
+                            arrays of this pattern ("2:sc"; cuda/access.c) */
   char bad[300];         /* the first variable with a bad value, as a message */
   bool oom;
 } Env;
