@@ -655,6 +655,11 @@ typedef struct Target {
   ** array not direct; NULL: the target refuses such a run. */
   jitc_status (*run_layout)(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
                             const ParamSlot *params, jitc_run_info *info);
+  /* jitc_run_device_arrays where some array is not direct (L's bases are
+  ** the caller's device addresses; L->n > 0), queued on the caller's
+  ** stream; NULL: the target refuses such a run. */
+  jitc_status (*run_device_layout)(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                                   const ParamSlot *params, void *stream);
 } Target;
 
 extern const Target target_interp;

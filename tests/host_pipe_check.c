@@ -37,8 +37,9 @@ static int nfail;
 /* The fake's launch log (tests/cuda_fake.c), when it has one. */
 static int (*fake_launches)(long long *out, int max);
 static int (*fake_retained)(void);
-static void (*fake_kernel)(void (*fn)(void *, long long, unsigned, const CUdeviceptr *),
-                           void *arg, int nptr);
+static void (*fake_kernel)(void (*fn)(void *, long long, unsigned, const CUdeviceptr *,
+                                      const void *),
+                           void *arg, int nptr, int ndat, int ndbytes);
 static long long logged[1 << 16][3];
 
 static unsigned long long rng = 88172645463325252ull;
@@ -48,6 +49,8 @@ static unsigned long long next(void) {
   rng ^= rng << 17;
   return rng;
 }
+
+#include "nd_views.h"
 
 static bool pinned(const void *p) {
   int attr = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
@@ -182,103 +185,14 @@ static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, 
 
 /* ---- arrays of any strides (jitc_run_arrays) ---- */
 
-/* A float64 view: a shape and strides in bytes over a buffer of its own,
-** pageable or pinned, every byte of which is checked after a run. */
-typedef struct View {
-  char *mem, *data;
-  size_t bytes;
-  bool pin;
-  int nd;
-  int64_t shape[2], strides[2];
-} View;
-
-enum { V_CONTIG, V_TRANSPOSED, V_STEP2, V_REVERSED, V_UNALIGNED, V_ROW, V_COLUMN, V_ZERO,
-       V_SCALAR };
-static const char *const view_name[] = {"contiguous", "transposed", "every-other", "reversed",
-                                        "unaligned", "row", "column", "zero-strides", "0-d"};
-
-/* The address of element k (C order) of the frame fshape (fnd axes) in v,
-** broadcast as NumPy does (v's axes aligned on the last; extent 1 repeats). */
-static char *elem_at(const View *v, int fnd, const int64_t *fshape, int64_t k) {
-  int64_t off = 0;
-  for (int d = fnd - 1; d >= 0; d--) {
-    int64_t idx = k % fshape[d];
-    k /= fshape[d];
-    int e = d - (fnd - v->nd);
-    if (e >= 0 && v->shape[e] != 1)
-      off += idx * v->strides[e];
-  }
-  return v->data + off;
-}
-
-/* A view of `kind` broadcasting to (r, c), or to (c,) when r is 0; its
-** elements small integers, the rest of its buffer random bytes. */
-static View view_new(int kind, int64_t r, int64_t c, bool pin) {
-  const int64_t E = 8;
-  bool two = r > 0;
-  int64_t n = two ? r * c : c, elems = n, first = 0;
-  View v = {.pin = pin, .nd = two ? 2 : 1};
-  v.shape[0] = two ? r : c, v.shape[1] = c;
-  v.strides[0] = two ? c * E : E, v.strides[1] = E;
-  switch (kind) {
-  case V_TRANSPOSED: /* a (c, r) matrix seen as (r, c) */
-    if (two)
-      v.strides[0] = E, v.strides[1] = r * E;
-    break;
-  case V_STEP2: /* every other element of each axis of a (2r, 2c) matrix */
-    elems = 4 * n;
-    v.strides[0] = two ? 4 * c * E : 2 * E, v.strides[1] = 2 * E;
-    break;
-  case V_REVERSED:
-    v.strides[0] = -v.strides[0], v.strides[1] = -E, first = n - 1;
-    break;
-  case V_UNALIGNED:
-    break; /* one byte in, below */
-  case V_ROW:
-    v.nd = 1, v.shape[0] = c, v.strides[0] = E, elems = c;
-    break;
-  case V_COLUMN:
-    v.shape[two ? 1 : 0] = 1, elems = two ? r : 1;
-    if (two)
-      v.strides[0] = E;
-    break;
-  case V_ZERO: /* (r, c) with strides (8, 0): a column repeated by its strides */
-    v.strides[v.nd - 1] = 0, v.strides[0] = two ? E : 0, elems = two ? r : 1;
-    break;
-  case V_SCALAR:
-    v.nd = 0, elems = 1;
-    break;
-  }
-  v.bytes = (size_t)elems * E + 16;
-  if (pin)
-    A.cuMemHostAlloc((void **)&v.mem, v.bytes, 0);
-  else
-    v.mem = malloc(v.bytes);
-  for (size_t b = 0; b < v.bytes; b++)
-    v.mem[b] = (char)next();
-  v.data = v.mem + 8 + (kind == V_UNALIGNED) + first * E;
-  int64_t fshape[2] = {two ? r : c, c};
-  for (int64_t k = 0; k < n; k++) {
-    double x = (double)(next() >> 44);
-    memcpy(elem_at(&v, two ? 2 : 1, fshape, k), &x, 8);
-  }
-  return v;
-}
-
-static void view_free(View *v) {
-  if (v->pin)
-    A.cuMemFreeHost(v->mem);
-  else
-    free(v->mem);
-}
-
 /* The fake's jitc_k32 for these tests: each written array gets the first
 ** read array plus twice the second plus the element's index. */
 typedef struct Body {
   int nread, read[2], nwrite, write[2];
 } Body;
 
-static void body(void *arg, long long base, unsigned n, const CUdeviceptr *ptr) {
+static void body(void *arg, long long base, unsigned n, const CUdeviceptr *ptr,
+                 const void *nd) {
   const Body *B = arg;
   for (unsigned j = 0; j < n; j++) {
     double v = 0, x;
@@ -332,7 +246,7 @@ static void one_nd(jitc_context *ctx, const char *src, const int *kinds, int pin
       continue;
     }
     int w = an[0] - 'a';
-    v[w] = view_new(kinds[w], r, c, pin >> w & 1);
+    v[w] = view_new(kinds[w], r, c, pin >> w & 1 ? VIEW_PINNED : VIEW_PAGEABLE);
     arr[a] = (jitc_array){v[w].data, v[w].nd, v[w].shape, v[w].strides};
     if (role != JITC_OUTPUT)
       rview[B.nread] = w, B.read[B.nread++] = q;
@@ -355,10 +269,10 @@ static void one_nd(jitc_context *ctx, const char *src, const int *kinds, int pin
     for (int t = 0; t < B.nwrite; t++)
       memcpy(want[wview[t]] + (elem_at(&v[wview[t]], fnd, fshape, e) - v[wview[t]].mem), &x, 8);
   }
-  fake_kernel(body, &B, q);
+  fake_kernel(body, &B, q, 0, 0);
   fake_launches(NULL, 0);
   jitc_status st = jitc_run_arrays(ctx, k, arr, NULL, NULL);
-  fake_kernel(NULL, NULL, 0);
+  fake_kernel(NULL, NULL, 0, 0, 0);
   int bad = st != JITC_OK, ndev;
   if (bad)
     printf("FAIL %s: %s\n", name, jitc_errmsg(ctx));

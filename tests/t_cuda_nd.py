@@ -21,7 +21,7 @@ kernel of a pattern, so that here:
   (exit 64) naming the variable.
 
 tests/golden/strided_cuda.* and strided_reduce.* keep the text of one
-pattern.
+pattern; tests/gpu/nd_gpu.c runs the kernels on a GPU.
 """
 import concurrent.futures
 import os

@@ -12,10 +12,12 @@
 ** Modules go through the shared code cache (codecache.c, namespace
 ** "cuda"): the context's memory table, then the disk, keyed by the source,
 ** the options, the NVRTC version, the arch and the jitc version.  Every
-** kernel a run can need is built here, so running never compiles.  Start
-** reading at cuda_compile(); --emit cuda|ptx is cuda_emit(), which needs no
-** GPU ($JITC_CUDA_PATTERN: the kernel for device arrays of a pattern of
-** strides, cuda/access.c).
+** kernel a run over contiguous arrays can need is built here, so such a run
+** never compiles; a run over device arrays of any strides compiles the
+** kernel of their pattern (cuda/access.c) on its first use, here too
+** (cuda_pattern_module), through the same cache.  Start reading at
+** cuda_compile(); --emit cuda|ptx is cuda_emit(), which needs no GPU
+** ($JITC_CUDA_PATTERN: the kernel of a pattern).
 */
 #include "cuda.h"
 
@@ -443,6 +445,39 @@ static jitc_status get_module(jitc_context *ctx, CudaState *S, const jitc_kernel
   return st;
 }
 
+jitc_status cuda_pattern_module(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                                const CudaPattern *pat, CudaModule **out) {
+  CudaKernel *ck = k->impl;
+  Buf key = {0};
+  cuda_pattern_key(&key, pat, k->prog);
+  if (key.oom)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  for (CudaPatMod *q = ck->pats; q; q = q->next)
+    if (!strcmp(q->key, key.s)) {
+      buf_free(&key);
+      *out = q->mod;
+      return JITC_OK;
+    }
+  CudaPatMod *q = calloc(1, sizeof *q);
+  CudaCurrent c = {0};
+  jitc_compile_info ci = {0}; /* the kernel's own times stay those of its compile */
+  jitc_status st = q ? cuda_enter_device(ctx, S, &c)
+                     : ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  if (st == JITC_OK)
+    st = get_module(ctx, S, k, ck, pat, &ci, &q->mod);
+  cuda_leave(S, &c);
+  if (st != JITC_OK) {
+    free(q);
+    buf_free(&key);
+    return st;
+  }
+  q->key = key.s; /* the Buf's text, kept */
+  q->next = ck->pats;
+  ck->pats = q;
+  *out = q->mod;
+  return JITC_OK;
+}
+
 /* The GPUs of k's runs over host arrays: jitc_options.devices, else
 ** $JITC_DEVICES, else the device $JITC_CUDA_DEVICE names when it is set,
 ** else ("all" too) every device the driver sees, the home device first.  A list that names a device the
@@ -540,6 +575,11 @@ void cuda_release(jitc_kernel *k) {
   }
   for (int g = 0; ck && g < CUDA_MAXDEV; g++)
     free(ck->kd[g]); /* its module stays in the context's code cache */
+  for (CudaPatMod *q = ck ? ck->pats : NULL, *next; q; q = next) {
+    next = q->next; /* and so do those of its patterns */
+    free(q->key);
+    free(q);
+  }
   if (ck)
     cuda_plan_free(ck->plan);
   free(ck);

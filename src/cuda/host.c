@@ -306,7 +306,7 @@ static jitc_status enqueue(jitc_context *ctx, CudaPipe *P, int64_t c) {
   jitc_status st = JITC_OK;
   if (r == CUDA_SUCCESS) {
     st = cuda_launch(ctx, S, P->k, P->kd->mod, &P->kd->scratch[s], m, off, dptr, P->params,
-                     P->parts, sl->stream);
+                     P->parts, NULL, sl->stream);
     if (st == JITC_OK)
       r = A->cuEventRecord(sl->ev[2], sl->stream);
   }

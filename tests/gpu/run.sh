@@ -21,7 +21,10 @@
 # tests/gpu/complex_numpy.py: complex functions and reductions against NumPy.
 # tests/t_nd.py with JITC_TARGETS="interp cuda": jitc_run_arrays over random
 # views and broadcasts (the host pipeline's gathers and scatters) against
-# NumPy, reductions against the bits of contiguous copies.
+# NumPy, reductions against the bits of contiguous copies; and
+# tests/gpu/nd_gpu.c: jitc_run_device_arrays over random views of device
+# memory against interp on the same views, byte for byte, reductions
+# against the bits over contiguous copies, 2^32 + 4102 elements.
 # tests/gpu/multi_gpu.c: a run over host arrays split over several GPUs
 # against interp and, bit for bit, against one GPU (reductions included):
 # with "0,0" (two pipelines on one GPU) anywhere, with "0,1", "1,0" and
@@ -123,6 +126,8 @@ fi
 if want nd; then
   echo "== tests/t_nd.py (JITC_TARGETS=\"interp cuda\"): arrays of any strides against NumPy"
   group tests/t_nd.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_nd.py
+  echo "== nd_gpu check: device arrays of any strides against interp"
+  group nd_gpu "$out/nd_gpu" check
 fi
 if want types; then
   # Side by side: types_gpu in five processes of a few types each, and the
@@ -183,6 +188,7 @@ else
   want memcheck && memcheck reduce reduce_gpu
   want memcheck && memcheck host host_gpu
   want memcheck && memcheck multi multi_gpu
+  want memcheck && memcheck nd nd_gpu
 fi
 
 if want timings; then
