@@ -62,6 +62,25 @@ static void env_devices(Env *e) {
              "or device numbers separated by commas, such as 0,1", e->devices);
 }
 
+/* $JITC_CUDA_PATTERN: axes, ':', a letter per array (c, b or s), then
+** ':64' or nothing; the cuda target checks the letters against the program. */
+static void env_pattern(Env *e) {
+  const char *s = e->cuda_pattern;
+  if (!s)
+    return;
+  size_t digits = strspn(s, "0123456789");
+  const char *t = s + digits;
+  size_t letters = *t == ':' ? strspn(t + 1, "cbs") : 0;
+  const char *rest = letters ? t + 1 + letters : "x";
+  if (digits >= 1 && digits <= 2 && atoi(s) >= 1 && atoi(s) <= JITC_MAXDIMS &&
+      (!*rest || !strcmp(rest, ":64")))
+    return;
+  if (!e->bad[0])
+    snprintf(e->bad, sizeof e->bad, "environment variable JITC_CUDA_PATTERN='%s': expected "
+             "the number of axes, ':' and a letter per array (c, b or s), then ':64' or "
+             "nothing, such as 2:sc", s);
+}
+
 bool env_read(Env *e) {
   memset(e, 0, sizeof *e);
   e->cpu = env_str(e, "JITC_CPU");
@@ -96,6 +115,8 @@ bool env_read(Env *e) {
   e->cuda_copy_threads = env_int(e, "JITC_CUDA_COPY_THREADS", 0, 0, 256);
   e->cuda_chunk_mb = env_int(e, "JITC_CUDA_CHUNK_MB", 0, 0, 4096);
   e->nvrtc_extra = env_str(e, "JITC_NVRTC_EXTRA");
+  e->cuda_pattern = env_str(e, "JITC_CUDA_PATTERN");
+  env_pattern(e);
   return !e->oom;
 }
 
@@ -106,6 +127,7 @@ void env_free(Env *e) {
   free(e->libnvrtc);
   free(e->cuda_home);
   free(e->nvrtc_extra);
+  free(e->cuda_pattern);
   free(e->devices);
   memset(e, 0, sizeof *e);
 }

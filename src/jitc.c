@@ -575,6 +575,11 @@ static jitc_status run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n
                      "one was compiled for %s", k->target->name);
   if (n == 0 && !k->prog->nreduce)
     return JITC_OK;
+  if (on->L)
+    return k->target->run_device_layout
+               ? k->target->run_device_layout(ctx, k, on->L, slots, on->stream)
+               : ctx_error(ctx, JITC_E_USAGE, "target %s runs over contiguous device arrays "
+                           "only", k->target->name);
   return k->target->run_device(ctx, k, n, on->ptrs, slots, on->stream);
 }
 
@@ -702,6 +707,35 @@ jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   if (!ptrs && k->prog->narrays && n > 0)
     return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
   return run_common(ctx, k, n, &on, scalars, NULL);
+}
+
+/* The arrays' layout (layout.c) over device addresses; where every array is
+** one contiguous run, jitc_run_device() itself. */
+jitc_status jitc_run_device_arrays(jitc_context *ctx, const jitc_kernel *k,
+                                   const jitc_array *arrays, const jitc_value *scalars,
+                                   void *stream) {
+  if (!ctx || !k || (!arrays && k->prog->narrays))
+    return JITC_E_USAGE;
+  if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
+    diags_clear(&ctx->diags);
+  Layout L;
+  bool contig;
+  jitc_status st = layout_new(ctx, k->prog, arrays, &L, &contig);
+  if (st)
+    return st;
+  int na = k->prog->narrays;
+  uint64_t *ptrs = malloc(((size_t)na + 1) * sizeof *ptrs);
+  if (!ptrs) {
+    layout_free(&L);
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  }
+  for (int j = 0; j < na; j++)
+    ptrs[j] = (uint64_t)(uintptr_t)L.bases[j];
+  RunOn on = {.ptrs = ptrs, .stream = stream, .L = contig ? NULL : &L};
+  st = run_common(ctx, k, L.n, &on, scalars, NULL);
+  free(ptrs);
+  layout_free(&L);
+  return st;
 }
 
 /* ---- device-resident buffers ---- */

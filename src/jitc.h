@@ -530,6 +530,35 @@ JITC_API jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, in
                                      const uint64_t *ptrs, const jitc_value *scalars,
                                      void *stream);
 
+/* jitc_run_device() over device arrays of any shape and strides, as
+** jitc_run_arrays() takes host arrays: arrays[j] is array j in the kernel's
+** order, its data the device address of element (0, ..., 0)
+** (__cuda_array_interface__'s data, a DLPack tensor's data plus its
+** byte_offset), its strides in bytes (__cuda_array_interface__'s strides;
+** DLPack counts them in elements: times the element size), NULL for C
+** order.  Inputs broadcast, outputs have the broadcast shape, written
+** arrays neither repeat an element nor overlap another array but an input's
+** own elements, and `i` is the position in C order, as for
+** jitc_run_arrays(); every element must be aligned to its size (base and
+** strides multiples of it).  Nothing is copied and nothing waits: the
+** kernels read and write the arrays where they are, on the caller's stream.
+** Where every array is one contiguous run of its memory the call is
+** jitc_run_device()'s, the same kernel; otherwise the kernel addresses each
+** array through its strides (passed as a kernel parameter), one kernel per
+** pattern of the arrays (the number of axes left once the axes that every
+** array steps over alike are merged, and which arrays are contiguous,
+** broadcast along the last axis or strided), compiled on the first run of
+** each pattern and cached as the kernel itself is: that first run
+** compiles.  Reductions give the bits of the same program over contiguous
+** copies of the arrays.  Errors as jitc_run_device()'s and
+** jitc_run_arrays()'s; JITC_E_INPUT also for elements not aligned to
+** their size and for more strides than a kernel's parameters hold (when
+** the axes left after merging, times one more than the strided arrays,
+** pass 256). */
+JITC_API jitc_status jitc_run_device_arrays(jitc_context *ctx, const jitc_kernel *k,
+                                            const jitc_array *arrays,
+                                            const jitc_value *scalars, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

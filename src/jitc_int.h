@@ -669,6 +669,11 @@ typedef struct Target {
   ** array not direct; NULL: the target refuses such a run. */
   jitc_status (*run_layout)(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
                             const ParamSlot *params, jitc_run_info *info);
+  /* jitc_run_device_arrays where some array is not direct (L's bases are
+  ** the caller's device addresses; L->n > 0), queued on the caller's
+  ** stream; NULL: the target refuses such a run. */
+  jitc_status (*run_device_layout)(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                                   const ParamSlot *params, void *stream);
 } Target;
 
 extern const Target target_interp;
@@ -699,6 +704,8 @@ typedef struct Env {
   int cuda_copy_threads; /* JITC_CUDA_COPY_THREADS: host copy threads (0: the machine's) */
   int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (0: by size) */
   char *nvrtc_extra;     /* JITC_NVRTC_EXTRA: one more NVRTC option */
+  char *cuda_pattern;    /* JITC_CUDA_PATTERN: --emit cuda|ptx of the kernel for device
+                            arrays of this pattern ("2:sc"; cuda/access.c) */
   char bad[300];         /* the first variable with a bad value, as a message */
   bool oom;
 } Env;

@@ -17,7 +17,12 @@
 ** $FAKE_CUDA_DEVICES devices (1 by default), each with a primary context of
 ** its own, but device $FAKE_CUDA_BUSY, whose context cannot be made.  Each launch of a program's first kernel (jitc_k32, jitc_g0) is
 ** logged with the device it ran on and the elements it covered, which
-** fake_launches() gives back: where a run put each element.
+** fake_launches() gives back: where a run put each element.  A test may
+** give jitc_k32 a body of its own (fake_kernel()), run in its stream's
+** order on the launch's device pointers (and a copy of the bytes of one
+** more parameter: a kernel's jitc_nd), so that what an output receives
+** tells where each input's elements were.  fake_compiles() counts NVRTC's
+** compiles.
 */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -56,7 +61,10 @@ static void drop(Range *r) { *r = ranges[--nranges]; }
 
 /* ---- streams and events ---- */
 
-enum { OP_COPY, OP_SET, OP_RECORD };
+enum { OP_COPY, OP_SET, OP_RECORD, OP_KERNEL };
+enum { KPTRS = 8, KND = 1024 };
+typedef void (*KernelFn)(void *arg, long long base, unsigned n, const CUdeviceptr *ptr,
+                         const void *nd);
 typedef struct Op {
   int kind;
   char *dst;
@@ -65,6 +73,12 @@ typedef struct Op {
   unsigned char v;
   struct Event *ev;
   struct Op *next;
+  /* OP_KERNEL: the body, its elements and its first KPTRS pointers. */
+  KernelFn fn;
+  void *arg;
+  long long base;
+  CUdeviceptr ptr[KPTRS];
+  char *nd; /* the parameter's bytes, or NULL */
 } Op;
 typedef struct Stream {
   Op *head, *tail;
@@ -104,6 +118,10 @@ static void run(Stream *s, Op *upto) {
       memmove(q->dst, q->src, q->n);
     else if (q->kind == OP_SET)
       memset(q->dst, q->v, q->n);
+    else if (q->kind == OP_KERNEL) {
+      q->fn(q->arg, q->base, (unsigned)q->n, q->ptr, q->nd);
+      free(q->nd);
+    }
     else if (q->n == q->ev->gen) {
       q->ev->done = 1;
       q->ev->seq = ++seq;
@@ -367,10 +385,25 @@ API(cuEventElapsedTime, (float *ms, void *a, void *b)) {
 /* The launch log: device, first element, element count. */
 static long long launches[1 << 16][3];
 static int nlaunches;
+/* jitc_k32's body (NULL: nothing), its argument and how many pointers it takes. */
+static KernelFn kernel_fn;
+static void *kernel_arg;
+static int kernel_nptr, kernel_ndat, kernel_ndbytes;
+/* The body fn(arg, ...) of jitc_k32 (NULL: none), taking its first nptr
+** pointers, and ndbytes (at most KND; 0: none) of its parameter ndat. */
+void fake_kernel(KernelFn fn, void *arg, int nptr, int ndat, int ndbytes) {
+  pthread_mutex_lock(&mu);
+  kernel_fn = fn;
+  kernel_arg = arg;
+  kernel_nptr = nptr < KPTRS ? nptr : KPTRS;
+  kernel_ndat = ndat;
+  kernel_ndbytes = ndbytes < KND ? ndbytes : KND;
+  pthread_mutex_unlock(&mu);
+}
 API(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                      unsigned bz, unsigned smem, void *s, void **params, void **extra)) {
-  /* A kernel that does nothing, in its stream's order; jitc_k32 and
-  ** jitc_g0 take (n, base, ...). */
+  /* A kernel that does nothing, or the test's body, in its stream's
+  ** order; jitc_k32 and jitc_g0 take (n, base, ...). */
   if (!strcmp(f, "jitc_k32") || !strcmp(f, "jitc_g0")) {
     pthread_mutex_lock(&mu);
     if (nlaunches < (1 << 16)) {
@@ -378,6 +411,15 @@ API(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
       launches[nlaunches][1] = *(long long *)params[1];
       launches[nlaunches][2] = *(unsigned *)params[0];
       nlaunches++;
+    }
+    if (kernel_fn && !strcmp(f, "jitc_k32")) { /* (n, base, vec, pointers...) */
+      Op o = {OP_KERNEL, NULL, NULL, *(unsigned *)params[0], 0, NULL, NULL, kernel_fn,
+              kernel_arg, *(long long *)params[1], {0}};
+      for (int k = 0; k < kernel_nptr; k++)
+        o.ptr[k] = *(CUdeviceptr *)params[3 + k];
+      if (kernel_ndbytes && (o.nd = malloc((size_t)kernel_ndbytes)))
+        memcpy(o.nd, params[kernel_ndat], (size_t)kernel_ndbytes);
+      push(st(s), o);
     }
     pthread_mutex_unlock(&mu);
   }
@@ -450,7 +492,20 @@ int nvrtcCreateProgram(void **p, const char *src, const char *name, int n, const
   return 0;
 }
 int nvrtcDestroyProgram(void **p) { free(*p); *p = NULL; return 0; }
-int nvrtcCompileProgram(void *p, int n, const char *const *o) { return 0; }
+static int compiles;
+int nvrtcCompileProgram(void *p, int n, const char *const *o) {
+  pthread_mutex_lock(&mu);
+  compiles++;
+  pthread_mutex_unlock(&mu);
+  return 0;
+}
+/* NVRTC's compiles so far. */
+int fake_compiles(void) {
+  pthread_mutex_lock(&mu);
+  int n = compiles;
+  pthread_mutex_unlock(&mu);
+  return n;
+}
 int nvrtcGetPTXSize(void *p, size_t *n) { *n = 8; return 0; }
 int nvrtcGetPTX(void *p, char *s) { memcpy(s, "// fake", 8); return 0; }
 int nvrtcGetCUBINSize(void *p, size_t *n) { *n = 16; return 0; }

@@ -13,6 +13,13 @@
 ** of cuda/multi.c), each element run once, on the GPU of its share, its
 ** index right (the fake's launch log); and the arithmetic of the shares
 ** (cuda/shares.c), which needs no driver at all.
+** Arrays of any strides (jitc_run_arrays; the fake's jitc_k32 then computes
+** each written array as the first read one plus twice the second plus the
+** element's index): strided, reversed, transposed, unaligned and broadcast
+** views (shapes of 1 and zero strides), pageable and pinned, outputs and
+** in place, on one GPU and two, in chunks that cut the rows: every written
+** element has the value of the broadcast inputs at its position in C order,
+** and no other byte of any buffer changes.
 ** Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
 */
 #include "../src/jitc_int.h"
@@ -30,6 +37,9 @@ static int nfail;
 /* The fake's launch log (tests/cuda_fake.c), when it has one. */
 static int (*fake_launches)(long long *out, int max);
 static int (*fake_retained)(void);
+static void (*fake_kernel)(void (*fn)(void *, long long, unsigned, const CUdeviceptr *,
+                                      const void *),
+                           void *arg, int nptr, int ndat, int ndbytes);
 static long long logged[1 << 16][3];
 
 static unsigned long long rng = 88172645463325252ull;
@@ -39,6 +49,8 @@ static unsigned long long next(void) {
   rng ^= rng << 17;
   return rng;
 }
+
+#include "nd_views.h"
 
 static bool pinned(const void *p) {
   int attr = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
@@ -169,6 +181,182 @@ static void one_on(jitc_context *ctx, const char *src, int nb, int64_t n, int pi
 static void one(jitc_context *ctx, const char *src, int nb, int64_t n, int pin, int shift,
                 CudaTune tune, const char *label) {
   one_on(ctx, src, nb, n, pin, shift, tune, label, NULL, 0);
+}
+
+/* ---- arrays of any strides (jitc_run_arrays) ---- */
+
+/* The fake's jitc_k32 for these tests: each written array gets the first
+** read array plus twice the second plus the element's index. */
+typedef struct Body {
+  int nread, read[2], nwrite, write[2];
+} Body;
+
+static void body(void *arg, long long base, unsigned n, const CUdeviceptr *ptr,
+                 const void *nd) {
+  const Body *B = arg;
+  for (unsigned j = 0; j < n; j++) {
+    double v = 0, x;
+    for (int r = 0; r < B->nread; r++) {
+      memcpy(&x, (char *)(uintptr_t)ptr[B->read[r]] + (size_t)j * 8, 8);
+      v += (r + 1) * x;
+    }
+    v += (double)(base + (long long)j);
+    for (int w = 0; w < B->nwrite; w++)
+      memcpy((char *)(uintptr_t)ptr[B->write[w]] + (size_t)j * 8, &v, 8);
+  }
+}
+
+/* One run over views of a, b and c (kind -1: the program has no such
+** array) broadcasting to (r, c), or (c,) when r is 0. */
+static void one_nd(jitc_context *ctx, const char *src, const int *kinds, int pin, int64_t r,
+                   int64_t c, CudaTune tune, const char *label, const char *devices) {
+  char name[300];
+  snprintf(name, sizeof name, "host_pipe.nd-%s%s%s (%lld,%lld) '%s' a %s%s, b %s, c %s%s",
+           label, devices ? " devices " : "", devices ? devices : "", (long long)r, (long long)c,
+           src, view_name[kinds[0]], pin & 1 ? " pinned" : "",
+           kinds[1] >= 0 ? view_name[kinds[1]] : "-", kinds[2] >= 0 ? view_name[kinds[2]] : "-",
+           pin & 4 ? " pinned" : "");
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_CUDA;
+  o.no_cache = 1;
+  o.devices = devices;
+  jitc_array_decl d[2] = {{"a", JITC_FLOAT64}, {"b", JITC_FLOAT64}};
+  jitc_kernel *k = NULL;
+  if (jitc_compile(ctx, src, d, kinds[1] >= 0 ? 2 : 1, NULL, 0, &o, &k) != JITC_OK) {
+    printf("FAIL %s: %s\n", name, jitc_errmsg(ctx));
+    nfail++;
+    return;
+  }
+  ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->tune = tune;
+  int na = jitc_kernel_array_count(k), fnd = r > 0 ? 2 : 1, q = 0;
+  int64_t fshape[2] = {r > 0 ? r : c, c}, n = r > 0 ? r * c : c;
+  View v[3];
+  int rview[2], wview[2]; /* the views of B's reads and writes */
+  jitc_array arr[4];
+  double s = 0;
+  Body B = {0};
+  for (int a = 0; a < na; a++) {
+    const char *an;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &an, &role, &dt);
+    if (role == JITC_RESULT) {
+      arr[a] = (jitc_array){&s, 0, NULL, NULL};
+      continue;
+    }
+    int w = an[0] - 'a';
+    v[w] = view_new(kinds[w], r, c, pin >> w & 1 ? VIEW_PINNED : VIEW_PAGEABLE);
+    arr[a] = (jitc_array){v[w].data, v[w].nd, v[w].shape, v[w].strides};
+    if (role != JITC_OUTPUT)
+      rview[B.nread] = w, B.read[B.nread++] = q;
+    if (role != JITC_INPUT)
+      wview[B.nwrite] = w, B.write[B.nwrite++] = q;
+    q++;
+  }
+  /* What every buffer must hold after the run. */
+  char *want[3] = {0};
+  for (int w = 0; w < 3; w++)
+    if (kinds[w] >= 0 && (want[w] = malloc(v[w].bytes)))
+      memcpy(want[w], v[w].mem, v[w].bytes);
+  for (int64_t e = 0; e < n; e++) {
+    double x = 0, y;
+    for (int t = 0; t < B.nread; t++) { /* from the buffers as they were */
+      memcpy(&y, elem_at(&v[rview[t]], fnd, fshape, e), 8);
+      x += (t + 1) * y;
+    }
+    x += (double)e;
+    for (int t = 0; t < B.nwrite; t++)
+      memcpy(want[wview[t]] + (elem_at(&v[wview[t]], fnd, fshape, e) - v[wview[t]].mem), &x, 8);
+  }
+  fake_kernel(body, &B, q, 0, 0);
+  fake_launches(NULL, 0);
+  jitc_status st = jitc_run_arrays(ctx, k, arr, NULL, NULL);
+  fake_kernel(NULL, NULL, 0, 0, 0);
+  int bad = st != JITC_OK, ndev;
+  if (bad)
+    printf("FAIL %s: %s\n", name, jitc_errmsg(ctx));
+  else if (!covered(n, name, &ndev))
+    bad = 1;
+  for (int w = 0; w < 3 && !bad; w++) {
+    if (kinds[w] < 0)
+      continue;
+    size_t b = 0;
+    while (b < v[w].bytes && v[w].mem[b] == want[w][b])
+      b++;
+    if (b < v[w].bytes) {
+      printf("FAIL %s: array %c: byte %zu of its buffer differs (%lld bytes from the view's "
+             "first element)\n", name, 'a' + w, b, (long long)(v[w].mem + b - v[w].data));
+      bad = 1;
+    } else if (pinned(v[w].mem) != (bool)(pin >> w & 1)) {
+      printf("FAIL %s: array %c is %spinned after the run\n", name, 'a' + w,
+             pinned(v[w].mem) ? "" : "not ");
+      bad = 1;
+    }
+  }
+  if (!bad)
+    printf("ok %s\n", name);
+  nfail += bad;
+  for (int w = 0; w < 3; w++)
+    if (kinds[w] >= 0) {
+      view_free(&v[w]);
+      free(want[w]);
+    }
+  ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->tune = (CudaTune){0};
+  jitc_kernel_free(k);
+}
+
+static void strided(jitc_context *ctx) {
+  if (!fake_kernel || !fake_launches) {
+    printf("skip host_pipe.nd: the driver is not tests/cuda_fake.c\n");
+    return;
+  }
+  const char *P1 = "c = a + 2 * b + f64(i)", *P2 = "a[i] = a + 2 * b + f64(i)",
+             *P3 = "s = sum(a); a[i] = a";
+  static const struct {
+    int prog; /* 1, 2, 3: P1, P2, P3 */
+    int kinds[3], pin;
+    int64_t r, c;
+  } cases[] = {
+      {1, {V_TRANSPOSED, V_ROW, V_CONTIG}, 0, 301, 997},
+      {1, {V_STEP2, V_COLUMN, V_TRANSPOSED}, 0, 301, 997},
+      {1, {V_CONTIG, V_ZERO, V_REVERSED}, 0, 301, 997},
+      {1, {V_UNALIGNED, V_SCALAR, V_UNALIGNED}, 0, 301, 997},
+      {1, {V_TRANSPOSED, V_ROW, V_CONTIG}, 5, 301, 997},
+      {1, {V_REVERSED, V_STEP2, V_STEP2}, 0, 0, 100003},
+      {1, {V_TRANSPOSED, V_ROW, V_STEP2}, 0, 3, 50001},
+      {1, {V_CONTIG, V_COLUMN, V_CONTIG}, 4, 3, 50001},
+      {2, {V_TRANSPOSED, V_ROW, -1}, 0, 301, 997},
+      {2, {V_UNALIGNED, V_COLUMN, -1}, 0, 301, 997},
+      {2, {V_REVERSED, V_SCALAR, -1}, 0, 0, 100003},
+      {2, {V_STEP2, V_ZERO, -1}, 1, 3, 50001},
+      {3, {V_TRANSPOSED, -1, -1}, 0, 301, 997},
+      {3, {V_STEP2, -1, -1}, 1, 0, 100003},
+  };
+  const int64_t KB = 1024;
+  static const struct {
+    const char *label;
+    CudaTune tune;
+    const char *devices;
+  } setups[] = {
+      {"64K", {.chunk_bytes = 64 * KB}, NULL},
+      {"64K-slots-2-threads-1-plain", {64 * KB, 2, 1, 0, 1}, NULL},
+      {"256K-slots-8-threads-16", {256 * KB, 8, 16, 0, 2}, NULL},
+      {"64K-registered", {.chunk_bytes = 64 * KB, .reg = 2}, NULL},
+      {"default", {0}, NULL},
+      {"multi-64K", {.chunk_bytes = 64 * KB, .share_min = 1}, "0,1"},
+      {"multi-64K-registered", {.chunk_bytes = 64 * KB, .reg = 2, .share_min = 1}, "0,0"},
+  };
+  int count = 0;
+  A.cuDeviceGetCount(&count);
+  for (size_t u = 0; u < sizeof setups / sizeof *setups; u++)
+    for (size_t q = 0; q < sizeof cases / sizeof *cases; q++) {
+      if (setups[u].devices && count < 2)
+        continue;
+      int p = cases[q].prog;
+      one_nd(ctx, p == 1 ? P1 : p == 2 ? P2 : P3, cases[q].kinds, cases[q].pin, cases[q].r,
+             cases[q].c, setups[u].tune, setups[u].label, setups[u].devices);
+    }
 }
 
 /* The chunks of a run of n elements, as its trace records them, into
@@ -458,6 +646,7 @@ int main(void) {
   if (fake) {
     fake_launches = (int (*)(long long *, int))dlsym(fake, "fake_launches");
     fake_retained = (int (*)(void))dlsym(fake, "fake_retained");
+    *(void **)&fake_kernel = dlsym(fake, "fake_kernel");
   }
   const int64_t KB = 1024;
   static const struct {
@@ -488,6 +677,7 @@ int main(void) {
         one(ctx, progs[p].src, progs[p].nb, sizes[s], setups[u].pin, setups[u].shift,
             setups[u].tune, setups[u].label);
   multi_gpu(ctx);
+  strided(ctx);
   jitc_context_free(ctx);
   if (fake_retained && fake_retained() != 0) {
     printf("FAIL host_pipe.released: %d primary contexts still retained after the context's end\n",

@@ -47,7 +47,7 @@ class Options(C.Structure):
     _fields_ = [("target", C.c_int), ("threads", C.c_int), ("fast_math", C.c_int),
                 ("no_cache", C.c_int), ("cache_dir", C.c_char_p), ("cuda_arch", C.c_char_p),
                 ("implicit_inputs", C.c_int), ("implicit_dtype", C.c_int),
-                ("cpu", C.c_char_p), ("source_name", C.c_char_p)]
+                ("cpu", C.c_char_p), ("source_name", C.c_char_p), ("devices", C.c_char_p)]
 
 
 class ArrayDecl(C.Structure):

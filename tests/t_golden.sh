@@ -1,7 +1,8 @@
 #!/bin/sh
 # Golden tests: the --emit text of every stage, and the messages of errors.
 #
-#   tests/golden/NAME.jitc   a program; a line "# args: ..." gives CLI options
+#   tests/golden/NAME.jitc   a program; a line "# args: ..." gives CLI options,
+#                            a line "# env: VAR=VALUE ..." environment variables
 #   tests/golden/NAME.STAGE  the expected --emit STAGE output (tokens, ast, types, ...)
 #   tests/errors/NAME.jitc   a wrong program; "# args: ..." as above
 #   tests/errors/NAME.err    the expected stderr, then a last line "exit N"
@@ -18,10 +19,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 args_of() { sed -n 's/^# args: //p' "$1" | head -n 1; }
+env_of() { sed -n 's/^# env: //p' "$1" | head -n 1; }
 
 for prog in tests/golden/*.jitc; do
   name=$(basename "$prog" .jitc)
   args=$(args_of "$prog")
+  envs=$(env_of "$prog")
   stages=0
   for f in tests/golden/"$name".*; do [ "$f" = "$prog" ] || stages=$((stages + 1)); done
   if [ $stages -eq 0 ]; then
@@ -38,7 +41,7 @@ for prog in tests/golden/*.jitc; do
       fi ;;
     esac
     # shellcheck disable=SC2086
-    $JITC $args --emit "$stage" -f "$prog" >"$tmp/out" 2>"$tmp/err"
+    env $envs $JITC $args --emit "$stage" -f "$prog" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ $rc -ne 0 ]; then
       echo "FAIL golden/$name.$stage: exit $rc: $(head -c 300 "$tmp/err")"

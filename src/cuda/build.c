@@ -12,9 +12,12 @@
 ** Modules go through the shared code cache (codecache.c, namespace
 ** "cuda"): the context's memory table, then the disk, keyed by the source,
 ** the options, the NVRTC version, the arch and the jitc version.  Every
-** kernel a run can need is built here, so running never compiles.  Start
-** reading at cuda_compile(); --emit cuda|ptx is cuda_emit(), which needs no
-** GPU.
+** kernel a run over contiguous arrays can need is built here, so such a run
+** never compiles; a run over device arrays of any strides compiles the
+** kernel of their pattern (cuda/access.c) on its first use, here too
+** (cuda_pattern_module), through the same cache.  Start reading at
+** cuda_compile(); --emit cuda|ptx is cuda_emit(), which needs no GPU
+** ($JITC_CUDA_PATTERN: the kernel of a pattern).
 */
 #include "cuda.h"
 
@@ -77,15 +80,17 @@ static void source_free(CudaSource *P) {
   free(P->stmt_line);
 }
 
-/* Generates k's CUDA C and NVRTC's options for arch. */
+/* Generates k's CUDA C (for device arrays of pattern pat; NULL: contiguous)
+** and NVRTC's options for arch. */
 static jitc_status source_make(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
-                               const CudaKernel *ck, const char *arch, CudaSource *P) {
+                               const CudaKernel *ck, const char *arch, const CudaPattern *pat,
+                               CudaSource *P) {
   memset(P, 0, sizeof *P);
   const Program *p = k->prog;
   P->vec = ck->vec;
   P->stmt_line = calloc((size_t)p->nstmts + 1, sizeof(int));
-  jitc_status st = P->stmt_line ? cuda_gen(p, k->source, ck->plan, P->vec, ck->unroll, &P->src,
-                                           P->stmt_line, &P->elem_end)
+  jitc_status st = P->stmt_line ? cuda_gen(p, k->source, ck->plan, P->vec, ck->unroll, pat,
+                                           &P->src, P->stmt_line, &P->elem_end)
                                 : JITC_E_NOMEM;
   if (st != JITC_OK) {
     source_free(P);
@@ -406,14 +411,16 @@ jitc_status cuda_kernel_on(jitc_context *ctx, CudaState *S, CudaKernel *ck, int 
   return JITC_OK;
 }
 
-/* The module of kernel k: from the code cache, or NVRTC. */
-static jitc_status get_module(jitc_context *ctx, CudaState *S, jitc_kernel *k, CudaKernel *ck) {
-  jitc_compile_info *ci = &k->cinfo;
+/* The module of kernel k (for device arrays of pattern pat; NULL:
+** contiguous) in *mod: from the code cache, or NVRTC; ci gets the times. */
+static jitc_status get_module(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                              const CudaKernel *ck, const CudaPattern *pat,
+                              jitc_compile_info *ci, CudaModule **mod) {
   double t0 = now_ms();
   char arch[32];
   device_arch(S, arch, sizeof arch);
   CudaSource P;
-  jitc_status st = source_make(ctx, S, k, ck, arch, &P);
+  jitc_status st = source_make(ctx, S, k, ck, arch, pat, &P);
   if (st != JITC_OK)
     return st;
   ci->ir_ms = now_ms() - t0;
@@ -431,11 +438,44 @@ static jitc_status get_module(jitc_context *ctx, CudaState *S, jitc_kernel *k, C
     CodeBuild cb = {"cuda", key.s, key.len, build, module_load, module_unload, &B};
     void *code = NULL;
     st = code_get(ctx, &k->opt, &cb, &code, ci);
-    ck->mod = code;
+    *mod = code;
   }
   buf_free(&key);
   source_free(&P);
   return st;
+}
+
+jitc_status cuda_pattern_module(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                                const CudaPattern *pat, CudaModule **out) {
+  CudaKernel *ck = k->impl;
+  Buf key = {0};
+  cuda_pattern_key(&key, pat, k->prog);
+  if (key.oom)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  for (CudaPatMod *q = ck->pats; q; q = q->next)
+    if (!strcmp(q->key, key.s)) {
+      buf_free(&key);
+      *out = q->mod;
+      return JITC_OK;
+    }
+  CudaPatMod *q = calloc(1, sizeof *q);
+  CudaCurrent c = {0};
+  jitc_compile_info ci = {0}; /* the kernel's own times stay those of its compile */
+  jitc_status st = q ? cuda_enter_device(ctx, S, &c)
+                     : ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  if (st == JITC_OK)
+    st = get_module(ctx, S, k, ck, pat, &ci, &q->mod);
+  cuda_leave(S, &c);
+  if (st != JITC_OK) {
+    free(q);
+    buf_free(&key);
+    return st;
+  }
+  q->key = key.s; /* the Buf's text, kept */
+  q->next = ck->pats;
+  ck->pats = q;
+  *out = q->mod;
+  return JITC_OK;
 }
 
 /* The GPUs of k's runs over host arrays: jitc_options.devices, else
@@ -496,7 +536,7 @@ jitc_status cuda_compile(jitc_context *ctx, jitc_kernel *k) {
     st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
   else if ((st = cuda_devices(ctx, S, k, ck)) == JITC_OK &&
            (st = cuda_enter_device(ctx, S, &c)) == JITC_OK)
-    st = get_module(ctx, S, k, ck);
+    st = get_module(ctx, S, k, ck, NULL, &k->cinfo, &ck->mod);
   cuda_leave(S, &c);
   if (st == JITC_OK) {
     k->impl = ck;
@@ -535,6 +575,11 @@ void cuda_release(jitc_kernel *k) {
   }
   for (int g = 0; ck && g < CUDA_MAXDEV; g++)
     free(ck->kd[g]); /* its module stays in the context's code cache */
+  for (CudaPatMod *q = ck ? ck->pats : NULL, *next; q; q = next) {
+    next = q->next; /* and so do those of its patterns */
+    free(q->key);
+    free(q);
+  }
   if (ck)
     cuda_plan_free(ck->plan);
   free(ck);
@@ -544,8 +589,26 @@ void cuda_release(jitc_kernel *k) {
 /* The stages of target_cuda.stages, in order. */
 enum { STAGE_CUDA, STAGE_PTX };
 
+/* The pattern $JITC_CUDA_PATTERN asks --emit for, checked against k's
+** arrays (*use false when unset). */
+static jitc_status emit_pattern(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                                CudaPattern *pat, bool *use) {
+  const char *s = S->env->cuda_pattern;
+  *use = s && *s;
+  if (!*use)
+    return JITC_OK;
+  int n = cuda_pattern_parse(s, pat), na = k->prog->narrays;
+  if (n == na)
+    return JITC_OK;
+  return ctx_error(ctx, JITC_E_USAGE, "cuda: environment variable JITC_CUDA_PATTERN='%s': "
+                   "expected the number of axes, ':' and a letter for each of the program's "
+                   "%d arrays (c contiguous, b broadcast along the inner axis, s strided), "
+                   "then ':64' for a 64-bit index, such as 2:sc for two arrays", s, na);
+}
+
 /* --emit cuda | ptx.  Needs NVRTC for ptx only, and never a GPU: the arch is
-** opt->cuda_arch, else the device's, else sm_90. */
+** opt->cuda_arch, else the device's, else sm_90; the kernel is that of
+** contiguous arrays, or of the pattern $JITC_CUDA_PATTERN names. */
 jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
   CudaState *S = cuda_state(ctx);
   if (!S)
@@ -583,7 +646,10 @@ jitc_status cuda_emit(jitc_context *ctx, jitc_kernel *k, int stage, Buf *out) {
     else
       snprintf(arch, sizeof arch, "compute_%d", num);
   }
-  if ((st = source_make(ctx, S, k, &ck, arch, &P)) != JITC_OK)
+  CudaPattern pat;
+  bool use = false;
+  if ((st = emit_pattern(ctx, S, k, &pat, &use)) != JITC_OK ||
+      (st = source_make(ctx, S, k, &ck, arch, use ? &pat : NULL, &P)) != JITC_OK)
     goto out;
   made = true;
   if (stage == STAGE_CUDA) {

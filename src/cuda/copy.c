@@ -14,7 +14,9 @@
 ** A segment whose destination is the caller's memory is written with
 ** streaming stores where the host has them: its lines go to memory
 ** without first being read, which a plain copy into memory the cache does
-** not hold must do.
+** not hold must do.  A segment of an array of any strides (jitc_run_arrays)
+** is gathered or scattered by layout.c, its bytes shared among the threads
+** as whole elements.
 */
 #include "cuda.h"
 
@@ -82,6 +84,26 @@ static void copy_streaming(char *dst, const char *src, size_t n) {
 #endif
 }
 
+/* Bytes [from, upto) of segment g.  Of a layout's segment, the elements
+** whose first byte is among them: each element is one thread's. */
+static void copy_seg_part(const CopySeg *g, size_t from, size_t upto) {
+  if (g->nd) {
+    size_t es = g->nd->a[g->array].esize;
+    int64_t e0 = (int64_t)((from + es - 1) / es), e1 = (int64_t)((upto + es - 1) / es);
+    if (e1 <= e0)
+      return;
+    size_t at = (size_t)e0 * es;
+    if (g->dst)
+      layout_gather(g->nd, g->array, g->lo + e0, e1 - e0, (char *)g->dst + at);
+    else
+      layout_scatter(g->nd, g->array, g->lo + e0, e1 - e0, (const char *)g->src + at);
+  } else if (g->streaming) {
+    copy_streaming((char *)g->dst + from, (const char *)g->src + from, upto - from);
+  } else {
+    memcpy((char *)g->dst + from, (const char *)g->src + from, upto - from);
+  }
+}
+
 typedef struct CopyJob {
   const CopySeg *seg;
   int nseg;
@@ -100,12 +122,8 @@ static void copy_part(void *arg, int64_t begin, int64_t end) {
     size_t upto = (size_t)end - j->start[s];
     if (upto > g->len)
       upto = g->len;
-    if (from < upto) {
-      if (g->streaming)
-        copy_streaming((char *)g->dst + from, (const char *)g->src + from, upto - from);
-      else
-        memcpy((char *)g->dst + from, (const char *)g->src + from, upto - from);
-    }
+    if (from < upto)
+      copy_seg_part(g, from, upto);
     at = j->start[s] + upto;
   }
 }
@@ -135,7 +153,7 @@ void cuda_copy_host(CudaState *S, CudaDev *D, const CopySeg *seg, int nseg, int 
   size_t total = 0;
   if (!start) { /* no memory for the index: one segment after another, one thread */
     for (int s = 0; s < nseg; s++)
-      memcpy(seg[s].dst, seg[s].src, seg[s].len);
+      copy_seg_part(&seg[s], 0, seg[s].len);
     return;
   }
   for (int s = 0; s < nseg; s++) {

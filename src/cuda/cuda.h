@@ -15,8 +15,9 @@
 ** them through streams, calling the copier and the launcher (which call
 ** nothing back); cuda/multi.c runs the pipeline on every GPU of a run, one
 ** host thread each; cuda/devptr.c runs on the caller's own device memory
-** and stream (jitc_run_device); cuda/run.c is the Target and the device
-** buffers.  Each file calls only the ones before it.
+** and stream (jitc_run_device), and cuda/devarrays.c on the caller's device
+** arrays of any strides (jitc_run_device_arrays); cuda/run.c is the Target
+** and the device buffers.  Each file calls only the ones before it.
 ** Start reading at target_cuda, at the end of cuda/run.c.
 */
 #ifndef JITC_CUDA_H
@@ -184,7 +185,26 @@ typedef struct CudaKernel {
                              ordinals (a device twice: two lanes of it) */
   int ndevs;
   bool listed;            /* the list was given (jitc_options.devices, $JITC_DEVICES) */
+  struct CudaPatMod *pats; /* its kernels for device arrays of any strides, one per
+                              pattern used so far (cuda_pattern_module) */
 } CudaKernel;
+
+/* A kernel's module for one pattern of strided device arrays. */
+typedef struct CudaPatMod {
+  char *key;                /* cuda_pattern_key's text */
+  CudaModule *mod;          /* owned by the context's code cache */
+  struct CudaPatMod *next;
+} CudaPatMod;
+
+/* How a launch reaches device arrays of any strides (cuda/devarrays.c):
+** which arrays are strided (their pointers stay at element 0 from one
+** slice or range to the next and do not count for the vector alignment),
+** and the kernels' last argument, the jitc_nd of the shape and strides
+** (cuda/access.c).  NULL: every array contiguous. */
+typedef struct CudaNdRun {
+  const bool *strided; /* per array of the program */
+  const int64_t *nd;   /* jitc_nd's int64s */
+} CudaNdRun;
 
 /* Where a run's reductions put their block partials (cuda/reduce.c): per
 ** reduction, in the order of their result arrays, `cap` partials of
@@ -264,6 +284,11 @@ void cuda_release(jitc_kernel *k);
 ** image.  Under S->lock. */
 jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CUcontext cx,
                            CudaModule **out);
+/* k's module for device arrays of pattern pat, compiled on its first use
+** (through the code cache, like the kernel itself) in the home device's
+** context, and kept by the kernel.  Under S->lock. */
+jitc_status cuda_pattern_module(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                                const CudaPattern *pat, CudaModule **out);
 /* ck's state on lane g of S->gpu, with its module loaded there (that
 ** lane's context current), made on first use.  Under S->lock. */
 jitc_status cuda_kernel_on(jitc_context *ctx, CudaState *S, CudaKernel *ck, int g,
@@ -272,13 +297,14 @@ jitc_status cuda_kernel_on(jitc_context *ctx, CudaState *S, CudaKernel *ck, int 
 /* ---- cuda/launch.c ---- */
 
 /* Launches k over elements [base, base + n) at device pointers dptr, on
-** stream s, with the kernels of m (k's module in the current context); a
+** stream s, with the kernels of m (k's module, or its module of a pattern
+** of strided arrays, nd then saying which, in the current context); a
 ** split program's scratch is *scratch, allocated there on first use.
 ** Nothing compiles here. */
 jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                         const CudaModule *m, CUdeviceptr *scratch, int64_t n, int64_t base,
                         const CUdeviceptr *dptr, const ParamSlot *params, CudaParts *parts,
-                        CUstream s);
+                        const CudaNdRun *nd, CUstream s);
 /* With reductions: the partials cuda_launch over n elements writes (0 for
 ** none), a function of n and the home device only, and the bytes of scratch
 ** for `cap` of them per reduction plus the results (CUDA_RES bytes each). */
@@ -311,12 +337,17 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
 
 /* ---- cuda/copy.c: the copier ---- */
 
-/* One host copy of a job. */
+/* One host copy of a job: len bytes from src to dst; or, with `nd`, the
+** elements [lo, lo + len / esize) of array `array` of a layout (layout.c)
+** gathered into dst (src NULL) or scattered from src (dst NULL). */
 typedef struct CopySeg {
   void *dst;
   const void *src;
   size_t len;
   bool streaming; /* into the caller's memory: streaming stores */
+  const Layout *nd;
+  int array;
+  int64_t lo;
 } CopySeg;
 /* Whether p is in pinned host memory (the caller's cuMemHostAlloc or
 ** registration, or jitc's). */
@@ -349,6 +380,11 @@ typedef struct CudaLayout {
   int nslots, threads; /* threads: copy threads per GPU (0: its pool's) */
   bool streaming;
   size_t bytes;        /* the bytes the run moves, both ways */
+  /* jitc_run_arrays: where each array's elements are when some array is
+  ** not one aligned contiguous run (layout.c), else NULL.  Such an array
+  ** is always staged, each chunk copied where it is one contiguous run of
+  ** the caller's memory (layout_block), else gathered and scattered. */
+  const Layout *nd;
   void *mem;
 } CudaLayout;
 
@@ -376,9 +412,11 @@ typedef struct CudaPipe {
 
 /* How the arrays of a run of n elements travel, its chunk, slots and
 ** threads; registers the large pageable arrays the run pins for itself
-** (every context's when portable).  `lead` is the run's first GPU. */
+** (every context's when portable).  `lead` is the run's first GPU; `nd`
+** the arrays' layout or NULL (CudaLayout.nd). */
 jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const jitc_kernel *k,
-                        int64_t n, void *const *arrays, bool portable, CudaLayout *L);
+                        int64_t n, void *const *arrays, const Layout *nd, bool portable,
+                        CudaLayout *L);
 /* Undoes the run's registrations and frees L. */
 void cuda_layout_end(CudaState *S, const jitc_kernel *k, void *const *arrays, CudaLayout *L);
 /* The chunks of elements [from, from + n) with the largest `big`: *nchunks
@@ -418,13 +456,30 @@ void cuda_split(int64_t n, const int64_t *at, int64_t nat, int64_t granule, cons
 
 jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const ParamSlot *params, jitc_run_info *info);
+/* The same over host arrays of any layout (jitc_run_arrays): the same
+** chunks of the flat index, each array that is not one contiguous run
+** gathered into the staging and scattered from it. */
+jitc_status cuda_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                            const ParamSlot *params, jitc_run_info *info);
 
 /* ---- cuda/devptr.c: jitc_run_device ---- */
 
 /* Runs k over the caller's device pointers on the caller's stream. */
 jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                             const uint64_t *ptrs, const ParamSlot *params, void *stream);
+/* The same with the kernels of `home` (k's module for a pattern, in the
+** home device's context) over arrays that nd says how to reach. */
+jitc_status cuda_devptr_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                            const uint64_t *ptrs, const ParamSlot *params, void *stream,
+                            CudaModule *home, const CudaNdRun *nd);
 /* Releases the primary contexts jitc_run_device retained. */
 void cuda_devptr_free(CudaState *S);
+
+/* ---- cuda/devarrays.c: jitc_run_device_arrays ---- */
+
+/* Runs k over the caller's device arrays of any strides (L's bases are
+** device addresses) on the caller's stream: the kernel of their pattern. */
+jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                                   const ParamSlot *params, void *stream);
 
 #endif /* JITC_CUDA_H */

@@ -168,11 +168,12 @@ static jitc_status choose_context(jitc_context *ctx, CudaState *S, CUcontext cur
 ** that used this context's scratch, whatever its stream. */
 static jitc_status launch_here(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                                CudaModule *m, int64_t n, const CUdeviceptr *d,
-                               const ParamSlot *params, CudaParts *parts, CUstream s) {
+                               const ParamSlot *params, CudaParts *parts, const CudaNdRun *nd,
+                               CUstream s) {
   const CudaKernel *ck = k->impl;
   CudaApi *A = &S->api;
   if (!ck->plan)
-    return cuda_launch(ctx, S, k, m, NULL, n, 0, d, params, parts, s);
+    return cuda_launch(ctx, S, k, m, NULL, n, 0, d, params, parts, nd, s);
   CUresult r = CUDA_SUCCESS;
   if (m->dscratch_done)
     r = A->cuStreamWaitEvent(s, m->dscratch_done, 0);
@@ -182,7 +183,7 @@ static jitc_status launch_here(jitc_context *ctx, CudaState *S, const jitc_kerne
     m->dscratch_done = NULL;
     return cuda_fail(ctx, S, r, "ordering the kernel's scratch");
   }
-  jitc_status st = cuda_launch(ctx, S, k, m, &m->dscratch, n, 0, d, params, parts, s);
+  jitc_status st = cuda_launch(ctx, S, k, m, &m->dscratch, n, 0, d, params, parts, nd, s);
   r = A->cuEventRecord(m->dscratch_done, s);
   if (st == JITC_OK && r != CUDA_SUCCESS)
     st = cuda_fail(ctx, S, r, "ordering the kernel's scratch");
@@ -227,11 +228,11 @@ static int kept_scratch(CudaState *S, CudaModule *m, size_t bytes) {
 ** gives its memory back once the stream is idle). */
 static jitc_status reduce_here(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                                CudaModule *m, int64_t n, const CUdeviceptr *d,
-                               const ParamSlot *params, CUstream s) {
+                               const ParamSlot *params, const CudaNdRun *nd, CUstream s) {
   const Program *p = k->prog;
   CudaApi *A = &S->api;
   if (!p->nreduce)
-    return launch_here(ctx, S, k, m, n, d, params, NULL, s);
+    return launch_here(ctx, S, k, m, n, d, params, NULL, nd, s);
   if (!A->cuMemAllocAsync || !A->cuMemFreeAsync)
     return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: reductions on the caller's stream need "
                      "the driver's stream-ordered allocator (CUDA 11.2 or later)");
@@ -247,7 +248,7 @@ static jitc_status reduce_here(jitc_context *ctx, CudaState *S, const jitc_kerne
     return cuda_fail(ctx, S, r, "allocating scratch for the reductions' partials");
   jitc_status st = cuda_reduce_begin(ctx, S, p, &parts, d, s);
   if (st == JITC_OK)
-    st = launch_here(ctx, S, k, m, n, d, params, &parts, s);
+    st = launch_here(ctx, S, k, m, n, d, params, &parts, nd, s);
   if (st == JITC_OK)
     st = cuda_reduce_end(ctx, S, k, m, &parts, n, s);
   if (kept >= 0) {
@@ -267,9 +268,16 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                             const uint64_t *ptrs, const ParamSlot *params, void *stream) {
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
   CudaKernel *ck = k->impl;
-  const Program *p = k->prog;
   if (!S || !S->gpu_ok || !ck || k->ctx != ctx)
     return ctx_error(ctx, JITC_E_USAGE, "cuda: kernel not compiled in this context");
+  return cuda_devptr_run(ctx, k, n, ptrs, params, stream, ck->mod, NULL);
+}
+
+jitc_status cuda_devptr_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                            const uint64_t *ptrs, const ParamSlot *params, void *stream,
+                            CudaModule *home, const CudaNdRun *nd) {
+  CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
+  const Program *p = k->prog;
   pthread_mutex_lock(&S->lock);
   CudaApi *A = &S->api;
   CUcontext cx = NULL, own = NULL;
@@ -293,7 +301,7 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     st = ctx_error(ctx, JITC_E_USAGE, "cuda: the stream belongs to another CUDA context than "
                    "the one the arrays are used in (device %d's)", dev);
   CudaModule *m = NULL;
-  if (st == JITC_OK && (st = cuda_module_in(ctx, S, ck->mod, cx, &m)) != JITC_OK)
+  if (st == JITC_OK && (st = cuda_module_in(ctx, S, home, cx, &m)) != JITC_OK)
     ctx_error(ctx, st, "cuda: the kernel, compiled for device %d, cannot be loaded for the "
               "arrays' device %d", S->env->cuda_device, dev);
   if (st == JITC_OK) {
@@ -304,7 +312,7 @@ jitc_status cuda_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     } else {
       for (int a = 0; a < p->narrays; a++)
         d[a] = (CUdeviceptr)ptrs[a];
-      st = reduce_here(ctx, S, k, m, n, d, params, s);
+      st = reduce_here(ctx, S, k, m, n, d, params, nd, s);
       if (d != stack_d)
         free(d);
     }

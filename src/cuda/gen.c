@@ -551,40 +551,6 @@ static void emit_divmod_vars(Emit *E, Buf *b) {
       buf_printf(b, "  %s m_%s = 0; (void)m_%s;\n", cuda_ctype(t), cuda_ctype(t), cuda_ctype(t));
 }
 
-/* The arrays as pointer parameters, then the scalars (a reduction's
-** result is no parameter of the element-wise kernels: its partials are). */
-static void put_pointer_params(Buf *b, const Program *p) {
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role != JITC_RESULT)
-      buf_printf(b, ", %s%s *__restrict__ a%d", p->arrays[k].role == JITC_INPUT ? "const " : "",
-               cuda_ctype(p->arrays[k].dtype), k);
-  for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", const %s p%d", cuda_ctype(p->params[k].type), k);
-}
-
-/* The body of the one-element loops: element j of every array loaded (an
-** output declared), jitc_elem, then the outputs stored.  A reduction's
-** result is its accumulator, xK, already. */
-static void put_one_element(Buf *b, const Program *p) {
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    if (a->role == JITC_OUTPUT)
-      buf_printf(b, "    %s x%d;\n", cuda_ctype(a->dtype), k);
-    else if (a->role != JITC_RESULT)
-      buf_printf(b, "    %s%s x%d = a%d[j];\n", a->role == JITC_INPUT ? "const " : "",
-                 cuda_ctype(a->dtype), k, k);
-  }
-  buf_puts(b, "    jitc_elem(base + (i64)j");
-  for (int k = 0; k < p->narrays; k++)
-    buf_printf(b, ", x%d", k);
-  for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", p%d", k);
-  buf_puts(b, ");\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_OUTPUT || p->arrays[k].role == JITC_INOUT)
-      buf_printf(b, "    a%d[j] = x%d;\n", k, k);
-}
-
 /* Appends array k's element `e` as jitc_elem takes it: the thread's
 ** accumulator for a reduction's result, else the element's variable. */
 static void put_elem_arg(Buf *b, const Program *p, int k, const char *elem) {
@@ -594,32 +560,14 @@ static void put_elem_arg(Buf *b, const Program *p, int k, const char *elem) {
     buf_printf(b, ", %s", elem);
 }
 
-/* Appends the loads (stores: !load) of vector step `w` of every array that
-** the statements read (write), whole or element by element. */
-static void put_vec_access(Buf *b, const Program *p, int vec, bool load) {
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    const char *T = cuda_ctype(a->dtype);
-    if (a->role == JITC_RESULT || (load ? a->role == JITC_OUTPUT : a->role == JITC_INPUT))
-      continue;
-    if (load)
-      buf_printf(b, "        if (vec) r%d[u] = ((const jitc_vec<%s, %d> *)a%d)[w];\n"
-                    "        else for (int e = 0; e < %d; e++) r%d[u].v[e] = a%d[w * %d + e];\n",
-                 k, T, vec, k, vec, k, k, vec);
-    else
-      buf_printf(b, "        if (vec) ((jitc_vec<%s, %d> *)a%d)[w] = r%d[u];\n"
-                    "        else for (int e = 0; e < %d; e++) a%d[w * %d + e] = r%d[u].v[e];\n",
-                 T, vec, k, k, vec, k, vec, k);
-  }
-}
-
 /* The kernels of a program with reductions (cuda/reduce.c): jitc_k32 over
 ** a slice with a grid of one wave of blocks, each thread accumulating, and
 ** each block writing its partials; then jitc_r.  A thread issues the loads
 ** of `unroll` vector steps before it computes any of them (JITC_CUDA_RUNROLL):
 ** more bytes in flight, as the grid is one wave of blocks striding over the
 ** arrays. */
-static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll) {
+static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll,
+                                const CudaPattern *pat) {
   const int U = unroll < 1 ? 1 : unroll;
   buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
                 "// Elements [0, n), element j being element base + j of the whole array\n"
@@ -631,9 +579,10 @@ static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll) {
                 "// elements, one per thread, and the block's partials.\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d) jitc_k32(const u32 n, const i64 base, "
                 "const int vec", vec, U, CUDA_BLOCK);
-  put_pointer_params(b, p);
+  cuda_access_params(b, p);
   cuda_reduce_params(b, p, 0, p->nstmts);
   cuda_reduce_final_params(b, p);
+  cuda_access_nd_param(b, p, pat, true);
   buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n"
               "  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;\n");
   cuda_reduce_init(b, p, 0, p->nstmts);
@@ -643,7 +592,7 @@ static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll) {
       buf_printf(b, "    jitc_vec<%s, %d> r%d[%d];\n", cuda_ctype(p->arrays[k].dtype), vec, k, U);
   buf_printf(b, "#pragma unroll\n    for (int u = 0; u < %d; u++) {\n"
                 "      const u32 w = w0 + (u32)u * stride;\n      if (w < nv) {\n", U);
-  put_vec_access(b, p, vec, true);
+  cuda_access_vec(b, p, pat, vec, true);
   buf_printf(b, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < %d; u++) {\n"
                 "      const u32 w = w0 + (u32)u * stride;\n      if (w < nv) {\n"
                 "#pragma unroll\n        for (int e = 0; e < %d; e++)\n"
@@ -656,10 +605,10 @@ static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll) {
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, ", p%d", k);
   buf_puts(b, ");\n");
-  put_vec_access(b, p, vec, false);
+  cuda_access_vec(b, p, pat, vec, false);
   buf_puts(b, "      }\n    }\n");
   buf_printf(b, "  }\n  for (u32 j = nv * %d + t; j < n; j += stride) {\n", vec);
-  put_one_element(b, p);
+  cuda_access_one(b, p, pat);
   buf_puts(b, "  }\n");
   cuda_reduce_tail(b, p, 0, p->nstmts);
   cuda_reduce_last(b, p);
@@ -669,8 +618,9 @@ static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll) {
 
 /* The CUDA C of program p as one kernel, and per IR statement the line it
 ** starts on (stmt_line, may be NULL); see cuda_gen(). */
-static jitc_status emit_program(const Program *p, const char *src, int vec, int unroll, Buf *out,
-                         int *stmt_line, int *elem_end_line) {
+static jitc_status emit_program(const Program *p, const char *src, int vec, int unroll,
+                                const CudaPattern *pat, Buf *out, int *stmt_line,
+                                int *elem_end_line) {
   Emit E = {.p = p, .src = src, .line = 1};
   Buf body = {0};
   E.b = &body;
@@ -711,9 +661,11 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
     *elem_end_line = pre + body_lines;
   if (body.s)
     buf_puts(b, body.s);
-  buf_puts(b, "}\n\n");
+  buf_puts(b, "}\n");
+  cuda_access_struct(b, p, pat);
+  buf_puts(b, "\n");
   if (p->nreduce) {
-    emit_reduce_kernels(b, p, vec, unroll);
+    emit_reduce_kernels(b, p, vec, unroll, pat);
     goto done;
   }
 
@@ -723,48 +675,31 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
                 "// when `vec` says every pointer is aligned for them, then one at a time.\n"
                 "// Element j is element base + j of the whole array (i in the program).\n"
                 "template <typename I>\n" DEV "void jitc_body(const I n, const i64 base, const int vec", vec);
-  put_pointer_params(b, p);
+  cuda_access_params(b, p);
+  cuda_access_nd_param(b, p, pat, true);
   buf_puts(b, ") {\n"
               "  const I stride = (I)gridDim.x * (I)blockDim.x;\n"
               "  const I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;\n"
               "  I done = 0;\n"
               "  if (vec) {\n");
   buf_printf(b, "    const I nv = n / %d;\n    for (I w = t; w < nv; w += stride) {\n", vec);
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    const char *T = cuda_ctype(a->dtype);
-    if (a->role == JITC_OUTPUT)
-      buf_printf(b, "      jitc_vec<%s, %d> r%d;\n", T, vec, k);
-    else
-      buf_printf(b, "      %sjitc_vec<%s, %d> r%d = ((const jitc_vec<%s, %d> *)a%d)[w];\n",
-                 a->role == JITC_INPUT ? "const " : "", T, vec, k, T, vec, k);
-  }
-  buf_printf(b, "#pragma unroll\n      for (int e = 0; e < %d; e++)\n        jitc_elem(base + (i64)(w * %d + e)",
-             vec, vec);
-  for (int k = 0; k < p->narrays; k++)
-    buf_printf(b, ", r%d.v[e]", k);
-  for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", p%d", k);
-  buf_puts(b, ");\n");
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    if (a->role != JITC_INPUT)
-      buf_printf(b, "      ((jitc_vec<%s, %d> *)a%d)[w] = r%d;\n", cuda_ctype(a->dtype), vec, k, k);
-  }
+  cuda_access_vec_body(b, p, pat, vec);
   buf_printf(b, "    }\n    done = nv * %d;\n  }\n  for (I j = done + t; j < n; j += stride) {\n", vec);
-  put_one_element(b, p);
+  cuda_access_one(b, p, pat);
   buf_puts(b, "  }\n}\n\n");
   {
     /* The kernel: 32-bit indices, as the launcher keeps every range below
     ** 2^31 elements (cuda/run.c). */
     buf_printf(b, "extern \"C\" __global__ void __launch_bounds__(%d) jitc_k32(const u32 n, const i64 base, "
                "const int vec", CUDA_BLOCK);
-    put_pointer_params(b, p);
+    cuda_access_params(b, p);
+    cuda_access_nd_param(b, p, pat, true);
     buf_puts(b, ") {\n  jitc_body<u32>(n, base, vec");
     for (int k = 0; k < p->narrays; k++)
       buf_printf(b, ", a%d", k);
     for (int k = 0; k < p->nparams; k++)
       buf_printf(b, ", p%d", k);
+    cuda_access_nd_param(b, p, pat, false);
     buf_puts(b, ");\n}\n");
   }
 done:
@@ -776,7 +711,8 @@ done:
 
 /* The CUDA C of a split program (cuda/plan.c): the prelude, then one
 ** kernel per group, one element per thread. */
-static jitc_status emit_split(const Program *p, const char *src, const CudaPlan *P, Buf *out) {
+static jitc_status emit_split(const Program *p, const char *src, const CudaPlan *P,
+                              const CudaPattern *pat, Buf *out) {
   Emit E = {.p = p, .src = src, .line = 1};
   Buf *bodies = calloc((size_t)P->ng, sizeof(Buf));
   E.temp_reads = calloc((size_t)p->ntemps + 1, sizeof(int));
@@ -790,6 +726,7 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
   if (ok) {
     Buf *b = out;
     emit_prelude(&E, b, true);
+    cuda_access_struct(b, p, pat);
     for (int g = 0; g < P->ng; g++) {
       buf_printf(b, "\n// Group %d: element base + j, one per thread, grid-stride.\n"
                     "extern \"C\" __global__ void __launch_bounds__(%d) jitc_g%d(const u32 n, const i64 base",
@@ -804,18 +741,22 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
       for (int k = 0; k < P->ntmp[g]; k++)
         buf_printf(b, ", %s *__restrict__ s%d", cuda_ctype(p->temps[P->tmp[g][k]]), P->tmp[g][k]);
       cuda_reduce_params(b, p, P->start[g], P->start[g + 1]);
+      cuda_access_nd_param(b, p, pat, true);
       buf_puts(b, ") {\n  const u32 stride = gridDim.x * blockDim.x;\n");
       cuda_reduce_init(b, p, P->start[g], P->start[g + 1]);
       buf_puts(b, "  for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {\n"
                   "  const i64 i = base + (i64)j;\n  (void)i;\n");
       emit_divmod_vars(&E, b);
+      cuda_access_unravel(b, p, pat, P->arr[g], P->narr[g], CUDA_LOADS | CUDA_STORES, "i", "  ");
+      char at[32];
       for (int k = 0; k < P->narr[g]; k++) {
         int a = P->arr[g][k], use = P->arr_use[g][k];
         const char *T = cuda_ctype(p->arrays[a].dtype);
+        cuda_access_index(at, sizeof at, pat, p, a, "j");
         if (use == 1)
-          buf_printf(b, "  const %s x%d = a%d[j];\n", T, a, a);
+          buf_printf(b, "  const %s x%d = a%d[%s];\n", T, a, a, at);
         else if (use & 1)
-          buf_printf(b, "  %s x%d = a%d[j];\n", T, a, a);
+          buf_printf(b, "  %s x%d = a%d[%s];\n", T, a, a, at);
         else
           buf_printf(b, "  %s x%d;\n", T, a);
       }
@@ -827,7 +768,8 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
         buf_puts(b, bodies[g].s);
       for (int k = 0; k < P->narr[g]; k++)
         if (P->arr_use[g][k] & 2)
-          buf_printf(b, "  a%d[j] = x%d;\n", P->arr[g][k], P->arr[g][k]);
+          buf_printf(b, "  a%d[%s] = x%d;\n", P->arr[g][k],
+                     cuda_access_index(at, sizeof at, pat, p, P->arr[g][k], "j"), P->arr[g][k]);
       buf_puts(b, "  }\n");
       cuda_reduce_tail(b, p, P->start[g], P->start[g + 1]);
       buf_puts(b, "}\n");
@@ -842,9 +784,10 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
 }
 
 jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, int unroll,
-                     Buf *out,
-                     int *stmt_line, int *elem_end) {
+                     const CudaPattern *pat, Buf *out, int *stmt_line, int *elem_end) {
+  if (!cuda_pattern_any(pat, p))
+    pat = NULL;
   if (plan)
-    return emit_split(p, src, plan, out);
-  return emit_program(p, src, vec, unroll, out, stmt_line, elem_end);
+    return emit_split(p, src, plan, pat, out);
+  return emit_program(p, src, vec, unroll, pat, out, stmt_line, elem_end);
 }

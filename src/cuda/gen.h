@@ -163,6 +163,56 @@ void cuda_reduce_last(Buf *b, const Program *p);
 ** reductions each. */
 void cuda_reduce_kernel(Buf *b, const Program *p, bool split);
 
+/* ---- cuda/access.c: how the kernels reach the arrays' elements ---- */
+
+/* What a kernel over device arrays of any strides (jitc_run_device_arrays)
+** is specialised on (cuda/access.c says how it addresses them): the axes of
+** the coalesced shape (layout.c), whether the flat index needs 64 bits
+** (2^32 elements or more), and per array one of CUDA_CONTIG (element k at
+** a + k), CUDA_BCAST (broadcast along the inner axis: its last stride is 0)
+** and CUDA_STRIDED.  A NULL pattern, or one of contiguous arrays alone,
+** gives the kernels of contiguous arrays. */
+enum { CUDA_CONTIG = 'c', CUDA_BCAST = 'b', CUDA_STRIDED = 's' };
+typedef struct CudaPattern {
+  int nd;           /* 1 to JITC_MAXDIMS */
+  bool wide;
+  const char *kind; /* a letter per array of the program (a result's is not read) */
+} CudaPattern;
+/* Whether pat reaches some array through its strides. */
+bool cuda_pattern_any(const CudaPattern *pat, const Program *p);
+/* The pattern as text: "2:scb" (axes, then a letter per array), ":64"
+** added when wide (--emit's JITC_CUDA_PATTERN and the generated comment). */
+void cuda_pattern_key(Buf *b, const CudaPattern *pat, const Program *p);
+/* Reads such a text into *pat (kind then points into s): the number of
+** letters, or -1 when s is not one. */
+int cuda_pattern_parse(const char *s, CudaPattern *pat);
+/* The struct jitc_nd of pat's shape and strides (nothing without strided
+** arrays), and the kernels' parameter of it, or the argument when !decl. */
+void cuda_access_struct(Buf *b, const Program *p, const CudaPattern *pat);
+void cuda_access_nd_param(Buf *b, const Program *p, const CudaPattern *pat, bool decl);
+/* The arrays as pointer parameters, then the scalars (a reduction's result
+** is no parameter of the element-wise kernels: its partials are). */
+void cuda_access_params(Buf *b, const Program *p);
+/* Declares oK, the offset of element g (an expression of the flat index) in
+** each strided array K among only[0..nonly) (NULL: all) that the kernel
+** loads or stores (how: CUDA_LOADS | CUDA_STORES), its index unravelled
+** once; each line starts with `ind`. */
+enum { CUDA_LOADS = 1, CUDA_STORES = 2 };
+void cuda_access_unravel(Buf *b, const Program *p, const CudaPattern *pat, const int *only,
+                         int nonly, int how, const char *g, const char *ind);
+/* The index of array k's element in its pointer: j, or oK when strided. */
+const char *cuda_access_index(char *out, size_t len, const CudaPattern *pat, const Program *p,
+                              int k, const char *j);
+/* The body of the one-element loops: element base + j of every array
+** loaded (an output declared), jitc_elem, then the outputs stored. */
+void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat);
+/* The loads (stores: !load) of vector step w of every array, into or from
+** rK[u] (the reduction kernel's). */
+void cuda_access_vec(Buf *b, const Program *p, const CudaPattern *pat, int vec, bool load);
+/* The element-wise kernel's vector step w: loads, jitc_elem of each of its
+** elements, stores. */
+void cuda_access_vec_body(Buf *b, const Program *p, const CudaPattern *pat, int vec);
+
 /* ---- cuda/gen.c: the kernels ---- */
 
 /* Elements per vector step: the widest element fills `vbytes` bytes. */
@@ -173,9 +223,11 @@ int cuda_vec_width(const Program *p, int vbytes);
 ** vector step (with reductions, `unroll` steps' loads at once); stmt_line (p->nstmts entries, may be NULL) gets the line
 ** each statement starts on and *elem_end the last line of the statements,
 ** to map NVRTC's messages back to the source.  With a plan: one kernel per
-** group, jitc_g0, jitc_g1, ...  JITC_OK, JITC_E_NOMEM, or JITC_E_INTERNAL
-** for an IR this generator does not know (a bug in the checker). */
+** group, jitc_g0, jitc_g1, ...  pat: the arrays' strides (NULL: contiguous),
+** the kernels then taking a jitc_nd last.  JITC_OK, JITC_E_NOMEM, or
+** JITC_E_INTERNAL for an IR this generator does not know (a bug in the
+** checker). */
 jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, int unroll,
-                     Buf *out, int *stmt_line, int *elem_end);
+                     const CudaPattern *pat, Buf *out, int *stmt_line, int *elem_end);
 
 #endif /* JITC_CUDA_GEN_H */

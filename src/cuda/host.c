@@ -17,7 +17,14 @@
 **   download has ended;
 ** - large pageable arrays that the pipeline registers for the call, when it
 **   would otherwise first have to grow its staging (register_now()): as
-**   pinned, and unregistered when the call ends.
+**   pinned, and unregistered when the call ends;
+** - an array of any strides (jitc_run_arrays) that is not one aligned
+**   contiguous run, pinned or not: staged, each chunk of the flat index
+**   copied where it is one contiguous run of the caller's memory, else
+**   gathered into the staging and scattered from it (layout.c), as NumPy's
+**   buffered iterator does.  Element k of the chunk is element k of the
+**   broadcast shape in C order, so the kernel, `i` and the reductions'
+**   chunks are those of a contiguous run.
 ** How each array travels, the chunk, the slots and the threads are chosen
 ** once per run from the bytes that move and the machine (cuda_layout(),
 ** choose()), the same for every GPU of the run; each GPU has its own
@@ -191,6 +198,20 @@ static void choose(CudaState *S, const Program *p, int64_t n, bool staged, CudaL
   L->bytes = (in_b + out_b) * (size_t)(n > 0 ? n : 0);
 }
 
+/* The copy of elements [off, off + m) of array a between the caller's
+** memory and the staging at buf (to it when `in`): a plain copy where they
+** are one contiguous run there, else a gather or a scatter (CudaLayout.nd). */
+static CopySeg user_seg(const CudaPipe *P, int a, int64_t off, int64_t m, char *buf, bool in) {
+  const CudaLayout *L = P->L;
+  size_t len = (size_t)m * L->esize[a];
+  char *at = user_at(P, a, off);
+  if (L->nd && !layout_block(L->nd, a, off, m, &at))
+    return in ? (CopySeg){buf, NULL, len, false, L->nd, a, off}
+              : (CopySeg){NULL, buf, len, false, L->nd, a, off};
+  return in ? (CopySeg){buf, at, len, false, NULL, 0, 0}
+            : (CopySeg){at, buf, len, L->streaming, NULL, 0, 0};
+}
+
 /* Adds chunk c's staged inputs (user memory to its slot's staging) to the job. */
 static void stage_in(CudaPipe *P, int64_t c) {
   const CudaLayout *L = P->L;
@@ -198,8 +219,7 @@ static void stage_in(CudaPipe *P, int64_t c) {
   int64_t off = P->at[c], m = P->at[c + 1] - off;
   for (int a = 0; a < P->k->prog->narrays; a++)
     if (L->up[a] && L->how[a] == CUDA_HOW_STAGED)
-      P->seg[P->nseg++] = (CopySeg){host_part(P, s) + L->hin[a], user_at(P, a, off),
-                                    (size_t)m * L->esize[a], false};
+      P->seg[P->nseg++] = user_seg(P, a, off, m, host_part(P, s) + L->hin[a], true);
 }
 
 /* Adds chunk c's staged outputs (its slot's staging to user memory) to the
@@ -211,8 +231,7 @@ static void stage_out(CudaPipe *P, int64_t c) {
   CudaSlot *sl = &P->D->slot[s];
   for (int a = 0; a < P->k->prog->narrays; a++)
     if (L->down[a] && L->how[a] == CUDA_HOW_STAGED)
-      P->seg[P->nseg++] = (CopySeg){user_at(P, a, sl->off), host_part(P, s) + L->hout[a],
-                                    (size_t)sl->m * L->esize[a], L->streaming};
+      P->seg[P->nseg++] = user_seg(P, a, sl->off, sl->m, host_part(P, s) + L->hout[a], false);
   P->h2d += cuda_elapsed(S, sl->ev[0], sl->ev[1]);
   P->kern += cuda_elapsed(S, sl->ev[1], sl->ev[2]);
   P->d2h += cuda_elapsed(S, sl->ev[2], sl->ev[3]);
@@ -287,7 +306,7 @@ static jitc_status enqueue(jitc_context *ctx, CudaPipe *P, int64_t c) {
   jitc_status st = JITC_OK;
   if (r == CUDA_SUCCESS) {
     st = cuda_launch(ctx, S, P->k, P->kd->mod, &P->kd->scratch[s], m, off, dptr, P->params,
-                     P->parts, sl->stream);
+                     P->parts, NULL, sl->stream);
     if (st == JITC_OK)
       r = A->cuEventRecord(sl->ev[2], sl->stream);
   }
@@ -355,7 +374,8 @@ static bool register_now(CudaState *S, CudaDev *D, size_t need) {
 }
 
 jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const jitc_kernel *k,
-                        int64_t n, void *const *arrays, bool portable, CudaLayout *L) {
+                        int64_t n, void *const *arrays, const Layout *nd, bool portable,
+                        CudaLayout *L) {
   const Program *p = k->prog;
   int na = p->narrays;
   memset(L, 0, sizeof *L);
@@ -366,6 +386,7 @@ jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const ji
   L->hin = L->esize + na, L->hout = L->hin + na, L->doff = L->hout + na;
   L->how = (uint8_t *)(L->doff + na);
   L->up = (bool *)(L->how + na), L->down = L->up + na;
+  L->nd = nd;
   size_t hoff = 0, doff = 0, need = 0;
   for (int a = 0; a < na; a++) {
     jitc_role role = p->arrays[a].role;
@@ -376,7 +397,8 @@ jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const ji
   bool staged = false;
   for (int a = 0; a < na; a++)
     if (p->arrays[a].role != JITC_RESULT) { /* a result: one element, from jitc_r at the end */
-      L->how[a] = cuda_is_pinned(S, arrays[a]) ? CUDA_HOW_PINNED : CUDA_HOW_STAGED;
+      bool direct = !nd || nd->a[a].direct; /* else no DMA reaches it in place */
+      L->how[a] = direct && cuda_is_pinned(S, arrays[a]) ? CUDA_HOW_PINNED : CUDA_HOW_STAGED;
       staged |= L->how[a] == CUDA_HOW_STAGED;
     }
   choose(S, p, n, staged, L);
@@ -388,7 +410,8 @@ jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const ji
   for (int a = 0; a < na; a++) {
     size_t bytes = (size_t)n * L->esize[a];
     /* Small arrays are staged all the same: a registration costs 0.5 ms at least. */
-    if (reg && L->how[a] == CUDA_HOW_STAGED && (bytes >= ((size_t)4 << 20) || S->tune.reg == 2) &&
+    if (reg && L->how[a] == CUDA_HOW_STAGED && (!nd || nd->a[a].direct) &&
+        (bytes >= ((size_t)4 << 20) || S->tune.reg == 2) &&
         cuda_register(S, arrays[a], bytes, portable))
       L->how[a] = CUDA_HOW_REGISTERED;
     staged |= L->how[a] == CUDA_HOW_STAGED;

@@ -10,8 +10,11 @@
 ** writing one partial per reduction at the run's next free places
 ** (CudaParts); the last launch on one stream finishes in its last block,
 ** else jitc_r does, or a split program's jitc_r0, jitc_r1, ...
-** (cuda_reduce_launch).  Start reading at cuda_launch(), at
-** the end.
+** (cuda_reduce_launch).  Over device arrays of any strides (a pattern's
+** module: cuda/access.c), a strided array's pointer stays at its element 0
+** (the kernel finds element base + j from its strides) and the jitc_nd of
+** the shape and strides is every kernel's last argument.  Start reading at
+** cuda_launch(), at the end.
 */
 #include "cuda.h"
 
@@ -185,7 +188,7 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
 static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                                 const CudaModule *mod, CUdeviceptr *scratch, int64_t n,
                                 int64_t base, const CUdeviceptr *dptr, const ParamSlot *params,
-                                CudaParts *parts, CUstream s) {
+                                CudaParts *parts, const CudaNdRun *nd, CUstream s) {
   CudaKernel *ck = k->impl;
   const Program *p = k->prog;
   const CudaPlan *P = ck->plan;
@@ -197,7 +200,7 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
       return cuda_fail(ctx, S, r, "allocating scratch for the kernel's temporaries");
     }
   }
-  size_t most = 2 + (size_t)p->narrays + (size_t)p->nparams + (size_t)p->ntemps +
+  size_t most = 3 + (size_t)p->narrays + (size_t)p->nparams + (size_t)p->ntemps +
                 (size_t)p->nreduce;
   void **args = malloc(most * sizeof *args);
   CUdeviceptr *ptrs = malloc(((size_t)p->narrays + (size_t)p->ntemps + 1) * sizeof *ptrs);
@@ -219,7 +222,9 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
       args[a++] = &b64;
       for (int j = 0; j < P->narr[g]; j++) {
         int slot = P->arr[g][j];
-        ptrs[np] = dptr[slot] + (CUdeviceptr)off * jitc_dtype_size(p->arrays[slot].dtype);
+        ptrs[np] = dptr[slot];
+        if (!nd || !nd->strided[slot])
+          ptrs[np] += (CUdeviceptr)off * jitc_dtype_size(p->arrays[slot].dtype);
         args[a++] = &ptrs[np++];
       }
       for (int j = 0; j < p->nparams; j++)
@@ -234,6 +239,8 @@ static jitc_status launch_split(jitc_context *ctx, CudaState *S, const jitc_kern
         pp[ord] = parts->base + (CUdeviceptr)((ord * parts->cap + parts->used) * CUDA_PART);
         args[a++] = &pp[ord];
       }
+      if (nd)
+        args[a++] = (void *)nd->nd;
       CUresult r = S->api.cuLaunchKernel(mod->gfn[g], blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s,
                                          args, NULL);
       if (r != CUDA_SUCCESS)
@@ -287,21 +294,21 @@ static jitc_status launch_slice(jitc_context *ctx, CudaState *S, const CudaKerne
 jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                         const CudaModule *m, CUdeviceptr *scratch, int64_t n, int64_t base,
                         const CUdeviceptr *dptr, const ParamSlot *params, CudaParts *parts,
-                        CUstream s) {
+                        const CudaNdRun *nd, CUstream s) {
   const CudaKernel *ck = k->impl;
   const Program *p = k->prog;
   if (n <= 0)
     return JITC_OK;
   if (ck->plan)
-    return launch_split(ctx, S, k, m, scratch, n, base, dptr, params, parts, s);
-  /* Vector accesses where every array is aligned for them (a slice, a
-  ** multiple of 4096 elements, keeps the alignment). */
+    return launch_split(ctx, S, k, m, scratch, n, base, dptr, params, parts, nd, s);
+  /* Vector accesses where every contiguous array is aligned for them (a
+  ** slice, a multiple of 4096 elements, keeps the alignment). */
   bool aligned = S->env->cuda_vec != 0;
   for (int a = 0; a < p->narrays && aligned; a++)
-    if (p->arrays[a].role != JITC_RESULT &&
+    if (p->arrays[a].role != JITC_RESULT && !(nd && nd->strided[a]) &&
         dptr[a] % ((CUdeviceptr)ck->vec * jitc_dtype_size(p->arrays[a].dtype)) != 0)
       aligned = false;
-  int nargs = 6 + p->narrays + p->nparams + 2 * p->nreduce;
+  int nargs = 7 + p->narrays + p->nparams + 2 * p->nreduce;
   void **args = malloc((size_t)nargs * sizeof *args);
   CUdeviceptr *ptr = malloc(((size_t)p->narrays + 2 * (size_t)p->nreduce + 2) * sizeof *ptr);
   jitc_status st = JITC_OK;
@@ -314,7 +321,9 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
     for (int a = 0; a < p->narrays; a++) {
       if (p->arrays[a].role == JITC_RESULT)
         continue; /* written by jitc_r only */
-      ptr[a] = dptr[a] + (CUdeviceptr)off * jitc_dtype_size(p->arrays[a].dtype);
+      ptr[a] = dptr[a];
+      if (!nd || !nd->strided[a]) /* a strided array's kernel finds element base + j */
+        ptr[a] += (CUdeviceptr)off * jitc_dtype_size(p->arrays[a].dtype);
       args[q++] = &ptr[a];
     }
     for (int a = 0; a < p->nparams; a++)
@@ -341,6 +350,8 @@ jitc_status cuda_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
         }
       parts->finished |= last;
     }
+    if (nd)
+      args[q++] = (void *)nd->nd;
     st = launch_slice(ctx, S, ck, m, ms, base + off, aligned, blocks, args, s);
     if (p->nreduce)
       parts->used += blocks;

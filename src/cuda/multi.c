@@ -26,6 +26,11 @@
 ** own partials to the host; the first GPU takes them back at their places
 ** and combines all of them in the fixed order of jitc_r.  The result is
 ** bit-identical whatever the number of GPUs.
+**
+** Arrays of any strides (jitc_run_arrays: cuda_run_layout) take the same
+** path: a share is a range of the flat index, and each GPU's pipeline
+** gathers and scatters its own chunks (cuda/host.c), writing its own
+** elements as over contiguous arrays.
 */
 #include "cuda.h"
 
@@ -283,8 +288,11 @@ static jitc_status results(jitc_context *ctx, CudaState *S, const jitc_kernel *k
   return cuda_host_results(ctx, S, H[0].P.D, H[0].P.kd, k, &all, n, arrays);
 }
 
-jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
-                     const ParamSlot *params, jitc_run_info *info) {
+/* cuda_run and cuda_run_layout: over host arrays, contiguous (nd NULL) or
+** of any layout. */
+static jitc_status run_host(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                            void *const *arrays, const Layout *nd, const ParamSlot *params,
+                            jitc_run_info *info) {
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
   const Program *p = k->prog;
   CudaKernel *ck = k->impl;
@@ -333,7 +341,7 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
   }
   /* Now in the first GPU's context. */
   if (st == JITC_OK)
-    st = cuda_layout(ctx, S, S->gpu[g[0]], k, n, arrays, used > 1, &L);
+    st = cuda_layout(ctx, S, S->gpu[g[0]], k, n, arrays, nd, used > 1, &L);
   if (st == JITC_OK && used > 1 && !L.threads) {
     /* The cores shared among the GPUs' copy threads. */
     int t = host_ncores() / used;
@@ -413,6 +421,16 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
   cuda_leave(S, &c);
   pthread_mutex_unlock(&S->lock);
   return st;
+}
+
+jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
+                     const ParamSlot *params, jitc_run_info *info) {
+  return run_host(ctx, k, n, arrays, NULL, params, info);
+}
+
+jitc_status cuda_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                            const ParamSlot *params, jitc_run_info *info) {
+  return run_host(ctx, k, L->n, L->bases, L, params, info);
 }
 
 void cuda_lanes_free(CudaState *S) {

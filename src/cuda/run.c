@@ -3,9 +3,10 @@
 ** buffers (jitc_buffer): the top of the target, standing on the device
 ** (cuda/device.c), building (cuda/build.c), launching (cuda/launch.c), the
 ** host pipeline (cuda/host.c, on every GPU of the run: cuda/multi.c) and
-** the caller's device memory (cuda/devptr.c).  Host arrays go through
-** cuda/multi.c; device buffers, on the home device, go straight to
-** cuda_launch(); the caller's pointers through cuda/devptr.c.
+** the caller's device memory (cuda/devptr.c, cuda/devarrays.c).  Host
+** arrays go through cuda/multi.c; device buffers, on the home device, go
+** straight to cuda_launch(); the caller's pointers through cuda/devptr.c,
+** and the caller's device arrays of any strides through cuda/devarrays.c.
 ** Start reading at target_cuda at the end.
 */
 #include "cuda.h"
@@ -191,7 +192,8 @@ static jitc_status cuda_run_buffers(jitc_context *ctx, const jitc_kernel *k, int
     }
     CUresult r = st == JITC_OK ? S->api.cuEventRecord(sl->ev[1], sl->stream) : CUDA_SUCCESS;
     if (r == CUDA_SUCCESS && st == JITC_OK)
-      st = cuda_launch(ctx, S, k, ck->mod, &kd->scratch[0], n, 0, d, params, &parts, sl->stream);
+      st = cuda_launch(ctx, S, k, ck->mod, &kd->scratch[0], n, 0, d, params, &parts, NULL,
+                       sl->stream);
     /* The results straight into their buffers. */
     if (r == CUDA_SUCCESS && st == JITC_OK && p->nreduce)
       st = cuda_reduce_end(ctx, S, k, ck->mod, &parts, n, sl->stream);
@@ -222,6 +224,7 @@ const Target target_cuda = {
     .device = cuda_device,
     .compile = cuda_compile,
     .run = cuda_run,
+    .run_layout = cuda_run_layout,
     .stages = (const char *const[]){"cuda", "ptx", NULL},
     .emit = cuda_emit,
     .release = cuda_release,
@@ -231,6 +234,7 @@ const Target target_cuda = {
     .buffer_free = cuda_buffer_free,
     .run_buffers = cuda_run_buffers,
     .run_device = cuda_run_device,
+    .run_device_layout = cuda_run_device_layout,
     .reduces = true,
     .complex = true,
 };

@@ -20,13 +20,19 @@
 # (tests/t_types_interp.py against NumPy and ml_dtypes, tests/t_mixed_fns.py
 # against interp, tests/t_complex.py);
 # tests/gpu/complex_numpy.py: complex functions and reductions against NumPy.
+# tests/t_nd.py with JITC_TARGETS="interp cuda": jitc_run_arrays over random
+# views and broadcasts (the host pipeline's gathers and scatters) against
+# NumPy, reductions against the bits of contiguous copies; and
+# tests/gpu/nd_gpu.c: jitc_run_device_arrays over random views of device
+# memory against interp on the same views, byte for byte, reductions
+# against the bits over contiguous copies, 2^32 + 4102 elements.
 # tests/gpu/multi_gpu.c: a run over host arrays split over several GPUs
 # against interp and, bit for bit, against one GPU (reductions included):
 # with "0,0" (two pipelines on one GPU) anywhere, with "0,1", "1,0" and
 # "0,1,0" where the driver sees two GPUs, and again with
 # CUDA_VISIBLE_DEVICES=0,0 where the driver takes that as two devices.
 # GPU_GROUPS="NAME ..." runs those groups alone (all when unset): diff,
-# split, cuda, cuda_gpu, devptr, reduce, host, types, reduce_numpy,
+# split, cuda, cuda_gpu, devptr, reduce, host, nd, types, reduce_numpy,
 # multi, memcheck, types_memcheck, timings.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
@@ -118,6 +124,12 @@ if want host; then
   echo "== host_gpu check: the host pipeline on every path against interp, its overlap, its timings"
   group host_gpu "$out/host_gpu" check
 fi
+if want nd; then
+  echo "== tests/t_nd.py (JITC_TARGETS=\"interp cuda\"): arrays of any strides against NumPy"
+  group tests/t_nd.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_nd.py
+  echo "== nd_gpu check: device arrays of any strides against interp"
+  group nd_gpu "$out/nd_gpu" check
+fi
 if want types; then
   # Side by side: types_gpu in six processes of a few types each, and the
   # suite's groups of the new types.
@@ -178,6 +190,7 @@ else
   want memcheck && memcheck reduce reduce_gpu
   want memcheck && memcheck host host_gpu
   want memcheck && memcheck multi multi_gpu
+  want memcheck && memcheck nd nd_gpu
 fi
 
 if want timings; then
