@@ -21,6 +21,8 @@
 **   elem.c     one element of any type: its kind, its value, astype's
 **              conversions (the 16-bit floats' included), the list of types
 **   host.c     HostArray, the aligned host buffers
+**   fileio.c   whole reads and writes, files written atomically
+**   npyhdr.c   the .npy header: parsed, and built as np.save does
 **   npy.c      reading and writing .npy files
 **   gen.c      generated inputs (ones, arange, rand, ...), NumPy's MT19937
 **   format.c   NumPy-style printing of arrays and values
@@ -86,7 +88,7 @@ void dtype_list(char *out, size_t outsz, const char *last_sep);
 
 /* ---- host.c: arrays in host memory ---- */
 
-#define NPY_MAXDIMS 32
+#define NPY_MAXDIMS 64 /* NumPy 2's limit */
 
 /* An array in host memory with its shape. */
 typedef struct HostArray {
@@ -111,21 +113,79 @@ void host_array_free(HostArray *a);
 /* A shape as Python writes the tuple: "(3,)", "(2, 3)", "()". */
 void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz);
 
+/* ---- fileio.c: whole reads and writes, files written atomically ---- */
+
+/* Writes "PATH: message" to err; returns -1. */
+int file_fail(char *err, size_t errlen, const char *path, const char *fmt, ...) PRINTF(4, 5);
+/* Up to len bytes (less only at the end of the file), or -1 with errno set. */
+int64_t read_full(int fd, void *buf, size_t len);
+int write_full(int fd, const void *buf, size_t len); /* 0, or -1 with errno set */
+/* Opens a regular file for reading (anything else is refused before it is
+** opened: a FIFO would block); the descriptor, or -1 with err ("PATH: is a
+** directory, not WHAT"). */
+int file_open_regular(const char *path, const char *what, char *err, size_t errlen);
+
+/* A file written beside its destination, renamed over it when complete:
+** an existing file keeps its content (and gives its mode) until then.
+** Each call returns 0, or -1 with err, having removed the temporary file. */
+typedef struct NewFile {
+  const char *path;
+  char *tmp;
+  int fd;
+} NewFile;
+int newfile_open(NewFile *f, const char *path, char *err, size_t errlen);
+int newfile_write(NewFile *f, const void *buf, size_t len, char *err, size_t errlen);
+int newfile_commit(NewFile *f, char *err, size_t errlen);
+void newfile_abort(NewFile *f); /* after a failure elsewhere; twice is harmless */
+
+/* ---- npyhdr.c: the header of a .npy file ---- */
+
+typedef struct NpyHeader {
+  jitc_dtype dtype;
+  char descr[64]; /* as the file spells it, for messages */
+  int ndim;
+  int64_t shape[NPY_MAXDIMS];
+  bool fortran;
+} NpyHeader;
+
+/* Parses the header dict text[0..len) (NUL-free); `named` as npy_read's.
+** 0, or -1 with why ("malformed header: ...", "dtype '>f8' is ..."). */
+int npy_header_parse(const char *text, size_t len, const jitc_dtype *named, NpyHeader *h,
+                     char *why, size_t whylen);
+/* The bytes np.save writes before a's data (magic, version, length, dict,
+** padding to 64 bytes); their count, or 0 when buf is too small. */
+#define NPY_HEADER_MAX (NPY_MAXDIMS * 24 + 512)
+size_t npy_header_build(const HostArray *a, char *buf, size_t bufsz);
+
 /* ---- npy.c ---- */
 
+/* Bytes an .npy is read from: a file, or a member of a .npz archive. */
+typedef struct ByteSrc {
+  const char *name; /* for messages: the path, or "FILE.npz:NAME" */
+  int64_t size;     /* its length, known before reading */
+  /* Up to len bytes (less only at the end), or -1 with why. */
+  int64_t (*read)(void *ctx, void *buf, size_t len, char *why, size_t whylen);
+  void *ctx;
+  char why[256];
+} ByteSrc;
+
 /* Reads a .npy file (format 1.0, 2.0, 3.0; little-endian or '|'; C or
-** Fortran order; every dtype of jitc.h).  Never reads past the validated
-** data.  named: the type the caller says the file holds, or NULL; a type
-** with a bare void typestr (bfloat16's '<V2') is read only when named.
-** -1 when the file is missing or bad, -2 when the memory for its data
-** cannot be allocated. */
+** Fortran order, kept as it is: out->fortran says which; every dtype of
+** jitc.h).  Never reads past the validated data.  named: the type the
+** caller says the file holds, or NULL; a type with a bare void typestr
+** (bfloat16's '<V2') is read only when named.  -1 when the file is missing
+** or bad, -2 when the memory for its data cannot be allocated. */
 int npy_read(const char *path, const jitc_dtype *named, HostArray *out, char *err,
              size_t errlen);
+/* The same from any source of bytes. */
+int npy_read_src(ByteSrc *src, const jitc_dtype *named, HostArray *out, char *err,
+                 size_t errlen);
 
-/* Writes a .npy file (format 1.0, or 2.0 when the header needs it) to a
-** temporary file in the same directory, then renames it over `path`.  The
-** descr is the type's typestr: bfloat16's '<V2', which
-** np.load(path).view(ml_dtypes.bfloat16) reads. */
+/* Whether a can be written: its shape holds its n elements; -1 with err. */
+int npy_check(const HostArray *a, char *err, size_t errlen, const char *path);
+/* Writes a .npy file (format 1.0, or 2.0 when the header needs it), in
+** a's order, atomically (NewFile).  The descr is the type's typestr:
+** bfloat16's '<V2', which np.load(path).view(ml_dtypes.bfloat16) reads. */
 int npy_write(const char *path, const HostArray *a, char *err, size_t errlen);
 
 /* ---- gen.c: generated inputs ---- */
