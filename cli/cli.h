@@ -24,6 +24,8 @@
 **   fileio.c   whole reads and writes, files written atomically
 **   npyhdr.c   the .npy header: parsed, and built as np.save does
 **   npy.c      reading and writing .npy files
+**   zip.c      the zip container of .npz files (zlib's deflate)
+**   npz.c      reading and writing .npz files
 **   gen.c      generated inputs (ones, arange, rand, ...), NumPy's MT19937
 **   format.c   NumPy-style printing of arrays and values
 **   json.c     JSON string literals
@@ -88,7 +90,7 @@ void dtype_list(char *out, size_t outsz, const char *last_sep);
 
 /* ---- host.c: arrays in host memory ---- */
 
-#define NPY_MAXDIMS 64 /* NumPy 2's limit */
+#define NPY_MAXDIMS JITC_MAXDIMS
 
 /* An array in host memory with its shape. */
 typedef struct HostArray {
@@ -177,9 +179,10 @@ typedef struct ByteSrc {
 ** or bad, -2 when the memory for its data cannot be allocated. */
 int npy_read(const char *path, const jitc_dtype *named, HostArray *out, char *err,
              size_t errlen);
-/* The same from any source of bytes. */
-int npy_read_src(ByteSrc *src, const jitc_dtype *named, HostArray *out, char *err,
-                 size_t errlen);
+/* The same from any source of bytes; header_only: the dtype, shape, order
+** and n alone, data NULL. */
+int npy_read_src(ByteSrc *src, const jitc_dtype *named, bool header_only, HostArray *out,
+                 char *err, size_t errlen);
 
 /* Whether a can be written: its shape holds its n elements; -1 with err. */
 int npy_check(const HostArray *a, char *err, size_t errlen, const char *path);
@@ -187,6 +190,69 @@ int npy_check(const HostArray *a, char *err, size_t errlen, const char *path);
 ** a's order, atomically (NewFile).  The descr is the type's typestr:
 ** bfloat16's '<V2', which np.load(path).view(ml_dtypes.bfloat16) reads. */
 int npy_write(const char *path, const HostArray *a, char *err, size_t errlen);
+
+/* ---- zip.c: the zip container of .npz files ---- */
+
+typedef struct ZipEntry {
+  char *name;
+  uint64_t csize, usize, offset; /* compressed and real sizes, its local header */
+  uint32_t crc;
+  int method, flags; /* 0 stored, 8 deflated */
+} ZipEntry;
+
+/* An archive open for reading: its directory, checked against its size. */
+typedef struct Zip {
+  const char *path;
+  int fd;
+  int64_t size;
+  ZipEntry *e;
+  int n;
+} Zip;
+
+/* Opens an archive and reads its directory: 0, or -1 with err (missing,
+** not a zip archive, truncated, a bad directory). */
+int zip_open(Zip *z, const char *path, char *err, size_t errlen);
+void zip_close(Zip *z);
+
+/* A member's bytes as a stream: opened (-1 with err for a bad member, -3
+** for a deflated one in a build without zlib), read (as ByteSrc's read:
+** checked against the directory's size and CRC-32 when the last byte is
+** read), closed. */
+typedef struct ZipStream ZipStream;
+int zip_stream_open(const Zip *z, const ZipEntry *e, ZipStream **s, char *err, size_t errlen);
+int64_t zip_stream_read(ZipStream *s, void *buf, size_t len, char *why, size_t whylen);
+void zip_stream_close(ZipStream *s);
+
+/* One member to write: head then body, stored. */
+typedef struct ZipPart {
+  const char *name;
+  const void *head, *body;
+  uint64_t head_len, body_len;
+} ZipPart;
+/* Writes an archive of stored members atomically (NewFile), with ZIP64
+** records where sizes or offsets need them. */
+int zip_write(const char *path, const ZipPart *parts, int n, char *err, size_t errlen);
+
+uint32_t zip_crc32(uint32_t crc, const void *buf, size_t len);
+/* zlib's version, or NULL in a build without it (stored archives only). */
+const char *zip_deflate_library(void);
+
+/* ---- npz.c: .npz files, zip archives of .npy members ---- */
+
+/* The array a member holds: its name without ".npy"; false for a member
+** that is not a .npy file. */
+bool npz_array_name(const ZipEntry *e, char *out, size_t outsz);
+/* The member holding array `name`, or -1. */
+int npz_find(const Zip *z, const char *name);
+/* "'a', 'b', ..." (at most 8), or "no array", for messages. */
+void npz_names(const Zip *z, char *out, size_t outsz);
+/* Reads member k as npy_read_src reads a .npy (-1, -2 as it; -3:
+** compressed, and no zlib in this build). */
+int npz_read(const Zip *z, int k, const jitc_dtype *named, bool header_only, HostArray *out,
+             char *err, size_t errlen);
+/* Writes arrays[k] as members names[k].npy, stored, atomically. */
+int npz_write(const char *path, const char *const *names, const HostArray *const *arrays, int n,
+              char *err, size_t errlen);
 
 /* ---- gen.c: generated inputs ---- */
 

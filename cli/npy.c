@@ -42,8 +42,8 @@ static int src_read(ByteSrc *src, void *buf, size_t len, const char *truncated, 
   return file_fail(err, errlen, src->name, "%s", got < 0 ? src->why : truncated);
 }
 
-int npy_read_src(ByteSrc *src, const jitc_dtype *named, HostArray *out, char *err,
-                 size_t errlen) {
+int npy_read_src(ByteSrc *src, const jitc_dtype *named, bool header_only, HostArray *out,
+                 char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   const char *path = src->name;
   int64_t fsize = src->size;
@@ -135,7 +135,10 @@ int npy_read_src(ByteSrc *src, const jitc_dtype *named, HostArray *out, char *er
                      (long long)avail, (long long)(avail - nbytes));
 
   char aerr[200];
-  if (host_array_alloc(out, h.dtype, n, aerr, sizeof aerr) != 0) {
+  if (header_only) {
+    out->dtype = h.dtype;
+    out->n = n;
+  } else if (host_array_alloc(out, h.dtype, n, aerr, sizeof aerr) != 0) {
     file_fail(err, errlen, path, "%s", aerr);
     return -2; /* a resource, not the file, is short */
   }
@@ -143,6 +146,8 @@ int npy_read_src(ByteSrc *src, const jitc_dtype *named, HostArray *out, char *er
   for (int i = 0; i < h.ndim; i++)
     out->shape[i] = h.shape[i];
   out->fortran = h.fortran;
+  if (header_only)
+    return 0;
   if (src_read(src, out->data, (size_t)nbytes, "file truncated while reading", err, errlen)) {
     host_array_free(out);
     memset(out, 0, sizeof *out);
@@ -173,7 +178,7 @@ int npy_read(const char *path, const jitc_dtype *named, HostArray *out, char *er
   struct stat st;
   fstat(fd, &st); /* file_open_regular has done it once */
   ByteSrc src = {.name = path, .size = (int64_t)st.st_size, .read = fd_read, .ctx = &fd};
-  int rc = npy_read_src(&src, named, out, err, errlen);
+  int rc = npy_read_src(&src, named, false, out, err, errlen);
   close(fd);
   return rc;
 }
