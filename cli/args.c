@@ -241,7 +241,7 @@ static NumKind parse_number(const char *s, int64_t *iv, double *fv) {
   return NUM_FLOAT;
 }
 
-/* -n: a non-negative integer, also written 10_000_000 or 1e7 when exact. */
+/* A count: a non-negative integer, also written 10_000_000 or 1e7 when exact. */
 static bool parse_count(const char *s, int64_t *out) {
   int64_t i;
   double f;
@@ -259,10 +259,66 @@ static bool parse_count(const char *s, int64_t *out) {
   }
 }
 
+/* -n: a count, or a shape: counts joined by 'x' (1000x1000, 2x3x4), at
+** most NumPy's 64 axes, whose product fits int64. */
+static bool parse_shape(const char *s, Cli *cli) {
+  if (!strchr(s, 'x')) {
+    cli->ndim = 1;
+    return parse_count(s, &cli->shape[0]) && (cli->n = cli->shape[0], true);
+  }
+  char part[64];
+  int nd = 0;
+  bool zero = false, over = false;
+  int64_t n = 1;
+  for (const char *p = s;; p++) {
+    size_t len = strcspn(p, "x");
+    if (len == 0 || len >= sizeof part || nd == NPY_MAXDIMS)
+      return false;
+    memcpy(part, p, len);
+    part[len] = '\0';
+    int64_t d;
+    if (!parse_count(part, &d))
+      return false;
+    cli->shape[nd++] = d;
+    zero |= d == 0;
+    if (d > 0 && n > INT64_MAX / d)
+      over = true;
+    else
+      n *= d;
+    p += len;
+    if (!*p)
+      break;
+  }
+  if (over && !zero)
+    return false;
+  cli->ndim = nd;
+  cli->n = zero ? 0 : n;
+  return true;
+}
+
+/* --in FILE.npz and --out FILE.npz: every array of the archive. */
+static void add_archive(const char **v, int *n, const char *opt, const char *arg) {
+  if (*n == MAX_NAMED)
+    die_usage("too many %s options (at most %d)", opt, MAX_NAMED);
+  for (int k = 0; k < *n; k++)
+    if (!strcmp(v[k], arg))
+      die_usage("%s %s is given twice", opt, arg);
+  v[(*n)++] = arg;
+}
+
+static bool ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), t = strlen(tail);
+  return n >= t && !strcmp(s + n - t, tail);
+}
+
 static void add_named(Named *v, int *n, const char *opt, const char *arg) {
   const char *eq = strchr(arg, '=');
-  if (!eq || eq == arg)
+  if (!eq || eq == arg) {
+    if (!strcmp(opt, "--in") || !strcmp(opt, "--out"))
+      die_usage("%s needs NAME=%s or FILE.npz, got '%s'", opt,
+                opt[2] == 'i' ? "SPEC" : "FILE", arg);
     die_usage("%s needs NAME=VALUE, got '%s'", opt, arg);
+  }
   if (*n == MAX_NAMED)
     die_usage("too many %s options (at most %d)", opt, MAX_NAMED);
   char *name = strndup(arg, (size_t)(eq - arg));
@@ -324,7 +380,8 @@ static void bad_option(const char *arg, int optopt_char) {
 void parse_args(Cli *cli, int argc, char **argv) {
   jitc_options_init(&cli->opt);
   cli->opt.implicit_inputs = 1;
-  cli->n = 10000000;
+  cli->n = cli->shape[0] = 10000000;
+  cli->ndim = 1;
   cli->dtype = JITC_FLOAT64;
   cli->repeat = 1;
   opterr = 0;
@@ -349,9 +406,9 @@ void parse_args(Cli *cli, int argc, char **argv) {
       cli->program_file = v;
       break;
     case 'n':
-      if (!parse_count(v, &cli->n))
-        die_usage("--size needs a non-negative integer (such as 1000, 10_000_000 or 1e7), "
-                  "got '%s'", v);
+      if (!parse_shape(v, cli))
+        die_usage("--size needs a non-negative integer (such as 1000, 10_000_000 or 1e7) "
+                  "or a shape (such as 1000x1000, at most %d axes), got '%s'", NPY_MAXDIMS, v);
       cli->n_given = true;
       break;
     case OPT_DTYPE: {
@@ -367,10 +424,16 @@ void parse_args(Cli *cli, int argc, char **argv) {
       break;
     }
     case OPT_IN:
-      add_named(cli->ins, &cli->nins, "--in", v);
+      if (!strchr(v, '=') && ends_with(v, ".npz"))
+        add_archive(cli->in_archives, &cli->nin_archives, "--in", v);
+      else
+        add_named(cli->ins, &cli->nins, "--in", v);
       break;
     case OPT_OUT:
-      add_named(cli->outs, &cli->nouts, "--out", v);
+      if (!strchr(v, '=') && ends_with(v, ".npz"))
+        add_archive(cli->out_archives, &cli->nout_archives, "--out", v);
+      else
+        add_named(cli->outs, &cli->nouts, "--out", v);
       break;
     case OPT_STRICT:
       cli->strict = true;
@@ -584,7 +647,7 @@ int check_names(const Cli *cli, const jitc_kernel *k) {
     jitc_kernel_scalar(k, s, &names[n++], NULL);
   int status = EX_OK;
   for (int q = 0; q < cli->nins && !status; q++)
-    if (jitc_kernel_find_array(k, cli->ins[q].name) < 0)
+    if (!cli->ins[q].whole && jitc_kernel_find_array(k, cli->ins[q].name) < 0)
       status = unknown_name("--in", cli->ins[q].name, "array", names, n);
   for (int q = 0; q < cli->nouts && !status; q++)
     if (jitc_kernel_find_array(k, cli->outs[q].name) < 0)

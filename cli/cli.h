@@ -296,6 +296,17 @@ double mt_gauss(Mt19937 *st);   /* np.random.randn (legacy polar method) */
 ** "[5.0750957 0.5423974 0.58968204 0.34199178 2.3759744]". */
 char *format_array(const void *data, jitc_dtype dtype, int64_t n);
 
+/* Array a as NumPy's np.array2string lays it out (str(a)): nested
+** brackets, each row on a line of its own, the blocks of a 3-D array
+** separated by a blank line, continuation lines indented to stand under
+** the opening bracket, which is at column `indent` (the length of what is
+** printed before it on its line); summarised above 1000 elements with 3
+** rows or elements at each end of every axis longer than 6, "..." between;
+** elements spelled as format_array spells them, in the logical order
+** whatever a's memory order.  1-D: format_array's text; 0-d:
+** format_value's; empty: "[]". */
+char *format_nd(const HostArray *a, int indent);
+
 /* One value in the same spelling as format_array uses for elements. */
 char *format_value(const void *elem, jitc_dtype dtype);
 
@@ -313,6 +324,7 @@ void json_string(FILE *f, const char *s);
 typedef struct Named {
   const char *name;
   const char *value;
+  bool whole; /* an array of a --in FILE.npz: bound where the program uses it */
 } Named;
 
 /* The options as given. */
@@ -320,11 +332,16 @@ typedef struct Cli {
   const char *program;
   const char *program_file;
   const char *target; /* NULL: the library's default */
-  int64_t n;
+  int ndim;           /* -n: the shape of generated inputs, */
+  int64_t shape[NPY_MAXDIMS];
+  int64_t n;          /* its element count */
   bool n_given;
   jitc_dtype dtype;
   Named ins[MAX_NAMED], outs[MAX_NAMED], defs[MAX_NAMED], dtypes[MAX_NAMED];
   int nins, nouts, ndefs, ndtypes;
+  /* --in FILE.npz and --out FILE.npz: every array of the archive */
+  const char *in_archives[MAX_NAMED], *out_archives[MAX_NAMED];
+  int nin_archives, nout_archives;
   const char *emit;
   int repeat;
   bool json, quiet;
@@ -369,12 +386,18 @@ typedef struct Run {
   double start_ms;
   char *source; /* the program text */
   jitc_context *ctx;
-  /* Inputs read from files, by --in index (data NULL for generators); the
-  ** first fixes the shape (shape_from) and n. */
+  /* Inputs read from files, by --in index (isfile false for generators;
+  ** the data of an array of a --in FILE.npz is read only once the program
+  ** is known to use it: until then data is NULL). */
   HostArray files[MAX_NAMED];
-  const HostArray *shape_from;
-  const char *shape_name;
+  bool isfile[MAX_NAMED];
+  /* The shapes (shape.c): of the generated inputs, of the run (the
+  ** broadcast shape, n elements), and the outputs' memory order. */
+  int gen_ndim, ndim;
+  int64_t gen_shape[NPY_MAXDIMS], shape[NPY_MAXDIMS];
   int64_t n;
+  bool out_fortran;
+  bool flat; /* no input array: a flat run of n elements (-n gives them) */
   /* The signature: the arrays' dtypes and the -D scalars with their values. */
   jitc_array_decl decls[2 * MAX_NAMED];
   int ndecls;
@@ -398,11 +421,21 @@ int check_names(const Cli *cli, const jitc_kernel *k);
 /* inputs.c */
 int read_program(Run *r);
 int load_inputs(Run *r);
+int load_used(Run *r, const jitc_kernel *k);
+bool archive_spec(const char *spec, const char *name, char *path, size_t pathsz,
+                  const char **member);
 void declare_signature(Run *r);
 bool enough_memory(const Run *r, const jitc_kernel *k);
 int default_inputs(const Run *r, const jitc_kernel *k);
-int make_arrays(Run *r, Result *res, void **ptrs);
+int make_arrays(Run *r, Result *res);
 void free_inputs(Run *r);
+
+/* shape.c */
+int plan_shapes(Run *r, const jitc_kernel *k);
+void array_shape(const Run *r, jitc_role role, int in, int *ndim, const int64_t **shape,
+                 bool *fortran);
+int input_index(const Cli *cli, const char *name); /* the --in of array name, or -1 */
+void host_strides(const HostArray *a, int64_t *strides); /* in bytes, of a's order */
 
 /* targets.c */
 void choose_targets(Run *r);
@@ -429,7 +462,7 @@ int fail_status(jitc_context *ctx, jitc_status st);
 void report(const Run *r);
 
 /* outputs.c */
-int make_temps(const Cli *cli);
+int make_temps(const Run *r, const jitc_kernel *k);
 int write_outputs(Run *r);
 void free_temps(void);
 

@@ -325,8 +325,8 @@ def test_generators(d, pre):
 
     # Bad specs: a clear error naming the problem.
     probs = []
-    usage = ("use FILE.npy, ones, zeros, arange, linspace:LO:HI, full:VALUE, rand[:SEED] "
-             "or randn[:SEED]")
+    usage = ("use FILE.npy, FILE.npz[:NAME], ones, zeros, arange, linspace:LO:HI, full:VALUE, "
+             "rand[:SEED] or randn[:SEED]")
     for spec, dtype, words in (
             ("foo", "float64", "unknown input 'foo': " + usage),
             ("", "float64", "unknown input ''"),
