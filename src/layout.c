@@ -237,6 +237,12 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
   *contig = true;
   for (int j = 0; j < na; j++) {
     LayoutArray *la = &L->a[j];
+    la->zrun = 0;
+    for (int d = L->ndim - 1; d >= 0 && la->strides[d] == 0; d--)
+      la->zrun = (la->zrun ? la->zrun : 1) * L->shape[d];
+    la->run = 0;
+    for (int d = L->ndim - 1; d >= 0 && la->strides[d] == (int64_t)la->esize * (la->run ? la->run : 1); d--)
+      la->run = (la->run ? la->run : 1) * L->shape[d];
     if (p->arrays[j].role == JITC_RESULT || n == 0) {
       la->direct = true;
       continue;
@@ -244,6 +250,10 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     la->direct = (uintptr_t)la->base % la->esize == 0 &&
                  (n == 1 || (L->ndim == 1 && la->strides[0] == (int64_t)la->esize));
     *contig = *contig && la->direct;
+    int last = L->ndim - 1;
+    if (last > 0 && la->strides[last - 1] &&
+        llabs(la->strides[last - 1]) < llabs(la->strides[last]))
+      L->transposed = true;
   }
   /* A written array overlapping another is refused unless both are the
   ** same elements (each block gathers every input before it scatters). */
@@ -284,36 +294,34 @@ bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
     *at = x->base + lo * (int64_t)x->esize;
     return true;
   }
-  int last = L->ndim - 1;
+  /* Inside one of the array's contiguous runs? */
+  if (m > 1 && (!x->run || lo / x->run != (lo + m - 1) / x->run)) return false;
   int64_t idx[JITC_MAXDIMS];
-  int64_t off = unravel(L, x, lo, idx);
-  if (idx[last] + m > L->shape[last] || (m > 1 && x->strides[last] != (int64_t)x->esize))
-    return false;
-  char *p = x->base + off;
+  char *p = x->base + unravel(L, x, lo, idx);
   if ((uintptr_t)p % x->esize) return false;
   *at = p;
   return true;
 }
 
+bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
+  const LayoutArray *x = &L->a[j];
+  if (!x->zrun || lo / x->zrun != (lo + m - 1) / x->zrun) return false;
+  int64_t idx[JITC_MAXDIMS];
+  *at = x->base + unravel(L, x, lo, idx);
+  return true;
+}
+
 /* Fills m elements of `size` bytes at buf with the one at mem (a
-** broadcast axis): typed stores, which the compiler makes vector ones. */
+** broadcast axis): the element, then the filled part copied after itself,
+** so that the C library's memcpy does the work in vector moves. */
 static void fill_run(const char *mem, char *buf, int64_t m, size_t size) {
-#define FILL(T)                                                                 \
-  {                                                                             \
-    T v;                                                                        \
-    memcpy(&v, mem, sizeof v);                                                  \
-    for (int64_t e = 0; e < m; e++) memcpy(buf + e * (int64_t)sizeof v, &v, sizeof v); \
-    return;                                                                     \
+  size_t have = size, total = (size_t)m * size;
+  memcpy(buf, mem, size);
+  while (have < total) {
+    size_t more = have < total - have ? have : total - have;
+    memcpy(buf + have, buf, more);
+    have += more;
   }
-  switch (size) {
-  case 1: memset(buf, *mem, (size_t)m); return;
-  case 2: FILL(uint16_t)
-  case 4: FILL(uint32_t)
-  case 8: FILL(uint64_t)
-  default:
-    for (int64_t e = 0; e < m; e++) memcpy(buf + e * (int64_t)size, mem, size);
-  }
-#undef FILL
 }
 
 /* Copies m elements of `size` bytes from src, step ss, to dst, step ds;
@@ -321,6 +329,25 @@ static void fill_run(const char *mem, char *buf, int64_t m, size_t size) {
 ** typed load: an element may be unaligned). */
 static void copy_steps(char *dst, int64_t ds, const char *src, int64_t ss, int64_t m,
                        size_t size) {
+  /* Every other element (`a[::2]`), aligned: typed loads the compiler
+  ** makes vector shuffles of. */
+  if (ds == (int64_t)size && ss == 2 * (int64_t)size && (uintptr_t)src % size == 0 &&
+      (uintptr_t)dst % size == 0) {
+    switch (size) {
+#define EVERY2(T)                                                               \
+  {                                                                             \
+    const T *s = (const T *)(const void *)src;                                  \
+    T *d = (T *)(void *)dst;                                                    \
+    for (int64_t e = 0; e < m; e++) d[e] = s[2 * e];                            \
+    return;                                                                     \
+  }
+    case 2: EVERY2(uint16_t)
+    case 4: EVERY2(uint32_t)
+    case 8: EVERY2(uint64_t)
+#undef EVERY2
+    default: break;
+    }
+  }
 #define STEPS(S)                                                                \
   for (int64_t e = 0; e < m; e++, dst += ds, src += ss) memcpy(dst, src, S);    \
   return;
