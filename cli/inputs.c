@@ -1,9 +1,10 @@
 /*
 ** inputs.c -- what a run reads: the program text, the input arrays from
-** .npy files or generators, the shape they fix, the signature (each
-** array's dtype, each -D scalar), and each target's arrays filled from
-** them.  Every target starts from the same data: the first target's inputs
-** are kept and copied for the others and for each --repeat.
+** .npy files, .npz archives or generators, each in its own shape and order
+** (shape.c makes the run's shape of them), the signature (each array's
+** dtype, each -D scalar), and each target's arrays filled from them.
+** Every target starts from the same data: the first target's inputs are
+** kept and copied for the others and for each --repeat.
 */
 #include "cli.h"
 
@@ -321,8 +322,9 @@ static void check_spec(const Named *in, jitc_dtype t) {
 /* The signature: the given inputs' dtypes (a file's own, which a --dtype
 ** NAME= may repeat but not change, else --dtype), a default input for each
 ** --dtype NAME= not given with --in, and -D scalars. */
-void declare_signature(Run *r) {
+static void declare(Run *r) {
   Cli *cli = &r->cli;
+  r->ndecls = 0;
   for (int k = 0; k < cli->nins; k++) {
     jitc_dtype t = cli->dtype;
     for (int q = 0; q < cli->ndtypes; q++)
@@ -348,9 +350,48 @@ void declare_signature(Run *r) {
       r->decls[r->ndecls++] = (jitc_array_decl){cli->dtypes[q].name, t};
     }
   }
+}
+
+/* The arrays of a --in FILE.npz bind the names the program reads, and no
+** other: one the program writes first (a `c` of the archive, and `c = a +
+** 1`) stays a new array of its own type.  A front-end compile with every
+** name declared says which are read; without it (a program error, which
+** the real compile reports) all stay. */
+static void keep_read_archive_arrays(Run *r) {
+  Cli *cli = &r->cli;
+  bool any = false;
+  for (int k = 0; k < cli->nins; k++)
+    any |= cli->ins[k].whole;
+  jitc_kernel *kern = NULL;
+  if (!any || frontend_compile(r, &kern) != JITC_OK)
+    return;
+  int kept = 0;
+  for (int k = 0; k < cli->nins; k++) {
+    int a = jitc_kernel_find_array(kern, cli->ins[k].name);
+    jitc_role role = JITC_OUTPUT;
+    if (a >= 0)
+      jitc_kernel_array(kern, a, NULL, &role, NULL);
+    if (cli->ins[k].whole && role != JITC_INPUT && role != JITC_INOUT) {
+      free((char *)cli->ins[k].name);
+      free((char *)cli->ins[k].value);
+      continue;
+    }
+    cli->ins[kept] = cli->ins[k];
+    r->files[kept] = r->files[k]; /* an array of an archive has no data yet */
+    r->isfile[kept++] = r->isfile[k];
+  }
+  cli->nins = kept;
+  jitc_kernel_free(kern);
+  declare(r);
+}
+
+void declare_signature(Run *r) {
+  Cli *cli = &r->cli;
   for (int k = 0; k < cli->ndefs; k++)
     parse_def(&cli->defs[k], &r->sdecls[k], &r->svals[k]);
   cli->opt.implicit_dtype = cli->dtype;
+  declare(r);
+  keep_read_archive_arrays(r);
 }
 
 /* One array's data for the first target: a file's, a generator's, or (an

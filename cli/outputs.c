@@ -2,11 +2,11 @@
 ** outputs.c -- writing the --out arrays: all of them or none.  An output
 ** file is a .npy of one array, or a .npz of several (--out NAME=FILE.npz
 ** for each, or --out FILE.npz for every array the program writes).  Each
-** output file first gets a temporary file beside it, made before any work so that an
-** output that cannot be written fails first; after the run the arrays go
-** into those files, which are renamed into place only once every one is
-** written.  The temporary files are removed at exit and on SIGINT/SIGTERM
-** unless renamed.
+** output file first gets a temporary file beside it, made before any work
+** so that an output that cannot be written fails first; after the run the
+** arrays go into those files, which are renamed into place only once every
+** one is written.  The temporary files are removed at exit and on
+** SIGINT/SIGTERM unless renamed.
 */
 #include "cli.h"
 

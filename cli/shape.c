@@ -42,7 +42,7 @@ static bool is_input(jitc_role role) { return role == JITC_INPUT || role == JITC
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 /* NumPy's order='K' for an output of shape[0..ndim) over operands op[0..n):
-** true for Fortran order.  This is NumPy's iterator (nditer_constr.c,
+** true for Fortran order.  This is NumPy's iterator (its constructor's
 ** npyiter_find_best_axis_ordering): the axes, fastest first, are sorted by
 ** an insertion sort in which axis j0 goes before axis j1 when the strides
 ** of the operands that step along both (a zero stride, a broadcast or

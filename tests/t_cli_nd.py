@@ -399,6 +399,12 @@ def test_npz_in():
                 rc, _, err = jitc(*(["-q"] + args + ["--out", "c=" + out, prog]), target=t)
                 result("npz_in_%s_%s.%s" % ({"s": "stored", "c": "compressed"}[kind], what, t),
                        "exit %d: %s" % (rc, err.strip()[:300]) if rc else same_file(out, want))
+    # An array of the archive that the program writes first is not bound:
+    # the output keeps its own type (int32 here, not the archive's float64).
+    np.savez(path("w.npz"), a=np.arange(4, dtype=np.int32), c=np.zeros(4))
+    rc, _, err = jitc("-q", "--in", path("w.npz"), "--out", "c=" + path("w_c.npy"), "c = a * 2")
+    result("npz_whole_output_unbound", "exit %d: %s" % (rc, err.strip()[:300]) if rc else
+           same_file(path("w_c.npy"), np.arange(4, dtype=np.int32) * 2))
     # A name the archive lacks: exit 66, the names it holds.
     rc, _, err = jitc("-q", "--in", "x=%s:zz" % path("s.npz"), "c = x")
     result("npz_missing_name", None if rc == 66 and "holds no array 'zz'" in err and
