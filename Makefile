@@ -37,6 +37,18 @@ else
 LLVM_MSG    := cpu target: disabled (no LLVM >= 17 found; run make deps, or apt-get install llvm-19-dev)
 endif
 
+# zlib, for the command line's compressed .npz inputs (np.savez_compressed):
+# used where its header is found (ZLIB=0 builds without it; stored .npz files,
+# as np.savez writes them, are read and written either way).
+ZLIB ?= $(shell echo '\#include <zlib.h>' | $(CC) -E - >/dev/null 2>&1 && echo 1 || echo 0)
+ifeq ($(ZLIB),1)
+CLI_CFLAGS := -DJITC_HAVE_ZLIB=1
+CLI_LIBS   := -lz
+ZLIB_MSG   := ; .npz: zlib
+else
+ZLIB_MSG   := ; .npz: stored only (no zlib: apt-get install zlib1g-dev)
+endif
+
 # The library: the compiler (src/) and what its targets need to run
 # (runtime/).  The command line (cli/) is a client of the library: its
 # binary links the library's objects with its own.
@@ -61,7 +73,7 @@ SONAME  := libjitc.so.$(firstword $(subst ., ,$(VERSION)))
 SOREAL  := libjitc.so.$(VERSION)
 
 all: $(BUILD)/jitc $(BUILD)/libjitc.a $(BUILD)/libjitc.so $(BUILD)/jitc.pc
-	@echo "$(LLVM_MSG)"
+	@echo "$(LLVM_MSG)$(ZLIB_MSG)"
 
 # Installs the Debian packages and Python modules the build and tests use
 # (apt-get as root; otherwise it prints the command to run).
@@ -105,8 +117,9 @@ $(BUILD)/$(SONAME): $(BUILD)/$(SOREAL)
 $(BUILD)/libjitc.so: $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
+$(CLI_OBJS): CFLAGS += $(CLI_CFLAGS)
 $(BUILD)/jitc: $(CLI_OBJS) $(LIB_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) $(CLI_LIBS) $(LDLIBS)
 
 # The pkg-config file, for the PREFIX given (make install writes it anew).
 PC_TEXT = printf 'prefix=%s\nincludedir=$${prefix}/include\nlibdir=$${prefix}/lib\n\nName: jitc\nDescription: JIT compiler for element-wise array programs\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -ljitc\nLibs.private: %s\n' \

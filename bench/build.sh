@@ -18,7 +18,7 @@ BENCH_CC=${BENCH_CC:-gcc}
 mkdir -p "$out"
 libs="${LDFLAGS:-} $BUILD/libjitc_int.a ${LLVM_LIBS-$(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc")} ${LDLIBS:--ldl -lpthread -lm}"
 CLI_OBJS=
-for f in host npy elem json; do
+for f in host fileio npyhdr npy elem json; do
   ${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -Wall -c "cli/$f.c" -o "$out/cli_$f.o"
   CLI_OBJS="$CLI_OBJS $out/cli_$f.o"
 done

@@ -43,15 +43,19 @@ static void usage(void) {
       "standard error says so (-q does not hide it); --strict makes it an error.  A\n"
       "name one slip from a name defined before it ('tpm' after 'tmp = ...') is an\n"
       "error, 'did you mean', unless --in gives it.  A program that starts with '-'\n"
-      "goes after '--': jitc -- '-a * 2'.\n"
+      "goes after '--': jitc -- '-a * 2'.  Arrays have shapes and broadcast as NumPy's\n"
+      "do: a (2, 3) matrix plus a (3,) row adds the row to each row; outputs have the\n"
+      "broadcast shape, in NumPy's order (C, or Fortran where np.add would give it),\n"
+      "and print as NumPy prints them.  A program of scalars alone gives a 0-d result.\n"
       "\n"
       "options (short options bundle, -n3 and -qn3 work; a long option may be\n"
       "shortened to any unique prefix, --rep 3; --opt=VALUE also works):\n"
       "  -t, --target T       interp, cpu, cuda or all (default: cpu when built with LLVM);\n"
       "                       all: every target here, checked to agree (see exit 1)\n"
       "  -f, --file FILE      read the program from FILE ('-': standard input)\n"
-      "  -n, --size N         element count when no input file fixes it (default 10000000);\n"
-      "                       an integer, also 10_000_000 or 1e7\n");
+      "  -n, --size SHAPE     the shape of generated inputs: N elements (default 10000000;\n"
+      "                       also 10_000_000 or 1e7) or axes joined by 'x' (1000x1000);\n"
+      "                       without -n, the broadcast shape of the inputs from files\n");
   /* The types from the library; T may also be NumPy's code (read as
   ** np.dtype reads it: i8 is int64, u8 uint64) or the language's short name. */
   char types[512], text[800];
@@ -62,12 +66,22 @@ static void usage(void) {
   printf(
       "      --dtype NAME=T   type of one generated input (a FILE.npy's own type, or bfloat16\n"
       "                       for a '<V2' file: ml_dtypes saves bfloat16 so)\n"
-      "      --in NAME=SPEC   input NAME from FILE.npy, ones, zeros, arange, linspace:LO:HI,\n"
-      "                       full:VALUE, rand[:SEED] or randn[:SEED]; of a complex type\n"
-      "                       these are the real parts and the imaginary parts are 0, but\n"
-      "                       full:1+2j gives both, and rand and randn draw n real parts,\n"
-      "                       then n imaginary parts (rand(n) + 1j*rand(n))\n"
+      "      --in NAME=SPEC   input NAME from FILE.npy (any shape, C or Fortran order),\n"
+      "                       FILE.npz[:KEY] (its array KEY, by default NAME), ones, zeros,\n"
+      "                       arange, linspace:LO:HI, full:VALUE, rand[:SEED] or\n"
+      "                       randn[:SEED] (generated in C order, as NumPy reshapes them);\n"
+      "                       of a complex type these are the real parts and the imaginary\n"
+      "                       parts are 0, but full:1+2j gives both, and rand and randn\n"
+      "                       draw n real parts, then n imaginary parts (rand(n) +\n"
+      "                       1j*rand(n))\n"
+      "      --in FILE.npz    every array of the archive (np.savez or np.savez_compressed)\n"
+      "                       as the input of its name, where the program reads that name\n"
       "      --out NAME=FILE.npy  write array NAME after the run (all outputs or none)\n"
+      "      --out NAME=FILE.npz[:KEY]\n"
+      "                       write array NAME into an archive as KEY (by default NAME);\n"
+      "                       the --out naming one archive go into it together\n"
+      "      --out FILE.npz   write every array the program writes into one archive, each\n"
+      "                       by its name (as np.savez writes it)\n"
       "      --strict         every array the program reads must be given with --in\n"
       "                       (else exit 65: no input of ones)\n"
       "  -D NAME=VALUE[:TYPE] bind a scalar, weak like a literal unless TYPE is given.\n"
@@ -93,8 +107,11 @@ static void usage(void) {
       "      --devices LIST   cuda: the GPUs a run is split over: all, or numbers such as 0,1\n"
       "                       (default $JITC_DEVICES, else $JITC_CUDA_DEVICE's, else all)\n"
       "      --json           print one JSON object per line, one per target (with\n"
-      "                       --emit: {\"target\", \"emit\", \"text\"}); a result that is NaN or\n"
-      "                       infinite is \"nan\", \"inf\" or \"-inf\", a complex one [real, imag]\n"
+      "                       --emit: {\"target\", \"emit\", \"text\"}); each array of at\n"
+      "                       most 1000 elements the program writes has its \"value\", as\n"
+      "                       NumPy's tolist() gives it (nested lists); a value that is NaN\n"
+      "                       or infinite is \"nan\", \"inf\" or \"-inf\", a complex one\n"
+      "                       [real, imag]\n"
       "  -q, --quiet          print no report (errors still go to stderr)\n"
       "      --list           print the language's vocabulary as JSON: types (number, kind,\n"
       "                       size, range), operators and functions (arity, typing rule),\n"
@@ -122,8 +139,8 @@ static void usage(void) {
       "   1  targets disagree (-t all) beyond the accuracy above; nothing is written\n"
       "  64  usage error (bad option, unknown name, bad -D value, bad --in generator)\n"
       "  65  program error (with --strict: an input no --in gives)\n"
-      "  66  input missing or bad (a file)\n"
-      "  69  target not available\n"
+      "  66  input missing or bad (a file, an archive), or shapes that do not broadcast\n"
+      "  69  target not available (or a compressed .npz, in a build without zlib)\n"
       "  70  internal error\n"
       "  71  out of memory: an allocation that cannot be made (its size is said)\n"
       "  73  output cannot be written\n");
@@ -241,7 +258,7 @@ static NumKind parse_number(const char *s, int64_t *iv, double *fv) {
   return NUM_FLOAT;
 }
 
-/* -n: a non-negative integer, also written 10_000_000 or 1e7 when exact. */
+/* A count: a non-negative integer, also written 10_000_000 or 1e7 when exact. */
 static bool parse_count(const char *s, int64_t *out) {
   int64_t i;
   double f;
@@ -259,10 +276,66 @@ static bool parse_count(const char *s, int64_t *out) {
   }
 }
 
+/* -n: a count, or a shape: counts joined by 'x' (1000x1000, 2x3x4), at
+** most NumPy's 64 axes, whose product fits int64. */
+static bool parse_shape(const char *s, Cli *cli) {
+  if (!strchr(s, 'x')) {
+    cli->ndim = 1;
+    return parse_count(s, &cli->shape[0]) && (cli->n = cli->shape[0], true);
+  }
+  char part[64];
+  int nd = 0;
+  bool zero = false, over = false;
+  int64_t n = 1;
+  for (const char *p = s;; p++) {
+    size_t len = strcspn(p, "x");
+    if (len == 0 || len >= sizeof part || nd == NPY_MAXDIMS)
+      return false;
+    memcpy(part, p, len);
+    part[len] = '\0';
+    int64_t d;
+    if (!parse_count(part, &d))
+      return false;
+    cli->shape[nd++] = d;
+    zero |= d == 0;
+    if (d > 0 && n > INT64_MAX / d)
+      over = true;
+    else
+      n *= d;
+    p += len;
+    if (!*p)
+      break;
+  }
+  if (over && !zero)
+    return false;
+  cli->ndim = nd;
+  cli->n = zero ? 0 : n;
+  return true;
+}
+
+/* --in FILE.npz and --out FILE.npz: every array of the archive. */
+static void add_archive(const char **v, int *n, const char *opt, const char *arg) {
+  if (*n == MAX_NAMED)
+    die_usage("too many %s options (at most %d)", opt, MAX_NAMED);
+  for (int k = 0; k < *n; k++)
+    if (!strcmp(v[k], arg))
+      die_usage("%s %s is given twice", opt, arg);
+  v[(*n)++] = arg;
+}
+
+static bool ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), t = strlen(tail);
+  return n >= t && !strcmp(s + n - t, tail);
+}
+
 static void add_named(Named *v, int *n, const char *opt, const char *arg) {
   const char *eq = strchr(arg, '=');
-  if (!eq || eq == arg)
+  if (!eq || eq == arg) {
+    if (!strcmp(opt, "--in") || !strcmp(opt, "--out"))
+      die_usage("%s needs NAME=%s or FILE.npz, got '%s'", opt,
+                opt[2] == 'i' ? "SPEC" : "FILE", arg);
     die_usage("%s needs NAME=VALUE, got '%s'", opt, arg);
+  }
   if (*n == MAX_NAMED)
     die_usage("too many %s options (at most %d)", opt, MAX_NAMED);
   char *name = strndup(arg, (size_t)(eq - arg));
@@ -324,7 +397,8 @@ static void bad_option(const char *arg, int optopt_char) {
 void parse_args(Cli *cli, int argc, char **argv) {
   jitc_options_init(&cli->opt);
   cli->opt.implicit_inputs = 1;
-  cli->n = 10000000;
+  cli->n = cli->shape[0] = 10000000;
+  cli->ndim = 1;
   cli->dtype = JITC_FLOAT64;
   cli->repeat = 1;
   opterr = 0;
@@ -349,9 +423,9 @@ void parse_args(Cli *cli, int argc, char **argv) {
       cli->program_file = v;
       break;
     case 'n':
-      if (!parse_count(v, &cli->n))
-        die_usage("--size needs a non-negative integer (such as 1000, 10_000_000 or 1e7), "
-                  "got '%s'", v);
+      if (!parse_shape(v, cli))
+        die_usage("--size needs a non-negative integer (such as 1000, 10_000_000 or 1e7) "
+                  "or a shape (such as 1000x1000, at most %d axes), got '%s'", NPY_MAXDIMS, v);
       cli->n_given = true;
       break;
     case OPT_DTYPE: {
@@ -367,10 +441,16 @@ void parse_args(Cli *cli, int argc, char **argv) {
       break;
     }
     case OPT_IN:
-      add_named(cli->ins, &cli->nins, "--in", v);
+      if (!strchr(v, '=') && ends_with(v, ".npz"))
+        add_archive(cli->in_archives, &cli->nin_archives, "--in", v);
+      else
+        add_named(cli->ins, &cli->nins, "--in", v);
       break;
     case OPT_OUT:
-      add_named(cli->outs, &cli->nouts, "--out", v);
+      if (!strchr(v, '=') && ends_with(v, ".npz"))
+        add_archive(cli->out_archives, &cli->nout_archives, "--out", v);
+      else
+        add_named(cli->outs, &cli->nouts, "--out", v);
       break;
     case OPT_STRICT:
       cli->strict = true;
@@ -584,7 +664,7 @@ int check_names(const Cli *cli, const jitc_kernel *k) {
     jitc_kernel_scalar(k, s, &names[n++], NULL);
   int status = EX_OK;
   for (int q = 0; q < cli->nins && !status; q++)
-    if (jitc_kernel_find_array(k, cli->ins[q].name) < 0)
+    if (!cli->ins[q].whole && jitc_kernel_find_array(k, cli->ins[q].name) < 0)
       status = unknown_name("--in", cli->ins[q].name, "array", names, n);
   for (int q = 0; q < cli->nouts && !status; q++)
     if (jitc_kernel_find_array(k, cli->outs[q].name) < 0)

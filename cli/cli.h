@@ -21,7 +21,11 @@
 **   elem.c     one element of any type: its kind, its value, astype's
 **              conversions (the 16-bit floats' included), the list of types
 **   host.c     HostArray, the aligned host buffers
+**   fileio.c   whole reads and writes, files written atomically
+**   npyhdr.c   the .npy header: parsed, and built as np.save does
 **   npy.c      reading and writing .npy files
+**   zip.c      the zip container of .npz files (zlib's deflate)
+**   npz.c      reading and writing .npz files
 **   gen.c      generated inputs (ones, arange, rand, ...), NumPy's MT19937
 **   format.c   NumPy-style printing of arrays and values
 **   json.c     JSON string literals
@@ -86,7 +90,7 @@ void dtype_list(char *out, size_t outsz, const char *last_sep);
 
 /* ---- host.c: arrays in host memory ---- */
 
-#define NPY_MAXDIMS 32
+#define NPY_MAXDIMS JITC_MAXDIMS
 
 /* An array in host memory with its shape. */
 typedef struct HostArray {
@@ -111,22 +115,144 @@ void host_array_free(HostArray *a);
 /* A shape as Python writes the tuple: "(3,)", "(2, 3)", "()". */
 void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz);
 
+/* ---- fileio.c: whole reads and writes, files written atomically ---- */
+
+/* Writes "PATH: message" to err; returns -1. */
+int file_fail(char *err, size_t errlen, const char *path, const char *fmt, ...) PRINTF(4, 5);
+/* Up to len bytes (less only at the end of the file), or -1 with errno set. */
+int64_t read_full(int fd, void *buf, size_t len);
+int write_full(int fd, const void *buf, size_t len); /* 0, or -1 with errno set */
+/* Opens a regular file for reading (anything else is refused before it is
+** opened: a FIFO would block); the descriptor, or -1 with err ("PATH: is a
+** directory, not WHAT"). */
+int file_open_regular(const char *path, const char *what, char *err, size_t errlen);
+
+/* A file written beside its destination, renamed over it when complete:
+** an existing file keeps its content (and gives its mode) until then.
+** Each call returns 0, or -1 with err, having removed the temporary file. */
+typedef struct NewFile {
+  const char *path;
+  char *tmp;
+  int fd;
+} NewFile;
+int newfile_open(NewFile *f, const char *path, char *err, size_t errlen);
+int newfile_write(NewFile *f, const void *buf, size_t len, char *err, size_t errlen);
+int newfile_commit(NewFile *f, char *err, size_t errlen);
+void newfile_abort(NewFile *f); /* after a failure elsewhere; twice is harmless */
+
+/* ---- npyhdr.c: the header of a .npy file ---- */
+
+typedef struct NpyHeader {
+  jitc_dtype dtype;
+  char descr[64]; /* as the file spells it, for messages */
+  int ndim;
+  int64_t shape[NPY_MAXDIMS];
+  bool fortran;
+} NpyHeader;
+
+/* Parses the header dict text[0..len) (NUL-free); `named` as npy_read's.
+** 0, or -1 with why ("malformed header: ...", "dtype '>f8' is ..."). */
+int npy_header_parse(const char *text, size_t len, const jitc_dtype *named, NpyHeader *h,
+                     char *why, size_t whylen);
+/* The bytes np.save writes before a's data (magic, version, length, dict,
+** padding to 64 bytes); their count, or 0 when buf is too small. */
+#define NPY_HEADER_MAX (NPY_MAXDIMS * 24 + 512)
+size_t npy_header_build(const HostArray *a, char *buf, size_t bufsz);
+
 /* ---- npy.c ---- */
 
+/* Bytes an .npy is read from: a file, or a member of a .npz archive. */
+typedef struct ByteSrc {
+  const char *name; /* for messages: the path, or "FILE.npz:NAME" */
+  int64_t size;     /* its length, known before reading */
+  /* Up to len bytes (less only at the end), or -1 with why. */
+  int64_t (*read)(void *ctx, void *buf, size_t len, char *why, size_t whylen);
+  void *ctx;
+  char why[256];
+} ByteSrc;
+
 /* Reads a .npy file (format 1.0, 2.0, 3.0; little-endian or '|'; C or
-** Fortran order; every dtype of jitc.h).  Never reads past the validated
-** data.  named: the type the caller says the file holds, or NULL; a type
-** with a bare void typestr (bfloat16's '<V2') is read only when named.
-** -1 when the file is missing or bad, -2 when the memory for its data
-** cannot be allocated. */
+** Fortran order, kept as it is: out->fortran says which; every dtype of
+** jitc.h).  Never reads past the validated data.  named: the type the
+** caller says the file holds, or NULL; a type with a bare void typestr
+** (bfloat16's '<V2') is read only when named.  -1 when the file is missing
+** or bad, -2 when the memory for its data cannot be allocated. */
 int npy_read(const char *path, const jitc_dtype *named, HostArray *out, char *err,
              size_t errlen);
+/* The same from any source of bytes; header_only: the dtype, shape, order
+** and n alone, data NULL. */
+int npy_read_src(ByteSrc *src, const jitc_dtype *named, bool header_only, HostArray *out,
+                 char *err, size_t errlen);
 
-/* Writes a .npy file (format 1.0, or 2.0 when the header needs it) to a
-** temporary file in the same directory, then renames it over `path`.  The
-** descr is the type's typestr: bfloat16's '<V2', which
-** np.load(path).view(ml_dtypes.bfloat16) reads. */
+/* Whether a can be written: its shape holds its n elements; -1 with err. */
+int npy_check(const HostArray *a, char *err, size_t errlen, const char *path);
+/* Writes a .npy file (format 1.0, or 2.0 when the header needs it), in
+** a's order, atomically (NewFile).  The descr is the type's typestr:
+** bfloat16's '<V2', which np.load(path).view(ml_dtypes.bfloat16) reads. */
 int npy_write(const char *path, const HostArray *a, char *err, size_t errlen);
+
+/* ---- zip.c: the zip container of .npz files ---- */
+
+typedef struct ZipEntry {
+  char *name;
+  uint64_t csize, usize, offset; /* compressed and real sizes, its local header */
+  uint32_t crc;
+  int method, flags; /* 0 stored, 8 deflated */
+} ZipEntry;
+
+/* An archive open for reading: its directory, checked against its size. */
+typedef struct Zip {
+  const char *path;
+  int fd;
+  int64_t size;
+  ZipEntry *e;
+  int n;
+} Zip;
+
+/* Opens an archive and reads its directory: 0, or -1 with err (missing,
+** not a zip archive, truncated, a bad directory). */
+int zip_open(Zip *z, const char *path, char *err, size_t errlen);
+void zip_close(Zip *z);
+
+/* A member's bytes as a stream: opened (-1 with err for a bad member, -3
+** for a deflated one in a build without zlib), read (as ByteSrc's read:
+** checked against the directory's size and CRC-32 when the last byte is
+** read), closed. */
+typedef struct ZipStream ZipStream;
+int zip_stream_open(const Zip *z, const ZipEntry *e, ZipStream **s, char *err, size_t errlen);
+int64_t zip_stream_read(ZipStream *s, void *buf, size_t len, char *why, size_t whylen);
+void zip_stream_close(ZipStream *s);
+
+/* One member to write: head then body, stored. */
+typedef struct ZipPart {
+  const char *name;
+  const void *head, *body;
+  uint64_t head_len, body_len;
+} ZipPart;
+/* Writes an archive of stored members atomically (NewFile), with ZIP64
+** records where sizes or offsets need them. */
+int zip_write(const char *path, const ZipPart *parts, int n, char *err, size_t errlen);
+
+uint32_t zip_crc32(uint32_t crc, const void *buf, size_t len);
+/* zlib's version, or NULL in a build without it (stored archives only). */
+const char *zip_deflate_library(void);
+
+/* ---- npz.c: .npz files, zip archives of .npy members ---- */
+
+/* The array a member holds: its name without ".npy"; false for a member
+** that is not a .npy file. */
+bool npz_array_name(const ZipEntry *e, char *out, size_t outsz);
+/* The member holding array `name`, or -1. */
+int npz_find(const Zip *z, const char *name);
+/* "'a', 'b', ..." (at most 8), or "no array", for messages. */
+void npz_names(const Zip *z, char *out, size_t outsz);
+/* Reads member k as npy_read_src reads a .npy (-1, -2 as it; -3:
+** compressed, and no zlib in this build). */
+int npz_read(const Zip *z, int k, const jitc_dtype *named, bool header_only, HostArray *out,
+             char *err, size_t errlen);
+/* Writes arrays[k] as members names[k].npy, stored, atomically. */
+int npz_write(const char *path, const char *const *names, const HostArray *const *arrays, int n,
+              char *err, size_t errlen);
 
 /* ---- gen.c: generated inputs ---- */
 
@@ -170,6 +296,17 @@ double mt_gauss(Mt19937 *st);   /* np.random.randn (legacy polar method) */
 ** "[5.0750957 0.5423974 0.58968204 0.34199178 2.3759744]". */
 char *format_array(const void *data, jitc_dtype dtype, int64_t n);
 
+/* Array a as NumPy's np.array2string lays it out (str(a)): nested
+** brackets, each row on a line of its own, the blocks of a 3-D array
+** separated by a blank line, continuation lines indented to stand under
+** the opening bracket, which is at column `indent` (the length of what is
+** printed before it on its line); summarised above 1000 elements with 3
+** rows or elements at each end of every axis longer than 6, "..." between;
+** elements spelled as format_array spells them, in the logical order
+** whatever a's memory order.  1-D: format_array's text; 0-d:
+** format_value's; empty: "[]". */
+char *format_nd(const HostArray *a, int indent);
+
 /* One value in the same spelling as format_array uses for elements. */
 char *format_value(const void *elem, jitc_dtype dtype);
 
@@ -187,6 +324,7 @@ void json_string(FILE *f, const char *s);
 typedef struct Named {
   const char *name;
   const char *value;
+  bool whole; /* an array of a --in FILE.npz: bound where the program uses it */
 } Named;
 
 /* The options as given. */
@@ -194,11 +332,16 @@ typedef struct Cli {
   const char *program;
   const char *program_file;
   const char *target; /* NULL: the library's default */
-  int64_t n;
+  int ndim;           /* -n: the shape of generated inputs, */
+  int64_t shape[NPY_MAXDIMS];
+  int64_t n;          /* its element count */
   bool n_given;
   jitc_dtype dtype;
   Named ins[MAX_NAMED], outs[MAX_NAMED], defs[MAX_NAMED], dtypes[MAX_NAMED];
   int nins, nouts, ndefs, ndtypes;
+  /* --in FILE.npz and --out FILE.npz: every array of the archive */
+  const char *in_archives[MAX_NAMED], *out_archives[MAX_NAMED];
+  int nin_archives, nout_archives;
   const char *emit;
   int repeat;
   bool json, quiet;
@@ -243,12 +386,18 @@ typedef struct Run {
   double start_ms;
   char *source; /* the program text */
   jitc_context *ctx;
-  /* Inputs read from files, by --in index (data NULL for generators); the
-  ** first fixes the shape (shape_from) and n. */
+  /* Inputs read from files, by --in index (isfile false for generators;
+  ** the data of an array of a --in FILE.npz is read only once the program
+  ** is known to use it: until then data is NULL). */
   HostArray files[MAX_NAMED];
-  const HostArray *shape_from;
-  const char *shape_name;
+  bool isfile[MAX_NAMED];
+  /* The shapes (shape.c): of the generated inputs, of the run (the
+  ** broadcast shape, n elements), and the outputs' memory order. */
+  int gen_ndim, ndim;
+  int64_t gen_shape[NPY_MAXDIMS], shape[NPY_MAXDIMS];
   int64_t n;
+  bool out_fortran;
+  bool flat; /* no input array: a flat run of n elements (-n gives them) */
   /* The signature: the arrays' dtypes and the -D scalars with their values. */
   jitc_array_decl decls[2 * MAX_NAMED];
   int ndecls;
@@ -272,11 +421,21 @@ int check_names(const Cli *cli, const jitc_kernel *k);
 /* inputs.c */
 int read_program(Run *r);
 int load_inputs(Run *r);
+int load_used(Run *r, const jitc_kernel *k);
+bool archive_spec(const char *spec, const char *name, char *path, size_t pathsz,
+                  const char **member);
 void declare_signature(Run *r);
 bool enough_memory(const Run *r, const jitc_kernel *k);
 int default_inputs(const Run *r, const jitc_kernel *k);
-int make_arrays(Run *r, Result *res, void **ptrs);
+int make_arrays(Run *r, Result *res);
 void free_inputs(Run *r);
+
+/* shape.c */
+int plan_shapes(Run *r, const jitc_kernel *k);
+void array_shape(const Run *r, jitc_role role, int in, int *ndim, const int64_t **shape,
+                 bool *fortran);
+int input_index(const Cli *cli, const char *name); /* the --in of array name, or -1 */
+void host_strides(const HostArray *a, int64_t *strides); /* in bytes, of a's order */
 
 /* targets.c */
 void choose_targets(Run *r);
@@ -303,7 +462,7 @@ int fail_status(jitc_context *ctx, jitc_status st);
 void report(const Run *r);
 
 /* outputs.c */
-int make_temps(const Cli *cli);
+int make_temps(const Run *r, const jitc_kernel *k);
 int write_outputs(Run *r);
 void free_temps(void);
 

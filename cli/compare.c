@@ -54,7 +54,7 @@ static Agree compare_array(const Arr *A, const Arr *B, int64_t n, jitc_dtype uni
   size_t esize = jitc_dtype_size(t);
   bool fp = elem_kind(t) == EK_FLOAT;
   double eps = ldexp(1.0, 1 - elem_mant_bits(unit));
-  int64_t count = (A->role == JITC_RESULT ? 1 : n) * parts;
+  int64_t count = A->data.n * parts; /* n: the elements a reduction adds */
   double scale = 0;
   for (int64_t e = 0; fp && e < count; e++) {
     double x = elem_get(A->data.data, t, e);
@@ -113,6 +113,22 @@ static jitc_dtype ulp_unit(const jitc_kernel *k, jitc_dtype t) {
   return unit;
 }
 
+/* The element at memory position e of a, as NumPy indexes it: "5" in 1-D,
+** "(1, 2)" in N-d, whatever a's memory order. */
+static void element_text(const HostArray *a, int64_t e, char *out, size_t outsz) {
+  if (a->ndim == 1) {
+    snprintf(out, outsz, "%lld", (long long)e);
+    return;
+  }
+  int64_t idx[NPY_MAXDIMS];
+  for (int q = 0; q < a->ndim; q++) {
+    int d = a->fortran ? q : a->ndim - 1 - q;
+    idx[d] = e % a->shape[d];
+    e /= a->shape[d];
+  }
+  shape_text(idx, a->ndim, out, outsz);
+}
+
 /* Every target after the first against the first: a line per output
 ** (unless quiet or --json) and a message per disagreement.  EX_DISAGREE
 ** when any disagrees. */
@@ -132,8 +148,8 @@ int compare_targets(Run *r) {
       if (A->role == JITC_INPUT)
         continue;
       int64_t bad;
-      Agree g = compare_array(A, B, r->n, ulp_unit(ref->kernel, A->dtype), cli->opt.fast_math,
-                              &bad);
+      Agree g = compare_array(A, B, r->n, ulp_unit(ref->kernel, A->dtype),
+                              cli->opt.fast_math, &bad);
       res->agree[a] = g;
       if (!cli->quiet && !cli->json)
         printf("%s: %s vs %s: largest difference %.3g ulp%s%s%s\n", A->name,
@@ -145,8 +161,10 @@ int compare_targets(Run *r) {
         size_t esize = jitc_dtype_size(A->dtype);
         char *x = format_value((char *)A->data.data + bad * (int64_t)esize, A->dtype);
         char *y = format_value((char *)B->data.data + bad * (int64_t)esize, A->dtype);
-        fprintf(stderr, "jitc: targets disagree on '%s' at element %lld: %s gives %s, %s "
-                "gives %s\n", A->name, (long long)bad, jitc_target_name(ref->target),
+        char where[NPY_MAXDIMS * 22];
+        element_text(&A->data, bad, where, sizeof where);
+        fprintf(stderr, "jitc: targets disagree on '%s' at element %s: %s gives %s, %s "
+                "gives %s\n", A->name, where, jitc_target_name(ref->target),
                 x ? x : "?", jitc_target_name(res->target), y ? y : "?");
         free(x);
         free(y);

@@ -204,19 +204,69 @@ static int decimal_precision(jitc_dtype t) {
   return (int)floor((elem_mant_bits(t) - 1) * log10(2.0));
 }
 
+/* The elements a print shows, in C order of the logical index: all of
+** them, or, summarised, the first and last EDGE_ITEMS along every axis
+** longer than twice that (NumPy's _leading_trailing).  A Shown walks them,
+** giving each one's position in memory, in elements: a Fortran-order
+** array prints in its logical order. */
+typedef struct Shown {
+  int ndim;
+  const int64_t *shape;
+  int64_t strides[NPY_MAXDIMS]; /* in elements */
+  bool summary;
+  int64_t idx[NPY_MAXDIMS];
+  int64_t at; /* the current element's position in memory */
+  bool done;
+} Shown;
+
+static void shown_start(Shown *w, const HostArray *a, bool summary) {
+  w->ndim = a->ndim;
+  w->shape = a->shape;
+  w->summary = summary;
+  int64_t s = 1;
+  for (int q = 0; q < a->ndim; q++) {
+    int d = a->fortran ? q : a->ndim - 1 - q;
+    w->strides[d] = s;
+    s *= a->shape[d];
+  }
+  memset(w->idx, 0, sizeof w->idx);
+  w->at = 0;
+  w->done = a->n == 0;
+}
+
+static bool elided(const Shown *w, int d) {
+  return w->summary && w->shape[d] > 2 * EDGE_ITEMS;
+}
+
+static void shown_next(Shown *w) {
+  for (int d = w->ndim - 1; d >= 0; d--) {
+    int64_t old = w->idx[d];
+    w->idx[d]++;
+    if (elided(w, d) && w->idx[d] == EDGE_ITEMS)
+      w->idx[d] = w->shape[d] - EDGE_ITEMS;
+    if (w->idx[d] < w->shape[d]) {
+      w->at += (w->idx[d] - old) * w->strides[d];
+      return;
+    }
+    w->at -= old * w->strides[d];
+    w->idx[d] = 0;
+  }
+  w->done = true;
+}
+
 /* NumPy's FloatingFormat rule (NumPy 2.3 and later) over the shown
-** elements [0,k1) and [k2,n): exponent form when the largest nonzero
-** magnitude is >= 10^min(8, precision) (1e3 for float16, 1e6 for float32,
-** 1e8 for float64), the smallest < 1e-4, or their ratio > 1e3, each
-** compared in the array's own precision, as NumPy does.  Element i is the
-** float (of type t) at index stride*i + off: a complex array's real parts
-** are stride 2, offset 0 of its part type, its imaginary parts offset 1. */
-static int array_mode(const void *data, jitc_dtype t, int stride, int off, int64_t k1,
-                      int64_t k2, int64_t n) {
+** elements: exponent form when the largest nonzero magnitude is >=
+** 10^min(8, precision) (1e3 for float16, 1e6 for float32, 1e8 for
+** float64), the smallest < 1e-4, or their ratio > 1e3, each compared in the
+** array's own precision, as NumPy does.  Element e is the float of type t
+** at index stride*e + off: a complex array's real parts are stride 2,
+** offset 0 of its part type, its imaginary parts offset 1. */
+static int array_mode(const HostArray *a, jitc_dtype t, int stride, int off, bool summary) {
   bool any = false;
   double mx = 0, mn = 0;
-  for (int64_t i = 0; i < n; i = (i + 1 == k1) ? k2 : i + 1) {
-    double v = fabs(elem_get(data, t, stride * i + off));
+  Shown w;
+  for (shown_start(&w, a, summary); !w.done; shown_next(&w)) {
+    double v = fabs(elem_get(a->data, t, stride * w.at + off));
     if (!isfinite(v) || v == 0)
       continue;
     if (!any || v > mx)
@@ -236,35 +286,70 @@ static int array_mode(const void *data, jitc_dtype t, int stride, int off, int64
   return POSITIONAL;
 }
 
-char *format_array(const void *data, jitc_dtype dtype, int64_t n) {
-  Buf b = {0};
-  if (n < 0)
-    n = 0;
-  bool summary = n > SUMMARY_THRESHOLD;
-  /* Shown: [0, k1) and [k2, n). */
-  int64_t k1 = summary ? EDGE_ITEMS : n, k2 = summary ? n - EDGE_ITEMS : n;
-  int mode = POSITIONAL;
-  if (numpy_float(dtype) && n > 0)
-    mode = array_mode(data, dtype, 1, 0, k1, k2, n);
-  if (elem_kind(dtype) == EK_COMPLEX && n > 0) {
-    jitc_dtype p = elem_part_type(dtype);
-    mode = array_mode(data, p, 2, 0, k1, k2, n) | array_mode(data, p, 2, 1, k1, k2, n) << 8;
+/* What separates two elements of a row (one space), or two rows or blocks
+** of axis d: a newline per axis below it, then the indent of the next one. */
+static void put_sep(Buf *b, const HostArray *a, int d, int hang) {
+  if (d == a->ndim - 1) {
+    buf_puts(b, " ");
+    return;
   }
-  buf_puts(&b, "[");
-  for (int64_t i = 0; i < k1; i++) {
-    if (i)
-      buf_puts(&b, " ");
-    put_elem(&b, data, dtype, i, mode);
-  }
-  if (summary) {
-    buf_puts(&b, " ...");
-    for (int64_t i = k2; i < n; i++) {
-      buf_puts(&b, " ");
-      put_elem(&b, data, dtype, i, mode);
+  for (int k = d; k < a->ndim - 1; k++)
+    buf_puts(b, "\n");
+  for (int k = 0; k < hang; k++)
+    buf_puts(b, " ");
+}
+
+/* NumPy's _formatArray (arrayprint.py) for axis d and those after it, from
+** the element at memory position `at`: brackets around the rows or
+** elements of the axis, "..." for those elided; `hang` is the column the
+** opening bracket is at. */
+static void put_block(Buf *b, const HostArray *a, const Shown *w, int d, int64_t at, int hang,
+                      int mode) {
+  int64_t len = a->shape[d];
+  buf_puts(b, "[");
+  for (int64_t i = 0; i < len; i++) {
+    if (i > 0)
+      put_sep(b, a, d, hang + 1);
+    if (elided(w, d) && i == EDGE_ITEMS) {
+      buf_puts(b, "...");
+      put_sep(b, a, d, hang + 1);
+      i = len - EDGE_ITEMS;
     }
+    int64_t here = at + i * w->strides[d];
+    if (d == a->ndim - 1)
+      put_elem(b, a->data, a->dtype, here, mode);
+    else
+      put_block(b, a, w, d + 1, here, hang + 1, mode);
   }
-  buf_puts(&b, "]");
+  buf_puts(b, "]");
+}
+
+char *format_nd(const HostArray *a, int indent) {
+  if (a->ndim == 0)
+    return format_value(a->data, a->dtype);
+  Buf b = {0};
+  if (a->n <= 0) { /* NumPy prints an empty array of any shape so */
+    buf_puts(&b, "[]");
+    return buf_steal(&b);
+  }
+  bool summary = a->n > SUMMARY_THRESHOLD;
+  int mode = POSITIONAL;
+  if (numpy_float(a->dtype))
+    mode = array_mode(a, a->dtype, 1, 0, summary);
+  if (elem_kind(a->dtype) == EK_COMPLEX) {
+    jitc_dtype p = elem_part_type(a->dtype);
+    mode = array_mode(a, p, 2, 0, summary) | array_mode(a, p, 2, 1, summary) << 8;
+  }
+  Shown w;
+  shown_start(&w, a, summary);
+  put_block(&b, a, &w, 0, 0, indent, mode);
   return buf_steal(&b);
+}
+
+char *format_array(const void *data, jitc_dtype dtype, int64_t n) {
+  HostArray a = {.dtype = dtype, .ndim = 1, .shape = {n < 0 ? 0 : n}, .n = n < 0 ? 0 : n,
+                 .data = (void *)data};
+  return format_nd(&a, 0);
 }
 
 /* NumPy's scalar repr of float x of type t: positional from 1e-4 up to 1e3

@@ -43,7 +43,8 @@
 #define MT_M 397
 
 static const char USAGE[] =
-    "use FILE.npy, ones, zeros, arange, linspace:LO:HI, full:VALUE, rand[:SEED] or randn[:SEED]";
+    "use FILE.npy, FILE.npz[:NAME], ones, zeros, arange, linspace:LO:HI, full:VALUE, "
+    "rand[:SEED] or randn[:SEED]";
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) {
   if (err && errlen) {
@@ -158,7 +159,8 @@ bool gen_is_spec(const char *spec) {
   size_t n = strlen(spec);
   if (n == 0)
     return true;
-  if (strchr(spec, '/') || (n >= 4 && strcmp(spec + n - 4, ".npy") == 0))
+  if (strchr(spec, '/') || (n >= 4 && strcmp(spec + n - 4, ".npy") == 0) ||
+      (n >= 4 && strcmp(spec + n - 4, ".npz") == 0) || strstr(spec, ".npz:"))
     return false;
   return access(spec, F_OK) != 0;
 }

@@ -109,6 +109,11 @@ void print_version(bool info, const char *cache_dir) {
   for (int t = 0; t < JITC_NTARGETS; t++)
     printf("target %s: %s\n", jitc_target_name((jitc_target)t),
            jitc_target_version((jitc_target)t));
+  const char *zlib = zip_deflate_library();
+  if (zlib)
+    printf(".npz: stored and compressed (zlib %s)\n", zlib);
+  else
+    printf(".npz: stored only (built without zlib: np.savez_compressed files are refused)\n");
   if (!info)
     return;
   print_host_cpu();

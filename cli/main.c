@@ -29,8 +29,11 @@ static void finish(Run *r) {
   free_inputs(r);
   free_temps();
   const Cli *cli = &r->cli;
-  for (int k = 0; k < cli->nins; k++)
+  for (int k = 0; k < cli->nins; k++) {
     free((char *)cli->ins[k].name);
+    if (cli->ins[k].whole) /* made from --in FILE.npz */
+      free((char *)cli->ins[k].value);
+  }
   for (int k = 0; k < cli->nouts; k++)
     free((char *)cli->outs[k].name);
   for (int k = 0; k < cli->ndefs; k++)

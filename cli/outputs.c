@@ -1,10 +1,12 @@
 /*
-** outputs.c -- writing the --out arrays: all of them or none.  Each output
-** first gets a temporary file beside it, made before any work so that an
-** output that cannot be written fails first; after the run the arrays go
-** into those files, which are renamed into place only once every one is
-** written.  The temporary files are removed at exit and on SIGINT/SIGTERM
-** unless renamed.
+** outputs.c -- writing the --out arrays: all of them or none.  An output
+** file is a .npy of one array, or a .npz of several (--out NAME=FILE.npz
+** for each, or --out FILE.npz for every array the program writes).  Each
+** output file first gets a temporary file beside it, made before any work
+** so that an output that cannot be written fails first; after the run the
+** arrays go into those files, which are renamed into place only once every
+** one is written.  The temporary files are removed at exit and on
+** SIGINT/SIGTERM unless renamed.
 */
 #include "cli.h"
 
@@ -17,8 +19,88 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* One file to write: a .npy of one array, or a .npz of several. */
+typedef struct Dest {
+  const char *path;
+  bool npz;
+  int n;              /* its arrays: */
+  const char **array; /* the kernel's name */
+  const char **member; /* the name in the archive */
+} Dest;
+
+static Dest dests[MAX_NAMED];
+static int ndests;
 static char *tmpnames[MAX_NAMED];
 static int ntmpnames;
+
+/* The destination for path, added if new; NULL (having said why) when the
+** path is already a destination of the other kind, or a .npy one. */
+static Dest *dest_for(const char *path, bool npz, const char *opt) {
+  for (int d = 0; d < ndests; d++)
+    if (!strcmp(dests[d].path, path)) {
+      if (npz && dests[d].npz)
+        return &dests[d];
+      fprintf(stderr, "jitc: %s: '%s' is written twice (several arrays go into one file "
+              "only in a .npz: --out NAME=FILE.npz)\n", opt, path);
+      return NULL;
+    }
+  if (ndests == MAX_NAMED) {
+    fprintf(stderr, "jitc: too many output files (at most %d)\n", MAX_NAMED);
+    return NULL;
+  }
+  dests[ndests] = (Dest){.path = path, .npz = npz};
+  return &dests[ndests++];
+}
+
+/* Adds array (as member) to d; false (said) when the archive has it already. */
+static bool add_member(Dest *d, const char *array, const char *member) {
+  for (int m = 0; m < d->n; m++)
+    if (!strcmp(d->member[m], member)) {
+      fprintf(stderr, "jitc: --out: '%s' would hold two arrays named '%s'\n", d->path, member);
+      return false;
+    }
+  const char **na = realloc(d->array, sizeof *na * (size_t)(d->n + 1));
+  if (na)
+    d->array = na;
+  const char **nm = realloc(d->member, sizeof *nm * (size_t)(d->n + 1));
+  if (nm)
+    d->member = nm;
+  if (!na || !nm) {
+    fprintf(stderr, "jitc: out of memory\n");
+    return false;
+  }
+  d->array[d->n] = array;
+  d->member[d->n++] = member;
+  return true;
+}
+
+/* The files --out names: NAME=FILE.npy, NAME=FILE.npz[:MEMBER] (arrays
+** naming one archive go into it together) and FILE.npz (every array the
+** program writes, by its name). */
+static int plan_dests(const Cli *cli, const jitc_kernel *k) {
+  static char paths[MAX_NAMED][4096];
+  for (int o = 0; o < cli->nouts; o++) {
+    const Named *out = &cli->outs[o];
+    const char *member;
+    bool npz = archive_spec(out->value, out->name, paths[o], sizeof paths[o], &member);
+    Dest *d = dest_for(npz ? paths[o] : out->value, npz, "--out");
+    if (!d || !add_member(d, out->name, npz ? member : out->name))
+      return EX_USAGE;
+  }
+  for (int f = 0; f < cli->nout_archives; f++) {
+    Dest *d = dest_for(cli->out_archives[f], true, "--out");
+    if (!d)
+      return EX_USAGE;
+    for (int a = 0; a < jitc_kernel_array_count(k); a++) {
+      const char *name;
+      jitc_role role;
+      jitc_kernel_array(k, a, &name, &role, NULL);
+      if (role != JITC_INPUT && !add_member(d, name, name))
+        return EX_USAGE;
+    }
+  }
+  return EX_OK;
+}
 
 static void remove_temps(void) {
   for (int o = 0; o < ntmpnames; o++)
@@ -37,12 +119,15 @@ static bool is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int make_temps(const Cli *cli) {
+int make_temps(const Run *r, const jitc_kernel *k) {
   atexit(remove_temps);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  for (int o = 0; o < cli->nouts; o++) {
-    const char *path = cli->outs[o].value;
+  int st = plan_dests(&r->cli, k);
+  if (st)
+    return st;
+  for (int o = 0; o < ndests; o++) {
+    const char *path = dests[o].path;
     if (is_dir(path)) {
       fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", path);
       return EX_CANTCREAT;
@@ -66,15 +151,38 @@ int make_temps(const Cli *cli) {
   return EX_OK;
 }
 
+/* Array `name` of the last target's run. */
+static const HostArray *array_named(const Run *r, const char *name) {
+  const Arr *arrs = r->results[r->nres - 1].arrs;
+  for (int q = 0; q < r->narrs; q++)
+    if (!strcmp(arrs[q].name, name))
+      return &arrs[q].data;
+  return &arrs[0].data; /* check_names() made sure the array exists */
+}
+
+/* Destination d written into its temporary file. */
+static int write_dest(const Run *r, const Dest *d, const char *tmp, char *err, size_t errlen) {
+  if (!d->npz)
+    return npy_write(tmp, array_named(r, d->array[0]), err, errlen);
+  const HostArray **arrays = calloc((size_t)d->n + 1, sizeof *arrays);
+  if (!arrays) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (int m = 0; m < d->n; m++)
+    arrays[m] = array_named(r, d->array[m]);
+  int rc = npz_write(tmp, d->member, arrays, d->n, err, errlen);
+  free(arrays);
+  return rc;
+}
+
 /* The outputs of the last target run (none ran with --emit), written into
 ** their temporary files, then renamed into place. */
 int write_outputs(Run *r) {
-  const Cli *cli = &r->cli;
-  if (!cli->nouts || !r->nres)
+  if (!ndests || !r->nres)
     return EX_OK;
-  const Arr *arrs = r->results[r->nres - 1].arrs;
   int status = EX_OK, written = 0;
-  char err[1024];
+  char err[1400];
   /* SIGINT or SIGTERM from here on would leave some outputs renamed and
   ** others not: they are held until every output is in place or every
   ** temporary file is gone, then take effect as usual. */
@@ -83,13 +191,9 @@ int write_outputs(Run *r) {
   sigaddset(&hold, SIGINT);
   sigaddset(&hold, SIGTERM);
   sigprocmask(SIG_BLOCK, &hold, &old_mask);
-  for (int o = 0; o < cli->nouts && status == EX_OK; o++) {
-    int a = 0; /* check_names() made sure the array exists */
-    for (int q = 0; q < r->narrs; q++)
-      if (!strcmp(arrs[q].name, cli->outs[o].name))
-        a = q;
-    if (npy_write(tmpnames[o], &arrs[a].data, err, sizeof err)) {
-      fprintf(stderr, "jitc: cannot write '%s': %s\n", cli->outs[o].value, err);
+  for (int o = 0; o < ndests && status == EX_OK; o++) {
+    if (write_dest(r, &dests[o], tmpnames[o], err, sizeof err)) {
+      fprintf(stderr, "jitc: cannot write '%s': %s\n", dests[o].path, err);
       status = EX_CANTCREAT;
       break;
     }
@@ -100,16 +204,16 @@ int write_outputs(Run *r) {
     status = 128 + (sigismember(&pending, SIGINT) ? SIGINT : SIGTERM);
   /* A rename can still fail over a directory made since: find that before renaming any. */
   for (int o = 0; o < written && status == EX_OK; o++)
-    if (is_dir(cli->outs[o].value)) {
-      fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", cli->outs[o].value);
+    if (is_dir(dests[o].path)) {
+      fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", dests[o].path);
       status = EX_CANTCREAT;
     }
   for (int o = 0; o < written; o++) {
     struct stat st_old; /* an existing output keeps its permissions */
-    if (status == EX_OK && stat(cli->outs[o].value, &st_old) == 0)
+    if (status == EX_OK && stat(dests[o].path, &st_old) == 0)
       chmod(tmpnames[o], st_old.st_mode & 07777);
-    if (status == EX_OK && rename(tmpnames[o], cli->outs[o].value)) {
-      fprintf(stderr, "jitc: cannot write '%s': %s\n", cli->outs[o].value, strerror(errno));
+    if (status == EX_OK && rename(tmpnames[o], dests[o].path)) {
+      fprintf(stderr, "jitc: cannot write '%s': %s\n", dests[o].path, strerror(errno));
       status = EX_CANTCREAT;
     }
   }
@@ -124,4 +228,9 @@ void free_temps(void) {
     free(tmpnames[o]);
     tmpnames[o] = NULL;
   }
+  for (int d = 0; d < ndests; d++) {
+    free(dests[d].array);
+    free(dests[d].member);
+  }
+  ndests = 0;
 }

@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* --json gives the values of arrays of at most this many elements, those
+** that the text report shows whole (NumPy's print threshold). */
+#define JSON_VALUES_MAX 1000
+
 /* The text of the context's last error without the "jitc: STATUS: " the
 ** library puts before an error that has no position. */
 const char *errmsg_text(jitc_context *ctx, jitc_status st) {
@@ -32,13 +36,14 @@ static const char *role_name(jitc_role r) {
          : r == JITC_RESULT ? "result" : "inout";
 }
 
-/* Bytes a run moves: each array read or written once, in-place ones both;
-** a reduction's result is one element. */
-static double moved_bytes(const Arr *arrs, int narrs, int64_t n) {
+/* Bytes a run moves: each array read or written once, in-place ones both
+** (a broadcast input once, whatever the output's size); a reduction's
+** result is one element. */
+static double moved_bytes(const Arr *arrs, int narrs) {
   double bytes = 0;
   for (int a = 0; a < narrs; a++)
-    bytes += (double)(arrs[a].role == JITC_RESULT ? 1 : n) *
-             (double)jitc_dtype_size(arrs[a].dtype) * (arrs[a].role == JITC_INOUT ? 2 : 1);
+    bytes += (double)arrs[a].data.n * (double)jitc_dtype_size(arrs[a].dtype) *
+             (arrs[a].role == JITC_INOUT ? 2 : 1);
   return bytes;
 }
 
@@ -61,19 +66,44 @@ static void json_value(const void *elem, jitc_dtype t) {
   free(text);
 }
 
-/* A reduction's result as a JSON value; a complex one is the pair [real,
+/* One element as a JSON value; a complex one is the pair [real,
 ** imaginary], each part as a float of the part type ([1.0, "nan"]). */
-static void json_result(const Arr *A) {
-  jitc_dtype p = elem_part_type(A->dtype);
-  if (p == A->dtype) {
-    json_value(A->data.data, A->dtype);
+static void json_elem(const void *elem, jitc_dtype t) {
+  jitc_dtype p = elem_part_type(t);
+  if (p == t) {
+    json_value(elem, t);
     return;
   }
   printf("[");
-  json_value(A->data.data, p);
+  json_value(elem, p);
   printf(", ");
-  json_value((const char *)A->data.data + jitc_dtype_size(p), p);
+  json_value((const char *)elem + jitc_dtype_size(p), p);
   printf("]");
+}
+
+/* Axis d and those after it of a, from memory position `at` (in
+** elements), as NumPy's tolist() nests them: lists of lists, in logical
+** order; a 0-d array is its element. */
+static void json_nested(const HostArray *a, int d, int64_t at, const int64_t *strides) {
+  size_t esize = jitc_dtype_size(a->dtype);
+  if (d == a->ndim) {
+    json_elem((const char *)a->data + at * (int64_t)esize, a->dtype);
+    return;
+  }
+  printf("[");
+  for (int64_t i = 0; i < a->shape[d]; i++) {
+    printf("%s", i ? ", " : "");
+    json_nested(a, d + 1, at + i * strides[d], strides);
+  }
+  printf("]");
+}
+
+static void json_array(const HostArray *a) {
+  int64_t strides[NPY_MAXDIMS];
+  host_strides(a, strides);
+  for (int d = 0; d < a->ndim; d++)
+    strides[d] /= (int64_t)jitc_dtype_size(a->dtype);
+  json_nested(a, 0, 0, strides);
 }
 
 /* One target's record for --json. */
@@ -81,7 +111,7 @@ static void report_json(const Run *r, const Result *res) {
   const Cli *cli = &r->cli;
   int narrs = r->narrs;
   int64_t n = r->n;
-  double bytes = moved_bytes(res->arrs, narrs, n);
+  double bytes = moved_bytes(res->arrs, narrs);
   double gbps = res->run_ms > 0 ? bytes / (res->run_ms * 1e6) : 0;
   printf("{\"target\": ");
   json_string(stdout, jitc_target_name(res->target));
@@ -100,9 +130,11 @@ static void report_json(const Run *r, const Result *res) {
       printf("%s%lld", d ? ", " : "", (long long)A->data.shape[d]);
     printf("], \"source\": ");
     json_string(stdout, A->source);
-    if (A->role == JITC_RESULT && res->ran) {
+    /* What the program computed, as tolist() gives it, where the text
+    ** report would show it whole: up to 1000 elements. */
+    if (A->role != JITC_INPUT && res->ran && A->data.n <= JSON_VALUES_MAX) {
       printf(", \"value\": ");
-      json_result(A);
+      json_array(&A->data);
     }
     printf("}");
   }
@@ -152,7 +184,7 @@ static void report_json(const Run *r, const Result *res) {
 /* One target's report as text. */
 static void report_text(const Run *r, const Result *res) {
   const Cli *cli = &r->cli;
-  double bytes = moved_bytes(res->arrs, r->narrs, r->n);
+  double bytes = moved_bytes(res->arrs, r->narrs);
   double gbps = res->run_ms > 0 ? bytes / (res->run_ms * 1e6) : 0;
   /* cpu: the threads the run used (one under --threads 1, or where the
   ** elements are too few to split), beside the CPUs the host has. */
@@ -185,8 +217,9 @@ static void report_text(const Run *r, const Result *res) {
     const Arr *A = &res->arrs[a];
     if (A->role == JITC_INPUT)
       continue;
-    char *text = A->role == JITC_RESULT ? format_value(A->data.data, A->dtype)
-                                        : format_array(A->data.data, A->dtype, r->n);
+    /* NumPy's layout: the rows of an N-d array stand under the first. */
+    int indent = 9 + (int)strlen(A->name) + 3;
+    char *text = format_nd(&A->data, indent);
     printf("%-8s %s = %s\n", "", A->name, text ? text : "(out of memory)");
     free(text);
   }
@@ -202,7 +235,7 @@ void report(const Run *r) {
     printf("\n%-8s %12s %12s %10s\n", "target", "compile ms", "run ms", "GB/s");
     for (int j = 0; j < r->nres; j++) {
       const Result *res = &r->results[j];
-      double bytes = moved_bytes(res->arrs, r->narrs, r->n);
+      double bytes = moved_bytes(res->arrs, r->narrs);
       printf("%-8s %12.3f %12.3f %10.2f\n", jitc_target_name(res->target), res->compile_ms,
              res->run_ms, res->run_ms > 0 ? bytes / (res->run_ms * 1e6) : 0);
     }

@@ -28,7 +28,11 @@ static int check_first(Run *r, const jitc_kernel *k) {
   if (st == EX_OK)
     st = default_inputs(r, k);
   if (st == EX_OK)
-    st = make_temps(&r->cli);
+    st = load_used(r, k);   /* inputs.c: the arrays of --in FILE.npz it uses */
+  if (st == EX_OK)
+    st = plan_shapes(r, k); /* shape.c */
+  if (st == EX_OK)
+    st = make_temps(r, k);
   if (st == EX_OK && !enough_memory(r, k))
     st = EX_OSERR;
   return st;
@@ -52,9 +56,43 @@ static int first_failed(Run *r, jitc_status st) {
   return status;
 }
 
-/* Runs res's kernel --repeat times on ptrs, each run from the starting
-** data; the median time. */
-static int run_repeats(Run *r, Result *res, void **ptrs) {
+/* The arguments of a run of res's kernel: its arrays as they are (shapes,
+** strides) for jitc_run_arrays, their data for jitc_run. */
+typedef struct Args {
+  jitc_array *arr;
+  void **ptrs;
+  int64_t *strides;
+} Args;
+
+static void free_args(Args *g) {
+  free(g->arr);
+  free(g->ptrs);
+  free(g->strides);
+}
+
+static int make_args(const Run *r, const Result *res, Args *g) {
+  int na = r->narrs;
+  g->arr = calloc((size_t)na + 1, sizeof *g->arr);
+  g->ptrs = calloc((size_t)na + 1, sizeof *g->ptrs);
+  g->strides = calloc((size_t)(na + 1) * NPY_MAXDIMS, sizeof *g->strides);
+  if (!g->arr || !g->ptrs || !g->strides) {
+    free_args(g);
+    fprintf(stderr, "jitc: out of memory\n");
+    return EX_OSERR;
+  }
+  for (int a = 0; a < na; a++) {
+    const HostArray *h = &res->arrs[a].data;
+    int64_t *st = g->strides + (size_t)a * NPY_MAXDIMS;
+    host_strides(h, st);
+    g->arr[a] = (jitc_array){h->data, h->ndim, h->ndim ? h->shape : NULL, h->ndim ? st : NULL};
+    g->ptrs[a] = h->data;
+  }
+  return EX_OK;
+}
+
+/* Runs res's kernel --repeat times, each run from the starting data; the
+** median time. */
+static int run_repeats(Run *r, Result *res) {
   const Cli *cli = &r->cli;
   const Arr *first = r->results[0].arrs;
   jitc_value vals[MAX_NAMED];
@@ -65,8 +103,12 @@ static int run_repeats(Run *r, Result *res, void **ptrs) {
       if (!strcmp(cli->defs[q].name, sname))
         vals[s] = r->svals[q];
   }
+  Args g;
+  if (make_args(r, res, &g))
+    return EX_OSERR;
   double *times = calloc((size_t)cli->repeat, sizeof *times);
   if (!times) {
+    free_args(&g);
     fprintf(stderr, "jitc: out of memory\n");
     return EX_OSERR;
   }
@@ -75,17 +117,22 @@ static int run_repeats(Run *r, Result *res, void **ptrs) {
       for (int a = 0; a < r->narrs; a++)
         if (res->arrs[a].role == JITC_INOUT)
           memcpy(res->arrs[a].data.data, first[a].initial.data,
-                 (size_t)r->n * jitc_dtype_size(res->arrs[a].dtype));
+                 (size_t)res->arrs[a].data.n * jitc_dtype_size(res->arrs[a].dtype));
+    /* Where no input gives a shape, -n's elements, flat (i numbers them). */
     double t1 = now_ms();
-    jitc_status st = jitc_run(r->ctx, res->kernel, r->n, ptrs, vals, &res->rinfo);
+    jitc_status st =
+        r->flat ? jitc_run(r->ctx, res->kernel, r->n, g.ptrs, vals, &res->rinfo)
+                : jitc_run_arrays(r->ctx, res->kernel, g.arr, vals, &res->rinfo);
     times[rep] = now_ms() - t1;
     if (st) {
       free(times);
+      free_args(&g);
       return fail_status(r->ctx, st);
     }
   }
   res->run_ms = median(times, cli->repeat);
   free(times);
+  free_args(&g);
   return EX_OK;
 }
 
@@ -108,16 +155,13 @@ int run_targets(Run *r) {
     if (status)
       return status;
     res->arrs = calloc((size_t)r->narrs + 1, sizeof *res->arrs);
-    void **ptrs = calloc((size_t)r->narrs + 1, sizeof *ptrs);
-    if (!res->arrs || !ptrs) {
+    if (!res->arrs) {
       fprintf(stderr, "jitc: out of memory\n");
-      free(ptrs);
       return EX_OSERR;
     }
-    status = make_arrays(r, res, ptrs);
+    status = make_arrays(r, res);
     if (status == EX_OK)
-      status = run_repeats(r, res, ptrs);
-    free(ptrs);
+      status = run_repeats(r, res);
     if (status)
       return status;
     res->ran = true;

@@ -2,6 +2,7 @@
 # Installs what jitc's build and tests use, where it is missing:
 #   llvm-19-dev   the cpu target (LLVM-C API, ORC JIT)
 #   libsleef-dev  vectorised math functions for the cpu target
+#   zlib1g-dev    the command line's compressed .npz inputs (np.savez_compressed)
 #   python3 numpy the tests' oracle (NumPy >= 2, from PyPI when the system's is older)
 #   groff-base    groff, which the tests render the man page docs/jitc.1 with
 #   python3-dev, pytest, setuptools, wheel, ml_dtypes   the Python package's build and tests
@@ -28,9 +29,15 @@ have_sleef() {
   pkg-config --exists sleef 2>/dev/null && return 0
   echo '#include <sleef.h>' | ${CC:-cc} -E - >/dev/null 2>&1
 }
+# zlib: its header, as the Makefile looks for it (the build goes on without
+# it, reading and writing stored .npz files only).
+have_zlib() {
+  echo '#include <zlib.h>' | ${CC:-cc} -E - >/dev/null 2>&1
+}
 need_apt=""
 have_llvm || need_apt="$need_apt llvm-19-dev"
 have_sleef || need_apt="$need_apt libsleef-dev"
+have_zlib || need_apt="$need_apt zlib1g-dev"
 command -v python3 >/dev/null 2>&1 || need_apt="$need_apt python3 python3-pip"
 command -v groff >/dev/null 2>&1 || need_apt="$need_apt groff-base"
 # Python.h of the python3 that runs the tests (a python of its own, such as

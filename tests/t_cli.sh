@@ -125,7 +125,7 @@ f = np.load('$tmp/f.npy')
 assert f.flags.f_contiguous and f.shape == (2, 3), f.flags
 assert (f == np.arange(6.).reshape(2, 3) + 1).all(), f
 " && echo "ok cli.fortran_in_place" || echo "FAIL cli.fortran_in_place"
-expect shape_mismatch 66 'same shape' -- $JITC -t interp --in a=$tmp/a.npy --in g=$tmp/g.npy 'a + g'
+expect shape_mismatch 66 'could not be broadcast together' -- $JITC -t interp --in a=$tmp/a.npy --in g=$tmp/g.npy 'a + g'
 expect size_disagrees 66 'disagrees' -- $JITC -t interp -n 7 --in g=$tmp/g.npy 'g + 1'
 
 # A failed run leaves existing files untouched and writes nothing new.

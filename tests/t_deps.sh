@@ -12,7 +12,9 @@
 #                             cc fail) it asks apt-get for libsleef-dev
 #   deps.installs_numpy       with numpy hidden (an import that fails) it
 #                             asks pip for numpy
-# The last two show that the fakes see a call when one is made.  Where this
+#   deps.installs_zlib        with zlib.h hidden (cc -E fails) it asks
+#                             apt-get for zlib1g-dev
+# The last three show that the fakes see a call when one is made.  Where this
 # machine lacks something the script would install, the first is skipped.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -24,7 +26,7 @@ if [ -z "$real_py" ]; then
   echo "skip deps: no python3"; exit 0
 fi
 calls=$tmp/calls
-mkdir "$tmp/bin" "$tmp/nosleef"
+mkdir "$tmp/bin" "$tmp/nosleef" "$tmp/nozlib"
 for pm in apt-get apt dpkg sudo pip pip3; do
   printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$pm" "$calls" >"$tmp/bin/$pm"
 done
@@ -41,7 +43,9 @@ done
 for t in ldconfig pkg-config cc; do
   printf '#!/bin/sh\nexit 1\n' >"$tmp/nosleef/$t"
 done
-chmod +x "$tmp"/bin/* "$tmp"/nosleef/*
+# What hides zlib.h: the compiler that looks for it fails.
+printf '#!/bin/sh\nexit 1\n' >"$tmp/nozlib/cc"
+chmod +x "$tmp"/bin/* "$tmp"/nosleef/* "$tmp"/nozlib/*
 # An import of numpy that fails, for the python3 that the script runs.
 mkdir "$tmp/nonumpy"
 echo 'raise ImportError("hidden by tests/t_deps.sh")' >"$tmp/nonumpy/numpy.py"
@@ -55,6 +59,7 @@ case " $JITC_TARGETS " in
   *) ${JITC:-build/jitc} -t cpu -q -n 1 'b = a + 1' >/dev/null 2>&1 || lacks="$lacks LLVM" ;;
 esac
 command -v groff >/dev/null 2>&1 || lacks="$lacks groff"
+echo '#include <zlib.h>' | cc -E - >/dev/null 2>&1 || lacks="$lacks zlib"
 # probe WHAT PYTHON: WHAT is lacking unless the statements succeed.
 probe() { "$real_py" -c "$2" >/dev/null 2>&1 || lacks="$lacks $1"; }
 probe SLEEF 'import ctypes; ctypes.CDLL("libsleef.so.3")'
@@ -103,6 +108,14 @@ else
   grep -q 'missing:.*libsleef-dev' "$tmp/installs_sleef.out"
 fi && echo "ok deps.installs_sleef" ||
   fail installs_sleef "no apt-get install of libsleef-dev with SLEEF hidden"
+
+deps installs_zlib PATH="$tmp/bin:$tmp/nozlib:$PATH"
+if [ "$(id -u)" = 0 ]; then
+  grep -q '^apt-get install .*zlib1g-dev' "$calls"
+else
+  grep -q 'missing:.*zlib1g-dev' "$tmp/installs_zlib.out"
+fi && echo "ok deps.installs_zlib" ||
+  fail installs_zlib "no apt-get install of zlib1g-dev with zlib.h hidden"
 
 deps installs_numpy PYTHONPATH="$tmp/nonumpy"
 if grep -q '^python3 -m pip install .*numpy' "$calls"; then

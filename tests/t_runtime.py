@@ -26,7 +26,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRCS = [os.path.join(ROOT, p) for p in (
-    "tests/runtime_driver.c", "cli/host.c", "cli/npy.c", "cli/gen.c", "cli/elem.c",
+    "tests/runtime_driver.c", "cli/host.c", "cli/fileio.c", "cli/npyhdr.c", "cli/npy.c",
+    "cli/gen.c", "cli/elem.c",
     "cli/format.c", "runtime/text.c", "runtime/hostinfo.c")]
 # The dtype names and sizes come from the library (jitc.h).  A `make SAN=1`
 # library needs the sanitizer runtime (LDFLAGS brings it), and then every
@@ -324,8 +325,8 @@ def test_generators(d, pre):
 
     # Bad specs: a clear error naming the problem.
     probs = []
-    usage = ("use FILE.npy, ones, zeros, arange, linspace:LO:HI, full:VALUE, rand[:SEED] "
-             "or randn[:SEED]")
+    usage = ("use FILE.npy, FILE.npz[:NAME], ones, zeros, arange, linspace:LO:HI, full:VALUE, "
+             "rand[:SEED] or randn[:SEED]")
     for spec, dtype, words in (
             ("foo", "float64", "unknown input 'foo': " + usage),
             ("", "float64", "unknown input ''"),
@@ -675,7 +676,7 @@ def hostile_cases(t):
     hdr("overflow-bytes", "{'descr': '<f8', 'fortran_order': False, "
         "'shape': (4611686018427387904,)}", "byte size overflows")
     hdr("too-many-dims", "{'descr': '<f8', 'fortran_order': False, 'shape': (%s)}"
-        % ("1, " * 33), "too many dimensions")
+        % ("1, " * 65), "too many dimensions")
     hdr("truncated", "{'descr': '<f8', 'fortran_order': False, 'shape': (4,)}",
         "truncated data: shape (4,) of <f8 needs 32 bytes of data but the file has 24")
     hdr("truncated-2d", "{'descr': '<i4', 'fortran_order': True, 'shape': (3, 5)}",
