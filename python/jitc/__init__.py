@@ -59,7 +59,8 @@ the language has the name (docs/language.md, "Names the caller binds"):
 with the caller's ``i``, ``jitc.evaluate("a + i")`` adds the caller's
 ``i``, not the element index; the caller's ``pi``, ``inf``, ``nan`` or
 ``sum`` likewise (a leftover loop counter ``i`` too); ``sum(a)`` stays the
-function.  A name that is nowhere raises ``ProgramError`` naming it alone,
+function.  A name that is nowhere raises ``UnknownNameError`` (a
+``ProgramError`` and a ``KeyError``, as numexpr raises) naming it alone,
 saying where it was looked for.
 
 Results: the array the program assigns (a new array of NumPy's dtype of
@@ -87,8 +88,12 @@ result is not given: the call makes it.  The same inputs give the same bits
 on every call of a target.
 
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
-``ProgramError`` (with ``.line``, ``.col`` and the caret in the message;
-``EmptyReductionError`` is one),
+``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
+raised as one of ``ProgramSyntaxError`` (also a SyntaxError: the program
+does not parse), ``UnknownNameError`` (also a KeyError: a name that is
+nowhere) and ``ProgramTypeError`` (also a TypeError: any other error of the
+program), the exceptions numexpr's users catch; ``EmptyReductionError`` is
+one too,
 ``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
 ValueError), ``TargetUnavailable``, ``OutOfMemory``, ``InternalError``.
 
@@ -106,7 +111,8 @@ from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
 
 __all__ = [
     "evaluate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
-    "clear_cache", "Error", "ProgramError", "EmptyReductionError", "InputError", "UsageError",
+    "clear_cache", "Error", "ProgramError", "ProgramSyntaxError", "UnknownNameError",
+    "ProgramTypeError", "EmptyReductionError", "InputError", "UsageError",
     "TargetUnavailable", "OutOfMemory", "InternalError", "OutputError", "__version__",
 ]
 __version__ = _jitc.version
@@ -132,6 +138,25 @@ class ProgramError(Error):
         super().__init__(message)
         self.line = line
         self.col = col
+
+
+class ProgramSyntaxError(ProgramError, SyntaxError):
+    """A program that does not parse (Python's eval, and so numexpr, raise
+    SyntaxError there)."""
+
+
+class UnknownNameError(ProgramError, KeyError):
+    """A name the program reads that is nowhere: not given, not a variable
+    of the caller, not the language's (numexpr raises KeyError there)."""
+
+    def __str__(self):
+        # The message as it is; KeyError's own str() is the repr of its key.
+        return Exception.__str__(self)
+
+
+class ProgramTypeError(ProgramError, TypeError):
+    """Any other error of the program: the types of an operation, a function
+    it does not have or its arguments, an assignment it cannot make."""
 
 
 class InputError(Error, ValueError, TypeError):
@@ -430,8 +455,8 @@ def compile(program, target=None, **signature):
     return _jitc._compile(program, target, decls)
 
 
-_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError, _numpy_dtype,
-            _missing_note)
+_jitc._init(_STATUS, (ProgramSyntaxError, UnknownNameError, ProgramTypeError), _device_info,
+            _device_empty, EmptyReductionError, _numpy_dtype, _missing_note)
 for _f in (evaluate, cache_info, clear_cache, default_target):
     try:
         _f.__module__ = "jitc"

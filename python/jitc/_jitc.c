@@ -67,10 +67,13 @@ static PyObject *py_compile(PyObject *self, PyObject *args) {
 
 static PyObject *py_init(PyObject *self, PyObject *args) {
   ModuleState *st = mod_state();
-  PyObject *excs, *info, *empty, *empty_exc, *numpy_dtype, *note;
-  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc,
-                        &numpy_dtype, &note))
+  PyObject *excs, *kinds, *info, *empty, *empty_exc, *numpy_dtype, *note;
+  if (!PyArg_ParseTuple(args, "O!O!OOOOO", &PyTuple_Type, &excs, &PyTuple_Type, &kinds, &info,
+                        &empty, &empty_exc, &numpy_dtype, &note))
     return NULL;
+  /* kinds: the classes of a syntax, name and type error, P_SYNTAX's first. */
+  for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kinds) && j + P_SYNTAX < P_KINDS; j++)
+    Py_XSETREF(st->program_exc[j + P_SYNTAX], Py_NewRef(PyTuple_GET_ITEM(kinds, j)));
   Py_XSETREF(st->missing_note, Py_NewRef(note));
   Py_XSETREF(st->empty_exc, Py_NewRef(empty_exc));
   for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(excs) && j < N_STATUS; j++)
@@ -173,15 +176,17 @@ static PyMethodDef methods[] = {
    "The kernel is compiled on the first call and kept: later calls with the\n"
    "same program, target and types only run it.\n"
    "\n"
-   "Raises jitc.ProgramError (the program; a name that is nowhere: the message\n"
-   "says where it was looked for), jitc.InputError (the values),\n"
+   "Raises jitc.ProgramError (the program: ProgramSyntaxError, a SyntaxError;\n"
+   "UnknownNameError, a KeyError, for a name that is nowhere, the message\n"
+   "saying where it was looked for; ProgramTypeError, a TypeError, for the\n"
+   "rest), jitc.InputError (the values),\n"
    "jitc.UsageError, jitc.TargetUnavailable; jitc.EmptyReductionError (a\n"
    "ProgramError and a ValueError) for min, max, argmin or argmax of no\n"
    "elements."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
   {"_init", py_init, METH_VARARGS,
-   "_init(exceptions, device_info, device_empty, empty_reduction_error, numpy_dtype, "
-   "missing_note)"},
+   "_init(exceptions, program_error_kinds, device_info, device_empty, "
+   "empty_reduction_error, numpy_dtype, missing_note)"},
   {"cache_info", py_cache_info, METH_NOARGS,
    "cache_info() -> dict\n--\n\n"
    "The evaluate cache: programs and kernels held, compiles made and cache hits since the "

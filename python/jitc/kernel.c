@@ -38,7 +38,10 @@ jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
   Py_BEGIN_ALLOW_THREADS
   PyThread_acquire_lock(st->lock, WAIT_LOCK);
   s = jitc_compile(st->ctx, src, ad, na, sd, ns, o, out);
-  if (s) failure_take(f, s);
+  if (s) {
+    failure_take(f, s);
+    failure_classify(f, src);
+  }
   PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
   return s;

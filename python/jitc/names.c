@@ -157,6 +157,7 @@ static int check_program(const char *src, int nn, PyObject *const *names, const 
       jitc_error er;
       if (jitc_error_get(st->ctx, e, &er) == JITC_OK) c->msgs[c->nmsg++] = strdup(er.message);
     }
+    failure_classify(&c->f, src);
   }
   PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS

@@ -38,6 +38,11 @@ _Static_assert(JITC_NDTYPES <= 16, "a dtype is the low four bits of a code");
 ** vocabulary's "statuses" lists them). */
 enum { N_STATUS = JITC_E_NOMEM + 1 };
 
+/* What a program error is, for the Python class that catches it: a syntax
+** error (the program does not parse), a name the program reads that is
+** nowhere (numexpr's KeyError), or any other (a type error). */
+enum { P_OTHER, P_SYNTAX, P_NAME, P_TYPE, P_KINDS };
+
 /* The module state (state.c): everything the extension keeps between
 ** calls.  The library's rule is one thread at a time per context: `lock`
 ** guards ctx, taken with the GIL released (see _jitc.c). */
@@ -49,6 +54,7 @@ typedef struct ModuleState {
   long long compiles, hits;
   /* Set by __init__.py through _init(): */
   PyObject *exc[N_STATUS];    /* the exception classes, by jitc_status */
+  PyObject *program_exc[P_KINDS]; /* a program error's class by its kind (P_SYNTAX, ...) */
   PyObject *empty_exc;        /* a reduction without identity over no elements */
   PyObject *device_info;      /* obj -> None | ndarray (host view) | tuple */
   PyObject *device_empty;     /* (like, shape, dtype name, fortran) -> array */
@@ -75,6 +81,7 @@ typedef struct Failure {
   jitc_status status;
   char *msg;
   int line, col;
+  int kind; /* JITC_E_PROGRAM: P_SYNTAX, P_NAME or P_TYPE (failure_classify) */
 } Failure;
 
 typedef struct Bound {
@@ -146,6 +153,7 @@ PyObject *raise_status(jitc_status s, const char *msg);
 PyObject *raise_input(const char *fmt, ...);
 PyObject *raise_usage(const char *fmt, ...);
 void failure_take(Failure *f, jitc_status s);
+void failure_classify(Failure *f, const char *src);
 PyObject *failure_raise(Failure *f);
 PyObject *failure_raise_as(Failure *f, PyObject *cls);
 

@@ -146,12 +146,36 @@ void failure_take(Failure *f, jitc_status s) {
   }
 }
 
+/* Sets f->kind of a program error, with the lock held and right after
+** failure_take (it replaces the context's errors): a syntax error when the
+** program does not parse alone, a name error when a diagnostic is about an
+** unknown name (the names are looked up before the types are checked, as
+** numexpr and Python do), else a type error. */
+void failure_classify(Failure *f, const char *src) {
+  if (f->status != JITC_E_PROGRAM) return;
+  int name = 0;
+  for (int e = 0; e < jitc_error_count(the_state.ctx) && !name; e++) {
+    jitc_error er;
+    name = jitc_error_get(the_state.ctx, e, &er) == JITC_OK && er.message &&
+           !strncmp(er.message, "unknown name '", 14);
+  }
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_INTERP;
+  char *ast = NULL;
+  jitc_status s = jitc_emit(the_state.ctx, src, NULL, 0, NULL, 0, &o, "ast", &ast);
+  jitc_free(ast);
+  f->kind = s == JITC_E_PROGRAM ? P_SYNTAX : name ? P_NAME : P_TYPE;
+}
+
 PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }
 
 /* Raises f as an instance of cls (a subclass of its status's class), or of
 ** its status's class when cls is NULL. */
 PyObject *failure_raise_as(Failure *f, PyObject *cls) {
   const char *m = f->msg && f->msg[0] ? f->msg : jitc_status_name(f->status);
+  if (!cls && f->status == JITC_E_PROGRAM && f->kind > P_OTHER && f->kind < P_KINDS)
+    cls = the_state.program_exc[f->kind];
   if (!cls) cls = the_state.exc[(unsigned)f->status < N_STATUS ? f->status : JITC_E_INTERNAL];
   PyObject *exc = cls ? PyObject_CallFunction(cls, "s", m) : NULL;
   if (exc) {

@@ -14,6 +14,33 @@ def test_exception_hierarchy():
     assert issubclass(jitc.OutOfMemory, MemoryError)
 
 
+@pytest.mark.parametrize("program, kind, builtin", [
+    ("c = a +* 1", "ProgramSyntaxError", SyntaxError),
+    ("c = (a", "ProgramSyntaxError", SyntaxError),
+    ("c = a + $", "ProgramSyntaxError", SyntaxError),
+    ("c = zz_nowhere + a", "UnknownNameError", KeyError),
+    ("c = zz_nowhere + a & 1.5", "UnknownNameError", KeyError),
+    ("c = a & 1.5", "ProgramTypeError", TypeError),
+    ("c = foo_nowhere(a)", "ProgramTypeError", TypeError),
+    ("c = where(a, a)", "ProgramTypeError", TypeError),
+])
+def test_program_error_kinds(target, program, kind, builtin):
+    """The exceptions numexpr's and Python's users catch: a syntax error is
+    a SyntaxError, a name that is nowhere a KeyError (numexpr's), any other
+    error of the program a TypeError; each a ProgramError too, from
+    evaluate and from compile, with the message whole."""
+    kind = getattr(jitc, kind)
+    a = np.arange(3.0)
+    for call in (lambda: jitc.evaluate(program, target=target, a=a),
+                 lambda: jitc.compile(program, target=target, a=np.float64)):
+        with pytest.raises(builtin) as e:
+            call()
+        assert type(e.value) is kind and isinstance(e.value, jitc.ProgramError)
+        assert str(e.value).startswith("<program>:1:") and e.value.line == 1
+        others = {SyntaxError, KeyError, TypeError} - {builtin}
+        assert not isinstance(e.value, tuple(others))
+
+
 def test_statuses_are_the_library_s():
     """Each status of the library's vocabulary (jitc --list) has its own
     exception class, found by the status's number as the library numbers
