@@ -556,6 +556,7 @@ static jitc_status check_empty(jitc_context *ctx, const jitc_kernel *k) {
 /* What a run runs on: host pointers (jitc_run), buffers (jitc_run_buffers)
 ** or the caller's device pointers on a stream (jitc_run_device); one is set. */
 typedef struct RunOn {
+  const Layout *L; /* jitc_run_arrays where some array is not direct */
   void *const *arrays;
   jitc_buffer *const *bufs;
   const uint64_t *ptrs;
@@ -590,9 +591,9 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
   const Program *p = k->prog;
   void *const *arrays = on->arrays;
   jitc_buffer *const *bufs = on->bufs;
-  if (p->narrays && !arrays && !bufs && !on->ptrs)
+  if (p->narrays && !arrays && !bufs && !on->ptrs && !on->L)
     return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
-  for (int j = 0; j < p->narrays && (arrays || on->ptrs); j++) {
+  for (int j = 0; j < p->narrays && (arrays || on->ptrs) && !on->L; j++) {
     if (n == 0 && p->arrays[j].role != JITC_RESULT)
       continue; /* a result is written even over no elements */
     uint64_t addr = arrays ? (uint64_t)(uintptr_t)arrays[j] : on->ptrs[j];
@@ -632,7 +633,12 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
     st = run_device(ctx, k, n, on, slots);
   } else if (!st) {
     double t0 = now_ms();
-    if (bufs)
+    if (on->L)
+      st = k->target->run_layout ? k->target->run_layout(ctx, k, on->L, slots, info)
+                                 : ctx_error(ctx, JITC_E_USAGE, "target %s runs over contiguous "
+                                             "arrays only; copy the strided or broadcast ones "
+                                             "first", k->target->name);
+    else if (bufs)
       st = k->target->run_buffers ? k->target->run_buffers(ctx, k, n, bufs, slots, info)
                                   : ctx_error(ctx, JITC_E_USAGE, "target %s has no buffers",
                                               k->target->name);
@@ -655,6 +661,34 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
     diags_clear(&ctx->diags);
   RunOn on = {.arrays = arrays};
   return run_common(ctx, k, n, &on, scalars, info);
+}
+
+jitc_status jitc_broadcast_shape(jitc_context *ctx, const jitc_kernel *k,
+                                 const jitc_array *arrays, int *ndim, int64_t *shape) {
+  if (!ctx || !k || !ndim || !shape || (!arrays && k->prog->narrays))
+    return JITC_E_USAGE;
+  if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
+    diags_clear(&ctx->diags);
+  return layout_broadcast(ctx, k->prog, arrays, ndim, shape);
+}
+
+/* The arrays' layout (layout.c); where every array is one contiguous run,
+** jitc_run() itself. */
+jitc_status jitc_run_arrays(jitc_context *ctx, const jitc_kernel *k, const jitc_array *arrays,
+                            const jitc_value *scalars, jitc_run_info *info) {
+  if (!ctx || !k || (!arrays && k->prog->narrays))
+    return JITC_E_USAGE;
+  if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
+    diags_clear(&ctx->diags);
+  Layout L;
+  bool contig;
+  jitc_status st = layout_new(ctx, k->prog, arrays, &L, &contig);
+  if (st)
+    return st;
+  RunOn on = {.arrays = L.bases, .L = contig ? NULL : &L};
+  st = run_common(ctx, k, L.n, &on, scalars, info);
+  layout_free(&L);
+  return st;
 }
 
 jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,

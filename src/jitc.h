@@ -407,6 +407,50 @@ JITC_API jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n
                               void *const *arrays, const jitc_value *scalars,
                               jitc_run_info *info);
 
+/* ---- arrays of any shape ----
+** NumPy's array model: an array is a data address, a shape and strides in
+** bytes.  Operands broadcast by NumPy's rules (shapes aligned on their last
+** axis; an axis of extent 1 stretches to the other's extent), and the
+** program runs element-wise over the broadcast shape.  Views run in place,
+** without a copy: a slice, a reversed array, a transposed or Fortran-order
+** one, a column, a field of a record array, an unaligned one.  Where every
+** array is one contiguous, aligned run of the same length, the run is
+** jitc_run()'s, with no cost added. */
+
+/* NumPy's limit on the number of dimensions. */
+#define JITC_MAXDIMS 64
+
+typedef struct jitc_array {
+  void *data;             /* the address of element (0, ..., 0) */
+  int ndim;               /* 0 (one element) to JITC_MAXDIMS */
+  const int64_t *shape;   /* ndim extents, each >= 0; NULL when ndim is 0 */
+  const int64_t *strides; /* ndim steps in bytes, of any sign (0 repeats an
+                             element along the axis); NULL: C order, contiguous */
+} jitc_array;
+
+/* The broadcast shape of the kernel's arrays of role JITC_INPUT and
+** JITC_INOUT in arrays[] (the kernel's order; the entries of the other
+** roles are not read and may be zeroed): *ndim and shape[0..*ndim), shape
+** having room for JITC_MAXDIMS.  A program with no such array has the
+** shape () of one element, as NumPy's scalar expressions do.  Shapes that
+** do not broadcast are JITC_E_INPUT, the message naming both arrays, their
+** shapes and the axis.  A caller allocates the outputs with this shape. */
+JITC_API jitc_status jitc_broadcast_shape(jitc_context *ctx, const jitc_kernel *k,
+                                          const jitc_array *arrays, int *ndim, int64_t *shape);
+
+/* jitc_run() over arrays of any shape: arrays[j] is array j in the
+** kernel's order.  Inputs broadcast to the shape jitc_broadcast_shape()
+** gives; an output or in-place array has exactly that shape, and writes no
+** element twice (no zero stride on an axis longer than 1); a JITC_RESULT
+** array is the address of one element (ndim 0).  Written arrays must not
+** overlap other arrays in memory, except an output whose elements are the
+** same as an input's, as NumPy allows (`a = a * 2`).  The element index `i`
+** is the element's position in C order in the broadcast shape.  Errors as
+** jitc_run()'s, and JITC_E_INPUT for shapes that do not fit. */
+JITC_API jitc_status jitc_run_arrays(jitc_context *ctx, const jitc_kernel *k,
+                                     const jitc_array *arrays, const jitc_value *scalars,
+                                     jitc_run_info *info);
+
 /* ---- device-resident arrays ----
 ** A buffer holds n elements of one dtype in the target's memory (GPU memory
 ** for cuda), so that a sequence of kernels can run without copying through

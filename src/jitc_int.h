@@ -554,6 +554,61 @@ void dump_program(Buf *b, const Program *p);
 void dump_node(Buf *b, const Program *p, const Node *n);
 
 /* ===================================================================== */
+/* layout.c: NumPy's iterator -- broadcasting, coalescing, gather/scatter */
+/* ===================================================================== */
+
+/* Where a run over arrays of any shape (jitc_run_arrays) finds element k of
+** each array, k the position in C order in the broadcast shape: the shape
+** with its extents of 1 dropped and the axes that step alike in every
+** array merged (as NumPy's iterator coalesces), so that a contiguous
+** program has one axis.  A target runs the same blocks of k as over a
+** contiguous run; an array that is `direct` is used in place as then (its
+** element k at base + k * esize, aligned), and the others are gathered
+** into, or scattered from, a block of contiguous elements (or used in
+** place for the block alone: layout_block). */
+typedef struct LayoutArray {
+  char *base;      /* element (0, ..., 0) */
+  size_t esize;
+  bool direct;
+  bool written;    /* an output or in-place array: scattered after a block */
+  bool read;       /* an input or in-place array: gathered before a block */
+  int64_t *strides; /* ndim steps in bytes (Layout.mem) */
+  int64_t run;      /* its elements are contiguous in runs of this many,
+                       from element 0: a product of inner extents; 0 when
+                       the last axis does not step by esize */
+} LayoutArray;
+
+typedef struct Layout {
+  int ndim;          /* >= 1 */
+  int64_t n;         /* elements */
+  int64_t *shape;    /* ndim extents */
+  int narrays;
+  LayoutArray *a;    /* per kernel array; a JITC_RESULT array is direct */
+  void **bases;      /* a[j].base for each j: the arrays of a contiguous run */
+  bool transposed;   /* some array's last axis steps more than the one before
+                        it: layout_gather moves blocks of whole rows of it a
+                        column at a time, so a target's blocks should hold
+                        several rows */
+  void *mem;         /* what layout_free frees */
+} Layout;
+
+/* The broadcast shape of the inputs (jitc_broadcast_shape), with the error
+** NumPy gives. */
+jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_array *arrays,
+                             int *ndim, int64_t *shape);
+/* Builds *L for arrays (checked against the broadcast shape); *contig when
+** every array is direct, so that jitc_run() over L->n elements is the run. */
+jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays,
+                       Layout *L, bool *contig);
+void layout_free(Layout *L);
+/* Elements [lo, lo + m) of array j: whether they are one aligned
+** contiguous run, and if so *at is the address of element lo. */
+bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at);
+/* Copies elements [lo, lo + m) of array j to dst (contiguous), or from src. */
+void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst);
+void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src);
+
+/* ===================================================================== */
 /* Targets                                                                */
 /* ===================================================================== */
 
@@ -603,6 +658,10 @@ typedef struct Target {
   ** device pointers, already checked for NULL and alignment, n > 0. */
   jitc_status (*run_device)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                             const uint64_t *ptrs, const ParamSlot *params, void *stream);
+  /* run() over host arrays of any layout (layout.c), L->n > 0 and some
+  ** array not direct; NULL: the target refuses such a run. */
+  jitc_status (*run_layout)(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                            const ParamSlot *params, jitc_run_info *info);
 } Target;
 
 extern const Target target_interp;

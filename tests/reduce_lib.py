@@ -116,8 +116,26 @@ def lib():
                                 C.POINTER(ScalarDecl), C.c_int, C.POINTER(Options), C.c_char_p,
                                 C.POINTER(C.c_void_p)]
         L.jitc_free.argtypes = [C.c_void_p]
+        L.jitc_run_arrays.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(Array),
+                                      C.POINTER(Value), C.c_void_p]
+        L.jitc_broadcast_shape.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(Array),
+                                           C.POINTER(C.c_int), C.POINTER(C.c_int64)]
         _lib = L
     return _lib
+
+
+class Array(C.Structure):
+    """jitc_array: a data address, the number of axes, the shape, the strides in bytes."""
+    _fields_ = [("data", C.c_void_p), ("ndim", C.c_int), ("shape", C.POINTER(C.c_int64)),
+                ("strides", C.POINTER(C.c_int64))]
+
+
+def describe(arr, keep):
+    """The jitc_array of NumPy array arr (any view); keep holds its ctypes buffers."""
+    shape = (C.c_int64 * max(1, arr.ndim))(*arr.shape)
+    strides = (C.c_int64 * max(1, arr.ndim))(*arr.strides)
+    keep += [shape, strides]
+    return Array(arr.__array_interface__["data"][0], arr.ndim, shape, strides)
 
 
 class JitcError(Exception):
@@ -216,6 +234,61 @@ class Runner:
         k = self.compile(prog, inputs, target, threads, cpu, scalars)
         try:
             return self.run_kernel(k, inputs, n, scalars)
+        finally:
+            lib().jitc_kernel_free(k)
+
+    def roles(self, k):
+        """[(name, role, NumPy type)] of kernel k's arrays, in its order."""
+        L, out = lib(), []
+        for j in range(L.jitc_kernel_array_count(k)):
+            nm, role, dt = C.c_char_p(), C.c_int(), C.c_int()
+            L.jitc_kernel_array(k, j, C.byref(nm), C.byref(role), C.byref(dt))
+            out.append((nm.value.decode(), role.value, DTYPES[dt.value]))
+        return out
+
+    def arrays(self, k, named, keep):
+        """The jitc_array list of kernel k from {name: NumPy array} (others zeroed)."""
+        roles = self.roles(k)
+        arrs = (Array * max(1, len(roles)))()
+        for j, (nm, _, _) in enumerate(roles):
+            if nm in named:
+                arrs[j] = describe(named[nm], keep)
+        return arrs
+
+    def broadcast_shape(self, k, inputs):
+        keep = []
+        arrs = self.arrays(k, inputs, keep)
+        nd, shape = C.c_int(), (C.c_int64 * 64)()
+        st = lib().jitc_broadcast_shape(self.ctx, k, arrs, C.byref(nd), shape)
+        if st:
+            raise JitcError(st, lib().jitc_errmsg(self.ctx).decode())
+        return tuple(shape[d] for d in range(nd.value))
+
+    def prepare_arrays(self, k, inputs, outs=None):
+        """What jitc_run_arrays takes for kernel k over NumPy arrays of any
+        shape: (jitc_array list, buffers to keep, {name: output}); outputs
+        not in outs are allocated in C order with the broadcast shape."""
+        shape = self.broadcast_shape(k, inputs)
+        outs = dict(outs or {})
+        for nm, role, dt in self.roles(k):
+            if nm not in inputs and nm not in outs:
+                outs[nm] = np.zeros((), dt) if role == RESULT else np.zeros(shape, dt)
+        keep = []
+        return self.arrays(k, {**inputs, **outs}, keep), keep, outs
+
+    def run_prepared(self, k, arrs):
+        st = lib().jitc_run_arrays(self.ctx, k, arrs, None, None)
+        if st:
+            raise JitcError(st, lib().jitc_errmsg(self.ctx).decode())
+
+    def run_arrays(self, prog, inputs, target, outs=None, threads=0):
+        """Runs prog with jitc_run_arrays; returns {name: output or result}."""
+        decl = {nm: np.empty(1, a.dtype) for nm, a in inputs.items()}
+        k = self.compile(prog, decl, target, threads)
+        try:
+            arrs, keep, outs = self.prepare_arrays(k, inputs, outs)
+            self.run_prepared(k, arrs)
+            return outs
         finally:
             lib().jitc_kernel_free(k)
 

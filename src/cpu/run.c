@@ -111,21 +111,72 @@ typedef struct Job {
   Partial *part;    /* reductions: nblocks Partials per reduction (cpu/cpu.h) */
   int64_t nblocks;
   atomic_bool oom;  /* a call could not allocate its scratch */
+  const Layout *L;  /* run_layout: where the arrays' elements are; else NULL */
 } Job;
+
+/* Calls the kernel on [begin, end) of a layout (layout.c) in blocks of
+** LB elements, on multiples of LB: RB (a block of the reductions, and small
+** enough that the gathered blocks stay in the first-level cache), or 4 RB
+** where a transposed array is moved several rows at a time; the rows of a
+** matrix whose rows divide LB stay whole, so that a broadcast row is one
+** contiguous run.  Each array's block is used in place where it is one
+** contiguous run, else gathered into a block of the thread's own (and
+** scattered back when written).  The kernel addresses array j's element k
+** at arrays[j] + k * size, so a block of its own at buffer b is passed as
+** b - lo * size: that address is only ever offset back into b (the kernel's
+** address arithmetic is not `inbounds`; cpu/gen.c). */
+static int64_t block_of(const Layout *L) { return L->transposed ? 4 * RB : RB; }
+
+static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot *ps, char *own) {
+  const Layout *L = j->L;
+  int64_t LB = block_of(L);
+  int na = L->narrays;
+  void **arrays = (void **)(void *)own;
+  char **mine = (char **)(void *)(own + (size_t)na * sizeof(void *));
+  char *at = own + (size_t)na * 2 * sizeof(void *);
+  for (int a = 0; a < na; a++, at += LB * L->a[a - 1].esize) mine[a] = at;
+  for (int64_t lo = begin; lo < end;) {
+    int64_t m = (lo / LB + 1) * LB - lo;
+    if (m > end - lo) m = end - lo;
+    for (int a = 0; a < na; a++) {
+      char *in;
+      if (!layout_block(L, a, lo, m, &in)) {
+        in = mine[a];
+        if (L->a[a].read) layout_gather(L, a, lo, m, in);
+      }
+      arrays[a] = (void *)((uintptr_t)in - (uintptr_t)lo * L->a[a].esize);
+    }
+    j->fn(lo, lo + m, arrays, ps);
+    for (int a = 0; a < na; a++)
+      if (L->a[a].written && (uintptr_t)arrays[a] + (uintptr_t)lo * L->a[a].esize == (uintptr_t)mine[a])
+        layout_scatter(L, a, lo, m, mine[a]);
+    lo += m;
+  }
+}
+
+/* The bytes run_blocks needs: two pointers and a block per array. */
+static size_t blocks_bytes(const Layout *L) {
+  size_t b = 0;
+  for (int a = 0; a < L->narrays; a++) b += 2 * sizeof(void *) + (size_t)block_of(L) * L->a[a].esize;
+  return b;
+}
 
 /* One thread's chunk [begin, end): the pool's callback. */
 static void run_range(void *arg, int64_t begin, int64_t end) {
   Job *j = arg;
-  if (!j->scratch && !j->part) {
+  if (!j->scratch && !j->part && !j->L) {
     j->fn(begin, end, j->arrays, j->params);
     return;
   }
   /* A split kernel or one with reductions: a copy of the parameters, then
   ** the slots of cpu/cpu.h (the address of this call's scratch, the Partials
-  ** and their count), then the scratch (64-byte aligned). */
+  ** and their count), then the scratch (64-byte aligned); with a layout,
+  ** then the blocks of run_blocks. */
   size_t head = ((size_t)j->nparams + 3) * sizeof(ParamSlot);
   head = (head + 63) / 64 * 64;
-  unsigned char *mem = aligned_alloc(64, head + (j->scratch + 63) / 64 * 64);
+  size_t scratch = (j->scratch + 63) / 64 * 64;
+  size_t own = j->L ? blocks_bytes(j->L) : 0;
+  unsigned char *mem = aligned_alloc(64, head + scratch + own + 64);
   if (!mem) {
     atomic_store(&j->oom, true);
     return;
@@ -135,12 +186,29 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
   ps[j->nparams].bits = j->scratch ? (uint64_t)(uintptr_t)(mem + head) : 0;
   ps[j->nparams + 1].bits = (uint64_t)(uintptr_t)j->part;
   ps[j->nparams + 2].i64 = j->nblocks;
-  j->fn(begin, end, j->arrays, ps);
+  if (j->L) run_blocks(j, begin, end, ps, (char *)mem + head + scratch);
+  else j->fn(begin, end, j->arrays, ps);
   free(mem);
 }
 
+static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                           void *const *arrays, const ParamSlot *params, jitc_run_info *info,
+                           const Layout *L);
+
 static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                            void *const *arrays, const ParamSlot *params, jitc_run_info *info) {
+  return run_job(ctx, k, n, arrays, params, info, NULL);
+}
+
+static jitc_status cpu_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                                  const ParamSlot *params, jitc_run_info *info) {
+  return run_job(ctx, k, L->n, L->bases, params, info, L);
+}
+
+/* Runs k over [0, n): chunks of threads, then the reductions' results. */
+static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                           void *const *arrays, const ParamSlot *params, jitc_run_info *info,
+                           const Layout *L) {
   CpuState *st = ctx->target_state[JITC_TARGET_CPU];
   const CpuKernel *ck = k->impl;
   if (!st || !ck) return ctx_error(ctx, JITC_E_USAGE, "cpu target: kernel not compiled");
@@ -152,7 +220,7 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     int cores = host_ncores();
     st->pool = pool_new(threads > cores ? threads : cores);
   }
-  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false};
+  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false, L};
   int nreduce = k->prog->nreduce;
   if (nreduce && n > 0) {
     /* A Partial per block of RB per reduction; the chunks of threads start
@@ -161,7 +229,8 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     job.part = malloc((size_t)job.nblocks * (size_t)nreduce * sizeof(Partial));
     if (!job.part) return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
   }
-  int used = pool_run(st->pool, threads, n, job.part ? RB : CHUNK_ALIGN, run_range, &job);
+  int used = pool_run(st->pool, threads, n, L ? block_of(L) : job.part ? RB : CHUNK_ALIGN,
+                      run_range, &job);
   if (!atomic_load(&job.oom) && nreduce) reduce_results(k->prog, n, job.part, job.nblocks, arrays);
   free(job.part);
   if (info) {
@@ -179,6 +248,7 @@ const Target target_cpu = {
   .device = cpu_device,
   .compile = cpu_compile,
   .run = cpu_run,
+  .run_layout = cpu_run_layout,
   .stages = (const char *const[]){"llvm", "llvm-opt", "asm", NULL},
   .emit = cpu_emit,
   .release = cpu_release,

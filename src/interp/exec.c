@@ -26,13 +26,35 @@ typedef struct RunState {
   int64_t begin;
   Partial *part;           /* reductions: nblocks partials per reduction */
   int64_t nblocks;
+  const Layout *L;         /* NULL: every array contiguous */
+  char **at;               /* with L: where each array's block is */
+  char *own;               /* with L: a block of blk elements per array */
 } RunState;
 
 static inline void *buf_ptr(const RunState *rs, int id) {
   if (id == NO_BUF) return NULL;
   if (id >= 0) return rs->scratch + (size_t)id * rs->stride;
   int a = -id - 1;
+  if (rs->L) return rs->at[a];
   return (unsigned char *)rs->arrays[a] + (size_t)rs->begin * rs->p->esize[a];
+}
+
+/* With a layout: each array's block of m elements at rs->begin, in place
+** where it is one contiguous run, else gathered into its own block. */
+static void blocks_in(RunState *rs, int m) {
+  const Layout *L = rs->L;
+  for (int j = 0; j < L->narrays; j++) {
+    if (layout_block(L, j, rs->begin, m, &rs->at[j])) continue;
+    rs->at[j] = rs->own + (size_t)j * (size_t)rs->p->blk * 16;
+    if (L->a[j].read) layout_gather(L, j, rs->begin, m, rs->at[j]);
+  }
+}
+
+static void blocks_out(RunState *rs, int m) {
+  const Layout *L = rs->L;
+  for (int j = 0; j < L->narrays; j++)
+    if (L->a[j].written && rs->at[j] == rs->own + (size_t)j * (size_t)rs->p->blk * 16)
+      layout_scatter(L, j, rs->begin, m, rs->at[j]);
 }
 
 /* Fills m elements of type t with one element's bytes. */
@@ -114,15 +136,18 @@ static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
 
 /* Runs p over [0, n), in blocks of p->blk elements. */
 jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, int64_t n,
-                        void *const *arrays, const ParamSlot *params) {
+                        void *const *arrays, const ParamSlot *params, const Layout *L) {
   if (n <= 0 || p->nins == 0) {
     reduce_results(prog, 0, NULL, 0, arrays);
     return JITC_OK;
   }
-  RunState rs = {.p = p, .arrays = arrays};
+  RunState rs = {.p = p, .arrays = arrays, .L = L};
   rs.stride = (size_t)p->blk * (size_t)p->esz;
-  /* 64-byte aligned scratch; at least one byte so malloc never sees 0. */
-  size_t bytes = rs.stride * (size_t)p->nbufs + 64;
+  /* 64-byte aligned scratch; at least one byte so malloc never sees 0.
+  ** With a layout, after it: a block of 16-byte elements per array, then
+  ** the arrays' block addresses. */
+  size_t own = L ? (size_t)p->blk * 16 * (size_t)L->narrays : 0;
+  size_t bytes = rs.stride * (size_t)p->nbufs + 64 + own + (L ? (size_t)L->narrays * sizeof(char *) : 0);
   int64_t nblocks = (n + p->blk - 1) / p->blk;
   void *raw = malloc(bytes);
   rs.part = p->nreduce ? malloc((size_t)nblocks * (size_t)p->nreduce * sizeof(Partial)) : NULL;
@@ -133,6 +158,10 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
   }
   rs.scratch = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
   rs.nblocks = nblocks;
+  if (L) {
+    rs.own = (char *)rs.scratch + rs.stride * (size_t)p->nbufs;
+    rs.at = (char **)(void *)(rs.own + own);
+  }
 
   for (int q = 0; q < p->ninit; q++) {
     const Init *it = &p->init[q];
@@ -147,10 +176,12 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
   for (int64_t b = 0; b < n; b += p->blk) {
     int m = n - b < p->blk ? (int)(n - b) : p->blk;
     rs.begin = b;
+    if (L) blocks_in(&rs, m);
     if (!exec_block(&rs, params, m)) {
       st = ctx_error(ctx, JITC_E_INTERNAL, "interp: an operation of the program has no implementation");
       break;
     }
+    if (L) blocks_out(&rs, m);
   }
   if (!st) reduce_results(prog, n, rs.part, nblocks, arrays);
   free(rs.part);

@@ -61,7 +61,13 @@ static jitc_status interp_run(jitc_context *ctx, const jitc_kernel *k, int64_t n
     return ctx_error(ctx, JITC_E_USAGE, "interp: kernel not compiled");
   if (info)
     info->threads = 1;
-  return interp_exec(ctx, k->impl, k->prog, n, arrays, params);
+  return interp_exec(ctx, k->impl, k->prog, n, arrays, params, NULL);
+}
+
+static jitc_status interp_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                                     const ParamSlot *params, jitc_run_info *info) {
+  if (info) info->threads = 1;
+  return interp_exec(ctx, k->impl, k->prog, L->n, L->bases, params, L);
 }
 
 static void interp_release(jitc_kernel *k) {
@@ -80,6 +86,7 @@ const Target target_interp = {
     .device = interp_device,
     .compile = interp_compile,
     .run = interp_run,
+    .run_layout = interp_run_layout,
     .stages = (const char *const[]){NULL},
     .release = interp_release,
     .shutdown = interp_shutdown,

@@ -74,8 +74,10 @@ void const_elem(jitc_dtype t, const ConstVal *k, ParamSlot *elem);
 
 /* interp/exec.c: runs the plan over elements [0, n); a reduction's result
 ** is combined from the partials of the blocks (reduce.c) and written to its
-** array's one element. */
+** array's one element.  With a layout L (layout.c; NULL: every array
+** contiguous), the arrays that are not direct are gathered into, and
+** scattered from, a block of their own around each block. */
 jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, int64_t n,
-                        void *const *arrays, const ParamSlot *params);
+                        void *const *arrays, const ParamSlot *params, const Layout *L);
 
 #endif /* JITC_INTERP_H */

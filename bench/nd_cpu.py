@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""nd_cpu.py -- arrays of several axes and views on the cpu target
+(jitc_run_arrays), against the C loop a programmer would write (gcc -O3
+-march=native -fopenmp), NumPy and numexpr on the same arrays, in one
+process (results in bench/results/nd_cpu.md):
+
+  row        c = a + b   a (N, N) float32, b (N,): a row broadcast
+  column     c = a + b   a (N, N) float32, b (N, 1): a column broadcast
+  step2      c = a + 1   a = x[::2] of 2 N^2 float32: a strided view
+  transpose  c = a + 1   a = m.T of an (N, N) float32 matrix
+  contiguous c = a + 1   a contiguous (N^2,): what step2 and transpose are
+                         measured against
+
+    python3 bench/nd_cpu.py --build build     (after make)
+
+The C loops are the obvious loops over the view's indices (OpenMP over the
+rows; a transpose read column-wise in tiles of 32 as a programmer tuning it
+would).  All use all cores (jitc's default, OpenMP's, numexpr's); NumPy
+uses one.  Rounds run every implementation in turn, so background load
+falls on all of them alike; figures are medians of the pooled calls.
+Every result is checked against NumPy first (bit for bit).
+"""
+import argparse
+import ctypes as C
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+import common  # noqa: E402
+import reduce_lib  # noqa: E402  (libjitc through ctypes, shared with the tests)
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as bench/run.py
+
+C_LOOPS = r"""
+#include <stdint.h>
+void row(int64_t n, const float *a, const float *b, float *c) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i++)
+#pragma omp simd
+    for (int64_t j = 0; j < n; j++) c[i * n + j] = a[i * n + j] + b[j];
+}
+void column(int64_t n, const float *a, const float *b, float *c) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i++)
+#pragma omp simd
+    for (int64_t j = 0; j < n; j++) c[i * n + j] = a[i * n + j] + b[i];
+}
+void step2(int64_t n, const float *x, float *c) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) c[i] = x[2 * i] + 1;
+}
+void transpose(int64_t n, const float *m, float *c) { /* c[i][j] = m[j][i] + 1 */
+#pragma omp parallel for schedule(static)
+  for (int64_t i0 = 0; i0 < n; i0 += 32)
+    for (int64_t j0 = 0; j0 < n; j0 += 32)
+      for (int64_t i = i0; i < i0 + 32 && i < n; i++)
+        for (int64_t j = j0; j < j0 + 32 && j < n; j++) c[i * n + j] = m[j * n + i] + 1;
+}
+void contiguous(int64_t n, const float *a, float *c) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) c[i] = a[i] + 1;
+}
+"""
+
+WORKLOADS = ["row", "column", "step2", "transpose", "contiguous"]
+COLUMNS = ["jitc", "C loop", "NumPy", "numexpr"]
+
+
+def build_c():
+    tmp = tempfile.mkdtemp(prefix="jitc-nd-")
+    src, lib = os.path.join(tmp, "c_nd.c"), os.path.join(tmp, "c_nd.so")
+    with open(src, "w") as f:
+        f.write(C_LOOPS)
+    subprocess.run(["gcc", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-o", lib, src],
+                   check=True)
+    L = C.CDLL(lib)
+    for w in WORKLOADS:
+        getattr(L, w).argtypes = [C.c_int64] + [C.c_void_p] * (3 if w in ("row", "column") else 2)
+    return L
+
+
+def data(N):
+    rng = np.random.default_rng(1)
+    f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    a, x, m = f(N, N), f(2 * N * N), f(N, N)
+    inputs = {"row": {"a": a, "b": f(N)}, "column": {"a": a, "b": f(N, 1)},
+              "step2": {"a": x[::2]}, "transpose": {"a": m.T},
+              "contiguous": {"a": np.ascontiguousarray(x[::2])}}
+    outs = {w: np.ones(N * N if w in ("step2", "contiguous") else (N, N), np.float32)
+            for w in WORKLOADS}
+    ref = {w: (v["a"] + v["b"] if "b" in v else v["a"] + np.float32(1)) for w, v in inputs.items()}
+    return inputs, outs, ref
+
+
+def implementations(inputs, outs, Lc, R, N):
+    import numexpr as ne
+    ne.set_num_threads(os.cpu_count())
+    impls = {}
+    for w in WORKLOADS:
+        v, c = inputs[w], outs[w]
+        prog = "c = a + b" if "b" in v else "c = a + 1"
+        decl = {nm: np.empty(1, x.dtype) for nm, x in v.items()}
+        k = R.compile(prog, decl, "cpu")
+        arrs, keep, _ = R.prepare_arrays(k, v, {"c": c})
+        impls[(w, "jitc")] = (lambda k=k, arrs=arrs, keep=keep: R.run_prepared(k, arrs))
+        ptrs = [x.__array_interface__["data"][0] for x in v.values()]
+        if w == "step2":
+            ptrs = [v["a"].base.ctypes.data if v["a"].base is not None else ptrs[0]]
+        if w == "transpose":
+            ptrs = [v["a"].T.ctypes.data]
+        impls[(w, "C loop")] = (lambda w=w, ptrs=ptrs, c=c:
+                                getattr(Lc, w)(N * N if w in ("step2", "contiguous") else N,
+                                               *ptrs, c.ctypes.data))
+        expr = "a + b" if "b" in v else "a + 1"
+        impls[(w, "numexpr")] = (lambda expr=expr, v=v, c=c:
+                                 ne.evaluate(expr, local_dict=v, out=c))
+        if "b" in v:
+            impls[(w, "NumPy")] = lambda v=v, c=c: np.add(v["a"], v["b"], out=c)
+        else:
+            impls[(w, "NumPy")] = lambda v=v, c=c: np.add(v["a"], np.float32(1), out=c)
+    return impls
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("-N", type=int, default=4096)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--reps", type=int, default=5, help="timed calls per round")
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "nd_cpu.md"))
+    a_ = ap.parse_args()
+    N = a_.N
+    inputs, outs, ref = data(N)
+    Lc = build_c()
+    R = reduce_lib.Runner()
+    load0 = common.machine_info().get("loadavg_start", [])
+    impls = implementations(inputs, outs, Lc, R, N)
+    for (w, impl), fn in impls.items():  # the checks, before any time counts
+        outs[w][...] = 0
+        fn()
+        if not np.array_equal(outs[w].reshape(ref[w].shape), ref[w]):
+            sys.exit(f"nd_cpu: {w} by {impl} differs from NumPy")
+    times = {key: [] for key in impls}
+    for _ in range(a_.rounds):
+        for key, fn in impls.items():
+            for _ in range(a_.reps):
+                t0 = time.perf_counter()
+                fn()
+                times[key].append((time.perf_counter() - t0) * 1e3)
+    med = {key: float(np.median(t)) for key, t in times.items()}
+    info = common.machine_info()
+    lines = [f"# Arrays of several axes and views on the cpu target, N = {N} (float32)", "",
+             f"{info.get('cpu', '?')}, {os.cpu_count()} cores; load average before "
+             f"{load0}, after {info.get('loadavg_start', [])}. Medians of "
+             f"{a_.rounds} x {a_.reps} calls, ms.", "",
+             "| workload | " + " | ".join(COLUMNS) + " | jitc / C | jitc / contiguous |",
+             "|---|" + "---|" * (len(COLUMNS) + 2)]
+    for w in WORKLOADS:
+        row = [common.fmt_ms(med[(w, c)]) for c in COLUMNS]
+        rc = med[(w, "jitc")] / med[(w, "C loop")]
+        rk = med[(w, "jitc")] / med[("contiguous", "jitc")]
+        lines.append(f"| {w} | " + " | ".join(row) + f" | {rc:.2f}x | {rk:.2f}x |")
+    common.write_md(a_.out, lines)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+/*
+** layout.c -- NumPy's array model for a run: broadcasting the arrays'
+** shapes, coalescing the axes, and moving blocks of elements between an
+** array of any strides and a contiguous buffer, as NumPy's buffered
+** iterator does (numpy/core/src/multiarray/nditer_*.c).
+**
+** Every target runs over a flat index k in [0, n), in fixed blocks, as it
+** always has.  Here k is the position of an element in C order in the
+** broadcast shape, so the element index `i`, the reductions' blocks and
+** argmin/argmax mean what they mean over a contiguous run.  What changes
+** is where an array's element k lives: base + sum over axes of
+** index[d] * strides[d].  The shape is first simplified without changing
+** that order: axes of extent 1 are dropped and an axis is merged with the
+** one inside it where every array steps over both alike (stride of the
+** outer = stride of the inner times its extent).  A contiguous program
+** ends with one axis and every array `direct`, which is jitc_run().
+*/
+#include "jitc_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "(2,3)", NumPy's spelling of a shape; "(4,)" for one axis. */
+static const char *shape_text(char *buf, size_t cap, int nd, const int64_t *shape) {
+  size_t at = 0;
+  at += (size_t)snprintf(buf, cap, "(");
+  for (int d = 0; d < nd && at < cap; d++)
+    at += (size_t)snprintf(buf + at, cap - at, d ? ",%lld" : "%lld", (long long)shape[d]);
+  if (at < cap) snprintf(buf + at, cap - at, nd == 1 ? ",)" : ")");
+  return buf;
+}
+
+static bool reads(jitc_role r) { return r == JITC_INPUT || r == JITC_INOUT; }
+static bool writes(jitc_role r) { return r == JITC_OUTPUT || r == JITC_INOUT; }
+
+static jitc_status check_shape(jitc_context *ctx, const IrArray *a, const jitc_array *x) {
+  if (x->ndim < 0 || x->ndim > JITC_MAXDIMS)
+    return ctx_error(ctx, JITC_E_USAGE, "array '%s' has %d dimensions; jitc takes 0 to %d",
+                     a->name, x->ndim, JITC_MAXDIMS);
+  if (x->ndim && !x->shape)
+    return ctx_error(ctx, JITC_E_USAGE, "array '%s' has %d dimensions and no shape", a->name,
+                     x->ndim);
+  for (int d = 0; d < x->ndim; d++)
+    if (x->shape[d] < 0)
+      return ctx_error(ctx, JITC_E_USAGE, "array '%s' has a negative extent %lld on axis %d",
+                       a->name, (long long)x->shape[d], d);
+  return JITC_OK;
+}
+
+jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_array *arrays,
+                             int *ndim, int64_t *shape) {
+  int nd = 0;
+  int from[JITC_MAXDIMS]; /* the array that set each axis's extent, or -1 */
+  for (int j = 0; j < p->narrays; j++) {
+    if (!reads(p->arrays[j].role)) continue;
+    jitc_status st = check_shape(ctx, &p->arrays[j], &arrays[j]);
+    if (st) return st;
+    if (arrays[j].ndim > nd) nd = arrays[j].ndim;
+  }
+  for (int d = 0; d < nd; d++) shape[d] = 1, from[d] = -1;
+  for (int j = 0; j < p->narrays; j++) {
+    const jitc_array *x = &arrays[j];
+    if (!reads(p->arrays[j].role)) continue;
+    for (int e = 0; e < x->ndim; e++) {
+      int d = nd - x->ndim + e;
+      int64_t m = x->shape[e];
+      if (m == 1 || m == shape[d]) continue;
+      if (shape[d] == 1) {
+        shape[d] = m, from[d] = j;
+        continue;
+      }
+      const jitc_array *y = &arrays[from[d]];
+      char s1[160], s2[160];
+      return ctx_error(ctx, JITC_E_INPUT, "operands could not be broadcast together: '%s' has "
+                       "shape %s and '%s' has shape %s (axis %d of the result: %lld against %lld)",
+                       p->arrays[from[d]].name, shape_text(s1, sizeof s1, y->ndim, y->shape),
+                       p->arrays[j].name, shape_text(s2, sizeof s2, x->ndim, x->shape), d,
+                       (long long)shape[d], (long long)m);
+    }
+  }
+  *ndim = nd;
+  return JITC_OK;
+}
+
+/* The steps of x in the broadcast frame of nd axes (0 where it repeats). */
+static void frame_strides(const jitc_array *x, size_t esize, int nd, const int64_t *shape,
+                          int64_t *out) {
+  int64_t c = (int64_t)esize; /* C order's steps, from the last axis */
+  int64_t cs[JITC_MAXDIMS];
+  for (int e = x->ndim - 1; e >= 0; e--) {
+    cs[e] = c;
+    c *= x->shape[e] ? x->shape[e] : 1;
+  }
+  for (int d = 0; d < nd; d++) {
+    int e = d - (nd - x->ndim);
+    if (e < 0 || (x->shape[e] == 1 && shape[d] != 1)) out[d] = 0;
+    else out[d] = x->strides ? x->strides[e] : cs[e];
+  }
+}
+
+/* Whether the byte ranges of arrays a and b meet. */
+static bool meet(const Layout *L, int a, int b) {
+  int64_t lo[2], hi[2];
+  for (int q = 0; q < 2; q++) {
+    const LayoutArray *x = &L->a[q ? b : a];
+    int64_t l = 0, h = 0;
+    for (int d = 0; d < L->ndim; d++) {
+      int64_t span = x->strides[d] * (L->shape[d] - 1);
+      if (span < 0) l += span;
+      else h += span;
+    }
+    lo[q] = (int64_t)(intptr_t)x->base + l;
+    hi[q] = (int64_t)(intptr_t)x->base + h + (int64_t)x->esize;
+  }
+  return lo[0] < hi[1] && lo[1] < hi[0];
+}
+
+/* Whether a and b hold the same elements: element k at the same address. */
+static bool same(const Layout *L, int a, int b) {
+  const LayoutArray *x = &L->a[a], *y = &L->a[b];
+  if (x->base != y->base || x->esize != y->esize) return false;
+  for (int d = 0; d < L->ndim; d++)
+    if (x->strides[d] != y->strides[d]) return false;
+  return true;
+}
+
+/* Checks a written array's shape against the broadcast shape. */
+static jitc_status check_written(jitc_context *ctx, const IrArray *a, const jitc_array *x, int nd,
+                                 const int64_t *shape) {
+  jitc_status st = check_shape(ctx, a, x);
+  if (st) return st;
+  bool ok = x->ndim == nd;
+  for (int d = 0; ok && d < nd; d++) ok = x->shape[d] == shape[d];
+  if (ok) return JITC_OK;
+  char s1[160], s2[160];
+  return ctx_error(ctx, JITC_E_INPUT, "%s '%s' has shape %s; the broadcast shape of the inputs "
+                   "is %s", a->role == JITC_INOUT ? "the array updated in place," : "output",
+                   a->name, shape_text(s1, sizeof s1, x->ndim, x->shape),
+                   shape_text(s2, sizeof s2, nd, shape));
+}
+
+/* Drops the axes of extent 1 and merges the ones every array steps over
+** alike; L->ndim >= 1 after. */
+static void coalesce(Layout *L) {
+  int nd = 0;
+  for (int d = 0; d < L->ndim; d++) {
+    if (L->shape[d] == 1) continue;
+    L->shape[nd] = L->shape[d];
+    for (int j = 0; j < L->narrays; j++) L->a[j].strides[nd] = L->a[j].strides[d];
+    nd++;
+  }
+  if (nd == 0) { /* one element */
+    L->shape[0] = 1;
+    for (int j = 0; j < L->narrays; j++) L->a[j].strides[0] = 0;
+    nd = 1;
+  }
+  int out = 0; /* axes [0, out] kept; d the next to merge or keep */
+  for (int d = 1; d < nd; d++) {
+    bool merge = true;
+    for (int j = 0; j < L->narrays && merge; j++)
+      merge = L->a[j].strides[out] == L->a[j].strides[d] * L->shape[d];
+    if (merge) {
+      L->shape[out] *= L->shape[d];
+      for (int j = 0; j < L->narrays; j++) L->a[j].strides[out] = L->a[j].strides[d];
+    } else {
+      out++;
+      L->shape[out] = L->shape[d];
+      for (int j = 0; j < L->narrays; j++) L->a[j].strides[out] = L->a[j].strides[d];
+    }
+  }
+  L->ndim = out + 1;
+}
+
+jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, Layout *L,
+                       bool *contig) {
+  memset(L, 0, sizeof *L);
+  int nd;
+  int64_t shape[JITC_MAXDIMS];
+  jitc_status st = layout_broadcast(ctx, p, arrays, &nd, shape);
+  if (st) return st;
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++)
+    if (__builtin_mul_overflow(n, shape[d], &n))
+      return ctx_error(ctx, JITC_E_USAGE, "the broadcast shape has more than 2^63 elements");
+  int na = p->narrays, dims = nd ? nd : 1;
+  size_t bytes = (size_t)na * (sizeof(LayoutArray) + sizeof(void *)) +
+                 (size_t)dims * sizeof(int64_t) * (size_t)(na + 1);
+  char *mem = calloc(1, bytes ? bytes : 1);
+  if (!mem) return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  L->mem = mem;
+  L->a = (LayoutArray *)mem;
+  L->shape = (int64_t *)(mem + (size_t)na * sizeof(LayoutArray));
+  L->bases = (void **)(void *)(L->shape + (size_t)dims * (size_t)(na + 1));
+  L->narrays = na;
+  L->ndim = nd;
+  L->n = n;
+  memcpy(L->shape, shape, (size_t)nd * sizeof *shape);
+  for (int j = 0; j < na; j++) {
+    const IrArray *a = &p->arrays[j];
+    const jitc_array *x = &arrays[j];
+    LayoutArray *la = &L->a[j];
+    la->strides = L->shape + (size_t)dims * (size_t)(j + 1);
+    la->base = x->data;
+    L->bases[j] = x->data;
+    la->esize = jitc_dtype_size(a->dtype);
+    la->read = reads(a->role);
+    la->written = writes(a->role);
+    if (a->role == JITC_RESULT) {
+      if (!x->data) st = ctx_error(ctx, JITC_E_USAGE, "array '%s' is NULL", a->name);
+      else if ((uintptr_t)x->data % la->esize)
+        st = ctx_error(ctx, JITC_E_USAGE, "array '%s' is not aligned to its element size",
+                       a->name);
+      if (st) break;
+      continue; /* a frame of zero steps: never gathered */
+    }
+    if (la->written) st = check_written(ctx, a, x, nd, shape);
+    if (st) break;
+    if (n && !x->data) {
+      st = ctx_error(ctx, JITC_E_USAGE, "array '%s' is NULL", a->name);
+      break;
+    }
+    frame_strides(x, la->esize, nd, shape, la->strides);
+    for (int d = 0; d < nd && la->written && n; d++)
+      if (la->strides[d] == 0 && shape[d] > 1)
+        st = ctx_error(ctx, JITC_E_INPUT, "array '%s' is written, and its axis %d repeats one "
+                       "element (stride 0): an element would be written %lld times", a->name, d,
+                       (long long)shape[d]);
+    if (st) break;
+  }
+  if (st) {
+    layout_free(L);
+    return st;
+  }
+  L->ndim = nd;
+  coalesce(L);
+  *contig = true;
+  for (int j = 0; j < na; j++) {
+    LayoutArray *la = &L->a[j];
+    la->run = 0;
+    for (int d = L->ndim - 1; d >= 0 && la->strides[d] == (int64_t)la->esize * (la->run ? la->run : 1); d--)
+      la->run = (la->run ? la->run : 1) * L->shape[d];
+    if (p->arrays[j].role == JITC_RESULT || n == 0) {
+      la->direct = true;
+      continue;
+    }
+    la->direct = (uintptr_t)la->base % la->esize == 0 &&
+                 (n == 1 || (L->ndim == 1 && la->strides[0] == (int64_t)la->esize));
+    *contig = *contig && la->direct;
+    int last = L->ndim - 1;
+    if (last > 0 && la->strides[last - 1] &&
+        llabs(la->strides[last - 1]) < llabs(la->strides[last]))
+      L->transposed = true;
+  }
+  /* A written array overlapping another is refused unless both are the
+  ** same elements (each block gathers every input before it scatters). */
+  for (int j = 0; j < na && n; j++) {
+    if (!L->a[j].written) continue;
+    for (int q = 0; q < na; q++) {
+      if (q == j || p->arrays[q].role == JITC_RESULT || !meet(L, j, q) || same(L, j, q))
+        continue;
+      st = ctx_error(ctx, JITC_E_INPUT, "arrays '%s' and '%s' overlap in memory, and '%s' is "
+                     "written: an element would be read after it was overwritten",
+                     p->arrays[j].name, p->arrays[q].name, p->arrays[j].name);
+      layout_free(L);
+      return st;
+    }
+  }
+  return JITC_OK;
+}
+
+void layout_free(Layout *L) {
+  free(L->mem);
+  memset(L, 0, sizeof *L);
+}
+
+/* The index of element lo along each axis, and its byte offset. */
+static int64_t unravel(const Layout *L, const LayoutArray *x, int64_t lo, int64_t *idx) {
+  int64_t off = 0;
+  for (int d = L->ndim - 1; d >= 0; d--) {
+    idx[d] = lo % L->shape[d];
+    lo /= L->shape[d];
+    off += idx[d] * x->strides[d];
+  }
+  return off;
+}
+
+bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
+  const LayoutArray *x = &L->a[j];
+  if (x->direct) {
+    *at = x->base + lo * (int64_t)x->esize;
+    return true;
+  }
+  /* Inside one of the array's contiguous runs? */
+  if (m > 1 && (!x->run || lo / x->run != (lo + m - 1) / x->run)) return false;
+  int64_t idx[JITC_MAXDIMS];
+  char *p = x->base + unravel(L, x, lo, idx);
+  if ((uintptr_t)p % x->esize) return false;
+  *at = p;
+  return true;
+}
+
+/* Fills m elements of `size` bytes at buf with the one at mem (a
+** broadcast axis): the element, then the filled part copied after itself,
+** so that the C library's memcpy does the work in vector moves. */
+static void fill_run(const char *mem, char *buf, int64_t m, size_t size) {
+  size_t have = size, total = (size_t)m * size;
+  memcpy(buf, mem, size);
+  while (have < total) {
+    size_t more = have < total - have ? have : total - have;
+    memcpy(buf + have, buf, more);
+    have += more;
+  }
+}
+
+/* Copies m elements of `size` bytes from src, step ss, to dst, step ds;
+** a fixed size per case, so that each memcpy is one move (memcpy, not a
+** typed load: an element may be unaligned). */
+static void copy_steps(char *dst, int64_t ds, const char *src, int64_t ss, int64_t m,
+                       size_t size) {
+  /* Every other element (`a[::2]`), aligned: typed loads the compiler
+  ** makes vector shuffles of. */
+  if (ds == (int64_t)size && ss == 2 * (int64_t)size && (uintptr_t)src % size == 0 &&
+      (uintptr_t)dst % size == 0) {
+    switch (size) {
+#define EVERY2(T)                                                               \
+  {                                                                             \
+    const T *s = (const T *)(const void *)src;                                  \
+    T *d = (T *)(void *)dst;                                                    \
+    for (int64_t e = 0; e < m; e++) d[e] = s[2 * e];                            \
+    return;                                                                     \
+  }
+    case 2: EVERY2(uint16_t)
+    case 4: EVERY2(uint32_t)
+    case 8: EVERY2(uint64_t)
+#undef EVERY2
+    default: break;
+    }
+  }
+#define STEPS(S)                                                                \
+  for (int64_t e = 0; e < m; e++, dst += ds, src += ss) memcpy(dst, src, S);    \
+  return;
+  switch (size) {
+  case 1: STEPS(1)
+  case 2: STEPS(2)
+  case 4: STEPS(4)
+  case 8: STEPS(8)
+  case 16: STEPS(16)
+  default: unreachable();
+  }
+#undef STEPS
+}
+
+/* Copies m elements between a run of step `step` at mem and buf, whose
+** elements are `bstep` apart: to buf when in, else from it. */
+static void copy_run(char *mem, int64_t step, char *buf, int64_t bstep, int64_t m, size_t size,
+                     bool in) {
+  if (step == (int64_t)size && bstep == (int64_t)size) {
+    if (in) memcpy(buf, mem, (size_t)m * size);
+    else memcpy(mem, buf, (size_t)m * size);
+  } else if (step == 0 && in && bstep == (int64_t)size) {
+    fill_run(mem, buf, m, size);
+  } else if (in) {
+    copy_steps(buf, bstep, mem, step, m, size);
+  } else {
+    copy_steps(mem, step, buf, bstep, m, size);
+  }
+}
+
+/* Moves elements [lo, lo + m) of array j to or from buf, a row at a time. */
+static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool in) {
+  const LayoutArray *x = &L->a[j];
+  if (x->direct) {
+    copy_run(x->base + lo * (int64_t)x->esize, (int64_t)x->esize, buf, (int64_t)x->esize, m,
+             x->esize, in);
+    return;
+  }
+  int last = L->ndim - 1;
+  int64_t idx[JITC_MAXDIMS];
+  int64_t off = unravel(L, x, lo, idx);
+  /* A block of whole rows of an array whose outer axis steps less than its
+  ** inner one (a transposed view) moves a column at a time, so that memory
+  ** is taken in the order it lies and the block's buffer, in cache, out of
+  ** order: a transpose then costs about a copy, as a tiled one does. */
+  int64_t w = L->shape[last], es = (int64_t)x->esize;
+  if (last > 0 && idx[last] == 0 && m % w == 0 && m > w &&
+      idx[last - 1] + m / w <= L->shape[last - 1] &&
+      x->strides[last - 1] && llabs(x->strides[last - 1]) < llabs(x->strides[last])) {
+    for (int64_t c = 0; c < w; c++)
+      copy_run(x->base + off + c * x->strides[last], x->strides[last - 1], buf + c * es, w * es,
+               m / w, x->esize, in);
+    return;
+  }
+  while (m > 0) {
+    int64_t r = L->shape[last] - idx[last];
+    if (r > m) r = m;
+    copy_run(x->base + off, x->strides[last], buf, es, r, x->esize, in);
+    buf += (size_t)r * x->esize;
+    m -= r;
+    /* The next row: the odometer's carry from the last axis outwards. */
+    off += r * x->strides[last];
+    idx[last] += r;
+    for (int d = last; d > 0 && idx[d] == L->shape[d]; d--) {
+      off -= idx[d] * x->strides[d];
+      idx[d] = 0;
+      idx[d - 1]++;
+      off += x->strides[d - 1];
+    }
+  }
+}
+
+void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst) {
+  move(L, j, lo, m, dst, true);
+}
+
+void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src) {
+  move(L, j, lo, m, (char *)src, false);
+}

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""tests/t_nd.py -- NumPy's array model through the library (jitc_run_arrays,
+jitc_broadcast_shape; ctypes) on every host target of JITC_TARGETS, against
+NumPy on the same views.
+
+- Random shapes of 0 to 6 axes, broadcast against each other by NumPy's
+  rules (axes of 1, missing leading axes), as views: slices with steps,
+  reversed axes (negative strides), transposes, Fortran order, views of
+  views, broadcast views (zero strides), size-0 and 1-element axes, fields
+  of record arrays and unaligned arrays.
+- Element-wise programs of one or two inputs, in place (`a += b`), with the
+  element index `i` (its position in C order in the broadcast shape), mixed
+  types; and whole reductions, which must give the bits of the same program
+  over a contiguous copy on the same target (the same blocks).
+- A program of scalars alone runs over the shape () of one element.
+- The errors: shapes that do not broadcast (both shapes and the axis named),
+  an output of the wrong shape, a written array with a repeated element, a
+  written array overlapping an input; and an output that is an input's own
+  elements (`a = a * 2` through two names) is fine.
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reduce_lib as RL  # noqa: E402
+
+RL.under_sanitizers("nd")
+warnings.simplefilter("ignore")
+MAXDIMS = 64
+
+
+L = RL.lib()
+TARGETS = [t for t in os.environ.get("JITC_TARGETS", "interp cpu").split() if t != "cuda"]
+passed = failed = 0
+
+
+def ok(name):
+    global passed
+    passed += 1
+    print(f"ok nd.{name}", flush=True)
+
+
+def fail(name, why):
+    global failed
+    failed += 1
+    print(f"FAIL nd.{name}: {why}", flush=True)
+
+
+class Run:
+    """A context running programs with jitc_run_arrays."""
+
+    def __init__(self):
+        self.r = RL.Runner()
+
+    def run(self, prog, inputs, target, outs=None):
+        return self.r.run_arrays(prog, inputs, target, outs)
+
+
+def same(x, y):
+    """Equal values and shapes, NaN equal to NaN, -0.0 apart from 0.0."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return False
+    if x.dtype.kind == "f":
+        return bool(np.all((x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))))
+    return bool(np.array_equal(x, y))
+
+
+rng = np.random.default_rng(21)
+
+
+def random_shape(nd, size_max=400):
+    shape = []
+    for _ in range(nd):
+        shape.append(int(rng.choice([1, 1, 2, 3, 4, 5, 7, 8, 16])))
+    while np.prod(shape, dtype=np.int64) > size_max:
+        shape[int(rng.integers(nd))] = 1
+    return tuple(shape)
+
+
+def view_of(shape, dtype):
+    """An array of `shape` that is some view: steps, reversal, transpose,
+    Fortran order, record field, unaligned, or contiguous."""
+    kind = rng.integers(7)
+    def fill(a):
+        v = rng.standard_normal(a.shape) * 10
+        if np.dtype(dtype).kind in "iu":
+            v = rng.integers(-50, 50, a.shape)
+        a[...] = v.astype(dtype)
+        return a
+    if kind == 0:
+        return fill(np.empty(shape, dtype))
+    if kind == 1:  # every other element along each axis, some reversed
+        big = np.empty(tuple(2 * s for s in shape), dtype)
+        sl = tuple(slice(None, None, 2) if rng.integers(2) else slice(None, None, -2)
+                   for _ in shape)
+        return fill(big[sl + (Ellipsis,)])
+    if kind == 2:  # a transpose of a contiguous array
+        perm = rng.permutation(len(shape))
+        inv = np.argsort(perm)
+        base = np.empty(tuple(shape[p] for p in inv), dtype)
+        return fill(base.transpose(perm) if len(shape) else base)
+    if kind == 3:
+        return fill(np.empty(shape, dtype, order="F"))
+    if kind == 4:  # a field of a record array
+        rec = np.zeros(shape, [("x", "u1"), ("v", dtype), ("w", "i2")])
+        return fill(rec["v"][...])
+    if kind == 5:  # unaligned: one byte into a buffer
+        size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        raw = np.zeros(size + 1, np.uint8)
+        return fill(raw[1:].view(dtype).reshape(shape))
+    base = np.empty(tuple(s + 1 for s in shape), dtype)  # view of a view
+    sl = tuple(slice(1, None) for _ in shape)
+    return fill(base[sl + (Ellipsis,)][tuple(slice(None, None, -1) for _ in shape) + (Ellipsis,)])
+
+
+def broadcast_partner(shape):
+    """A shape that broadcasts with `shape`: some axes 1, some leading
+    axes dropped."""
+    nd = len(shape)
+    drop = int(rng.integers(0, nd + 1)) if nd else 0
+    s = list(shape[drop:])
+    for d in range(len(s)):
+        if rng.integers(3) == 0:
+            s[d] = 1
+    return tuple(s)
+
+
+PROGRAMS = [  # program, NumPy's, dtypes of a and b
+    ("c = a + b", lambda a, b, i: a + b),
+    ("c = a * b - 1", lambda a, b, i: a * b - 1),
+    ("c = where(a > b, a, b * 2)", lambda a, b, i: np.where(a > b, a, b * 2)),
+    ("c = a + b - i", lambda a, b, i: a + b - i),
+    ("c = f64(a) / b", lambda a, b, i: a.astype(np.float64) / b),
+]
+
+
+def elementwise():
+    for target in TARGETS:
+        R = Run()
+        bad = []
+        for trial in range(160):
+            prog, ref = PROGRAMS[trial % len(PROGRAMS)]
+            dt = [np.float64, np.float32, np.int32, np.int16, np.uint8][trial % 5]
+            shape = random_shape(int(rng.integers(0, 7)))
+            sb = broadcast_partner(shape)
+            if rng.integers(2):
+                shape, sb = sb, shape
+            a, b = view_of(shape, dt), view_of(sb, dt)
+            full = np.broadcast_shapes(a.shape, b.shape)
+            i = np.arange(int(np.prod(full, dtype=np.int64)), dtype=np.int64).reshape(full)
+            with np.errstate(all="ignore"):
+                want = ref(a, b, i)
+            try:
+                got = R.run(prog, {"a": a, "b": b}, target)["c"]
+            except RL.JitcError as e:
+                bad.append(f"{prog} {a.shape}{a.strides} {b.shape}{b.strides}: {e}")
+                continue
+            if not same(got, want):
+                bad.append(f"{prog} {dt.__name__} a{a.shape}{a.strides} b{b.shape}{b.strides}")
+        R.r.close()
+        if bad:
+            fail(f"{target}.elementwise", f"{len(bad)} of 160: " + "; ".join(bad[:3]))
+        else:
+            ok(f"{target}.elementwise (160 random views and broadcasts)")
+
+
+def large():
+    """Many blocks and threads: rows that straddle blocks, a row and a
+    column broadcast, a transpose, a reversed step."""
+    for target in TARGETS:
+        R = Run()
+        bad = []
+        for sa, sb in [((64, 1000), (1000,)), ((64, 1000), (64, 1)), ((333, 77, 3), (77, 1)),
+                       ((1, 50000), (50000,))]:
+            for trial in range(3):
+                a, b = view_of(sa, np.float32), view_of(sb, np.float32)
+                got = R.run("c = a * b + i", {"a": a, "b": b}, target)["c"]
+                i = np.arange(a.size).reshape(a.shape)
+                if not same(got, a * b + i):
+                    bad.append(f"a{a.shape}{a.strides} b{b.shape}{b.strides}")
+        R.r.close()
+        if bad:
+            fail(f"{target}.large", "; ".join(bad[:3]))
+        else:
+            ok(f"{target}.large (many blocks, threads)")
+
+
+def inplace_and_outputs():
+    for target in TARGETS:
+        R = Run()
+        a = view_of((6, 5, 4), np.float64)
+        b = view_of((5, 1), np.float64)
+        want = a + b
+        R.run("a += b", {"a": a, "b": b}, target)
+        if same(a, want):
+            ok(f"{target}.inplace_strided")
+        else:
+            fail(f"{target}.inplace_strided", f"a{a.strides}")
+        # An output that is a view, written in place: a column, reversed.
+        m = np.zeros((7, 9))
+        x = view_of((7,), np.float64)
+        R.run("c = x * 2", {"x": x}, target, outs={"c": m[::-1, 3]})
+        if same(m[::-1, 3], x * 2) and not m[:, [0, 1, 2, 4, 5, 6, 7, 8]].any():
+            ok(f"{target}.output_view")
+        else:
+            fail(f"{target}.output_view", "the column or its neighbours are wrong")
+        # An output that is an input's own elements, through two names.
+        y = view_of((4, 6), np.float32)
+        want = y * 2
+        R.run("c = y * 2", {"y": y}, target, outs={"c": y})
+        if same(y, want):
+            ok(f"{target}.output_aliases_input")
+        else:
+            fail(f"{target}.output_aliases_input", "wrong values")
+        R.r.close()
+
+
+def reductions():
+    for target in TARGETS:
+        R = Run()
+        bad = []
+        for trial, (prog, name) in enumerate([("s = sum(a * b)", "s"), ("s = max(a - b)", "s"),
+                                              ("s = argmax(a + b)", "s"), ("s = mean(a)", "s"),
+                                              ("s = prod(b)", "s"), ("s = any(a > 3)", "s")] * 4):
+            a = view_of(random_shape(3, 20000), np.float32)
+            b = view_of(broadcast_partner(a.shape), np.float32)
+            if prog == "s = argmax(a + b)" and trial % 2:
+                a[(0,) * a.ndim] = np.nan  # NaN counts as the extreme, in C order
+            full = np.broadcast_shapes(a.shape, b.shape) if "a" in prog[4:] else b.shape
+            ca = np.ascontiguousarray(np.broadcast_to(a, full)) if "a" in prog[4:] else a
+            cb = np.ascontiguousarray(np.broadcast_to(b, full))
+            uses = {nm: x for nm, x in (("a", a), ("b", b)) if nm in prog[4:]}
+            cuses = {nm: x for nm, x in (("a", ca), ("b", cb)) if nm in prog[4:]}
+            got = R.run(prog, uses, target)[name]
+            contig = R.run(prog, cuses, target)[name]
+            if not same(got, contig):
+                bad.append(f"{prog} a{a.shape}{a.strides} b{b.shape}{b.strides}: {got} against "
+                           f"{contig} over contiguous copies")
+        R.r.close()
+        if bad:
+            fail(f"{target}.reductions", "; ".join(bad[:3]))
+        else:
+            ok(f"{target}.reductions (bits of the contiguous run)")
+
+
+def scalars_alone():
+    for target in TARGETS:
+        R = Run()
+        got = R.run("y = sin(0.5) * 3 + 1", {}, target)["y"]
+        want = np.sin(0.5) * 3 + 1
+        if got.shape == () and same(got, np.float64(want)):
+            ok(f"{target}.scalars_alone")
+        else:
+            fail(f"{target}.scalars_alone", f"{got!r} against {want!r}")
+        R.r.close()
+
+
+def errors():
+    R = Run()
+    cases = [
+        ("c = a + b", {"a": np.zeros((2, 3)), "b": np.zeros(4)}, None,
+         ["'a' has shape (2,3)", "'b' has shape (4,)", "axis 1", "3 against 4"]),
+        ("c = a + b", {"a": np.zeros((2, 1, 5)), "b": np.zeros((3, 4, 1))}, None,
+         ["(2,1,5)", "(3,4,1)", "axis 0"]),
+        ("c = a + 1", {"a": np.zeros((2, 3))}, {"c": np.zeros(6)},
+         ["output 'c' has shape (6,)", "is (2,3)"]),
+        ("a += b", {"a": np.zeros(3), "b": np.zeros((2, 3))}, None,
+         ["'a' has shape (3,)", "(2,3)"]),
+        ("c = a + 1", {"a": np.zeros((2, 3))}, {"c": np.broadcast_to(np.zeros(3), (2, 3))},
+         ["'c' is written", "stride 0"]),
+    ]
+    m = np.zeros(10)
+    cases.append(("c = a + 1", {"a": m[:8]}, {"c": m[2:]}, ["overlap"]))
+    for prog, inputs, outs, words in cases:
+        try:
+            R.run(prog, inputs, "interp", outs)
+            fail("errors", f"{prog} {[x.shape for x in inputs.values()]} ran")
+            continue
+        except RL.JitcError as e:
+            msg = str(e)
+        if all(w in msg for w in words) and "status 3" in msg:
+            ok(f"errors: {msg.split(': ', 1)[1][:70]}")
+        else:
+            fail("errors", f"{prog}: {msg!r} lacks one of {words} or status 3")
+    R.r.close()
+
+
+elementwise()
+large()
+inplace_and_outputs()
+reductions()
+scalars_alone()
+errors()
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
