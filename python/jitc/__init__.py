@@ -91,8 +91,10 @@ Errors raise ``jitc.Error`` subclasses named after the library's statuses:
 ``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
 raised as one of ``ProgramSyntaxError`` (also a SyntaxError: the program
 does not parse), ``UnknownNameError`` (also a KeyError: a name that is
-nowhere) and ``ProgramTypeError`` (also a TypeError: any other error of the
-program), the exceptions numexpr's users catch; ``EmptyReductionError`` is
+nowhere), ``ProgramValueError`` (also a ValueError: a value NumPy refuses,
+such as an integer to a negative integer power) and ``ProgramTypeError``
+(also a TypeError: any other error of the program), the exceptions numexpr's
+users catch; ``EmptyReductionError`` is
 one too,
 ``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
 ValueError), ``TargetUnavailable``, ``OutOfMemory``, ``InternalError``.
@@ -112,7 +114,7 @@ from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
 __all__ = [
     "evaluate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
     "clear_cache", "Error", "ProgramError", "ProgramSyntaxError", "UnknownNameError",
-    "ProgramTypeError", "EmptyReductionError", "InputError", "UsageError",
+    "ProgramTypeError", "ProgramValueError", "EmptyReductionError", "InputError", "UsageError",
     "TargetUnavailable", "OutOfMemory", "InternalError", "OutputError", "__version__",
 ]
 __version__ = _jitc.version
@@ -152,6 +154,12 @@ class UnknownNameError(ProgramError, KeyError):
     def __str__(self):
         # The message as it is; KeyError's own str() is the repr of its key.
         return Exception.__str__(self)
+
+
+class ProgramValueError(ProgramError, ValueError):
+    """A value NumPy or Python refuses with a ValueError: an integer to a
+    negative integer power (``a ** -1`` of integers), a negative shift
+    count of constants (``1 << -1``)."""
 
 
 class ProgramTypeError(ProgramError, TypeError):
@@ -455,7 +463,8 @@ def compile(program, target=None, **signature):
     return _jitc._compile(program, target, decls)
 
 
-_jitc._init(_STATUS, (ProgramSyntaxError, UnknownNameError, ProgramTypeError), _device_info,
+_jitc._init(_STATUS, (ProgramSyntaxError, UnknownNameError, ProgramTypeError, ProgramValueError),
+            _device_info,
             _device_empty, EmptyReductionError, _numpy_dtype, _missing_note)
 for _f in (evaluate, cache_info, clear_cache, default_target):
     try:

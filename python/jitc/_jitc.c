@@ -178,8 +178,9 @@ static PyMethodDef methods[] = {
    "\n"
    "Raises jitc.ProgramError (the program: ProgramSyntaxError, a SyntaxError;\n"
    "UnknownNameError, a KeyError, for a name that is nowhere, the message\n"
-   "saying where it was looked for; ProgramTypeError, a TypeError, for the\n"
-   "rest), jitc.InputError (the values),\n"
+   "saying where it was looked for; ProgramValueError, a ValueError, for a\n"
+   "value NumPy refuses, such as an integer to a negative integer power;\n"
+   "ProgramTypeError, a TypeError, for the rest), jitc.InputError (the values),\n"
    "jitc.UsageError, jitc.TargetUnavailable; jitc.EmptyReductionError (a\n"
    "ProgramError and a ValueError) for min, max, argmin or argmax of no\n"
    "elements."},

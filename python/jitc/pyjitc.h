@@ -40,8 +40,9 @@ enum { N_STATUS = JITC_E_NOMEM + 1 };
 
 /* What a program error is, for the Python class that catches it: a syntax
 ** error (the program does not parse), a name the program reads that is
-** nowhere (numexpr's KeyError), or any other (a type error). */
-enum { P_OTHER, P_SYNTAX, P_NAME, P_TYPE, P_KINDS };
+** nowhere (numexpr's KeyError), a value NumPy refuses (a ValueError, as an
+** integer to a negative integer power), or any other (a type error). */
+enum { P_OTHER, P_SYNTAX, P_NAME, P_TYPE, P_VALUE, P_KINDS };
 
 /* The module state (state.c): everything the extension keeps between
 ** calls.  The library's rule is one thread at a time per context: `lock`
@@ -81,7 +82,7 @@ typedef struct Failure {
   jitc_status status;
   char *msg;
   int line, col;
-  int kind; /* JITC_E_PROGRAM: P_SYNTAX, P_NAME or P_TYPE (failure_classify) */
+  int kind; /* JITC_E_PROGRAM: P_SYNTAX, P_NAME, P_TYPE or P_VALUE (failure_classify) */
 } Failure;
 
 typedef struct Bound {

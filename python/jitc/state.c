@@ -146,18 +146,33 @@ void failure_take(Failure *f, jitc_status s) {
   }
 }
 
+/* Whether a checker's message is about a value that NumPy or Python
+** refuses with a ValueError: the checker's and the constant folder's words
+** for them. */
+static int value_message(const char *m) {
+  static const char *const says[] = {
+    "integers to negative integer powers are not allowed", /* type.c: NumPy's ValueError */
+    "negative shift count of weak values",                 /* fold.c: Python's ValueError */
+  };
+  for (size_t k = 0; k < sizeof says / sizeof says[0]; k++)
+    if (!strncmp(m, says[k], strlen(says[k]))) return 1;
+  return 0;
+}
+
 /* Sets f->kind of a program error, with the lock held and right after
 ** failure_take (it replaces the context's errors): a syntax error when the
 ** program does not parse alone, a name error when a diagnostic is about an
 ** unknown name (the names are looked up before the types are checked, as
-** numexpr and Python do), else a type error. */
+** numexpr and Python do), a value error when the first is about a value
+** (value_message), else a type error. */
 void failure_classify(Failure *f, const char *src) {
   if (f->status != JITC_E_PROGRAM) return;
-  int name = 0;
+  int name = 0, value = 0;
   for (int e = 0; e < jitc_error_count(the_state.ctx) && !name; e++) {
     jitc_error er;
-    name = jitc_error_get(the_state.ctx, e, &er) == JITC_OK && er.message &&
-           !strncmp(er.message, "unknown name '", 14);
+    if (jitc_error_get(the_state.ctx, e, &er) != JITC_OK || !er.message) continue;
+    name = !strncmp(er.message, "unknown name '", 14);
+    if (e == 0) value = value_message(er.message);
   }
   jitc_options o;
   jitc_options_init(&o);
@@ -165,7 +180,7 @@ void failure_classify(Failure *f, const char *src) {
   char *ast = NULL;
   jitc_status s = jitc_emit(the_state.ctx, src, NULL, 0, NULL, 0, &o, "ast", &ast);
   jitc_free(ast);
-  f->kind = s == JITC_E_PROGRAM ? P_SYNTAX : name ? P_NAME : P_TYPE;
+  f->kind = s == JITC_E_PROGRAM ? P_SYNTAX : name ? P_NAME : value ? P_VALUE : P_TYPE;
 }
 
 PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }

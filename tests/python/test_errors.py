@@ -23,21 +23,28 @@ def test_exception_hierarchy():
     ("c = a & 1.5", "ProgramTypeError", TypeError),
     ("c = foo_nowhere(a)", "ProgramTypeError", TypeError),
     ("c = where(a, a)", "ProgramTypeError", TypeError),
+    ("c = (a > 0) ** -1", "ProgramValueError", ValueError),
+    ("c = i64(a) ** -2", "ProgramValueError", ValueError),
+    ("c = a + (1 << -1)", "ProgramValueError", ValueError),
 ])
 def test_program_error_kinds(target, program, kind, builtin):
     """The exceptions numexpr's and Python's users catch: a syntax error is
-    a SyntaxError, a name that is nowhere a KeyError (numexpr's), any other
-    error of the program a TypeError; each a ProgramError too, from
+    a SyntaxError, a name that is nowhere a KeyError (numexpr's), a value
+    NumPy refuses with a ValueError a ValueError, any other error of the
+    program a TypeError; each a ProgramError too, from
     evaluate and from compile, with the message whole."""
     kind = getattr(jitc, kind)
     a = np.arange(3.0)
+    if builtin is ValueError:  # NumPy's own error where it has one
+        with pytest.raises(builtin):
+            eval(program.split("=", 1)[1].replace("i64(a)", "a.astype('i8')"), {"a": a})
     for call in (lambda: jitc.evaluate(program, target=target, a=a),
                  lambda: jitc.compile(program, target=target, a=np.float64)):
         with pytest.raises(builtin) as e:
             call()
         assert type(e.value) is kind and isinstance(e.value, jitc.ProgramError)
         assert str(e.value).startswith("<program>:1:") and e.value.line == 1
-        others = {SyntaxError, KeyError, TypeError} - {builtin}
+        others = {SyntaxError, KeyError, TypeError, ValueError} - {builtin}
         assert not isinstance(e.value, tuple(others))
 
 
