@@ -1,5 +1,5 @@
 """Type stubs of jitc (see the module's docstring: help(jitc))."""
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 __version__: str
 __all__: list
@@ -28,8 +28,9 @@ Value = Any
 # A dtype (np.uint8, 'float16', ml_dtypes.bfloat16, np.complex64), an
 # example array, int/float/complex/bool or an example scalar.
 SignatureEntry = Any
-# An array, a reduction's NumPy scalar (a 0-d device array for device
-# arrays), or a dict of them by name.
+# An array (a 0-d one for a program of scalars alone, or out=), a
+# reduction's NumPy scalar (a 0-d device array for device arrays), or a dict
+# of them by name.
 Result = Union[Any, Dict[str, Any]]
 
 class Kernel:
@@ -51,7 +52,12 @@ class Kernel:
     def compile_info(self) -> Dict[str, Any]: ...
     def __call__(self, *args: Value, **names: Value) -> Result: ...
 
-def evaluate(program: str, target: Optional[str] = None, **names: Value) -> Result: ...
+def evaluate(ex: str, local_dict: Optional[Mapping[str, Any]] = None,
+             global_dict: Optional[Mapping[str, Any]] = None, out: Optional[Any] = None,
+             order: str = "K", casting: str = "safe", *, target: Optional[str] = None,
+             threads: Optional[int] = None, **names: Value) -> Result: ...
+def set_num_threads(nthreads: int) -> int: ...
+def get_num_threads() -> int: ...
 def compile(program: str, target: Optional[str] = None, **signature: SignatureEntry) -> Kernel: ...
 def available(target: str) -> bool: ...
 def default_target() -> str: ...

@@ -51,14 +51,22 @@ int mod_state_init(void) {
   st->s_cai = PyUnicode_InternFromString("__cuda_array_interface__");
   st->s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
   st->s_array_interface = PyUnicode_InternFromString("__array_interface__");
+  st->s_threads = PyUnicode_InternFromString("threads");
+  st->s_local_dict = PyUnicode_InternFromString("local_dict");
+  st->s_global_dict = PyUnicode_InternFromString("global_dict");
+  st->s_out = PyUnicode_InternFromString("out");
+  st->s_order = PyUnicode_InternFromString("order");
+  st->s_casting = PyUnicode_InternFromString("casting");
   if (!st->ctx || !st->lock || !st->progs || !st->s_target || !st->s_cai ||
-      !st->s_dlpack_device || !st->s_array_interface) {
+      !st->s_dlpack_device || !st->s_array_interface || !st->s_threads || !st->s_local_dict ||
+      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting) {
     PyErr_NoMemory();
     return -1;
   }
   jitc_options o;
   jitc_options_init(&o);
   st->default_target = o.target;
+  st->threads = o.threads;
   /* The types as NumPy sees them: "<u2" is kind 'u', 2 bytes. */
   for (int t = 0; t < JITC_NDTYPES; t++) {
     const char *ts = jitc_dtype_typestr((jitc_dtype)t);

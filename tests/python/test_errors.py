@@ -29,9 +29,8 @@ def test_exception_hierarchy():
 ])
 def test_program_error_kinds(target, program, kind, builtin):
     """The exceptions numexpr's and Python's users catch: a syntax error is
-    a SyntaxError, a name that is nowhere a KeyError (numexpr's), a value
-    NumPy refuses with a ValueError a ValueError, any other error of the
-    program a TypeError; each a ProgramError too, from
+    a SyntaxError, a name that is nowhere a KeyError (numexpr's), any other
+    error of the program a TypeError; each a ProgramError too, from
     evaluate and from compile, with the message whole."""
     kind = getattr(jitc, kind)
     a = np.arange(3.0)
@@ -101,24 +100,14 @@ def test_bad_dtype_named(target):
         jitc.evaluate("c = a + 1", target=target, a=np.zeros(3, "V2"))
 
 
-def test_non_contiguous_refused(target):
-    a = np.arange(10.0)[::2]
-    with pytest.raises(jitc.InputError, match="not contiguous.*ascontiguousarray"):
-        jitc.evaluate("c = a + 1", target=target, a=a)
-
-
 def test_shape_mismatch(target):
-    with pytest.raises(jitc.InputError, match="does not broadcast"):
+    """Shapes that do not broadcast: a ValueError with NumPy's words, naming
+    both arrays, their shapes and the axis."""
+    with pytest.raises(ValueError, match=r"operands could not be broadcast together: 'a' has "
+                       r"shape \(3,\) and 'b' has shape \(4,\) \(axis 0"):
         jitc.evaluate("c = a + b", target=target, a=np.ones(3), b=np.ones(4))
-    with pytest.raises(jitc.InputError, match="shape"):
+    with pytest.raises(jitc.InputError, match=r"\(2,3\).*\(6,\).*axis 1"):
         jitc.evaluate("c = a + b", target=target, a=np.ones((2, 3)), b=np.ones(6))
-
-
-def test_mixed_order(target):
-    a = np.ones((3, 4))
-    b = np.asfortranarray(np.ones((3, 4)))
-    with pytest.raises(jitc.InputError, match="order"):
-        jitc.evaluate("c = a + b", target=target, a=a, b=b)
 
 
 def test_read_only_in_place(target):
@@ -166,11 +155,6 @@ def test_kernel_call_errors(target):
         jitc.compile("c = a + 1", target=target, a=np.clongdouble)
 
 
-def test_no_length(target):
-    with pytest.raises(jitc.UsageError, match="length"):
-        jitc.evaluate("c = s + 1", target=target, s=1.0)
-
-
 def test_evaluate_bad_call():
     with pytest.raises(jitc.UsageError):
         jitc.evaluate(3)
@@ -181,11 +165,10 @@ def test_program_not_utf8():
         jitc.evaluate("c = a + 1\ud800", a=np.ones(2))
 
 
-def test_overlapping_arrays_refused(target):
+def test_overlapping_outputs_refused(target):
+    """Two arrays the program writes over the same memory: no order of the
+    writes is NumPy's, so the library refuses them (an input that overlaps
+    is copied first instead: test_shapes.py)."""
     x = np.arange(6.0)
-    with pytest.raises(jitc.InputError, match="'c' and 'a' share memory"):
-        jitc.evaluate("c = a + 1", target=target, a=x, c=x)
-    with pytest.raises(jitc.InputError, match="share memory"):
-        jitc.evaluate("a[i] += b", target=target, a=x[:4], b=x[2:])
-    same_memory_read_twice = jitc.evaluate("c = a + b", target=target, a=x, b=x)
-    assert np.array_equal(same_memory_read_twice, 2 * x)
+    with pytest.raises(jitc.InputError, match="overlap in memory"):
+        jitc.evaluate("c = a + 1; d = a * 2", target=target, a=np.ones(4), c=x[:4], d=x[2:])
