@@ -187,8 +187,9 @@ class ProgramTypeError(ProgramError, TypeError):
 
 
 class InputError(Error, ValueError, TypeError):
-    """A value jitc cannot take: a dtype it does not have, a non-contiguous
-    array, arrays of different shapes, a name that is nowhere."""
+    """A value jitc cannot take: a dtype it does not have, arrays whose shapes
+    do not broadcast, an out= of another shape or a dtype the casting rule
+    refuses, a strided device array."""
 
 
 class EmptyReductionError(ProgramError, ValueError):
