@@ -576,6 +576,9 @@ typedef struct LayoutArray {
   int64_t run;      /* its elements are contiguous in runs of this many,
                        from element 0: a product of inner extents; 0 when
                        the last axis does not step by esize */
+  int64_t zrun;     /* one element repeats in runs of this many (inner axes
+                       of stride 0: a broadcast column, a 0-d array); 0 when
+                       the last axis steps */
 } LayoutArray;
 
 typedef struct Layout {
@@ -604,6 +607,9 @@ void layout_free(Layout *L);
 /* Elements [lo, lo + m) of array j: whether they are one aligned
 ** contiguous run, and if so *at is the address of element lo. */
 bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at);
+/* Whether elements [lo, lo + m) of array j are all one element (inside
+** one of its zero-stride runs), and if so *at is its address. */
+bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at);
 /* Copies elements [lo, lo + m) of array j to dst (contiguous), or from src. */
 void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst);
 void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src);

@@ -237,6 +237,9 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
   *contig = true;
   for (int j = 0; j < na; j++) {
     LayoutArray *la = &L->a[j];
+    la->zrun = 0;
+    for (int d = L->ndim - 1; d >= 0 && la->strides[d] == 0; d--)
+      la->zrun = (la->zrun ? la->zrun : 1) * L->shape[d];
     la->run = 0;
     for (int d = L->ndim - 1; d >= 0 && la->strides[d] == (int64_t)la->esize * (la->run ? la->run : 1); d--)
       la->run = (la->run ? la->run : 1) * L->shape[d];
@@ -297,6 +300,14 @@ bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
   char *p = x->base + unravel(L, x, lo, idx);
   if ((uintptr_t)p % x->esize) return false;
   *at = p;
+  return true;
+}
+
+bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
+  const LayoutArray *x = &L->a[j];
+  if (!x->zrun || lo / x->zrun != (lo + m - 1) / x->zrun) return false;
+  int64_t idx[JITC_MAXDIMS];
+  *at = x->base + unravel(L, x, lo, idx);
   return true;
 }
 

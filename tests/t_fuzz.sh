@@ -6,7 +6,8 @@
 # with ASan and UBSan).  Every input must go through lex, parse, check, both
 # code generators' emit paths, a run on interp where its bytes ask for one
 # (tests/fuzz/regress/types_*.bin: every op of the vocabulary on each type of
-# the table, over edge values) and the invariants the target checks, without
+# the table, over edge values; views_*.bin: the same run through views of
+# every layout the target makes) and the invariants the target checks, without
 # a crash or a sanitizer report.  When `make fuzz` has built the libFuzzer
 # binary, the corpus is replayed through it too.
 set -u

@@ -174,14 +174,24 @@ def large():
     for target in TARGETS:
         R = Run()
         bad = []
+        # Columns and 0-d arrays repeating one element over whole blocks
+        # (the cpu target's variant reading it once), and over runs that
+        # blocks straddle.
         for sa, sb in [((64, 1000), (1000,)), ((64, 1000), (64, 1)), ((333, 77, 3), (77, 1)),
-                       ((1, 50000), (50000,))]:
-            for trial in range(3):
-                a, b = view_of(sa, np.float32), view_of(sb, np.float32)
+                       ((1, 50000), (50000,)), ((3, 5000), (3, 1)), ((2, 8192), (2, 1)),
+                       ((3, 2, 4096), (3, 1, 1)), ((20000,), ())]:
+            for trial, dt in enumerate([np.float32, np.float16, np.int8]):
+                a, b = view_of(sa, dt), view_of(sb, dt)
                 got = R.run("c = a * b + i", {"a": a, "b": b}, target)["c"]
                 i = np.arange(a.size).reshape(a.shape)
-                if not same(got, a * b + i):
-                    bad.append(f"a{a.shape}{a.strides} b{b.shape}{b.strides}")
+                with np.errstate(all="ignore"):
+                    want = a * b + i
+                if not same(got, want):
+                    bad.append(f"{dt.__name__} a{a.shape}{a.strides} b{b.shape}{b.strides}")
+            a, b = view_of(sa, np.float32), view_of(sb, np.float32) > 0
+            got = R.run("c = where(b, a, -a)", {"a": a, "b": b}, target)["c"]
+            if not same(got, np.where(b, a, -a)):
+                bad.append(f"where bool b{b.shape}{b.strides}")
         R.r.close()
         if bad:
             fail(f"{target}.large", "; ".join(bad[:3]))
@@ -228,6 +238,8 @@ def reductions():
                                               ("s = prod(b)", "s"), ("s = any(a > 3)", "s")] * 4):
             a = view_of(random_shape(3, 20000), np.float32)
             b = view_of(broadcast_partner(a.shape), np.float32)
+            if trial % 6 == 5:  # a column repeating over whole blocks
+                a, b = view_of((3, 9000), np.float32), view_of((3, 1), np.float32)
             if prog == "s = argmax(a + b)" and trial % 2:
                 a[(0,) * a.ndim] = np.nan  # NaN counts as the extreme, in C order
             full = np.broadcast_shapes(a.shape, b.shape) if "a" in prog[4:] else b.shape

@@ -67,6 +67,9 @@ typedef struct GenTarget {
   int vec_bits; /* 128, 256 or 512 */
   VecLibs libs;
   bool fast;    /* --fast-math */
+  uint64_t bcast; /* arrays (bit = slot) read as the one element at their
+                     address, in every lane: a variant of the kernel for
+                     blocks where an input is constant (cpu/run.c) */
 } GenTarget;
 
 /* Builds the kernel `fname` of p in a new LLVM context (*C, which the
@@ -136,6 +139,10 @@ static inline LLVMTypeRef scalar_type(Gen *G, jitc_dtype t) {
   case T_COMPLEX: return ti->size == 16 ? G->tf64 : G->tf32;
   default: unreachable();
   }
+}
+/* In memory a bool is a byte, 0 or 1. */
+static inline LLVMTypeRef mem_type(Gen *G, jitc_dtype t) {
+  return t == JITC_BOOL ? G->ti8 : scalar_type(G, t);
 }
 static inline LLVMTypeRef vec_type(Gen *G, jitc_dtype t) {
   return LLVMVectorType(scalar_type(G, t), type_info[t].kind == T_COMPLEX ? 2 * W : W);
@@ -246,6 +253,14 @@ LLVMValueRef math_pow(Gen *G, jitc_dtype t, LLVMValueRef x, LLVMValueRef y);
 ** library's, one lane at a time. */
 LLVMValueRef math_accurate(Gen *G, OpId op, LLVMValueRef a);
 
+/* cpu/memory.c: W elements of type t at base[idx] as a vector (under
+** G->mask, lanes out of range read as zero), stored likewise; and array
+** s's value at the iteration, by load_vec or, where GenTarget.bcast says,
+** its one element in every lane. */
+LLVMValueRef load_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx);
+void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v);
+LLVMValueRef load_array(Gen *G, int s);
+
 /* cpu/complex.c: complex64 and complex128.  W elements of a complex type
 ** are one vector of 2W parts, the real parts first; cx_part takes half k
 ** (0 real, 1 imaginary) of such a vector of any width, cx_pack makes one
@@ -314,9 +329,10 @@ void cpu_build_free(CpuBuild *b);
 ** line (what a kernel's code is for is its compile info's `machine`). */
 void cpu_build_describe(const CpuBuild *b, char *out, size_t n);
 /* Compiles k (through the code cache) and loads it: *fn is its entry, and
-** a call needs *scratch bytes of scratch memory (cpu_gen_scratch). */
-jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, KernelFn *fn,
-                             size_t *scratch);
+** a call needs *scratch bytes of scratch memory (cpu_gen_scratch).  bcast:
+** 0, or the variant reading those arrays as one element (GenTarget.bcast). */
+jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, uint64_t bcast,
+                             KernelFn *fn, size_t *scratch);
 /* --emit stage `stage` of target_cpu.stages. */
 jitc_status cpu_build_emit(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, int stage, Buf *out);
 

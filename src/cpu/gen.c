@@ -36,10 +36,6 @@
 #include <string.h>
 /* ---- building blocks (more in cpu/cpu.h) ---- */
 
-/* In memory a bool is a byte, 0 or 1. */
-static LLVMTypeRef mem_type(Gen *G, jitc_dtype t) {
-  return t == JITC_BOOL ? G->ti8 : scalar_type(G, t);
-}
 static LLVMValueRef vconst_i(Gen *G, jitc_dtype t, int64_t x) {
   return splat_const(LLVMConstInt(scalar_type(G, t), (unsigned long long)x, 1));
 }
@@ -314,47 +310,10 @@ static LLVMValueRef gen_op(Gen *G, const Node *n) {
   return is_half(n->type) ? half_result(G, n, r, args, wide) : r;
 }
 
-/* W elements of type t at base[idx], a vector of the array's memory type
-** made a value (bool: 0 or 1 bytes to i1); under G->mask only the lanes in
-** range are read and the others are zero. */
-static LLVMValueRef load_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx) {
-  if (dtype_is_complex(t)) return cx_load(G, t, base, idx);
-  LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
-  LLVMValueRef p = LLVMBuildGEP2(G->B, mt, base, &idx, 1, "");
-  LLVMValueRef v;
-  unsigned align = (unsigned)jitc_dtype_size(t);
-  if (G->mask) {
-    LLVMTypeRef types[2] = {vt, G->tptr};
-    LLVMValueRef args[4] = {p, LLVMConstInt(G->ti32, align, 0), G->mask, LLVMConstNull(vt)};
-    v = intrinsic(G, "llvm.masked.load", types, 2, args, 4);
-  } else {
-    v = LLVMBuildLoad2(G->B, vt, p, "");
-    LLVMSetAlignment(v, align);
-  }
-  if (t == JITC_BOOL) v = icmp(G, LLVMIntNE, v, LLVMConstNull(vt));
-  return v;
-}
-
 /* The block's scratch of temporary t. */
 static LLVMValueRef scratch_of(Gen *G, int t) {
   LLVMValueRef off = LLVMConstInt(G->ti64, (unsigned long long)G->scr_off[t], 0);
   return LLVMBuildGEP2(G->B, G->ti8, G->scratch, &off, 1, "");
-}
-
-/* Stores value v of type t to the W elements at base[idx] (under G->mask). */
-static void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v) {
-  if (dtype_is_complex(t)) { cx_store(G, t, base, idx, v); return; }
-  LLVMTypeRef mt = mem_type(G, t), vt = LLVMVectorType(mt, W);
-  if (t == JITC_BOOL) v = LLVMBuildZExt(G->B, v, vt, "");
-  LLVMValueRef ptr = LLVMBuildGEP2(G->B, mt, base, &idx, 1, "");
-  unsigned align = (unsigned)jitc_dtype_size(t);
-  if (G->mask) {
-    LLVMTypeRef types[2] = {vt, G->tptr};
-    LLVMValueRef args[4] = {v, ptr, LLVMConstInt(G->ti32, align, 0), G->mask};
-    intrinsic(G, "llvm.masked.store", types, 2, args, 4);
-  } else {
-    LLVMSetAlignment(LLVMBuildStore(G->B, v, ptr), align);
-  }
 }
 
 static LLVMValueRef gen_node(Gen *G, const Node *n) {
@@ -366,7 +325,7 @@ static LLVMValueRef gen_node(Gen *G, const Node *n) {
     return vconst_i(G, n->type, n->k.i);
   case N_LOAD: {
     int s = n->slot;
-    if (!G->load[s]) G->load[s] = load_vec(G, G->prog->arrays[s].dtype, G->arr[s], G->i);
+    if (!G->load[s]) G->load[s] = load_array(G, s);
     return G->load[s];
   }
   case N_PARAM: return G->par[n->slot];

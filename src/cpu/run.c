@@ -28,9 +28,18 @@ typedef struct CpuState {
   char device[320];
 } CpuState;
 
+/* A variant of the kernel reading some inputs as one element each
+** (GenTarget.bcast), for blocks where they are constant. */
+typedef struct Variant {
+  uint64_t bcast;
+  KernelFn fn;
+} Variant;
+
 typedef struct CpuKernel {
   KernelFn fn;
   size_t scratch; /* bytes of scratch a call needs (split kernels), or 0 */
+  Variant var[4]; /* made by the runs that want them, the first four kept */
+  int nvar;
 } CpuKernel;
 
 /* The state of ctx, made on first use. */
@@ -80,7 +89,7 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   if (!st) return JITC_E_UNAVAILABLE;
   CpuKernel *ck = calloc(1, sizeof *ck);
   if (!ck) return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-  jitc_status s = cpu_build_kernel(ctx, st->build, k, &ck->fn, &ck->scratch);
+  jitc_status s = cpu_build_kernel(ctx, st->build, k, 0, &ck->fn, &ck->scratch);
   if (s) {
     free(ck);
     return s;
@@ -112,6 +121,8 @@ typedef struct Job {
   int64_t nblocks;
   atomic_bool oom;  /* a call could not allocate its scratch */
   const Layout *L;  /* run_layout: where the arrays' elements are; else NULL */
+  uint64_t bcast;   /* with L: the arrays the variant vfn reads as one element */
+  KernelFn vfn;
 } Job;
 
 /* Calls the kernel on [begin, end) of a layout (layout.c) in blocks of
@@ -138,15 +149,22 @@ static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot
   for (int64_t lo = begin; lo < end;) {
     int64_t m = (lo / LB + 1) * LB - lo;
     if (m > end - lo) m = end - lo;
+    /* The variant where each of its one-element arrays is one here. */
+    bool var = j->bcast != 0;
+    for (int a = 0; a < na && var; a++) {
+      char *at;
+      if (a < 64 && (j->bcast >> a & 1)) var = layout_const(L, a, lo, m, &at), arrays[a] = at;
+    }
     for (int a = 0; a < na; a++) {
       char *in;
+      if (var && a < 64 && (j->bcast >> a & 1)) continue;
       if (!layout_block(L, a, lo, m, &in)) {
         in = mine[a];
         if (L->a[a].read) layout_gather(L, a, lo, m, in);
       }
       arrays[a] = (void *)((uintptr_t)in - (uintptr_t)lo * L->a[a].esize);
     }
-    j->fn(lo, lo + m, arrays, ps);
+    (var ? j->vfn : j->fn)(lo, lo + m, arrays, ps);
     for (int a = 0; a < na; a++)
       if (L->a[a].written && (uintptr_t)arrays[a] + (uintptr_t)lo * L->a[a].esize == (uintptr_t)mine[a])
         layout_scatter(L, a, lo, m, mine[a]);
@@ -175,7 +193,7 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
   size_t head = ((size_t)j->nparams + 3) * sizeof(ParamSlot);
   head = (head + 63) / 64 * 64;
   size_t scratch = (j->scratch + 63) / 64 * 64;
-  size_t own = j->L ? blocks_bytes(j->L) : 0;
+  size_t own = j->L ? (blocks_bytes(j->L) + 63) / 64 * 64 : 0;
   unsigned char *mem = aligned_alloc(64, head + scratch + own + 64);
   if (!mem) {
     atomic_store(&j->oom, true);
@@ -200,6 +218,29 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   return run_job(ctx, k, n, arrays, params, info, NULL);
 }
 
+/* The variant for L: its inputs of real types that repeat one element over
+** runs of at least a block (a broadcast column, a 0-d array) read it once
+** instead of a block filled with it.  Made on first use and kept. */
+static jitc_status variant(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                           uint64_t *bcast, KernelFn *fn) {
+  *bcast = 0;
+  for (int a = 0; a < L->narrays && a < 64; a++) {
+    const LayoutArray *x = &L->a[a];
+    if (x->read && !x->written && !x->direct && x->zrun >= block_of(L) &&
+        !dtype_is_complex(k->prog->arrays[a].dtype))
+      *bcast |= (uint64_t)1 << a;
+  }
+  if (!*bcast) return JITC_OK;
+  CpuKernel *ck = k->impl;
+  for (int v = 0; v < ck->nvar; v++)
+    if (ck->var[v].bcast == *bcast) return *fn = ck->var[v].fn, JITC_OK;
+  size_t scratch;
+  CpuState *st = ctx->target_state[JITC_TARGET_CPU];
+  jitc_status s = cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, *bcast, fn, &scratch);
+  if (!s && ck->nvar < 4) ck->var[ck->nvar++] = (Variant){*bcast, *fn};
+  return s;
+}
+
 static jitc_status cpu_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
                                   const ParamSlot *params, jitc_run_info *info) {
   return run_job(ctx, k, L->n, L->bases, params, info, L);
@@ -220,7 +261,11 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     int cores = host_ncores();
     st->pool = pool_new(threads > cores ? threads : cores);
   }
-  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false, L};
+  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false, L, 0, NULL};
+  if (L) {
+    jitc_status s = variant(ctx, k, L, &job.bcast, &job.vfn);
+    if (s) return s;
+  }
   int nreduce = k->prog->nreduce;
   if (nreduce && n > 0) {
     /* A Partial per block of RB per reduction; the chunks of threads start

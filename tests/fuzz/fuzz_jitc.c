@@ -19,8 +19,11 @@
 ** table, and every mix of them, meets every program.  N (modulo 17) is the
 ** element count of the run on interp and DATA the bytes of the inputs'
 ** elements and the scalars' values, in the kernel's order (used again from
-** the start when they run out).  Without the tail, a hash of the input
-** chooses the type of undeclared inputs, and nothing runs.
+** the start when they run out).  N / 17 (modulo 4) chooses a view of the
+** same elements through which the run is made again with jitc_run_arrays
+** (reversed, every other element, a matrix in Fortran order, unaligned:
+** run_views), which must write the same bytes.  Without the tail, a hash
+** of the input chooses the type of undeclared inputs, and nothing runs.
 **
 ** Built two ways (tests/fuzz/build.sh):
 **   - with clang -fsanitize=fuzzer,address,undefined: a libFuzzer target
@@ -203,6 +206,81 @@ static void take(uint8_t *out, size_t n, const uint8_t *d, size_t nd, size_t *at
 
 enum { MAX_RUN = 16 };
 
+/* Where element k of n lies in a view of mode m (run_views): 0 reversed,
+** 1 every other element, 2 a matrix (r, n / r) in Fortran order, 3 one
+** byte off alignment; its byte offset from the view's memory. */
+static size_t view_at(int m, int64_t n, int64_t r, int64_t k, size_t size) {
+  switch (m) {
+  case 0: return (size_t)(n - 1 - k) * size;
+  case 1: return (size_t)(2 * k) * size;
+  case 2: return (size_t)((k % (n / r)) * r + k / (n / r)) * size;
+  default: return 1 + (size_t)k * size;
+  }
+}
+
+/* The run jitc_run made, again with jitc_run_arrays over the same elements
+** held as a view (view_at): element k keeps its place in C order, so `i`
+** and the reductions' blocks do too, and every array written must hold
+** what jitc_run wrote, byte for byte. */
+static void run_views(const jitc_kernel *k, const char *src, int64_t n, int m,
+                      uint8_t *const *first, void *const *want, const jitc_value *vals) {
+  int na = jitc_kernel_array_count(k);
+  int64_t r = 1;
+  for (int64_t d = 2; d < n && r == 1; d++)
+    if (n % d == 0) r = d;
+  int64_t shape1[1] = {n}, shape2[2] = {r, n / r};
+  jitc_array *views = calloc((size_t)na + 1, sizeof *views);
+  uint8_t **mem = calloc((size_t)na + 1, sizeof *mem);
+  int64_t (*st)[2] = calloc((size_t)na + 1, sizeof *st);
+  bool ok = views && mem && st, reads = false;
+  for (int a = 0; ok && a < na; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &name, &role, &dt);
+    size_t size = jitc_dtype_size(dt), bytes = (size_t)(2 * n + 1) * size + 1;
+    int64_t sz = (int64_t)size;
+    reads |= role == JITC_INPUT || role == JITC_INOUT;
+    if (!(mem[a] = malloc(bytes))) {
+      ok = false;
+      break;
+    }
+    if (role == JITC_RESULT) {
+      views[a] = (jitc_array){mem[a], 0, NULL, NULL};
+      continue;
+    }
+    memset(mem[a], 0xa5, bytes);
+    for (int64_t e = 0; e < n && role != JITC_OUTPUT; e++)
+      memcpy(mem[a] + view_at(m, n, r, e, size), first[a] + (size_t)e * size, size);
+    st[a][0] = m == 0 ? -sz : m == 1 ? 2 * sz : sz;
+    st[a][1] = r * sz;
+    size_t at = m == 0 && n ? (size_t)(n - 1) * size : m == 3;
+    views[a] = (jitc_array){mem[a] + at, m == 2 ? 2 : 1, m == 2 ? shape2 : shape1, st[a]};
+  }
+  /* A program of no input runs over the shape () of one element. */
+  jitc_status s = ok && reads ? jitc_run_arrays(ctx, k, views, vals, NULL) : JITC_OK;
+  if (s)
+    fail("jitc_run_arrays failed where jitc_run ran", jitc_errmsg(ctx));
+  for (int a = 0; ok && reads && a < na; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &name, &role, &dt);
+    size_t size = jitc_dtype_size(dt);
+    if (role == JITC_RESULT ? memcmp(mem[a], want[a], size) != 0 : false)
+      fail("a reduction over a view differs from the contiguous run's", src);
+    for (int64_t e = 0; e < n && (role == JITC_OUTPUT || role == JITC_INOUT); e++)
+      if (memcmp(mem[a] + view_at(m, n, r, e, size), (const uint8_t *)want[a] + (size_t)e * size,
+                 size))
+        fail("an element written through a view differs from the contiguous run's", src);
+  }
+  for (int a = 0; mem && a < na; a++)
+    free(mem[a]);
+  free(mem);
+  free(views);
+  free(st);
+}
+
 /* Runs k on interp over the elements and scalar values the bytes give,
 ** twice: a failure must be one the caller caused, and a second run on
 ** the same inputs must write the same bytes (docs/language.md: every run
@@ -210,6 +288,7 @@ enum { MAX_RUN = 16 };
 static void run_interp(const jitc_kernel *k, const char *src, const uint8_t *d, size_t nd) {
   int na = jitc_kernel_array_count(k), ns = jitc_kernel_scalar_count(k);
   int64_t n = nd ? d[0] % (MAX_RUN + 1) : 0;
+  int view = nd ? d[0] / (MAX_RUN + 1) % 4 : 0;
   size_t at = 0;
   d += nd != 0, nd -= nd != 0;
   void **arrays = calloc((size_t)na + 1, sizeof *arrays);
@@ -254,6 +333,7 @@ static void run_interp(const jitc_kernel *k, const char *src, const uint8_t *d, 
       fail("a run failed with an unexpected status", jitc_errmsg(ctx));
     goto out;
   }
+  run_views(k, src, n, view, first, arrays, vals);
   /* Again from the same inputs: the same bytes in every array. */
   uint8_t **again = calloc((size_t)na + 1, sizeof *again);
   for (int a = 0; again && a < na; a++) {
