@@ -183,7 +183,11 @@ static int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     PyObject *nm = PyTuple_GET_ITEM(kwnames, j);
     isopt[j] = -1;
     for (int k = 0; k < NOPT && isopt[j] < 0; k++)
-      if (nm == keys[k] || name_eq(nm, keys[k])) isopt[j] = k;
+      if (nm == keys[k]) isopt[j] = k;
+    /* An interned name (a keyword written in the call) equals an option
+    ** only by being it; another string is compared. */
+    for (int k = 0; k < NOPT && isopt[j] < 0 && !PyUnicode_CHECK_INTERNED(nm); k++)
+      if (name_eq(nm, keys[k])) isopt[j] = k;
     if (isopt[j] < 0) {
       if (nnames == MAXNAMES) {
         raise_status(JITC_E_USAGE, "too many names");

@@ -282,7 +282,7 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
                 : shape_text(s2, sizeof s2, in_nd, in_shape), K->anames[j]);
     return -1;
   }
-  int alloc[MAXNAMES] = {0}, nalloc = 0;
+  int alloc[MAXNAMES], nalloc = 0;
   for (int j = 0; j < na; j++)
     nalloc += alloc[j] = K->aroles[j] == JITC_OUTPUT && !arrs[j].arr;
   if (nalloc && allocate_outputs(K, arrs, alloc, nd, shape, order)) return -1;
@@ -298,8 +298,11 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
   }
   if (!nin && nd) return run_outputs_only(K, arrs, vals, nd, shape);
   PyArrayObject *use[MAXNAMES];
-  int copied[MAXNAMES] = {0};
-  for (int j = 0; j < na; j++) use[j] = arrs[j].arr;
+  int copied[MAXNAMES];
+  for (int j = 0; j < na; j++) {
+    use[j] = arrs[j].arr;
+    copied[j] = 0;
+  }
   /* The arrays as the library takes them: the inputs stretched to a larger
   ** output's shape where there is one. */
   int stretch = nd != in_nd || !PyArray_CompareLists(shape, in_shape, nd);
@@ -324,11 +327,33 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
                            (const int64_t *)PyArray_STRIDES(a)};
     }
   }
+  /* Every array one aligned C-contiguous run of the run's shape: the flat
+  ** run jitc_run_arrays would make of it, without making its layout. */
+  int flat = !stretch;
+  void *ptrs[MAXNAMES];
+  for (int j = 0; j < na && flat; j++) {
+    ptrs[j] = ja[j].data;
+    if (K->aroles[j] == JITC_RESULT) continue;
+    flat = PyArray_CHKFLAGS(use[j], NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED) &&
+           ja[j].ndim == nd && PyArray_CompareLists(PyArray_DIMS(use[j]), shape, nd);
+  }
+  /* Two written arrays that overlap: the library's run refuses them. */
+  for (int w = 0; w < na && flat; w++)
+    for (int q = 0; q < w && flat && K->aroles[w] != JITC_INPUT && K->aroles[w] != JITC_RESULT;
+         q++)
+      if (K->aroles[q] != JITC_INPUT && K->aroles[q] != JITC_RESULT) {
+        char *wlo, *whi, *qlo, *qhi;
+        extent(use[w], &wlo, &whi);
+        extent(use[q], &qlo, &qhi);
+        flat = !(wlo < qhi && qlo < whi);
+      }
   Failure f = {0};
   jitc_status s;
+  int64_t n = PyArray_MultiplyList(shape, nd);
   Py_BEGIN_ALLOW_THREADS
   PyThread_acquire_lock(st->lock, WAIT_LOCK);
-  s = jitc_run_arrays(st->ctx, K->k, ja, vals, NULL);
+  s = flat ? jitc_run(st->ctx, K->k, n, ptrs, vals, NULL)
+           : jitc_run_arrays(st->ctx, K->k, ja, vals, NULL);
   if (s) failure_take(&f, s);
   PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
