@@ -43,7 +43,7 @@ class BuildWithLibrary(build_ext):
 setup(
     ext_modules=[Extension(
         "jitc._jitc",
-        sources=["python/jitc/" + f for f in ("_jitc.c", "state.c", "values.c", "kernel.c",
+        sources=["python/jitc/" + f for f in ("_jitc.c", "state.c", "values.c", "run.c", "kernel.c",
                                                   "names.c", "evaluate.c")],
         include_dirs=["src", numpy.get_include()],
         # Only PyInit__jitc is exported (PyMODINIT_FUNC marks it).

@@ -5,8 +5,8 @@
     >>> jitc.evaluate("c = 2*a + b")
     array([1., 3., 5., 7., 9.])
 
-A program is a few statements over arrays of one shape, element by element
-(docs/language.md): ``c = exp(a) * b``, ``a[i] += 1``, ``m = where(x > 0, x,
+A program is a few statements over arrays, element by element, their shapes
+broadcast as NumPy's (docs/language.md): ``c = exp(a) * b``, ``a[i] += 1``, ``m = where(x > 0, x,
 0)``, and reductions of all the elements to one value: ``s = sum(a*b)``,
 ``prod``, ``min``, ``max``, ``mean``, ``any``, ``all``, ``argmin``,
 ``argmax``, several of them with element-wise outputs in one pass over the
@@ -21,12 +21,18 @@ data.  It is compiled once for a target and kept:
 
 The functions:
 
-- ``evaluate(program, target=None, **names)``: compiles (once) and runs;
-  names not given are taken from the caller's variables, as
-  ``numexpr.evaluate`` does (its locals, then its globals; of an enclosing
-  function only the variables the caller's own code uses).
+- ``evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
+  casting='safe', *, target=None, threads=None, **names)``: compiles (once)
+  and runs, a drop-in for ``numexpr.evaluate``; names not given are taken
+  from ``local_dict`` and ``global_dict``, or the caller's variables, as
+  numexpr does (its locals, then its globals; of an enclosing function only
+  the variables the caller's own code uses); ``out=`` receives the result,
+  ``order=`` lays out the arrays the call makes, ``casting=`` rules writing
+  into an ``out=`` of another dtype, each as NumPy's and numexpr's.
 - ``compile(program, target=None, **signature)``: a ``Kernel`` to call many
   times.
+- ``set_num_threads(n)`` (returns the count it replaces, as numexpr's) and
+  ``get_num_threads()``: the cpu target's threads.
 - ``available(target)``, ``default_target()``, ``dtypes()``,
   ``cache_info()``, ``clear_cache()``.
 
@@ -39,12 +45,21 @@ Values:
   ``ml_dtypes.bfloat16`` array, known by its dtype's name: a bare ``'<V2'``
   says no type), float32, float64, complex64 and complex128.  Other dtypes
   are refused with a
-  message naming the array (convert with ``.astype``).  They must be
-  contiguous (C or Fortran order; others are refused: copy with
-  ``np.ascontiguousarray``), have one shape (jitc does not broadcast) and
-  one memory order.  Any number of dimensions: outputs get the inputs'
-  shape and order.  Host and device arrays do not mix in one call, and an
-  array the program writes shares no memory with another array of the call.
+  message naming the array (convert with ``.astype``).  Host arrays are of
+  any shape and strides, used in place: slices, reversed and transposed
+  views, columns, Fortran order, broadcast views (zero strides), record
+  fields, unaligned buffers.  Their shapes broadcast by NumPy's rules (a
+  ValueError naming both arrays and the axis where they do not); outputs
+  get the broadcast shape, laid out as NumPy's ufuncs lay out theirs
+  (``order=``); ``i`` is the element's position in C order in that shape.
+  A program of scalars alone gives a 0-d array, as numexpr's does.  An
+  input that overlaps an array the program writes, other than by being its
+  very elements, is copied first, as NumPy's ufuncs copy it.  Device
+  arrays are taken with their strides as they come
+  (``__cuda_array_interface__``, DLPack); the cuda target runs them of one
+  shape and memory order, contiguous, for now: a strided one is refused,
+  never copied behind your back.  Host and device arrays do not mix in one
+  call.
 - Scalars: Python ``bool``, ``int``, ``float`` and ``complex`` are weak (a
   ``float32`` array times ``2.5`` stays ``float32``, as in NumPy 2; plus
   ``1j`` it is ``complex64``, an integer array plus ``1j`` ``complex128``);
@@ -59,7 +74,8 @@ the language has the name (docs/language.md, "Names the caller binds"):
 with the caller's ``i``, ``jitc.evaluate("a + i")`` adds the caller's
 ``i``, not the element index; the caller's ``pi``, ``inf``, ``nan`` or
 ``sum`` likewise (a leftover loop counter ``i`` too); ``sum(a)`` stays the
-function.  A name that is nowhere raises ``ProgramError`` naming it alone,
+function.  A name that is nowhere raises ``UnknownNameError`` (a
+``ProgramError`` and a ``KeyError``, as numexpr raises) naming it alone,
 saying where it was looked for.
 
 Results: the array the program assigns (a new array of NumPy's dtype of
@@ -87,17 +103,26 @@ result is not given: the call makes it.  The same inputs give the same bits
 on every call of a target.
 
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
-``ProgramError`` (with ``.line``, ``.col`` and the caret in the message;
-``EmptyReductionError`` is one),
+``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
+raised as one of ``ProgramSyntaxError`` (also a SyntaxError: the program
+does not parse), ``UnknownNameError`` (also a KeyError: a name that is
+nowhere), ``ProgramValueError`` (also a ValueError: a value NumPy refuses,
+such as an integer to a negative integer power) and ``ProgramTypeError``
+(also a TypeError: any other error of the program), the exceptions numexpr's
+users catch; ``EmptyReductionError`` is
+one too,
 ``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
 ValueError), ``TargetUnavailable``, ``OutOfMemory``, ``InternalError``.
 
 Threads: the GIL is released while a kernel compiles and runs.  The package
 holds one library context, used by one thread at a time under a lock, so
 calls from several threads are safe and run one after another (the cpu
-target spreads one large call over all cores itself).
+target spreads one large call over all cores itself, or over as many as
+``set_num_threads`` or ``threads=`` says; a Kernel keeps the count set
+when it was compiled).
 """
 import json as _json
+import os as _os
 
 import numpy as _np
 
@@ -106,7 +131,9 @@ from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
 
 __all__ = [
     "evaluate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
-    "clear_cache", "Error", "ProgramError", "EmptyReductionError", "InputError", "UsageError",
+    "set_num_threads", "get_num_threads",
+    "clear_cache", "Error", "ProgramError", "ProgramSyntaxError", "UnknownNameError",
+    "ProgramTypeError", "ProgramValueError", "EmptyReductionError", "InputError", "UsageError",
     "TargetUnavailable", "OutOfMemory", "InternalError", "OutputError", "__version__",
 ]
 __version__ = _jitc.version
@@ -134,9 +161,35 @@ class ProgramError(Error):
         self.col = col
 
 
+class ProgramSyntaxError(ProgramError, SyntaxError):
+    """A program that does not parse (Python's eval, and so numexpr, raise
+    SyntaxError there)."""
+
+
+class UnknownNameError(ProgramError, KeyError):
+    """A name the program reads that is nowhere: not given, not a variable
+    of the caller, not the language's (numexpr raises KeyError there)."""
+
+    def __str__(self):
+        # The message as it is; KeyError's own str() is the repr of its key.
+        return Exception.__str__(self)
+
+
+class ProgramValueError(ProgramError, ValueError):
+    """A value NumPy or Python refuses with a ValueError: an integer to a
+    negative integer power (``a ** -1`` of integers), a negative shift
+    count of constants (``1 << -1``)."""
+
+
+class ProgramTypeError(ProgramError, TypeError):
+    """Any other error of the program: the types of an operation, a function
+    it does not have or its arguments, an assignment it cannot make."""
+
+
 class InputError(Error, ValueError, TypeError):
-    """A value jitc cannot take: a dtype it does not have, a non-contiguous
-    array, arrays of different shapes, a name that is nowhere."""
+    """A value jitc cannot take: a dtype it does not have, arrays whose shapes
+    do not broadcast, an out= of another shape or a dtype the casting rule
+    refuses, a strided device array."""
 
 
 class EmptyReductionError(ProgramError, ValueError):
@@ -212,6 +265,36 @@ def _known_name(dtype=None, typestr=None):
 def dtypes():
     """The names of the library's types, in its order (jitc.h's numbers)."""
     return tuple(_DTYPES)
+
+
+def _cores():
+    """Every core, as the library counts them for a thread count of 0."""
+    try:
+        return max(1, _os.sysconf("SC_NPROCESSORS_ONLN"))
+    except (AttributeError, ValueError, OSError):
+        return _os.cpu_count() or 1
+
+
+def set_num_threads(nthreads):
+    """Sets how many threads the cpu target runs a call on (at most; a small
+    call uses fewer), as ``numexpr.set_num_threads`` does, and returns the
+    number it replaces (every core, at the start).
+
+    It holds for ``evaluate`` calls from now on that give no ``threads=``,
+    and for kernels ``compile`` makes from now on (a Kernel keeps the count
+    it was compiled with).  The results are the same bits for any count."""
+    if isinstance(nthreads, bool) or not isinstance(nthreads, int) or \
+            not 1 <= nthreads <= 65536:
+        raise UsageError("set_num_threads: give a number of threads from 1 to 65536, not %r"
+                         % (nthreads,))
+    return _jitc._set_threads(nthreads) or _cores()
+
+
+def get_num_threads():
+    """How many threads the cpu target runs a call on (set_num_threads)."""
+    n = _jitc._set_threads(0)
+    _jitc._set_threads(n)
+    return n or _cores()
 
 
 def available(target):
@@ -314,10 +397,11 @@ def _device_empty(like, shape, dtype, fortran):
         return cupy.empty(shape, dtype=_numpy_dtype(dtype), order="F" if fortran else "C")
 
 
-def _missing_note(message, missing, local_vars, global_vars, caller):
+def _missing_note(message, missing, local_vars, global_vars, caller, given=(False, False)):
     """The message of a check whose names ``missing`` are nowhere: the
     checker's, then, for each, where it was looked for and what to do (the
-    lookup is numexpr's: the caller's locals, then its globals)."""
+    lookup is numexpr's: the caller's locals, then its globals, or the
+    local_dict and global_dict given in their place: ``given`` says which)."""
     seen = {}
     for scope in (global_vars, local_vars):
         try:
@@ -328,16 +412,24 @@ def _missing_note(message, missing, local_vars, global_vars, caller):
     values = [k for k, v in seen.items() if not k.startswith("__") and not callable(v)
               and not isinstance(v, type(_np))]
     lines = [message]
+    local_given, global_given = given
+    if not local_given and not global_given:
+        where = ("in the calling function's locals, then in its module's globals, as numexpr "
+                 "does (not in builtins; a variable of an enclosing function is a local only "
+                 "where the calling function's own code uses it)")
+    else:
+        where = "in %s, then in %s, as numexpr does" % (
+            "local_dict" if local_given else "the calling function's locals",
+            "global_dict" if global_given else "the calling function's module's globals")
     for name in missing:
         said = [ln for ln in message.splitlines() if "unknown name '%s'" % name in ln]
         near = None if any("did you mean" in ln for ln in said) else \
             _jitc._nearest_name(name, values)
         lines.append(
             "'%s' is not given by keyword and is not a variable of the caller: %s looks "
-            "in the calling function's locals, then in its module's globals, as numexpr "
-            "does (not in builtins; a variable of an enclosing function is a local only "
-            "where the calling function's own code uses it); pass it by keyword, %s=...%s"
-            % (name, caller, name, "; did you mean the caller's '%s'?" % near if near else ""))
+            "%s; pass it by keyword, %s=...%s"
+            % (name, caller, where, name, "; did you mean the caller's '%s'?" % near if near
+               else ""))
     return "\n".join(lines)
 
 
@@ -430,8 +522,9 @@ def compile(program, target=None, **signature):
     return _jitc._compile(program, target, decls)
 
 
-_jitc._init(_STATUS, _device_info, _device_empty, EmptyReductionError, _numpy_dtype,
-            _missing_note)
+_jitc._init(_STATUS, (ProgramSyntaxError, UnknownNameError, ProgramTypeError, ProgramValueError),
+            _device_info,
+            _device_empty, EmptyReductionError, _numpy_dtype, _missing_note)
 for _f in (evaluate, cache_info, clear_cache, default_target):
     try:
         _f.__module__ = "jitc"

@@ -62,15 +62,19 @@ static PyObject *py_compile(PyObject *self, PyObject *args) {
     Py_DECREF(params);
     return NULL;
   }
-  return (PyObject *)compile_bound(program, t, device, (int)n, names, b, params);
+  return (PyObject *)compile_bound(program, t, device, (int)n, names, b, params,
+                                   mod_state()->threads);
 }
 
 static PyObject *py_init(PyObject *self, PyObject *args) {
   ModuleState *st = mod_state();
-  PyObject *excs, *info, *empty, *empty_exc, *numpy_dtype, *note;
-  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyTuple_Type, &excs, &info, &empty, &empty_exc,
-                        &numpy_dtype, &note))
+  PyObject *excs, *kinds, *info, *empty, *empty_exc, *numpy_dtype, *note;
+  if (!PyArg_ParseTuple(args, "O!O!OOOOO", &PyTuple_Type, &excs, &PyTuple_Type, &kinds, &info,
+                        &empty, &empty_exc, &numpy_dtype, &note))
     return NULL;
+  /* kinds: the classes of a syntax, name and type error, P_SYNTAX's first. */
+  for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kinds) && j + P_SYNTAX < P_KINDS; j++)
+    Py_XSETREF(st->program_exc[j + P_SYNTAX], Py_NewRef(PyTuple_GET_ITEM(kinds, j)));
   Py_XSETREF(st->missing_note, Py_NewRef(note));
   Py_XSETREF(st->empty_exc, Py_NewRef(empty_exc));
   for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(excs) && j < N_STATUS; j++)
@@ -134,54 +138,93 @@ static PyObject *py_dtype_parse(PyObject *self, PyObject *arg) {
   return PyLong_FromLong((long)t);
 }
 
+/* _set_threads(n): the cpu target's thread count for kernels compiled from
+** now on (0: every core); returns the count it replaces. */
+static PyObject *py_set_threads(PyObject *self, PyObject *arg) {
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  if (n < 0 || n > 1 << 16) return raise_usage("threads: give a number from 1 to 65536");
+  ModuleState *st = mod_state();
+  int old = st->threads;
+  st->threads = (int)n;
+  return PyLong_FromLong(old);
+}
+
 static PyObject *py_default_target(PyObject *self, PyObject *noargs) {
   return PyUnicode_FromString(jitc_target_name(mod_state()->default_target));
 }
 
 static PyMethodDef methods[] = {
   {"evaluate", (PyCFunction)(void (*)(void))evaluate, METH_FASTCALL | METH_KEYWORDS,
-   "evaluate(program, target=None, **names)\n--\n\n"
+   "evaluate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe', "
+   "*, target=None, threads=None, **names)\n--\n\n"
    "Runs an element-wise program on arrays and scalars and returns what it\n"
-   "assigns.\n"
+   "assigns, as numexpr.evaluate does.\n"
    "\n"
-   "program: the program's text, e.g. 'c = 2*a + b' or 'a[i] += 1'.\n"
+   "ex: the program's text, e.g. 'c = 2*a + b', 'a[i] += 1', or an\n"
+   "  expression alone: '2*a + b' (its result is the array `out`).\n"
+   "local_dict, global_dict: where the names not given by keyword are looked\n"
+   "  up, in that order; None: the caller's local, then global variables (as\n"
+   "  numexpr.evaluate does; not builtins, and of an enclosing function only\n"
+   "  the variables the caller's own code uses). A name found nowhere raises\n"
+   "  UnknownNameError, a KeyError.\n"
+   "out: an array to write the result into, and return: the one array the\n"
+   "  program assigns, of the broadcast shape (or larger: the inputs broadcast\n"
+   "  to it, as NumPy's out= does). It may be an input's very elements ('a * 2'\n"
+   "  with out=a runs in place); an input that overlaps it otherwise is copied\n"
+   "  first, as NumPy's ufuncs do.\n"
+   "order: the memory layout of the arrays the call makes: 'C', 'F', 'A' (F\n"
+   "  when every array is Fortran-contiguous) or 'K' (as NumPy's iterator lays\n"
+   "  out a ufunc's result after the operands' strides), as NumPy's order=.\n"
+   "casting: NumPy's rule ('no', 'equiv', 'safe', 'same_kind', 'unsafe') for\n"
+   "  writing the result into an out= of another dtype (a TypeError when it\n"
+   "  does not allow it).\n"
    "target: 'interp', 'cpu' or 'cuda'; None: 'cuda' for device arrays, else\n"
-   "  jitc.default_target().\n"
-   "names: the arrays and scalars the program reads, by name. A name the\n"
-   "  program reads that is not given is taken from the caller's local, then\n"
-   "  global variables (as numexpr.evaluate does; not builtins, and of an\n"
-   "  enclosing function only the variables the caller's own code uses). An\n"
-   "  array the program only assigns is allocated, unless given (then it is\n"
-   "  written in place).\n"
-   "  The caller's names win: a name given, or a variable of the caller, is\n"
-   "  that value even where the language has the name: with the caller's i,\n"
-   "  pi or sum, 'a + i' adds the caller's i, not the element index; a call,\n"
-   "  sum(a), stays the function.\n"
+   "  jitc.default_target(). (A string as the second argument is the target,\n"
+   "  as before local_dict was.)\n"
+   "threads: how many threads the cpu target runs the call on; None: the\n"
+   "  count set_num_threads set (every core at the start).\n"
+   "names: the arrays and scalars by name. An array the program only assigns\n"
+   "  is allocated, unless given (then it is written in place). The caller's\n"
+   "  names win: a name given, or a variable of the caller, is that value even\n"
+   "  where the language has the name: with the caller's i, pi or sum, 'a + i'\n"
+   "  adds the caller's i, not the element index; a call, sum(a), stays the\n"
+   "  function.\n"
    "\n"
-   "Returns the array the program assigns (a new one; or the array passed,\n"
-   "updated in place, for 'a[i] += 1'), or a dict by name when it assigns\n"
-   "several. A reduction ('s = sum(a*b)', prod, min, max, mean, any, all,\n"
-   "argmin, argmax) gives a NumPy scalar of NumPy's type (np.sum of float32:\n"
-   "np.float32; of int32: np.int64), or for device arrays a 0-d array of\n"
-   "their kind on their device, on the current stream.\n"
+   "Arrays are of any shape and strides, used in place: slices, reversed and\n"
+   "transposed views, columns, Fortran order, record fields, unaligned\n"
+   "buffers. Their shapes broadcast as NumPy's (shapes that do not are a\n"
+   "ValueError naming both arrays and the axis); the element index i counts in\n"
+   "C order in the broadcast shape. A program of scalars alone gives a 0-d\n"
+   "array, as numexpr's does.\n"
+   "\n"
+   "Returns the array the program assigns (a new one, or out; or the array\n"
+   "passed, updated in place, for 'a[i] += 1'), or a dict by name when it\n"
+   "assigns several. A reduction ('s = sum(a*b)', prod, min, max, mean, any,\n"
+   "all, argmin, argmax) gives a NumPy scalar of NumPy's type (np.sum of\n"
+   "float32: np.float32; of int32: np.int64), or for device arrays a 0-d array\n"
+   "of their kind on their device, on the current stream.\n"
    "\n"
    "Python int, float, complex and bool are weak scalars (they take the type\n"
    "of the array they meet, as in NumPy 2: float32 array + 1j is complex64);\n"
    "NumPy scalars (np.float32(2), np.complex64(1j)) and 0-d arrays are typed\n"
-   "scalars. Arrays must have one shape and one memory\n"
-   "order (C or Fortran) and be contiguous: jitc does not broadcast or copy.\n"
-   "The kernel is compiled on the first call and kept: later calls with the\n"
-   "same program, target and types only run it.\n"
+   "scalars. Device arrays (CuPy, PyTorch, DLPack) run on cuda in place: of one\n"
+   "shape and memory order, contiguous (a strided one is refused, never\n"
+   "copied). The kernel is compiled on the first call and kept: later calls\n"
+   "with the same program, target, types and threads only run it.\n"
    "\n"
-   "Raises jitc.ProgramError (the program; a name that is nowhere: the message\n"
-   "says where it was looked for), jitc.InputError (the values),\n"
-   "jitc.UsageError, jitc.TargetUnavailable; jitc.EmptyReductionError (a\n"
-   "ProgramError and a ValueError) for min, max, argmin or argmax of no\n"
-   "elements."},
+   "Raises jitc.ProgramError (the program: ProgramSyntaxError, a SyntaxError;\n"
+   "UnknownNameError, a KeyError, for a name that is nowhere, the message\n"
+   "saying where it was looked for; ProgramValueError, a ValueError, for a\n"
+   "value NumPy refuses, such as an integer to a negative integer power;\n"
+   "ProgramTypeError, a TypeError, for the rest), jitc.InputError (the values;\n"
+   "a ValueError and a TypeError), jitc.UsageError (a ValueError),\n"
+   "jitc.TargetUnavailable; jitc.EmptyReductionError (a ProgramError and a\n"
+   "ValueError) for min, max, argmin or argmax of no elements."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
   {"_init", py_init, METH_VARARGS,
-   "_init(exceptions, device_info, device_empty, empty_reduction_error, numpy_dtype, "
-   "missing_note)"},
+   "_init(exceptions, program_error_kinds, device_info, device_empty, "
+   "empty_reduction_error, numpy_dtype, missing_note)"},
   {"cache_info", py_cache_info, METH_NOARGS,
    "cache_info() -> dict\n--\n\n"
    "The evaluate cache: programs and kernels held, compiles made and cache hits since the "
@@ -192,6 +235,8 @@ static PyMethodDef methods[] = {
   {"_nearest_name", py_nearest_name, METH_VARARGS,
    "_nearest_name(name, names) -> the likely typo's fix among names, or None"},
   {"_dtype_parse", py_dtype_parse, METH_O, "_dtype_parse(name) -> the type's number, or None"},
+  {"_set_threads", py_set_threads, METH_O,
+   "_set_threads(n) -> the thread count it replaces (0: every core)"},
   {"default_target", py_default_target, METH_NOARGS,
    "default_target() -> str\n--\n\n"
    "The target evaluate and compile use for host arrays when none is given: 'cpu' when jitc "

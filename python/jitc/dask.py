@@ -14,11 +14,13 @@ What it needs of a worker is that it imports jitc (the package installed,
 or on its PYTHONPATH).
 
 - Arrays: Dask arrays, and NumPy or CuPy arrays (made Dask arrays with the
-  chunks of the first Dask array).  They must have one shape (jitc does
-  not broadcast); their chunks are unified (rechunked to common blocks) as
-  ``blockwise`` does.  A block that is not contiguous, or not in the order
-  of the others, is copied to C order before jitc sees it, and one whose
-  elements are not aligned (as a worker may receive it) is copied too.
+  chunks the Dask arrays have along their axes).  Their shapes broadcast
+  by NumPy's rules, as ``jitc.evaluate``'s do (a (1000, 3) array by a (3,)
+  row, a (1000, 1) column): each is given to ``dask.array.blockwise`` with
+  its axes aligned on the last, and its chunks are unified with the others'
+  (rechunked to common blocks; an axis of extent 1 is one chunk that every
+  block shares).  A block's chunks go to ``jitc.evaluate`` as they come,
+  views and unaligned ones included: nothing is copied.
 - Scalars pass through to every block, typed as ``jitc.evaluate`` types
   them: Python numbers are weak, NumPy scalars and 0-d arrays (Dask ones
   included) typed.
@@ -153,7 +155,7 @@ def _check(program, names, frame):
             if added:  # again, so that an error names only what is still missing
                 continue
             if missing and scopes:
-                raise _jitc.ProgramError(
+                raise _jitc.UnknownNameError(
                     _jitc._missing_note(str(e), missing, scopes[0], scopes[1],
                                         "jitc.dask.evaluate"), e.line, e.col) from None
             raise
@@ -175,38 +177,33 @@ def _run_block(spec, *chunks):
     for nm, mode, c in zip(names, modes, chunks):
         if mode == _COPY:
             c = c.copy()
-        elif mode == _EMPTY:
-            c = _empty_like(c)
         if _is_array(c):
             arrays.append(nm)
-            # A chunk a worker received may lie at any offset of the
-            # message it came in; jitc takes aligned elements.
-            if not getattr(c.flags, "aligned", True):
-                c = c.copy(order="K")
         bound[nm] = c
-    # jitc takes contiguous arrays of one order; Dask's chunks may be
-    # views (transposes, steps, broadcasts).  An argmin counts the block's
-    # elements in C order (_partials makes that an index of the whole array).
-    flags = [bound[nm].flags for nm in arrays]
-    if (red and red.c_order) or not (all(f.c_contiguous for f in flags) or
-                                     all(f.f_contiguous for f in flags)):
-        for nm in arrays:
-            if not bound[nm].flags.c_contiguous:
-                bound[nm] = bound[nm].copy(order="C")
+    # The block's shape: its inputs' broadcast shape.  An output given by
+    # name (its values are not read) is made anew with it.
+    read = [bound[nm].shape for nm, mode in zip(names, modes)
+            if mode != _EMPTY and _is_array(bound[nm])]
+    shape = _np.broadcast_shapes(*(read or [bound[nm].shape for nm in arrays]))
+    for nm, mode in zip(names, modes):
+        if mode == _EMPTY:
+            bound[nm] = _empty(bound[nm], shape, bound[nm].dtype)
     # Every name the program reads is bound: jitc.evaluate looks in this
     # frame only for the language's names (i, pi, ...), which it has none of.
     if red is None:
-        r = _jitc.evaluate(program, target, **bound)
+        r = _jitc.evaluate(program, target=target, **bound)
         return r if len(outs) == 1 else tuple(r[nm] for nm in outs)
     # With reductions: the element-wise outputs, then (the block's element
     # count, the block's reductions), or None for a block of no elements,
-    # where min() has no value and the outputs are empty.
-    n = bound[arrays[0]].size
+    # where min() has no value and the outputs are empty.  An argmin counts
+    # the block's elements in C order (_partials makes that an index of the
+    # whole array).
+    n = int(_np.prod(shape, dtype=_np.int64))
     if n == 0:
         like = bound[arrays[0]]
-        return tuple(bound[nm] if nm in bound else _empty_like(like, red.dtypes[nm])
+        return tuple(bound[nm] if nm in bound else _empty(like, shape, red.dtypes[nm])
                      for nm in outs) + (None,)
-    r = _jitc.evaluate(program, target, **bound)
+    r = _jitc.evaluate(program, target=target, **bound)
     if not isinstance(r, dict):
         r = {red.names[0]: r}
     return tuple(r[nm] for nm in outs) + ((n,) + tuple(r[nm] for nm in red.names),)
@@ -216,6 +213,57 @@ def _empty_like(c, dtype=None):
     mod = sys.modules.get(type(c).__module__.split(".")[0])
     empty = getattr(mod, "empty_like", None) or _np.empty_like
     return empty(c, dtype=dtype)
+
+
+def _empty(like, shape, dtype):
+    """An empty array of `shape` and `dtype`, of the kind of `like` (NumPy or
+    CuPy)."""
+    mod = sys.modules.get(type(like).__module__.split(".")[0])
+    return (getattr(mod, "empty", None) or _np.empty)(shape, dtype=dtype)
+
+
+def _broadcast(shapes):
+    """The broadcast shape of the arrays' shapes (a dict by name), or
+    InputError naming two arrays, their shapes and the axis, as jitc's
+    message does."""
+    nd = max((len(s) for s in shapes.values()), default=0)
+    out, by = [1] * nd, [None] * nd
+    for nm, s in shapes.items():
+        for e, m in enumerate(s):
+            d = nd - len(s) + e
+            if m == 1 or m == out[d]:
+                continue
+            if out[d] == 1:
+                out[d], by[d] = m, nm
+                continue
+            raise _jitc.InputError(
+                "operands could not be broadcast together: '%s' has shape %s and '%s' has "
+                "shape %s (axis %d of the result: %d against %d)"
+                % (by[d], _shape_text(shapes[by[d]]), nm, _shape_text(s), d, out[d], m))
+    return tuple(out)
+
+
+def _shape_text(s):
+    """NumPy's spelling of a shape: (2,3), (4,)."""
+    return "(" + ",".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+
+
+def _chunks_of(v, shape, dask_arrays):
+    """Chunks for a NumPy or CuPy array `v` that broadcasts to `shape`: on
+    each of its axes, those of the first Dask array with the same extent on
+    that axis of the result, else one chunk."""
+    nd = len(shape)
+    chunks = []
+    for e, m in enumerate(v.shape):
+        d = nd - v.ndim + e
+        got = (m,)
+        for a in dask_arrays:
+            k = d - (nd - a.ndim)
+            if k >= 0 and a.shape[k] == m:
+                got = a.chunks[k]
+                break
+        chunks.append(got)
+    return tuple(chunks)
 
 
 def _meta_of(meta, ndim, dtype):
@@ -248,10 +296,10 @@ _ASSIGNED = re.compile(r"(?:\b(\w+)\s*(?:\[\s*i\s*\]\s*)?=\s*)?[(\s]*$")
 _NOID = ("min", "max", "argmin", "argmax")
 
 # What a block's task needs to know of the reductions: the element-wise
-# outputs' dtypes (for empty blocks), whether argmin/argmax need C order,
-# and the names the block program assigns its reductions to (each result,
-# then a helper per argmin/argmax holding its extreme value).
-_Red = collections.namedtuple("_Red", "dtypes c_order names")
+# outputs' dtypes (for empty blocks) and the names the block program
+# assigns its reductions to (each result, then a helper per argmin/argmax
+# holding its extreme value).
+_Red = collections.namedtuple("_Red", "dtypes names")
 
 
 def _closing(src, at):
@@ -451,8 +499,9 @@ def _reduce(both, results, dtypes, where, meta, token):
 def evaluate(program, target=None, **names):
     """Runs ``program`` over Dask arrays, block by block; returns Dask arrays.
 
-    ``names`` bind arrays (Dask, NumPy or CuPy) and scalars; names not given
-    are taken from the caller's local and global variables.  ``target``:
+    ``names`` bind arrays (Dask, NumPy or CuPy), whose shapes broadcast as
+    NumPy's, and scalars; names not given are taken from the caller's local
+    and global variables.  ``target``:
     'interp', 'cpu', 'cuda' or None (each block chooses as ``jitc.evaluate``
     does: ``cuda`` for CuPy chunks, else ``jitc.default_target()``).
 
@@ -465,7 +514,7 @@ def evaluate(program, target=None, **names):
 
     Nothing is computed here: the program is checked, and the outputs'
     dtypes found, on the client, so a program error, a bad value or arrays
-    of different shapes raise now (``jitc.ProgramError``,
+    whose shapes do not broadcast raise now (``jitc.ProgramError``,
     ``jitc.InputError``, ``jitc.UsageError``, ``jitc.EmptyReductionError``),
     not at compute time.
     """
@@ -496,23 +545,25 @@ def evaluate(program, target=None, **names):
     if not arrays:
         raise _jitc.InputError("jitc.dask.evaluate: no array among the names (%s): give at "
                                "least one Dask array" % ", ".join(params))
+    # The inputs' broadcast shape (outputs given by name have it: their
+    # values are not read, jitc.evaluate checks their shape per block).
     shapes = {nm: tuple(names[nm].shape) for nm in arrays}
-    shape = shapes[arrays[0]]
+    read = {nm: s for nm, s in shapes.items() if roles.get(nm, "input") != "output"}
     known = all(not _np.isnan(s) for sh in shapes.values() for s in sh)
-    if known and any(sh != shape for sh in shapes.values()):
-        raise _jitc.InputError("arrays of different shapes (jitc does not broadcast): " +
-                               ", ".join("%s %s" % (nm, sh) for nm, sh in shapes.items()))
-    ref = next((names[nm] for nm in arrays if isinstance(names[nm], _da.Array)), None)
-    chunks = ref.chunks if ref is not None else "auto"
+    shape = _broadcast(read or shapes) if known else max(shapes.values(), key=len)
+    dask_arrays = [names[nm] for nm in arrays if isinstance(names[nm], _da.Array)]
+    ref = dask_arrays[0] if dask_arrays else None
     ind = tuple(range(len(shape)))
     args, modes = [], []
     for nm in params:
         v = names[nm]
         if _is_array(v) and not isinstance(v, _da.Array):
-            v = _da.from_array(v, chunks=chunks)
+            v = _da.from_array(v, chunks=_chunks_of(v, shape, dask_arrays) if dask_arrays
+                               else "auto")
             ref = ref if ref is not None else v
         if isinstance(v, _da.Array):
-            args += [v, ind if v.ndim else ()]
+            # Aligned on the last axis, as NumPy broadcasts.
+            args += [v, ind[len(ind) - v.ndim:]]
         else:
             args += [v, None]
         role = roles.get(nm, "input")
@@ -520,7 +571,9 @@ def evaluate(program, target=None, **names):
     red, block_program = None, program
     # The element index, not the caller's `i` (then an array or a scalar).
     reads_i = "i" in kernel.language_names
-    nblocks = functools.reduce(lambda x, c: x * c, ref.numblocks, 1) if ref is not None else 1
+    if reads_i:  # the blocks of the result: its axes' chunks, unified
+        chunkss = _da.core.unify_chunks(*args)[0]
+        nblocks = functools.reduce(operator.mul, (len(c) for c in chunkss.values()), 1)
     if reads_i and (reductions or nblocks != 1):
         raise _jitc.UsageError("jitc.dask.evaluate: the program reads the element index i, "
                                "which each block would count from 0; use jitc.evaluate, or "
@@ -529,8 +582,7 @@ def evaluate(program, target=None, **names):
         block_program, where = _block_program(program, reductions, dtypes)
         results = tuple(reductions.items())
         helpers = tuple(_helper(nm) for nm, op in results if op in ("argmin", "argmax"))
-        red = _Red({nm: dtypes[nm] for nm in outs},
-                   len(helpers) > 0, tuple(reductions) + helpers)
+        red = _Red({nm: dtypes[nm] for nm in outs}, tuple(reductions) + helpers)
         if known and 0 in shape:
             for nm, op in results:
                 if op in _NOID:

@@ -87,106 +87,317 @@ static PyObject *prog_for(PyObject *program, PyObject *const *kwv, PyObject *kwn
   return cap;
 }
 
-/* evaluate(program, target=None, **names) */
-PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames) {
+/* The kernel of Prog p for a signature (key: target, then the code of each
+** name; threads: the cpu target's thread count), from p's entries or
+** compiled now and kept. */
+static Entry *entry_for(Prog *p, PyObject *program, const uint8_t *key, int threads,
+                        const Bound *b, int device) {
   ModuleState *st = mod_state();
-  if (nargs < 1 || nargs > 2 || !PyUnicode_Check(args[0]))
-    return raise_status(JITC_E_USAGE, "evaluate(program, target=None, **names): give the "
-                        "program as a string");
-  PyObject *program = args[0];
+  for (int j = 0; j < p->nentries; j++)
+    if (p->entries[j].threads == threads && !memcmp(p->entries[j].key, key, 1 + p->nnames)) {
+      st->hits++;
+      return &p->entries[j];
+    }
+  KernelObject *K = compile_bound(program, (jitc_target)key[0], device, p->nnames, p->names, b,
+                                  NULL, threads);
+  if (!K) return NULL;
+  if (p->nentries == p->cap) {
+    int cap2 = p->cap ? 2 * p->cap : 4;
+    Entry *ne = PyMem_Realloc(p->entries, sizeof *ne * cap2);
+    if (!ne) {
+      Py_DECREF(K);
+      return (Entry *)PyErr_NoMemory();
+    }
+    p->entries = ne;
+    p->cap = cap2;
+  }
+  Entry *e = &p->entries[p->nentries++];
+  memcpy(e->key, key, 1 + p->nnames);
+  e->threads = threads;
+  e->K = K;
+  for (int i = 0; i < p->nnames; i++) e->slot[i] = kernel_slot(K, p->names[i]);
+  return e;
+}
+
+/* Runs entry e's kernel on the bound values b (by p's names). */
+static PyObject *entry_run(const Prog *p, const Entry *e, Bound *b, NPY_ORDER order) {
+  KernelObject *K = e->K;
+  PyObject *result = NULL;
+  Py_INCREF(K); /* a concurrent clear_cache() must not free it under us */
+  Bound ka[MAXNAMES], ks[MAXNAMES];
+  /* No memset of 0 bytes: glibc's AVX-512 memset stores 64 masked bytes
+  ** for it, which costs a microcode assist where they cross a page. */
+  if (K->narrays) memset(ka, 0, sizeof(Bound) * K->narrays);
+  if (K->nscalars) memset(ks, 0, sizeof(Bound) * K->nscalars);
+  for (int i = 0; i < p->nnames; i++) {
+    int s = e->slot[i];
+    if (s >= 0) ka[s] = b[i];
+    else if (s != INT32_MIN) ks[-1 - s] = b[i];
+  }
+  if (K->narrays <= MAXNAMES && K->nscalars <= MAXNAMES) {
+    result = kernel_run(K, ka, ks, order);
+    /* Outputs allocated by the run are owned by ka; the rest by b. */
+    for (int j = 0; j < K->narrays; j++)
+      if (ka[j].own) bound_clear(&ka[j]);
+  }
+  Py_DECREF(K);
+  return result;
+}
+
+/* evaluate's arguments besides the program and its names. */
+typedef struct Options {
+  PyObject *target, *threads, *local_dict, *global_dict, *out, *order, *casting;
+} Options;
+
+/* Splits evaluate's arguments: the options (positional as numexpr's
+** evaluate takes them: local_dict, global_dict, out, order, casting; or,
+** as before them, the target alone) and the keywords that are names, into
+** kwv2/kwnames2 (a new tuple, or kwnames itself when it has no option). */
+static int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Options *o,
+                      PyObject **kwv2, PyObject **kwnames2) {
+  ModuleState *st = mod_state();
+  memset(o, 0, sizeof *o);
+  PyObject **pos[] = {&o->local_dict, &o->global_dict, &o->out, &o->order, &o->casting};
+  if (nargs < 1 || nargs > 6 || !PyUnicode_Check(args[0])) {
+    raise_status(JITC_E_USAGE, "evaluate(ex, local_dict=None, global_dict=None, out=None, "
+                 "order='K', casting='safe', target=None, threads=None, **names): give the "
+                 "program as a string, and at most five more arguments by position");
+    return -1;
+  }
+  if (nargs == 2 && PyUnicode_Check(args[1])) o->target = args[1]; /* evaluate(ex, 'cpu') */
+  else
+    for (Py_ssize_t j = 1; j < nargs; j++) *pos[j - 1] = args[j];
   PyObject *const *kwv = args + nargs;
-  PyObject *target = nargs > 1 ? args[1] : kw_lookup(kwv, kwnames, st->s_target);
-  PyObject *result = NULL, *vals[MAXNAMES];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, nnames = 0;
+  PyObject *keys[] = {st->s_target, st->s_threads, st->s_local_dict, st->s_global_dict,
+                      st->s_out, st->s_order, st->s_casting};
+  PyObject **slots[] = {&o->target, &o->threads, &o->local_dict, &o->global_dict, &o->out,
+                        &o->order, &o->casting};
+  enum { NOPT = sizeof keys / sizeof keys[0] };
+  int isopt[MAXNAMES + NOPT];
+  if (nkw > MAXNAMES + NOPT) {
+    raise_status(JITC_E_USAGE, "too many names");
+    return -1;
+  }
+  for (Py_ssize_t j = 0; j < nkw; j++) {
+    PyObject *nm = PyTuple_GET_ITEM(kwnames, j);
+    isopt[j] = -1;
+    for (int k = 0; k < NOPT && isopt[j] < 0; k++)
+      if (nm == keys[k]) isopt[j] = k;
+    /* An interned name (a keyword written in the call) equals an option
+    ** only by being it; another string is compared. */
+    for (int k = 0; k < NOPT && isopt[j] < 0 && !PyUnicode_CHECK_INTERNED(nm); k++)
+      if (name_eq(nm, keys[k])) isopt[j] = k;
+    if (isopt[j] < 0) {
+      if (nnames == MAXNAMES) {
+        raise_status(JITC_E_USAGE, "too many names");
+        return -1;
+      }
+      kwv2[nnames++] = kwv[j];
+      continue;
+    }
+    if (*slots[isopt[j]]) { /* given by position too */
+      raise_usage("evaluate() got multiple values for argument '%U'", nm);
+      return -1;
+    }
+    *slots[isopt[j]] = kwv[j];
+  }
+  if (nnames == nkw) {
+    *kwnames2 = Py_XNewRef(kwnames);
+    return 0;
+  }
+  *kwnames2 = nnames ? PyTuple_New(nnames) : NULL;
+  if (nnames && !*kwnames2) return -1;
+  for (Py_ssize_t j = 0, k = 0; j < nkw; j++)
+    if (isopt[j] < 0) PyTuple_SET_ITEM(*kwnames2, k++, Py_NewRef(PyTuple_GET_ITEM(kwnames, j)));
+  return 0;
+}
+
+/* order= as NumPy and numexpr take it: 'C', 'F', 'A' or 'K' (None: 'K'). */
+static int parse_order(PyObject *o, NPY_ORDER *out) {
+  *out = NPY_KEEPORDER;
+  if (!o || o == Py_None) return 0;
+  const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+  static const char names[] = "CFAK";
+  static const NPY_ORDER orders[] = {NPY_CORDER, NPY_FORTRANORDER, NPY_ANYORDER, NPY_KEEPORDER};
+  const char *at = s && s[0] && !s[1] ? strchr(names, s[0] & ~0x20) : NULL;
+  if (!at) {
+    PyErr_Clear();
+    raise_usage("order must be one of 'C', 'F', 'A', or 'K' (got %R)", o);
+    return -1;
+  }
+  *out = orders[at - names];
+  return 0;
+}
+
+/* threads=: the cpu target's thread count, >= 1 (None: set_num_threads's). */
+static int parse_threads(PyObject *o, int *out) {
+  *out = mod_state()->threads;
+  if (!o || o == Py_None) return 0;
+  long v = PyLong_Check(o) && !PyBool_Check(o) ? PyLong_AsLong(o) : 0;
+  if (v < 1 || v > 1 << 16) {
+    PyErr_Clear();
+    raise_usage("threads: give a number of threads from 1 to 65536, or None (got %R)", o);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+/* The one array the program assigns, which out= takes: its index among
+** p's names; -1 with an error when there is not exactly one, or it is an
+** array updated in place, or it is given by name too. */
+static int out_slot(const Prog *p, PyObject *const *vals) {
+  int at = -1, n = 0;
+  for (int j = 0; j < p->nnames; j++)
+    if (p->roles[j] != JITC_INPUT) {
+      n++;
+      at = j;
+    }
+  if (n != 1) {
+    PyObject *names = PyList_New(0);
+    for (int j = 0; names && j < p->nnames; j++)
+      if (p->roles[j] != JITC_INPUT && PyList_Append(names, p->names[j])) Py_CLEAR(names);
+    raise_usage("out= takes the one array a program assigns; this one assigns %R: give each "
+                "by name instead", names ? names : Py_None);
+    Py_XDECREF(names);
+    return -1;
+  }
+  if (p->roles[at] == JITC_INOUT) {
+    raise_usage("out=: the program updates '%U' in place; it has no new array to write "
+                "into out", p->names[at]);
+    return -1;
+  }
+  if (vals[at]) {
+    raise_usage("'%U' is given by name and as out=: give it once", p->names[at]);
+    return -1;
+  }
+  return at;
+}
+
+/* Whether a result of type t may be written into out (of type ot) under
+** NumPy's casting rule; raises NumPy's error (a TypeError) when not. */
+static int check_cast(PyObject *name, jitc_dtype t, jitc_dtype ot, NPY_CASTING casting) {
+  PyArray_Descr *from = mod_descr(t), *to = from ? mod_descr(ot) : NULL;
+  int ok = to && PyArray_CanCastTypeTo(from, to, casting);
+  if (to && !ok) {
+    static const char *rules[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+    raise_input("Cannot cast the result '%U' from %R to %R with casting rule '%s' (out= of "
+                "another dtype: pass casting='unsafe' or 'same_kind' to allow it)", name, from,
+                to, (unsigned)casting < 5 ? rules[casting] : "?");
+  }
+  Py_XDECREF(from);
+  Py_XDECREF(to);
+  return ok ? 0 : -1;
+}
+
+/* evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
+**          casting='safe', *, target=None, threads=None, **names) */
+PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames) {
+  Options o;
+  PyObject *kwv[MAXNAMES], *kwn = NULL;
+  if (split_args(args, nargs, kwnames, &o, kwv, &kwn)) return NULL;
+  PyObject *program = args[0];
+  PyObject *result = NULL, *vals[MAXNAMES], *cap = NULL;
   Scope sc = {0};
   Bound b[MAXNAMES];
-  int nb = 0, nvals = 0;
-  PyObject *cap = prog_for(program, kwv, kwnames, &sc, vals);
+  int nb = 0, nvals = 0, threads, at = -1;
+  NPY_ORDER order;
+  NPY_CASTING casting = NPY_SAFE_CASTING;
+  if (o.out == Py_None) o.out = NULL;
+  if (parse_order(o.order, &order) || parse_threads(o.threads, &threads) ||
+      (o.casting && !PyArray_CastingConverter(o.casting, &casting)))
+    goto out;
+  sc.local_dict = o.local_dict == Py_None ? NULL : o.local_dict;
+  sc.global_dict = o.global_dict == Py_None ? NULL : o.global_dict;
+  cap = prog_for(program, kwv, kwn, &sc, vals);
   if (!cap) goto out;
   Prog *p = PyCapsule_GetPointer(cap, "jitc.Prog");
   nvals = p->nnames;
   /* Every name given must be the program's. */
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  Py_ssize_t nkw = kwn ? PyTuple_GET_SIZE(kwn) : 0;
   for (Py_ssize_t j = 0; j < nkw; j++) {
-    PyObject *nm = PyTuple_GET_ITEM(kwnames, j);
-    int known = nm == st->s_target || name_eq(nm, st->s_target);
+    PyObject *nm = PyTuple_GET_ITEM(kwn, j);
+    int known = 0;
     for (int i = 0; !known && i < p->nnames; i++) known = name_eq(nm, p->names[i]);
     if (!known) {
       raise_usage("'%U' is not a name the program uses", nm);
       goto out;
     }
   }
+  if (o.out && (at = out_slot(p, vals)) < 0) goto out;
   /* Bind each name: given, else (read names only) the caller's. */
   uint8_t key[MAXNAMES + 1];
   int device = 0, host = 0;
   for (int i = 0; i < p->nnames; i++) {
     memset(&b[i], 0, sizeof b[i]);
     nb = i + 1;
-    if (vals[i] && bind_value(&b[i], PyUnicode_AsUTF8(p->names[i]), vals[i])) goto out;
+    const char *nm = PyUnicode_AsUTF8(p->names[i]);
+    if (vals[i] && bind_value(&b[i], nm, vals[i])) goto out;
+    /* A 0-d array the program writes is an array of shape (). */
+    if (vals[i] && p->roles[i] != JITC_INPUT && bind_zero_d(&b[i], nm, 0)) goto out;
     key[1 + i] = b[i].code;
     device |= KIND(b[i].code) == K_DEV;
     host |= KIND(b[i].code) == K_HOST;
   }
+  Bound ob = {0};
+  if (o.out) {
+    if (bind_value(&ob, "out", o.out) || bind_zero_d(&ob, "out", 0)) goto out_ob;
+    if (KIND(ob.code) != K_HOST && KIND(ob.code) != K_DEV) {
+      raise_input("out= is an array to write the result into; got %s", Py_TYPE(o.out)->tp_name);
+      goto out_ob;
+    }
+    device |= KIND(ob.code) == K_DEV;
+    host |= KIND(ob.code) == K_HOST;
+  }
   if (device && host) {
     raise_input("host and device arrays in one call: jitc does not mix them (copy one side, "
                 "e.g. with cupy.asarray or .get())");
-    goto out;
+    goto out_ob;
   }
   jitc_target t;
-  if (parse_target(target, device, &t)) goto out;
+  if (parse_target(o.target, device, &t)) goto out_ob;
   key[0] = (uint8_t)t;
-  Entry *e = NULL;
-  for (int j = 0; j < p->nentries; j++)
-    if (!memcmp(p->entries[j].key, key, 1 + p->nnames)) {
-      e = &p->entries[j];
-      st->hits++;
-      break;
+  Entry *e = entry_for(p, program, key, threads, b, device);
+  if (!e) goto out_ob;
+  if (o.out && p->roles[at] == JITC_RESULT) {
+    /* A reduction's value, written into a 0-d out as NumPy's out= of np.sum. */
+    int slot = e->slot[at];
+    if (ob.ndim != 0) {
+      raise_input("out= of a reduction has shape (): got %d dimensions", ob.ndim);
+      goto out_ob;
     }
-  if (!e) {
-    KernelObject *K = compile_bound(program, t, device, p->nnames, p->names, b, NULL);
-    if (!K) goto out;
-    if (p->nentries == p->cap) {
-      int cap2 = p->cap ? 2 * p->cap : 4;
-      Entry *ne = PyMem_Realloc(p->entries, sizeof *ne * cap2);
-      if (!ne) {
-        Py_DECREF(K);
-        PyErr_NoMemory();
-        goto out;
-      }
-      p->entries = ne;
-      p->cap = cap2;
-    }
-    e = &p->entries[p->nentries++];
-    memcpy(e->key, key, 1 + p->nnames);
-    e->K = K;
-    for (int i = 0; i < p->nnames; i++) e->slot[i] = kernel_slot(K, p->names[i]);
+    if (check_cast(p->names[at], e->K->adtypes[slot], DT(ob.code), casting)) goto out_ob;
+    PyObject *v = entry_run(p, e, b, order);
+    if (v && PyObject_SetItem(o.out, Py_Ellipsis, v) == 0) result = Py_NewRef(o.out);
+    Py_XDECREF(v);
+    goto out_ob;
   }
-  {
-    KernelObject *K = e->K;
-    Py_INCREF(K); /* a concurrent clear_cache() must not free it under us */
-    Bound ka[MAXNAMES], ks[MAXNAMES];
-    /* No memset of 0 bytes: glibc's AVX-512 memset stores 64 masked bytes
-    ** for it, which costs a microcode assist where they cross a page. */
-    if (K->narrays) memset(ka, 0, sizeof(Bound) * K->narrays);
-    if (K->nscalars) memset(ks, 0, sizeof(Bound) * K->nscalars);
-    for (int i = 0; i < p->nnames; i++) {
-      int s = e->slot[i];
-      if (s >= 0) ka[s] = b[i];
-      else if (s != INT32_MIN) ks[-1 - s] = b[i];
+  if (o.out) {
+    /* The result's type is the kernel's without out; another dtype of out
+    ** is a kernel that stores into it, where the casting rule allows. */
+    jitc_dtype rt = e->K->adtypes[e->slot[at]];
+    if (DT(ob.code) != rt) {
+      if (check_cast(p->names[at], rt, DT(ob.code), casting)) goto out_ob;
+      key[1 + at] = ob.code;
+      b[at] = ob;
+      e = entry_for(p, program, key, threads, b, device);
+      b[at] = (Bound){0};
+      if (!e) goto out_ob;
     }
-    if (K->narrays <= MAXNAMES && K->nscalars <= MAXNAMES) {
-      result = kernel_run(K, ka, ks);
-      /* Outputs allocated by the run are owned by ka; the rest by b. */
-      for (int j = 0; j < K->narrays; j++)
-        if (ka[j].own) bound_clear(&ka[j]);
-    }
-    Py_DECREF(K);
+    b[at] = ob;
+    ob = (Bound){0}; /* b[at] holds it now */
   }
+  result = entry_run(p, e, b, order);
+out_ob:
+  bound_clear(&ob);
 out:
   for (int i = 0; i < nb; i++) bound_clear(&b[i]);
   for (int i = 0; i < nvals; i++) Py_XDECREF(vals[i]);
   scope_clear(&sc);
   Py_XDECREF(cap);
+  Py_XDECREF(kwn);
   return result;
 }
 

@@ -38,7 +38,10 @@ jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
   Py_BEGIN_ALLOW_THREADS
   PyThread_acquire_lock(st->lock, WAIT_LOCK);
   s = jitc_compile(st->ctx, src, ad, na, sd, ns, o, out);
-  if (s) failure_take(f, s);
+  if (s) {
+    failure_take(f, s);
+    failure_classify(f, src);
+  }
   PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
   return s;
@@ -148,17 +151,135 @@ int name_eq(PyObject *a, PyObject *b) {
   return a == b || PyUnicode_Compare(a, b) == 0;
 }
 
-/* Runs K on bound values: arrs[j] for kernel array j (code K_NONE for an
-** output or result to allocate), scals[j] for scalar j.  Returns what the
-** program assigns: one array or reduction's result as itself, several as a
-** dict by name. */
-PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
+/* Device arrays: one shape, one memory order, contiguous (the cuda target
+** runs no strided device array yet), no overlap; outputs not given are
+** allocated of the arrays' kind.  Runs on the first array's stream. */
+static int run_device_arrays(KernelObject *K, Bound *arrs, const jitc_value *vals, int first) {
   const ModuleState *st = mod_state();
-  int na = K->narrays, dev = -1, first = -1, order = 3;
-  int64_t n = -1;
+  int na = K->narrays, order = 3;
   const Bound *shape_of = NULL;
   for (int j = 0; j < na; j++) {
+    const Bound *b = &arrs[j];
+    if (KIND(b->code) != K_DEV) continue;
+    const char *nm = PyUnicode_AsUTF8(K->anames[j]);
+    if (!shape_of) {
+      shape_of = b;
+    } else if (b->ndim != shape_of->ndim ||
+               memcmp(b->shape, shape_of->shape, sizeof(npy_intp) * b->ndim)) {
+      PyObject *s1 = PyArray_IntTupleFromIntp(shape_of->ndim, shape_of->shape);
+      PyObject *s2 = PyArray_IntTupleFromIntp(b->ndim, b->shape);
+      raise_input("'%s' has shape %R and '%s' %R: the device arrays of a program have one "
+                  "shape (the cuda target does not broadcast device arrays yet)",
+                  PyUnicode_AsUTF8(K->anames[first]), s1, nm, s2);
+      Py_XDECREF(s1);
+      Py_XDECREF(s2);
+      return -1;
+    }
+    order &= b->layout;
+    if (!order) {
+      raise_input("'%s' is in %s order and another device array in the other: the device "
+                  "arrays of a program have one memory order for now (copy one with "
+                  "cupy.asfortranarray or cupy.ascontiguousarray)", nm,
+                  b->layout == 2 ? "Fortran" : "C");
+      return -1;
+    }
+  }
+  if (!shape_of) {
+    raise_status(JITC_E_USAGE, "no device array gives the shape: pass at least one input "
+                 "array, or the output arrays");
+    return -1;
+  }
+  int64_t n = shape_of->n;
+  /* NumPy's argmin and argmax index the elements in C order, a run over
+  ** device arrays in memory order: over arrays only Fortran-contiguous they differ. */
+  for (int j = 0; j < na && order == 2; j++)
+    if (K->areds[j] && !strncmp(K->areds[j], "arg", 3)) {
+      raise_input("%s() over Fortran-ordered device arrays: its index would count in memory "
+                  "order, not NumPy's C order (pass C-ordered arrays)", K->areds[j]);
+      return -1;
+    }
+  int fortran = order == 2;
+  for (int j = 0; j < na; j++) {
     Bound *b = &arrs[j];
+    if (KIND(b->code) != K_NONE || K->aroles[j] != JITC_OUTPUT) continue;
+    PyObject *shape = PyArray_IntTupleFromIntp(shape_of->ndim, shape_of->shape);
+    PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsi", arrs[first].obj,
+                                                shape, dt_name(K->adtypes[j]), fortran)
+                        : NULL;
+    Py_XDECREF(shape);
+    if (!a) return -1;
+    PyObject *info = PyObject_CallOneArg(st->device_info, a);
+    if (!info || !PyTuple_Check(info) || bind_device(b, "output", info)) {
+      Py_XDECREF(info);
+      Py_DECREF(a);
+      if (!PyErr_Occurred()) raise_input("could not allocate a device output");
+      return -1;
+    }
+    b->dev = info;
+    b->obj = a;
+    b->own = a;
+    b->code = K_DEV | K->adtypes[j];
+  }
+  /* jitc_run_device's arrays must not overlap where one is written.
+  ** Results are the call's own. */
+  for (int j = 0; j < na; j++) {
+    if (K->aroles[j] == JITC_INPUT || K->aroles[j] == JITC_RESULT) continue;
+    uint64_t lo = arrs[j].ptr, hi = lo + (uint64_t)n * jitc_dtype_size(K->adtypes[j]);
+    for (int i = 0; i < na && n > 0; i++) {
+      uint64_t lo2 = arrs[i].ptr, hi2 = lo2 + (uint64_t)n * jitc_dtype_size(K->adtypes[i]);
+      if (i != j && K->aroles[i] != JITC_RESULT && lo < hi2 && lo2 < hi) {
+        raise_input("'%U' and '%U' share memory: the device arrays of a call must not "
+                    "overlap (update an array in place with a[i] = ...)",
+                    K->anames[j], K->anames[i]);
+        return -1;
+      }
+    }
+  }
+  uint64_t ptrs_stack[16];
+  uint64_t *ptrs = na <= 16 ? ptrs_stack : PyMem_Malloc(sizeof(uint64_t) * na);
+  if (!ptrs) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (int j = 0; j < na; j++) ptrs[j] = arrs[j].ptr;
+  void *stream = NULL;
+  PyObject *s = PyTuple_GET_SIZE(arrs[first].dev) > 4 ? PyTuple_GET_ITEM(arrs[first].dev, 4)
+                                                       : Py_None;
+  if (s != Py_None) stream = PyLong_AsVoidPtr(s);
+  if (PyErr_Occurred()) {
+    if (ptrs != ptrs_stack) PyMem_Free(ptrs);
+    return -1;
+  }
+  Failure f = {0};
+  jitc_status rs;
+  ModuleState *ms = mod_state();
+  Py_BEGIN_ALLOW_THREADS
+  PyThread_acquire_lock(ms->lock, WAIT_LOCK);
+  rs = jitc_run_device(ms->ctx, K->k, n, ptrs, vals, stream);
+  if (rs) failure_take(&f, rs);
+  PyThread_release_lock(ms->lock);
+  Py_END_ALLOW_THREADS
+  if (ptrs != ptrs_stack) PyMem_Free(ptrs);
+  if (rs) {
+    failure_raise_as(&f, rs == JITC_E_PROGRAM ? st->empty_exc : NULL);
+    return -1;
+  }
+  return 0;
+}
+
+/* Runs K on bound values: arrs[j] for kernel array j (code K_NONE for an
+** output or result to allocate), scals[j] for scalar j; host outputs not
+** given are laid out as `order` says (NumPy's order= of a ufunc).  Returns
+** what the program assigns: one array or reduction's result as itself,
+** several as a dict by name. */
+PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals, NPY_ORDER order) {
+  int na = K->narrays, dev = -1, first = -1;
+  for (int j = 0; j < na; j++) {
+    Bound *b = &arrs[j];
+    /* A 0-d array is a typed scalar where the kernel takes a scalar, and an
+    ** array of shape () where it takes an array. */
+    if (K->aroles[j] != JITC_RESULT && bind_zero_d(b, PyUnicode_AsUTF8(K->anames[j]), 1))
+      return NULL;
     if (KIND(b->code) == K_NONE) continue;
     const char *nm = PyUnicode_AsUTF8(K->anames[j]);
     if (K->aroles[j] == JITC_RESULT)
@@ -187,133 +308,36 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals) {
                          dt_name(DT(b->code)));
     if (K->aroles[j] != JITC_INPUT && !b->writable)
       return raise_input("'%s' is written by the program and is read-only", nm);
-    if (!shape_of) {
-      shape_of = b;
-      n = b->n;
-    } else if (b->ndim != shape_of->ndim ||
-               memcmp(b->shape, shape_of->shape, sizeof(npy_intp) * b->ndim)) {
-      PyObject *s1 = PyArray_IntTupleFromIntp(shape_of->ndim, shape_of->shape);
-      PyObject *s2 = PyArray_IntTupleFromIntp(b->ndim, b->shape);
-      raise_input("'%s' has shape %R and '%s' %R: the arrays of a program have one shape "
-                  "(jitc does not broadcast)", PyUnicode_AsUTF8(K->anames[first]), s1, nm, s2);
-      Py_XDECREF(s1);
-      Py_XDECREF(s2);
-      return NULL;
-    }
-    order &= b->layout;
-    if (!order)
-      return raise_input("'%s' is in %s order and another array in the other: the arrays of "
-                         "a program have one memory order (copy one with np.asfortranarray or "
-                         "np.ascontiguousarray)", nm, b->layout == 2 ? "Fortran" : "C");
   }
   if (dev == 1 && !K->device)
     return raise_input("device arrays given to a kernel for the %s target: use target='cuda'",
                        jitc_target_name(K->target));
   if (dev == 0 && K->device)
     return raise_input("host arrays given to a kernel for device arrays");
-  if (!shape_of)
-    return raise_status(JITC_E_USAGE, "no array gives the length: pass at least one input "
-                        "array, or the output arrays");
+  if (dev < 0 && K->device)
+    return raise_status(JITC_E_USAGE, "no device array gives the shape: pass at least one "
+                        "input array, or the output arrays");
   for (int j = 0; j < K->nscalars; j++)
     if (KIND(scals[j].code) != K_WEAK && KIND(scals[j].code) != K_STRONG)
       return raise_input("'%s' is a scalar in this kernel; got an array",
                          PyUnicode_AsUTF8(K->snames[j]));
-  /* NumPy's argmin and argmax index the elements in C order, jitc's runs in
-  ** memory order: over arrays only Fortran-contiguous they differ (ties too). */
-  for (int j = 0; j < na && order == 2; j++)
-    if (K->areds[j] && !strncmp(K->areds[j], "arg", 3))
-      return raise_input("%s() over Fortran-ordered arrays: its index would count in memory "
-                         "order, not NumPy's C order (pass C-ordered arrays: "
-                         "np.ascontiguousarray)", K->areds[j]);
-  /* Outputs not given: new arrays of the inputs' shape and order. */
-  int fortran = order == 2;
   for (int j = 0; j < na; j++) {
-    Bound *b = &arrs[j];
-    if (KIND(b->code) != K_NONE) continue;
+    if (KIND(arrs[j].code) != K_NONE) continue;
     if (K->aroles[j] == JITC_RESULT) {
-      if (result_alloc(K, j, b, dev, arrs[first].obj)) return NULL;
-      continue;
-    }
-    if (K->aroles[j] != JITC_OUTPUT)
+      if (result_alloc(K, j, &arrs[j], dev == 1, dev == 1 ? arrs[first].obj : NULL)) return NULL;
+    } else if (K->aroles[j] != JITC_OUTPUT) {
       return raise_status(JITC_E_USAGE, "an input array is missing");
-    if (!dev) {
-      PyArray_Descr *d = mod_descr(K->adtypes[j]); /* stolen by PyArray_Empty */
-      PyObject *a = d ? PyArray_Empty(shape_of->ndim, (npy_intp *)shape_of->shape, d, fortran)
-                      : NULL;
-      if (!a) return NULL;
-      b->obj = b->own = a;
-      b->arr = (PyArrayObject *)Py_NewRef(a);
-      b->ptr = (uint64_t)(uintptr_t)PyArray_DATA(b->arr);
-    } else {
-      PyObject *shape = PyArray_IntTupleFromIntp(shape_of->ndim, shape_of->shape);
-      PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsi", arrs[first].obj,
-                                                  shape, dt_name(K->adtypes[j]), fortran)
-                          : NULL;
-      Py_XDECREF(shape);
-      if (!a) return NULL;
-      PyObject *info = PyObject_CallOneArg(st->device_info, a);
-      if (!info || !PyTuple_Check(info) || bind_device(b, "output", info)) {
-        Py_XDECREF(info);
-        Py_DECREF(a);
-        if (!PyErr_Occurred()) raise_input("could not allocate a device output");
-        return NULL;
-      }
-      b->dev = info;
-      b->obj = a;
-      b->own = a;
-    }
-    b->code = (dev ? K_DEV : K_HOST) | K->adtypes[j];
-  }
-  /* jitc_run's arrays must not overlap where one is written: a given
-  ** output or an in-place array sharing memory with another is refused.
-  ** Results are the call's own. */
-  for (int j = 0; j < na; j++) {
-    if (K->aroles[j] == JITC_INPUT || K->aroles[j] == JITC_RESULT) continue;
-    uint64_t lo = arrs[j].ptr, hi = lo + (uint64_t)n * jitc_dtype_size(K->adtypes[j]);
-    for (int i = 0; i < na && n > 0; i++) {
-      uint64_t lo2 = arrs[i].ptr, hi2 = lo2 + (uint64_t)n * jitc_dtype_size(K->adtypes[i]);
-      if (i != j && K->aroles[i] != JITC_RESULT && lo < hi2 && lo2 < hi)
-        return raise_input("'%U' and '%U' share memory: the arrays of a call must not "
-                           "overlap (update an array in place with a[i] = ...)",
-                           K->anames[j], K->anames[i]);
     }
   }
-  /* The run. */
-  void *ptrs_stack[16];
   jitc_value vals_stack[16];
-  void **ptrs = na <= 16 ? ptrs_stack : PyMem_Malloc(sizeof(void *) * na);
-  jitc_value *vals = K->nscalars <= 16 ? vals_stack : PyMem_Malloc(sizeof(jitc_value) * K->nscalars);
-  if (!ptrs || !vals) {
-    if (ptrs != ptrs_stack) PyMem_Free(ptrs);
-    if (vals != vals_stack) PyMem_Free(vals);
-    return PyErr_NoMemory();
-  }
-  for (int j = 0; j < na; j++) ptrs[j] = (void *)(uintptr_t)arrs[j].ptr;
+  jitc_value *vals = K->nscalars <= 16 ? vals_stack
+                                       : PyMem_Malloc(sizeof(jitc_value) * K->nscalars);
+  if (!vals) return PyErr_NoMemory();
   for (int j = 0; j < K->nscalars; j++) vals[j] = scals[j].val;
-  void *stream = NULL;
-  if (dev) {
-    PyObject *s = PyTuple_GET_SIZE(arrs[first].dev) > 4 ? PyTuple_GET_ITEM(arrs[first].dev, 4)
-                                                         : Py_None;
-    if (s != Py_None) stream = PyLong_AsVoidPtr(s);
-    if (PyErr_Occurred()) return NULL;
-  }
-  Failure f = {0};
-  jitc_status s;
-  Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(st->lock, WAIT_LOCK);
-  if (dev)
-    s = jitc_run_device(st->ctx, K->k, n, (const uint64_t *)ptrs, vals, stream);
-  else
-    s = jitc_run(st->ctx, K->k, n, ptrs, vals, NULL);
-  if (s) failure_take(&f, s);
-  PyThread_release_lock(st->lock);
-  Py_END_ALLOW_THREADS
-  if (ptrs != ptrs_stack) PyMem_Free(ptrs);
+  int rc = dev == 1 ? run_device_arrays(K, arrs, vals, first) : run_host(K, arrs, vals, order);
   if (vals != vals_stack) PyMem_Free(vals);
-  /* A run fails with JITC_E_PROGRAM only for min, max, argmin or argmax of
-  ** no elements: NumPy raises ValueError there, so the error is one too. */
-  if (s) return failure_raise_as(&f, s == JITC_E_PROGRAM ? st->empty_exc : NULL);
-  for (int j = 0; j < na && !dev; j++)
+  if (rc) return NULL;
+  for (int j = 0; j < na && dev != 1; j++)
     if (K->aroles[j] == JITC_RESULT) {
       PyArray_Descr *d = mod_descr(K->adtypes[j]);
       PyObject *v = d ? PyArray_Scalar(arrs[j].cell, d, NULL) : NULL;
@@ -385,7 +409,8 @@ int decls_of(int n, PyObject *const *names, const Bound *b, jitc_array_decl *ad,
 /* Compiles `program` for target t with the declarations of the bound
 ** values names[j] -> b[j] (K_NONE: not declared). */
 KernelObject *compile_bound(PyObject *program, jitc_target t, int device, int nnames,
-                            PyObject *const *names, const Bound *b, PyObject *params) {
+                            PyObject *const *names, const Bound *b, PyObject *params,
+                            int threads) {
   jitc_array_decl ad[MAXNAMES];
   jitc_scalar_decl sd[MAXNAMES];
   int na, ns;
@@ -395,7 +420,8 @@ KernelObject *compile_bound(PyObject *program, jitc_target t, int device, int nn
   jitc_options o;
   jitc_options_init(&o);
   o.target = t;
-    jitc_kernel *k = NULL;
+  o.threads = threads;
+  jitc_kernel *k = NULL;
   Failure f = {0};
   if (compile_locked(src, ad, na, sd, ns, &o, &k, &f)) {
     Py_XDECREF(params);
@@ -445,7 +471,7 @@ PyObject *kernel_vcall(PyObject *self, PyObject *const *args, size_t nargsf,
       raise_usage("missing scalar '%U'", K->snames[j]);
       goto out;
     }
-  result = kernel_run(K, ka, ks);
+  result = kernel_run(K, ka, ks, NPY_KEEPORDER);
 out:
   for (int j = 0; j < K->narrays; j++) bound_clear(&ka[j]);
   for (int j = 0; j < K->nscalars; j++) bound_clear(&ks[j]);

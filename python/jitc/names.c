@@ -17,14 +17,18 @@
 static void scope_get(Scope *sc) {
   if (sc->got) return;
   sc->got = 1;
+  if (sc->local_dict) {
+    sc->locals = Py_NewRef(sc->local_dict);
+  } else {
 #if PY_VERSION_HEX >= 0x030D0000
-  sc->locals = PyEval_GetFrameLocals(); /* new reference */
+    sc->locals = PyEval_GetFrameLocals(); /* new reference */
 #else
-  sc->locals = PyEval_GetLocals();
-  Py_XINCREF(sc->locals);
+    sc->locals = PyEval_GetLocals();
+    Py_XINCREF(sc->locals);
 #endif
-  if (!sc->locals) PyErr_Clear();
-  sc->globals = PyEval_GetGlobals();
+    if (!sc->locals) PyErr_Clear();
+  }
+  sc->globals = sc->global_dict ? sc->global_dict : PyEval_GetGlobals();
 }
 
 void scope_clear(Scope *sc) {
@@ -35,17 +39,21 @@ void scope_clear(Scope *sc) {
 
 /* The caller's variable `name` (a new reference), or NULL: not a variable
 ** (no exception set) or an error. */
+/* `name` in a dict or another mapping (a new reference), or NULL: not
+** there (no exception set) or an error. */
+static PyObject *mapping_get(PyObject *m, PyObject *name) {
+  if (!m) return NULL;
+  if (PyDict_Check(m)) return Py_XNewRef(PyDict_GetItemWithError(m, name));
+  PyObject *v = PyObject_GetItem(m, name);
+  if (!v && PyErr_ExceptionMatches(PyExc_KeyError)) PyErr_Clear();
+  return v;
+}
+
 PyObject *scope_lookup(Scope *sc, PyObject *name) {
   scope_get(sc);
-  if (sc->locals && PyDict_Check(sc->locals)) {
-    PyObject *v = PyDict_GetItemWithError(sc->locals, name);
-    if (v || PyErr_Occurred()) return Py_XNewRef(v);
-  } else if (sc->locals && PyMapping_Check(sc->locals)) {
-    PyObject *v = PyObject_GetItem(sc->locals, name);
-    if (v || !PyErr_ExceptionMatches(PyExc_KeyError)) return v;
-    PyErr_Clear();
-  }
-  return sc->globals ? Py_XNewRef(PyDict_GetItemWithError(sc->globals, name)) : NULL;
+  PyObject *v = mapping_get(sc->locals, name);
+  if (v || PyErr_Occurred()) return v;
+  return mapping_get(sc->globals, name);
 }
 
 PyObject *kw_lookup(PyObject *const *kwv, PyObject *kwnames, PyObject *name) {
@@ -157,6 +165,7 @@ static int check_program(const char *src, int nn, PyObject *const *names, const 
       jitc_error er;
       if (jitc_error_get(st->ctx, e, &er) == JITC_OK) c->msgs[c->nmsg++] = strdup(er.message);
     }
+    failure_classify(&c->f, src);
   }
   PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
@@ -187,9 +196,11 @@ static Prog *prog_of(const Checked *c) {
 static void raise_missing(Checked *c, PyObject *missing, Scope *sc) {
   ModuleState *st = mod_state();
   if (missing && PyTuple_GET_SIZE(missing) && st->missing_note && c->f.msg) {
-    PyObject *r = PyObject_CallFunction(st->missing_note, "sOOOs", c->f.msg, missing,
+    PyObject *r = PyObject_CallFunction(st->missing_note, "sOOOs(OO)", c->f.msg, missing,
                                         sc->locals ? sc->locals : Py_None,
-                                        sc->globals ? sc->globals : Py_None, "jitc.evaluate");
+                                        sc->globals ? sc->globals : Py_None, "jitc.evaluate",
+                                        sc->local_dict ? Py_True : Py_False,
+                                        sc->global_dict ? Py_True : Py_False);
     const char *m = r && PyUnicode_Check(r) ? PyUnicode_AsUTF8(r) : NULL;
     char *msg = m ? strdup(m) : NULL;
     if (msg) {

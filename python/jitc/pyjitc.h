@@ -5,6 +5,8 @@
 **   state.c     the module state (one struct, reached by mod_state()) and
 **               the errors raised from the library's statuses
 **   values.c    a Python value as an array or a scalar of one of the types
+**   run.c       a kernel's run over host arrays of any shape and strides:
+**               broadcasting, the outputs' layout, overlaps
 **   kernel.c    the Kernel type: a compiled program and its call
 **   names.c     a program's names in the caller's variables
 **   evaluate.c  jitc.evaluate and its cache
@@ -38,6 +40,12 @@ _Static_assert(JITC_NDTYPES <= 16, "a dtype is the low four bits of a code");
 ** vocabulary's "statuses" lists them). */
 enum { N_STATUS = JITC_E_NOMEM + 1 };
 
+/* What a program error is, for the Python class that catches it: a syntax
+** error (the program does not parse), a name the program reads that is
+** nowhere (numexpr's KeyError), a value NumPy refuses (a ValueError, as an
+** integer to a negative integer power), or any other (a type error). */
+enum { P_OTHER, P_SYNTAX, P_NAME, P_TYPE, P_VALUE, P_KINDS };
+
 /* The module state (state.c): everything the extension keeps between
 ** calls.  The library's rule is one thread at a time per context: `lock`
 ** guards ctx, taken with the GIL released (see _jitc.c). */
@@ -49,6 +57,7 @@ typedef struct ModuleState {
   long long compiles, hits;
   /* Set by __init__.py through _init(): */
   PyObject *exc[N_STATUS];    /* the exception classes, by jitc_status */
+  PyObject *program_exc[P_KINDS]; /* a program error's class by its kind (P_SYNTAX, ...) */
   PyObject *empty_exc;        /* a reduction without identity over no elements */
   PyObject *device_info;      /* obj -> None | ndarray (host view) | tuple */
   PyObject *device_empty;     /* (like, shape, dtype name, fortran) -> array */
@@ -60,8 +69,10 @@ typedef struct ModuleState {
   char kind[JITC_NDTYPES];
   int size[JITC_NDTYPES];
   char type_list[256];        /* "bool, int8, ..., float64", for messages */
+  int threads;                /* the cpu target's threads (set_num_threads); 0: all cores */
   /* Interned attribute and keyword names. */
   PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
+  PyObject *s_threads, *s_local_dict, *s_global_dict, *s_out, *s_order, *s_casting;
 } ModuleState;
 
 ModuleState *mod_state(void);
@@ -75,6 +86,7 @@ typedef struct Failure {
   jitc_status status;
   char *msg;
   int line, col;
+  int kind; /* JITC_E_PROGRAM: P_SYNTAX, P_NAME, P_TYPE or P_VALUE (failure_classify) */
 } Failure;
 
 typedef struct Bound {
@@ -84,13 +96,15 @@ typedef struct Bound {
   PyObject *dev;        /* device array: _device_info's tuple (new ref) */
   PyObject *own;        /* an output allocated for the call (new ref) */
   jitc_value val;       /* scalar */
-  /* arrays: data, shape, layout (1: C-contiguous, 2: F-contiguous) */
+  /* arrays: data, shape, strides (host arrays: arr's own; NULL for device
+  ** arrays), layout of a device array (1: C-contiguous, 2: F-contiguous) */
   uint64_t ptr;
   int ndim, layout, writable;
   npy_intp shape[NPY_MAXDIMS];
+  const npy_intp *strides;
   int64_t n;
-  uint64_t cell[2];     /* a reduction's result on the host, written by the run: one
-                           element of any type (complex128's 16 bytes) */
+  _Alignas(16) uint64_t cell[2]; /* a reduction's result on the host, written by the run:
+                           one element of any type (complex128's 16 bytes, aligned to them) */
 } Bound;
 
 typedef struct KernelObject {
@@ -113,6 +127,7 @@ typedef struct KernelObject {
 /* A kernel of evaluate's cache: the one for a signature of a Prog. */
 typedef struct Entry {
   uint8_t key[MAXNAMES + 1]; /* target, then the code of each name */
+  int threads;               /* the cpu target's thread count it was compiled for */
   KernelObject *K;
   int slot[MAXNAMES];        /* kernel_slot of each name */
 } Entry;
@@ -134,11 +149,13 @@ typedef struct Prog {
 
 /* The caller's variables, as numexpr finds them: the locals of the Python
 ** frame that called (for a closure, the free variables its code uses),
-** then its globals; got on the first lookup. */
+** then its globals; got on the first lookup.  local_dict and global_dict,
+** where the caller gives them, stand for the frame's locals and globals. */
 typedef struct Scope {
   int got;
   PyObject *locals;  /* new ref, or NULL */
-  PyObject *globals; /* borrowed from the frame, or NULL */
+  PyObject *globals; /* borrowed from the frame or global_dict, or NULL */
+  PyObject *local_dict, *global_dict; /* evaluate's arguments (borrowed), or NULL */
 } Scope;
 
 /* state.c: errors.  raise_input and raise_usage format as PyUnicode_FromFormat. */
@@ -146,12 +163,14 @@ PyObject *raise_status(jitc_status s, const char *msg);
 PyObject *raise_input(const char *fmt, ...);
 PyObject *raise_usage(const char *fmt, ...);
 void failure_take(Failure *f, jitc_status s);
+void failure_classify(Failure *f, const char *src);
 PyObject *failure_raise(Failure *f);
 PyObject *failure_raise_as(Failure *f, PyObject *cls);
 
 /* values.c */
 int bind_value(Bound *b, const char *name, PyObject *o);
 int bind_device(Bound *b, const char *name, PyObject *info);
+int bind_zero_d(Bound *b, const char *name, int own);
 void bound_clear(Bound *b);
 const char *dt_name(jitc_dtype t);
 /* The type of a NumPy dtype (by its kind and size; a void kind by name,
@@ -166,15 +185,19 @@ jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
 KernelObject *kernel_wrap(jitc_kernel *k, PyObject *program, jitc_target t, int device,
                           PyObject *params);
 KernelObject *compile_bound(PyObject *program, jitc_target t, int device, int nnames,
-                            PyObject *const *names, const Bound *b, PyObject *params);
+                            PyObject *const *names, const Bound *b, PyObject *params,
+                            int threads);
 int decls_of(int n, PyObject *const *names, const Bound *b, jitc_array_decl *ad, int *na,
              jitc_scalar_decl *sd, int *ns);
-PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals);
+PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals, NPY_ORDER order);
 PyObject *kernel_vcall(PyObject *self, PyObject *const *args, size_t nargsf,
                        PyObject *kwnames);
 int kernel_slot(const KernelObject *K, PyObject *name);
 int name_eq(PyObject *a, PyObject *b);
 int parse_target(PyObject *t, int device, jitc_target *out);
+
+/* run.c */
+int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order);
 
 /* names.c */
 PyObject *scope_lookup(Scope *sc, PyObject *name);

@@ -51,14 +51,22 @@ int mod_state_init(void) {
   st->s_cai = PyUnicode_InternFromString("__cuda_array_interface__");
   st->s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
   st->s_array_interface = PyUnicode_InternFromString("__array_interface__");
+  st->s_threads = PyUnicode_InternFromString("threads");
+  st->s_local_dict = PyUnicode_InternFromString("local_dict");
+  st->s_global_dict = PyUnicode_InternFromString("global_dict");
+  st->s_out = PyUnicode_InternFromString("out");
+  st->s_order = PyUnicode_InternFromString("order");
+  st->s_casting = PyUnicode_InternFromString("casting");
   if (!st->ctx || !st->lock || !st->progs || !st->s_target || !st->s_cai ||
-      !st->s_dlpack_device || !st->s_array_interface) {
+      !st->s_dlpack_device || !st->s_array_interface || !st->s_threads || !st->s_local_dict ||
+      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting) {
     PyErr_NoMemory();
     return -1;
   }
   jitc_options o;
   jitc_options_init(&o);
   st->default_target = o.target;
+  st->threads = o.threads;
   /* The types as NumPy sees them: "<u2" is kind 'u', 2 bytes. */
   for (int t = 0; t < JITC_NDTYPES; t++) {
     const char *ts = jitc_dtype_typestr((jitc_dtype)t);
@@ -146,12 +154,51 @@ void failure_take(Failure *f, jitc_status s) {
   }
 }
 
+/* Whether a checker's message is about a value that NumPy or Python
+** refuses with a ValueError: the checker's and the constant folder's words
+** for them. */
+static int value_message(const char *m) {
+  static const char *const says[] = {
+    "integers to negative integer powers are not allowed", /* type.c: NumPy's ValueError */
+    "negative shift count of weak values",                 /* fold.c: Python's ValueError */
+  };
+  for (size_t k = 0; k < sizeof says / sizeof says[0]; k++)
+    if (!strncmp(m, says[k], strlen(says[k]))) return 1;
+  return 0;
+}
+
+/* Sets f->kind of a program error, with the lock held and right after
+** failure_take (it replaces the context's errors): a syntax error when the
+** program does not parse alone, a name error when a diagnostic is about an
+** unknown name (the names are looked up before the types are checked, as
+** numexpr and Python do), a value error when the first is about a value
+** (value_message), else a type error. */
+void failure_classify(Failure *f, const char *src) {
+  if (f->status != JITC_E_PROGRAM) return;
+  int name = 0, value = 0;
+  for (int e = 0; e < jitc_error_count(the_state.ctx) && !name; e++) {
+    jitc_error er;
+    if (jitc_error_get(the_state.ctx, e, &er) != JITC_OK || !er.message) continue;
+    name = !strncmp(er.message, "unknown name '", 14);
+    if (e == 0) value = value_message(er.message);
+  }
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_INTERP;
+  char *ast = NULL;
+  jitc_status s = jitc_emit(the_state.ctx, src, NULL, 0, NULL, 0, &o, "ast", &ast);
+  jitc_free(ast);
+  f->kind = s == JITC_E_PROGRAM ? P_SYNTAX : name ? P_NAME : value ? P_VALUE : P_TYPE;
+}
+
 PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }
 
 /* Raises f as an instance of cls (a subclass of its status's class), or of
 ** its status's class when cls is NULL. */
 PyObject *failure_raise_as(Failure *f, PyObject *cls) {
   const char *m = f->msg && f->msg[0] ? f->msg : jitc_status_name(f->status);
+  if (!cls && f->status == JITC_E_PROGRAM && f->kind > P_OTHER && f->kind < P_KINDS)
+    cls = the_state.program_exc[f->kind];
   if (!cls) cls = the_state.exc[(unsigned)f->status < N_STATUS ? f->status : JITC_E_INTERNAL];
   PyObject *exc = cls ? PyObject_CallFunction(cls, "s", m) : NULL;
   if (exc) {

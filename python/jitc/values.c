@@ -31,7 +31,8 @@ int dtype_of_descr(PyArray_Descr *d, jitc_dtype *out) {
   return -1;
 }
 
-/* Whether a strided layout is C- (1) or Fortran- (2) contiguous, or both. */
+/* Whether a strided layout is C- (1) or Fortran- (2) contiguous, or both
+** (device arrays: host arrays run with any strides). */
 static int layout_of(int ndim, const npy_intp *shape, const npy_intp *strides, npy_intp item) {
   int c = 1, f = 1;
   npy_intp s = item;
@@ -50,7 +51,8 @@ static int layout_of(int ndim, const npy_intp *shape, const npy_intp *strides, n
 
 const char *dt_name(jitc_dtype t) { return jitc_dtype_name(t); }
 
-/* A host ndarray: checks its dtype and fills the array fields. */
+/* A host ndarray of any shape and strides: checks its dtype and fills the
+** array fields (shape and strides are the array's own, in place). */
 static int bind_ndarray(Bound *b, const char *name, PyArrayObject *a) {
   PyArray_Descr *d = PyArray_DESCR(a);
   jitc_dtype t;
@@ -62,18 +64,29 @@ static int bind_ndarray(Bound *b, const char *name, PyArrayObject *a) {
     return -1;
   }
   b->ndim = PyArray_NDIM(a);
-  b->layout = layout_of(b->ndim, PyArray_SHAPE(a), PyArray_STRIDES(a), PyDataType_ELSIZE(d));
-  if (!b->layout) {
-    raise_input("'%s' is not contiguous: jitc takes C- or Fortran-contiguous arrays "
-                "(copy it with np.ascontiguousarray)", name);
-    return -1;
-  }
   memcpy(b->shape, PyArray_SHAPE(a), sizeof(npy_intp) * b->ndim);
+  b->strides = PyArray_STRIDES(a);
   b->n = PyArray_SIZE(a);
   b->ptr = (uint64_t)(uintptr_t)PyArray_DATA(a);
   b->writable = PyArray_ISWRITEABLE(a);
   b->code = K_HOST | t;
   return 0;
+}
+
+/* A 0-d ndarray bound as a typed scalar (b's code K_STRONG), made an array
+** of shape () for a name the kernel takes as an array; `own`: b owns the
+** reference it takes as its output's (b->own too, as for an output made
+** by the call).  Else nothing changes.  -1 with an exception set. */
+int bind_zero_d(Bound *b, const char *name, int own) {
+  if (KIND(b->code) != K_STRONG || !b->obj || !PyArray_Check(b->obj) ||
+      PyArray_NDIM((PyArrayObject *)b->obj) != 0)
+    return 0;
+  PyObject *o = b->obj;
+  memset(b, 0, sizeof *b);
+  b->obj = o;
+  b->arr = (PyArrayObject *)Py_NewRef(o);
+  if (own) b->own = Py_NewRef(o);
+  return bind_ndarray(b, name, b->arr);
 }
 
 /* A strong scalar of type t: a 0-d array or a NumPy scalar `o`, whose
@@ -296,8 +309,12 @@ int bind_device(Bound *b, const char *name, PyObject *info) {
   b->ndim = nd;
   b->layout = layout_of(nd, b->shape, st, size);
   if (!b->layout) {
-    raise_input("'%s' is not contiguous: jitc takes C- or Fortran-contiguous arrays (copy it "
-                "with .copy() or cupy.ascontiguousarray)", name);
+    PyObject *s = PyArray_IntTupleFromIntp(nd, st);
+    raise_input("'%s' is a strided device array (strides %R bytes): the cuda target runs "
+                "contiguous device arrays only for now, and jitc copies nothing behind your "
+                "back (copy it with cupy.ascontiguousarray or .contiguous())", name,
+                s ? s : Py_None);
+    Py_XDECREF(s);
     return -1;
   }
   if (nd == 0) {

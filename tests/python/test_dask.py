@@ -2,6 +2,8 @@
 pass, in place, scalars, the caller's variables, errors at graph-build
 time; on the threaded scheduler and on a LocalCluster of two worker
 processes.  Skipped without dask; the cluster tests without distributed."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -46,6 +48,55 @@ def test_numpy_array_with_a_dask_array(target, rng):
     C = jitc.dask.evaluate("c = a - b", target=target, a=da.from_array(a, chunks=77), b=b)
     assert C.chunks == ((77,) * 6 + (38,),)
     same(C.compute(**THREADS), a - b)
+
+
+@pytest.mark.parametrize("shapes", [
+    [(6, 7), (7,)],                 # a matrix by a row
+    [(6, 7), (6, 1)],               # by a column
+    [(6, 1), (1, 7)],               # an outer product
+    [(3, 1, 5), (4, 1), (5,)],      # three ways, 3-D
+    [(2, 3, 4), ()],                # a 0-d Dask array is a typed scalar
+])
+def test_broadcasting(target, rng, shapes):
+    """Dask arrays of shapes that broadcast, chunked every which way, run
+    block by block through blockwise: NumPy's result, the broadcast
+    shape's chunks unified."""
+    arrays = [rng.standard_normal(s) for s in shapes]
+    for chunk in (2, 3, 100):
+        ds = [da.from_array(x, chunks=chunk) for x in arrays]
+        names = dict(zip("abc", ds))
+        program = "r = " + " * ".join(names) + " + 1"
+        R = jitc.dask.evaluate(program, target=target, **names)
+        want = functools.reduce(np.multiply, arrays) + 1
+        assert R.shape == want.shape and R.dtype == want.dtype
+        same(R.compute(**THREADS), want)
+    # a NumPy row with a Dask matrix, and reductions over the broadcast
+    m, row = rng.standard_normal((40, 9)), rng.standard_normal(9)
+    M = da.from_array(m, chunks=(7, 4))
+    r = jitc.dask.evaluate("p = m * w; s = sum(m * w); k = argmax(m * w)", target=target,
+                           m=M, w=row)
+    p, s, k = dask.compute(r["p"], r["s"], r["k"], **THREADS)
+    same(p, m * row)
+    np.testing.assert_allclose(s, np.sum(m * row), rtol=1e-12)
+    assert k == np.argmax(m * row)
+
+
+def test_views_as_chunks(target, rng, monkeypatch):
+    """Chunks that are views (reversed, stepped, transposed) go to jitc as
+    they are, not copied."""
+    x = rng.standard_normal((30, 20))
+    X = da.from_array(x, chunks=(7, 6))[::-1, ::2].T
+    seen = []
+    run = jitc.evaluate
+
+    def recording(program, **names):
+        seen.append(names["x"].flags.c_contiguous)
+        return run(program, **names)
+
+    monkeypatch.setattr(jitc.dask._jitc, "evaluate", recording)
+    same(jitc.dask.evaluate("y = 2 * x", target=target, x=X).compute(**THREADS),
+         2 * x[::-1, ::2].T)
+    assert seen and not all(seen)
 
 
 def test_several_outputs_in_one_pass(target, rng, block_runs):
@@ -120,8 +171,11 @@ def test_errors_raise_when_the_graph_is_built():
         jitc.dask.evaluate("c = a + nowhere_at_all", a=a)
     with pytest.raises(jitc.ProgramError, match="needs integer or bool operands"):
         jitc.dask.evaluate("c = a & 1", a=a)
-    with pytest.raises(jitc.InputError, match="different shapes"):
+    with pytest.raises(ValueError, match=r"could not be broadcast together: 'a' has shape "
+                       r"\(10,\) and 'b' has shape \(11,\) \(axis 0"):
         jitc.dask.evaluate("c = a + b", a=a, b=da.ones(11, chunks=3))
+    with pytest.raises(KeyError, match="nowhere_at_all"):
+        jitc.dask.evaluate("c = a + nowhere_at_all", a=a)
     with pytest.raises(jitc.InputError):
         jitc.dask.evaluate("c = a * 2", a=da.ones(4, dtype=np.clongdouble))
     with pytest.raises(jitc.InputError, match="no array"):

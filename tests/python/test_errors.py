@@ -14,6 +14,39 @@ def test_exception_hierarchy():
     assert issubclass(jitc.OutOfMemory, MemoryError)
 
 
+@pytest.mark.parametrize("program, kind, builtin", [
+    ("c = a +* 1", "ProgramSyntaxError", SyntaxError),
+    ("c = (a", "ProgramSyntaxError", SyntaxError),
+    ("c = a + $", "ProgramSyntaxError", SyntaxError),
+    ("c = zz_nowhere + a", "UnknownNameError", KeyError),
+    ("c = zz_nowhere + a & 1.5", "UnknownNameError", KeyError),
+    ("c = a & 1.5", "ProgramTypeError", TypeError),
+    ("c = foo_nowhere(a)", "ProgramTypeError", TypeError),
+    ("c = where(a, a)", "ProgramTypeError", TypeError),
+    ("c = (a > 0) ** -1", "ProgramValueError", ValueError),
+    ("c = i64(a) ** -2", "ProgramValueError", ValueError),
+    ("c = a + (1 << -1)", "ProgramValueError", ValueError),
+])
+def test_program_error_kinds(target, program, kind, builtin):
+    """The exceptions numexpr's and Python's users catch: a syntax error is
+    a SyntaxError, a name that is nowhere a KeyError (numexpr's), any other
+    error of the program a TypeError; each a ProgramError too, from
+    evaluate and from compile, with the message whole."""
+    kind = getattr(jitc, kind)
+    a = np.arange(3.0)
+    if builtin is ValueError:  # NumPy's own error where it has one
+        with pytest.raises(builtin):
+            eval(program.split("=", 1)[1].replace("i64(a)", "a.astype('i8')"), {"a": a})
+    for call in (lambda: jitc.evaluate(program, target=target, a=a),
+                 lambda: jitc.compile(program, target=target, a=np.float64)):
+        with pytest.raises(builtin) as e:
+            call()
+        assert type(e.value) is kind and isinstance(e.value, jitc.ProgramError)
+        assert str(e.value).startswith("<program>:1:") and e.value.line == 1
+        others = {SyntaxError, KeyError, TypeError, ValueError} - {builtin}
+        assert not isinstance(e.value, tuple(others))
+
+
 def test_statuses_are_the_library_s():
     """Each status of the library's vocabulary (jitc --list) has its own
     exception class, found by the status's number as the library numbers
@@ -67,24 +100,14 @@ def test_bad_dtype_named(target):
         jitc.evaluate("c = a + 1", target=target, a=np.zeros(3, "V2"))
 
 
-def test_non_contiguous_refused(target):
-    a = np.arange(10.0)[::2]
-    with pytest.raises(jitc.InputError, match="not contiguous.*ascontiguousarray"):
-        jitc.evaluate("c = a + 1", target=target, a=a)
-
-
 def test_shape_mismatch(target):
-    with pytest.raises(jitc.InputError, match="does not broadcast"):
+    """Shapes that do not broadcast: a ValueError with NumPy's words, naming
+    both arrays, their shapes and the axis."""
+    with pytest.raises(ValueError, match=r"operands could not be broadcast together: 'a' has "
+                       r"shape \(3,\) and 'b' has shape \(4,\) \(axis 0"):
         jitc.evaluate("c = a + b", target=target, a=np.ones(3), b=np.ones(4))
-    with pytest.raises(jitc.InputError, match="shape"):
+    with pytest.raises(jitc.InputError, match=r"\(2,3\).*\(6,\).*axis 1"):
         jitc.evaluate("c = a + b", target=target, a=np.ones((2, 3)), b=np.ones(6))
-
-
-def test_mixed_order(target):
-    a = np.ones((3, 4))
-    b = np.asfortranarray(np.ones((3, 4)))
-    with pytest.raises(jitc.InputError, match="order"):
-        jitc.evaluate("c = a + b", target=target, a=a, b=b)
 
 
 def test_read_only_in_place(target):
@@ -132,11 +155,6 @@ def test_kernel_call_errors(target):
         jitc.compile("c = a + 1", target=target, a=np.clongdouble)
 
 
-def test_no_length(target):
-    with pytest.raises(jitc.UsageError, match="length"):
-        jitc.evaluate("c = s + 1", target=target, s=1.0)
-
-
 def test_evaluate_bad_call():
     with pytest.raises(jitc.UsageError):
         jitc.evaluate(3)
@@ -147,11 +165,10 @@ def test_program_not_utf8():
         jitc.evaluate("c = a + 1\ud800", a=np.ones(2))
 
 
-def test_overlapping_arrays_refused(target):
+def test_overlapping_outputs_refused(target):
+    """Two arrays the program writes over the same memory: no order of the
+    writes is NumPy's, so the library refuses them (an input that overlaps
+    is copied first instead: test_shapes.py)."""
     x = np.arange(6.0)
-    with pytest.raises(jitc.InputError, match="'c' and 'a' share memory"):
-        jitc.evaluate("c = a + 1", target=target, a=x, c=x)
-    with pytest.raises(jitc.InputError, match="share memory"):
-        jitc.evaluate("a[i] += b", target=target, a=x[:4], b=x[2:])
-    same_memory_read_twice = jitc.evaluate("c = a + b", target=target, a=x, b=x)
-    assert np.array_equal(same_memory_read_twice, 2 * x)
+    with pytest.raises(jitc.InputError, match="overlap in memory"):
+        jitc.evaluate("c = a + 1; d = a * 2", target=target, a=np.ones(4), c=x[:4], d=x[2:])
