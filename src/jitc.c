@@ -340,11 +340,24 @@ fail:
   return st;
 }
 
-/* A program with reductions on a target that has none. */
+/* A program with reductions on a target that has none, or with reductions
+** over axes on a target without them (refused at the first). */
 static jitc_status refuse_reductions(jitc_context *ctx, const jitc_kernel *k) {
-  if (!k->prog->nreduce || k->target->reduces)
+  const Program *p = k->prog;
+  if (p->nreduce && !k->target->reduces)
+    return ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions",
+                     k->target->name);
+  if (!p->by_axis || k->target->axes)
     return JITC_OK;
-  return ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions", k->target->name);
+  int at = -1;
+  for (int s = 0; s < p->nstmts && at < 0; s++)
+    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].axes)
+      at = p->stmts[s].value->off;
+  diags_set_name(&ctx->diags, k->source_name);
+  diag_add(&ctx->diags, JITC_E_UNAVAILABLE, k->source, at, "the %s target does not reduce over "
+           "an axis yet; run this program with --target cpu or --target interp",
+           k->target->name);
+  return JITC_E_UNAVAILABLE;
 }
 
 /* The position of the first node of a complex type in n, or -1; *budget

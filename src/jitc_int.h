@@ -275,7 +275,9 @@ typedef enum AstKind {
   A_INDEX,  /* name[i] */
   A_UNARY,  /* op (OP_NEG, OP_INVERT) or pos (+x: op == -1) on args[0] */
   A_BINARY, /* op on args[0], args[1] */
-  A_CALL    /* name(args...) */
+  A_CALL,   /* name(args...): positional ones, then A_KEYWORD ones */
+  A_KEYWORD, /* name=args[0], an argument of a call (a reduction's axis, keepdims) */
+  A_TUPLE   /* (args...): a reduction's axes */
 } AstKind;
 
 typedef struct Ast {
@@ -363,12 +365,27 @@ typedef enum IrStmtKind {
                (reduce_result) */
 } IrStmtKind;
 
+/* The axes of a reduction, as its call gives them (sum(x, axis=(0, 2),
+** keepdims=True)); what they mean for a shape is axis.c's.  `given`: an
+** axis argument (else every axis, as without one); axes[0..n) as written,
+** negative ones counting from the end, distinct, each in
+** (-JITC_MAXDIMS, JITC_MAXDIMS); `tuple`: written as a tuple (a 0-d array
+** takes axis=0 and axis=-1, but not (0,), as NumPy's); `keepdims`: the
+** reduced axes stay in the result's shape as extents of 1. */
+typedef struct IrAxes {
+  bool given, tuple, keepdims;
+  int n;
+  int axes[JITC_MAXDIMS];
+} IrAxes;
+
 typedef struct IrStmt {
   IrStmtKind kind;
   int slot;
   Node *value;
   int off;
   OpId op; /* IR_REDUCE: the reduction (an op of kind K_REDUCE) */
+  const IrAxes *axes; /* IR_REDUCE: over axes, or NULL: over every element
+                         into one value of shape () (no axis, no keepdims) */
 } IrStmt;
 
 typedef struct IrArray {
@@ -411,6 +428,8 @@ typedef struct Program {
   IrCheck *checks;
   int nchecks;
   int nreduce;     /* IR_REDUCE statements */
+  bool by_axis;    /* some reduction has axes: every reduction reduces over
+                      the same set of axes, and `i` is not read (axis.c) */
   unsigned dtypes; /* bit t: some value has dtype t (folded ones too) */
   const char **lang; /* the names read as the language's `i` or constants, that a
                         declaration would have taken over (jitc_kernel_language_name) */
@@ -489,6 +508,17 @@ void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out);
 ** array (arrays[slot]); part NULL: the identity, for n == 0. */
 void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nblocks,
                     void *const *arrays);
+
+/* axis.c: the axes of p's reductions for a broadcast shape of nd
+** dimensions: red[d] says axis d is reduced (they share one set; none
+** without reductions), or NumPy's AxisError and duplicate-axis errors
+** (JITC_E_INPUT, naming the reduction and its result).  axes_result_shape:
+** the shape of result array j for that shape: () for a whole reduction,
+** else the shape without the reduced axes, or with extents of 1 for them
+** under keepdims. */
+jitc_status axes_resolve(jitc_context *ctx, const Program *p, int nd, bool *red);
+void axes_result_shape(const Program *p, int j, int nd, const int64_t *shape, const bool *red,
+                       int *rnd, int64_t *rshape);
 
 /* split.c: cuts the statements into groups of about `budget` nodes each:
 ** group g is statements [start[g], start[g + 1]) (start has nstmts + 2
@@ -644,6 +674,9 @@ typedef struct Target {
                              jitc_run_info *info);
   /* Whether run, run_buffers and run_device compute IR_REDUCE statements. */
   bool reduces;
+  /* Whether run_layout computes reductions over axes (Program.by_axis,
+  ** Layout.axes); a program with them is refused before compile otherwise. */
+  bool axes;
   /* Whether it compiles programs with complex64 or complex128 values (a
   ** program with them is refused before compile and emit otherwise). */
   bool complex;
