@@ -508,6 +508,11 @@ void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out);
 ** array (arrays[slot]); part NULL: the identity, for n == 0. */
 void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nblocks,
                     void *const *arrays);
+typedef struct Layout Layout; /* layout.c */
+/* reduce_results() for segment s of L (Layout.axes), of seg elements, into
+** the results' elements of s (layout_result). */
+void reduce_segment(const Program *p, int64_t seg, const Partial *part, int64_t nblocks,
+                    const Layout *L, int64_t s);
 
 /* axis.c: the axes of p's reductions for a broadcast shape of nd
 ** dimensions: red[d] says axis d is reduced (they share one set; none
@@ -603,17 +608,29 @@ typedef struct LayoutArray {
   bool written;    /* an output or in-place array: scattered after a block */
   bool read;       /* an input or in-place array: gathered before a block */
   int64_t *strides; /* ndim steps in bytes (Layout.mem) */
+  int64_t *kstrides; /* with axes, a result's: kdim steps over the segments */
+  bool kept;         /* such a result: addressed by segment alone (its strides
+                        in the flat frame are not kept, nor coalesced over) */
 } LayoutArray;
 
-typedef struct Layout {
+/* With reductions over axes (Program.by_axis), the reduced axes are taken
+** innermost, after the kept ones, so that k runs segment after segment:
+** segment s is elements [s * seg, (s + 1) * seg), the reduced axes' elements
+** in C order, and its reductions give element s, in C order in the kept
+** axes, of each result (layout_result). */
+struct Layout {
   int ndim;          /* >= 1 */
   int64_t n;         /* elements */
   int64_t *shape;    /* ndim extents */
   int narrays;
   LayoutArray *a;    /* per kernel array; a JITC_RESULT array is direct */
   void **bases;      /* a[j].base for each j: the arrays of a contiguous run */
+  bool axes;         /* segments (above): n == seg * nseg */
+  int64_t seg, nseg;
+  int kdim;          /* the kept axes, coalesced over the results */
+  int64_t *kshape;
   void *mem;         /* what layout_free frees */
-} Layout;
+};
 
 /* The broadcast shape of the inputs (jitc_broadcast_shape), with the error
 ** NumPy gives. */
@@ -630,6 +647,8 @@ bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at);
 /* Copies elements [lo, lo + m) of array j to dst (contiguous), or from src. */
 void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst);
 void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src);
+/* With L->axes: the address of result array j's element of segment s. */
+char *layout_result(const Layout *L, int j, int64_t s);
 
 /* ===================================================================== */
 /* Targets                                                                */

@@ -18,7 +18,6 @@ NumPy on the same views.
   written array overlapping an input; and an output that is an input's own
   elements (`a = a * 2` through two names) is fine.
 """
-import ctypes as C
 import os
 import sys
 import warnings
@@ -29,20 +28,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reduce_lib as RL  # noqa: E402
 
 RL.under_sanitizers("nd")
+import nd_lib as ND  # noqa: E402
+from nd_lib import same  # noqa: E402
+
 warnings.simplefilter("ignore")
-MAXDIMS = 64
-
-
-class Array(C.Structure):
-    _fields_ = [("data", C.c_void_p), ("ndim", C.c_int), ("shape", C.POINTER(C.c_int64)),
-                ("strides", C.POINTER(C.c_int64))]
-
-
-L = RL.lib()
-L.jitc_run_arrays.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(Array), C.POINTER(RL.Value),
-                              C.c_void_p]
-L.jitc_broadcast_shape.argtypes = [C.c_void_p, C.c_void_p, C.POINTER(Array), C.POINTER(C.c_int),
-                                   C.POINTER(C.c_int64)]
 TARGETS = [t for t in os.environ.get("JITC_TARGETS", "interp cpu").split() if t != "cuda"]
 passed = failed = 0
 
@@ -59,139 +48,22 @@ def fail(name, why):
     print(f"FAIL nd.{name}: {why}", flush=True)
 
 
-def describe(arr, keep):
-    """A jitc_array of NumPy array arr; keep holds the ctypes buffers."""
-    shape = (C.c_int64 * max(1, arr.ndim))(*arr.shape)
-    strides = (C.c_int64 * max(1, arr.ndim))(*arr.strides)
-    keep += [shape, strides]
-    addr = arr.__array_interface__["data"][0]
-    return Array(addr, arr.ndim, shape, strides)
-
-
-class Run:
-    """A context; compile(prog, {name: array}) then run with NumPy outputs."""
-
-    def __init__(self):
-        self.r = RL.Runner()
-
-    def kernel(self, prog, inputs, target):
-        decl = {nm: np.empty(1, a.dtype) for nm, a in inputs.items()}
-        return self.r.compile(prog, decl, target)
-
-    def roles(self, k):
-        out = []
-        for j in range(L.jitc_kernel_array_count(k)):
-            nm, role, dt = C.c_char_p(), C.c_int(), C.c_int()
-            L.jitc_kernel_array(k, j, C.byref(nm), C.byref(role), C.byref(dt))
-            out.append((nm.value.decode(), role.value, RL.DTYPES[dt.value]))
-        return out
-
-    def shape(self, k, inputs):
-        keep = []
-        arrs = self.arrays(k, inputs, {}, keep)
-        nd, shape = C.c_int(), (C.c_int64 * MAXDIMS)()
-        st = L.jitc_broadcast_shape(self.r.ctx, k, arrs, C.byref(nd), shape)
-        if st:
-            raise RL.JitcError(st, L.jitc_errmsg(self.r.ctx).decode())
-        return tuple(shape[d] for d in range(nd.value))
-
-    def arrays(self, k, inputs, outs, keep):
-        roles = self.roles(k)
-        arrs = (Array * max(1, len(roles)))()
-        for j, (nm, role, dt) in enumerate(roles):
-            a = inputs.get(nm, outs.get(nm))
-            if a is not None:
-                arrs[j] = describe(a, keep)
-        return arrs
-
-    def run(self, prog, inputs, target, outs=None):
-        """Runs prog; returns {name: array} of the outputs and results.
-        outs: arrays to write into, by name (else allocated, C order)."""
-        k = self.kernel(prog, inputs, target)
-        try:
-            shape = self.shape(k, inputs)
-            outs = dict(outs or {})
-            for nm, role, dt in self.roles(k):
-                if nm not in inputs and nm not in outs:
-                    outs[nm] = np.zeros((), dt) if role == RL.RESULT else np.zeros(shape, dt)
-            keep = []
-            arrs = self.arrays(k, inputs, outs, keep)
-            st = L.jitc_run_arrays(self.r.ctx, k, arrs, None, None)
-            if st:
-                raise RL.JitcError(st, L.jitc_errmsg(self.r.ctx).decode())
-            return outs
-        finally:
-            L.jitc_kernel_free(k)
-
-
-def same(x, y):
-    """Equal values and shapes, NaN equal to NaN, -0.0 apart from 0.0."""
-    x, y = np.asarray(x), np.asarray(y)
-    if x.shape != y.shape or x.dtype != y.dtype:
-        return False
-    if x.dtype.kind == "f":
-        return bool(np.all((x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))))
-    return bool(np.array_equal(x, y))
-
-
 rng = np.random.default_rng(21)
 
 
 def random_shape(nd, size_max=400):
-    shape = []
-    for _ in range(nd):
-        shape.append(int(rng.choice([1, 1, 2, 3, 4, 5, 7, 8, 16])))
-    while np.prod(shape, dtype=np.int64) > size_max:
-        shape[int(rng.integers(nd))] = 1
-    return tuple(shape)
+    return ND.random_shape(rng, nd, size_max)
 
 
 def view_of(shape, dtype):
-    """An array of `shape` that is some view: steps, reversal, transpose,
-    Fortran order, record field, unaligned, or contiguous."""
-    kind = rng.integers(7)
-    def fill(a):
-        v = rng.standard_normal(a.shape) * 10
-        if np.dtype(dtype).kind in "iu":
-            v = rng.integers(-50, 50, a.shape)
-        a[...] = v.astype(dtype)
-        return a
-    if kind == 0:
-        return fill(np.empty(shape, dtype))
-    if kind == 1:  # every other element along each axis, some reversed
-        big = np.empty(tuple(2 * s for s in shape), dtype)
-        sl = tuple(slice(None, None, 2) if rng.integers(2) else slice(None, None, -2)
-                   for _ in shape)
-        return fill(big[sl + (Ellipsis,)])
-    if kind == 2:  # a transpose of a contiguous array
-        perm = rng.permutation(len(shape))
-        inv = np.argsort(perm)
-        base = np.empty(tuple(shape[p] for p in inv), dtype)
-        return fill(base.transpose(perm) if len(shape) else base)
-    if kind == 3:
-        return fill(np.empty(shape, dtype, order="F"))
-    if kind == 4:  # a field of a record array
-        rec = np.zeros(shape, [("x", "u1"), ("v", dtype), ("w", "i2")])
-        return fill(rec["v"][...])
-    if kind == 5:  # unaligned: one byte into a buffer
-        size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        raw = np.zeros(size + 1, np.uint8)
-        return fill(raw[1:].view(dtype).reshape(shape))
-    base = np.empty(tuple(s + 1 for s in shape), dtype)  # view of a view
-    sl = tuple(slice(1, None) for _ in shape)
-    return fill(base[sl + (Ellipsis,)][tuple(slice(None, None, -1) for _ in shape) + (Ellipsis,)])
+    return ND.view_of(rng, shape, dtype)
 
 
 def broadcast_partner(shape):
-    """A shape that broadcasts with `shape`: some axes 1, some leading
-    axes dropped."""
-    nd = len(shape)
-    drop = int(rng.integers(0, nd + 1)) if nd else 0
-    s = list(shape[drop:])
-    for d in range(len(s)):
-        if rng.integers(3) == 0:
-            s[d] = 1
-    return tuple(s)
+    return ND.broadcast_partner(rng, shape)
+
+
+Run = ND.Run
 
 
 PROGRAMS = [  # program, NumPy's, dtypes of a and b
