@@ -188,6 +188,14 @@ bench-reduce: all $(BUILD)/libjitc_int.a
 	BUILD=$(BUILD) python3 bench/reduce_cpu.py --build $(BUILD)
 	python3 bench/docs.py
 
+# Reductions over an axis on the cpu target (bench/axis_cpu.py): sum(x, axis=1)
+# and sum(x, axis=0) of a (4096, 4096) float32 matrix against NumPy, numexpr
+# and the copy of 64 MB; bench/results/axis_cpu.*.
+bench-axis: all $(BUILD)/libjitc_int.a
+	BUILD=$(BUILD) BUILD_ONLY=1 LLVM_LIBS="$(LLVM_LIBS)" LDLIBS="$(LDLIBS)" sh bench/run.sh
+	BUILD=$(BUILD) python3 bench/axis_cpu.py --build $(BUILD)
+	python3 bench/docs.py
+
 bench-gpu:
 	sh bench/gpu.sh
 
@@ -197,7 +205,7 @@ bench-compile: $(BUILD)/jitc
 	python3 bench/compile_time.py --jitc $(BUILD)/jitc --out bench/results/compile_time.md
 	python3 bench/docs.py
 
-.PHONY: bench bench-gpu bench-compile bench-reduce
+.PHONY: bench bench-gpu bench-compile bench-reduce bench-axis
 
 # Reliability (docs/RELIABILITY.md).  `make fuzz` builds the libFuzzer target
 # tests/fuzz/fuzz_jitc.c with clang in build-fuzz/ and fuzzes the front end and

@@ -407,6 +407,47 @@ def reductions_cpu_section():
     return L
 
 
+def axes_cpu_section():
+    """Reductions over an axis on the cpu target (bench/axis_cpu.py, axis_cpu.md)."""
+    L = ["## Reductions over an axis on the CPU", "",
+         "`sum(x, axis=1)` (each row) and `sum(x, axis=0)` (each column) of a (4096, 4096) "
+         "float32 matrix in C order on the cpu target, against NumPy, numexpr, jitc's own "
+         "`sum(x)` over every element (one pass over the same 64 MB) and the copy of 64 MB.  "
+         "Reproducing:", "",
+         "    nice make bench-axis   # bench/axis_cpu.py: drivers built, this page regenerated",
+         "",
+         "- jitc: the kernel compiled once through libjitc (ctypes), each call one "
+         "`jitc_run_arrays`; all cores.  NumPy runs on one thread, numexpr on all.  The "
+         "in-process implementations take turns call by call; the ratios are to NumPy's "
+         "copyto of the 64 MB, which takes turns with them (the C memcpy runs in a process "
+         "of its own, on all cores).  A sum reads the 64 MB; a copy reads and writes them.",
+         "- How it runs (src/layout.c, src/cpu/run.c): the reduced axis is taken innermost, "
+         "so the matrix is cut into 4096 segments, one per element of the result, each "
+         "reduced exactly as a whole `sum` of its 4096 elements is (the same blocks, lanes "
+         "and tree: the bits do not depend on the thread count).  A row is contiguous and "
+         "runs in place: axis=1 goes at the pace of the whole reduction.  A column is "
+         "strided: four columns at a time are gathered into a contiguous block, reading "
+         "each row's 16 bytes of them, before the same kernel runs on each; that gather, a "
+         "transpose, is what axis=0 spends its time on.",
+         "- Where axis=0 stands and what would close the gap: NumPy's way for a reduced "
+         "axis outside the kept ones in memory, adding each row into a row of accumulators "
+         "element-wise, reads the matrix once in order.  Done in the kernel with W "
+         "accumulators per column (row r into accumulator r mod W, W columns a vector, "
+         "blocks of RB rows, then the lanes' tree), it gives the bits of the segment "
+         "kernel, so no result would change; it is a second loop shape in the cpu "
+         "target's generator.",
+         "- The machine is a shared 2-core virtual machine with other work running: the "
+         "spreads are wide, and the medians of the runs on both cores suffer most (a "
+         "thread descheduled holds up the call); the single-thread rows and the fastest "
+         "calls say more of the code.  Compare figures of the same run only.", ""]
+    md = load("axis_cpu.md")
+    if md:
+        L += [body(md).strip(), ""]
+    else:
+        L += ["> **Not run yet.** `make bench-axis` writes the table here.", ""]
+    return L
+
+
 def types_section():
     """The narrow types on the cpu target (bench/types_cpu.py, types_cpu.md)
     and on the GPU (bench/gpu_types.py, gpu_types.md)."""
@@ -579,6 +620,7 @@ def main():
     else:
         L += ["> **Not run yet.** `make bench` writes the CPU tables here.", ""]
     L += reductions_cpu_section()
+    L += axes_cpu_section()
     L += ["## GPU", ""]
     if gpu and gpu_md:
         d = gpu.get("device", {})

@@ -216,6 +216,8 @@ static Val check_name(Checker *K, Ast *a) {
       error_at(K->C, off, "'i' is the element index, not an array");
       return bad_val(K, off);
     }
+    if (!K->index_used)
+      K->index_used = true, K->index_off = off;
     return (Val){new_node(K, N_INDEX, JITC_INT64, off), false, false};
   }
   if (is_constant_name(name)) {
@@ -348,8 +350,9 @@ static Val check_call(Checker *K, Ast *a) {
              "value of an assignment, as in 's = %s(...)'%s", name, name,
              op == OP_MIN ? "; for the element-wise minimum use minimum(a, b)"
              : op == OP_MAX ? "; for the element-wise maximum use maximum(a, b)" : "");
-    for (int k = 0; k < a->nargs; k++)
-      check_expr(K, a->args[k]);
+    for (int k = 0; k < a->nargs; k++) /* its axes are not the error */
+      if (a->args[k]->kind != A_KEYWORD && (k == 0 || a->args[k]->kind != A_TUPLE))
+        check_expr(K, a->args[k]);
     return bad_val(K, a->off);
   }
   if (op < 0) {
@@ -418,6 +421,9 @@ static Val check_expr(Checker *K, Ast *a) {
     return check_name(K, a);
   case A_CALL:
     return check_call(K, a);
+  case A_KEYWORD:
+  case A_TUPLE:
+    return misplaced_arg(K, a);
   case A_UNARY: {
     if (a->nargs < 1)
       return bad_val(K, a->off);
@@ -553,16 +559,16 @@ static void check_reduce(Checker *K, AstStmt *s, const char *name, bool ok) {
   Ast *call = s->value;
   OpId op = (OpId)reduction_op(call->name);
   int off = s->kind == S_EXPR ? s->off : s->name_off;
-  if (call->nargs != 1) {
-    error_at(K->C, call->off, "%s() takes 1 argument but %d were given", call->name,
-             call->nargs);
-    for (int k = 0; k < call->nargs; k++)
-      check_expr(K, call->args[k]);
+  Ast *x;
+  const IrAxes *axes;
+  if (!reduce_args(K, call, op, &x, &axes)) {
+    if (x)
+      check_expr(K, x);
     if (ok && !lookup(K, name))
       poison(K, name, SYM_ARRAY, off);
     return;
   }
-  Val v = check_expr(K, call->args[0]);
+  Val v = check_expr(K, x);
   if (!ok)
     return;
   Sym *sym = lookup(K, name);
@@ -599,9 +605,12 @@ static void check_reduce(Checker *K, AstStmt *s, const char *name, bool ok) {
   sym->red_op = op;
   K->dtypes |= 1u << res;
   IrStmt *st = emit(K, IR_REDUCE, sym->slot, convert(K, (Val){v.n, false, false}, in), s->off);
-  if (st)
-    st->op = op;
+  if (!st)
+    return;
+  st->op = op;
+  st->axes = axes;
   K->nreduce++;
+  axes_note(K, K->nstmts - 1, call->off);
 }
 
 /* `c == a + 1` as a whole statement, where `c` is no name the program or
@@ -808,5 +817,6 @@ Program *check(Compiler *C, AstProgram *ast) {
   p->dtypes = K.dtypes;
   p->lang = K.lang;
   p->nlang = K.nlang;
+  axes_finish(&K, p);
   return p;
 }

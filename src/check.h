@@ -57,6 +57,9 @@ typedef struct Checker {
   int nchecks, ccap;
   const char **lang; /* names read as the language's i or constants (Program.lang) */
   int nlang, lcap;
+  int first_reduce; /* 1 + the statement of the first reduction, or 0 */
+  bool index_used;  /* the program reads `i`, first at index_off */
+  int index_off;
   AstProgram *ast; /* for "read before it is assigned" */
   int stmt;        /* index of the statement after the one being checked */
 } Checker;
@@ -95,5 +98,17 @@ Val complex_refused(Checker *K, OpId op, int off, jitc_dtype t, bool call);
 bool complex_converts(Checker *K, jitc_dtype from, jitc_dtype to, int off, const char *into);
 /* NumPy's same-kind casting rule, for in-place operators. */
 bool same_kind(jitc_dtype from, jitc_dtype to);
+
+/* axis.c: a reduction's arguments.  reduce_args reads call (of reduction
+** op): *operand gets its operand, *axes its axes (NULL: none, the whole
+** reduction); false after reporting an error (*operand NULL or the operand
+** to check still).  axes_note checks reduction statement `stmt`, at `off`,
+** against the program's first (one set of axes); axes_finish sets
+** p->by_axis and refuses `i` beside it.  misplaced_arg reports a keyword
+** argument or a tuple where no reduction takes it. */
+bool reduce_args(Checker *K, Ast *call, OpId op, Ast **operand, const IrAxes **axes);
+void axes_note(Checker *K, int stmt, int off);
+void axes_finish(Checker *K, Program *p);
+Val misplaced_arg(Checker *K, const Ast *a);
 
 #endif /* JITC_CHECK_H */

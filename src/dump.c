@@ -64,6 +64,12 @@ static void dump_ast_node(Buf *b, const Ast *a) {
   case A_CALL:
     buf_printf(b, "(call %s%s", a->name, a->nargs ? " " : "");
     break;
+  case A_KEYWORD:
+    buf_printf(b, "(%s= ", a->name);
+    break;
+  case A_TUPLE:
+    buf_printf(b, "(tuple%s", a->nargs ? " " : "");
+    break;
   }
   for (int k = 0; k < a->nargs; k++) {
     if (k)
@@ -185,6 +191,21 @@ static const char *fits_text(const IrParam *pa, char *out, size_t len) {
   return out;
 }
 
+/* " axis=1", " axis=(0,2) keepdims": a reduction's axes as written ("" for
+** the whole one); part of the cache key. */
+static void dump_axes(Buf *b, const IrAxes *ax) {
+  if (ax && ax->given && !ax->tuple)
+    buf_printf(b, " axis=%d", ax->axes[0]);
+  else if (ax && ax->given) {
+    buf_puts(b, " axis=(");
+    for (int k = 0; k < ax->n; k++)
+      buf_printf(b, k ? ",%d" : "%d", ax->axes[k]);
+    buf_puts(b, ax->n == 1 ? ",)" : ")");
+  }
+  if (ax && ax->keepdims)
+    buf_puts(b, " keepdims");
+}
+
 void dump_program(Buf *b, const Program *p) {
   static const char *const roles[] = {"in", "out", "inout", "result"};
   char fits[64];
@@ -198,10 +219,12 @@ void dump_program(Buf *b, const Program *p) {
     const IrStmt *s = &p->stmts[k];
     if (s->kind == IR_LET)
       buf_printf(b, "let t%d: %s = ", s->slot, jitc_dtype_name(p->temps[s->slot]));
-    else if (s->kind == IR_REDUCE)
-      buf_printf(b, "reduce %s = %s:%s over ", p->arrays[s->slot].name, op_info[s->op].name,
+    else if (s->kind == IR_REDUCE) {
+      buf_printf(b, "reduce %s = %s:%s", p->arrays[s->slot].name, op_info[s->op].name,
                  jitc_dtype_name(reduce_acc(s->op, s->value->type)));
-    else
+      dump_axes(b, s->axes);
+      buf_puts(b, " over ");
+    } else
       buf_printf(b, "store %s[i] = ", p->arrays[s->slot].name);
     dump_node(b, p, s->value);
     buf_putc(b, '\n');

@@ -340,11 +340,24 @@ fail:
   return st;
 }
 
-/* A program with reductions on a target that has none. */
+/* A program with reductions on a target that has none, or with reductions
+** over axes on a target without them (refused at the first). */
 static jitc_status refuse_reductions(jitc_context *ctx, const jitc_kernel *k) {
-  if (!k->prog->nreduce || k->target->reduces)
+  const Program *p = k->prog;
+  if (p->nreduce && !k->target->reduces)
+    return ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions",
+                     k->target->name);
+  if (!p->by_axis || k->target->axes)
     return JITC_OK;
-  return ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions", k->target->name);
+  int at = -1;
+  for (int s = 0; s < p->nstmts && at < 0; s++)
+    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].axes)
+      at = p->stmts[s].off;
+  diags_set_name(&ctx->diags, k->source_name);
+  diag_add(&ctx->diags, JITC_E_UNAVAILABLE, k->source, at, "the %s target does not reduce over "
+           "an axis yet; run this program with --target cpu or --target interp",
+           k->target->name);
+  return JITC_E_UNAVAILABLE;
 }
 
 /* The position of the first node of a complex type in n, or -1; *budget
@@ -468,72 +481,6 @@ const jitc_compile_info *jitc_kernel_compile_info(const jitc_kernel *k) {
   return k ? &k->cinfo : NULL;
 }
 
-/* ---- kernel queries ---- */
-
-int jitc_kernel_array_count(const jitc_kernel *k) { return k ? k->prog->narrays : 0; }
-
-jitc_status jitc_kernel_array(const jitc_kernel *k, int index, const char **name,
-                              jitc_role *role, jitc_dtype *dtype) {
-  if (!k || index < 0 || index >= k->prog->narrays)
-    return JITC_E_USAGE;
-  const IrArray *a = &k->prog->arrays[index];
-  if (name)
-    *name = a->name;
-  if (role)
-    *role = a->role;
-  if (dtype)
-    *dtype = a->dtype;
-  return JITC_OK;
-}
-
-int jitc_kernel_scalar_count(const jitc_kernel *k) { return k ? k->prog->nparams : 0; }
-
-jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const char **name,
-                               jitc_dtype *dtype) {
-  if (!k || index < 0 || index >= k->prog->nparams)
-    return JITC_E_USAGE;
-  if (name)
-    *name = k->prog->params[index].name;
-  if (dtype)
-    *dtype = k->prog->params[index].type;
-  return JITC_OK;
-}
-
-const char *jitc_kernel_reduction(const jitc_kernel *k, int index) {
-  if (!k || index < 0 || index >= k->prog->narrays || k->prog->arrays[index].role != JITC_RESULT)
-    return NULL;
-  for (int s = 0; s < k->prog->nstmts; s++) {
-    const IrStmt *st = &k->prog->stmts[s];
-    if (st->kind == IR_REDUCE && st->slot == index)
-      return op_info[st->op].name;
-  }
-  return NULL;
-}
-
-int jitc_kernel_language_name_count(const jitc_kernel *k) { return k ? k->prog->nlang : 0; }
-
-const char *jitc_kernel_language_name(const jitc_kernel *k, int index) {
-  return k && index >= 0 && index < k->prog->nlang ? k->prog->lang[index] : NULL;
-}
-
-int jitc_kernel_find_array(const jitc_kernel *k, const char *name) {
-  for (int j = 0; k && name && j < k->prog->narrays; j++)
-    if (!strcmp(k->prog->arrays[j].name, name))
-      return j;
-  return -1;
-}
-
-int jitc_kernel_uses_dtype(const jitc_kernel *k, jitc_dtype t) {
-  return k && (unsigned)t < JITC_NDTYPES && (k->prog->dtypes >> t & 1u);
-}
-
-int jitc_kernel_find_scalar(const jitc_kernel *k, const char *name) {
-  for (int j = 0; k && name && j < k->prog->nparams; j++)
-    if (!strcmp(k->prog->params[j].name, name))
-      return j;
-  return -1;
-}
-
 /* ---- running ---- */
 
 /* Over zero elements, a reduction without an identity (min, max, argmin,
@@ -622,7 +569,8 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
                        "%lld %s", p->arrays[j].name, (long long)b->n, jitc_dtype_name(b->dtype),
                        (long long)need, jitc_dtype_name(p->arrays[j].dtype));
   }
-  if (n == 0 && p->nreduce) {
+  /* Over axes, a reduced axis of extent 0, even where the results are empty. */
+  if (p->nreduce && (on->L && on->L->axes ? on->L->seg == 0 : n == 0)) {
     jitc_status st = check_empty(ctx, k);
     if (st)
       return st;
@@ -638,7 +586,10 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
     st = run_device(ctx, k, n, on, slots);
   } else if (!st) {
     double t0 = now_ms();
-    if (on->L)
+    if (on->L && on->L->axes && n == 0) /* empty segments: the identities */
+      for (int64_t g = 0; g < on->L->nseg; g++)
+        reduce_segment(p, 0, NULL, 0, on->L, g);
+    else if (on->L)
       st = k->target->run_layout ? k->target->run_layout(ctx, k, on->L, slots, info)
                                  : ctx_error(ctx, JITC_E_USAGE, "target %s runs over contiguous "
                                              "arrays only; copy the strided or broadcast ones "
@@ -656,6 +607,44 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
   return st;
 }
 
+static jitc_status run_arrays(jitc_context *ctx, const jitc_kernel *k, const jitc_array *arrays,
+                              const jitc_value *scalars, jitc_run_info *info);
+
+/* jitc_run() of a program reducing over axes: a run over arrays of shape
+** (n,), each result of the one element its reduction gives them. */
+static jitc_status run_flat_axes(jitc_context *ctx, const jitc_kernel *k, int64_t n,
+                                 void *const *arrays, const jitc_value *scalars,
+                                 jitc_run_info *info) {
+  const Program *p = k->prog;
+  if (n < 0)
+    return ctx_error(ctx, JITC_E_USAGE, "negative element count %lld", (long long)n);
+  if (p->narrays && !arrays)
+    return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
+  jitc_array *A = calloc((size_t)p->narrays + 1, sizeof *A + sizeof(int64_t));
+  if (!A)
+    return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
+  int64_t *rshape = (int64_t *)(void *)(A + p->narrays + 1);
+  const int64_t flat[1] = {n};
+  bool red[1];
+  jitc_status st = axes_resolve(ctx, p, 1, red);
+  for (int j = 0; j < p->narrays && !st; j++) {
+    A[j] = (jitc_array){arrays[j], 1, flat, NULL};
+    if (p->arrays[j].role != JITC_RESULT)
+      continue;
+    axes_result_shape(p, j, 1, flat, red, &A[j].ndim, &rshape[j]);
+    A[j].shape = &rshape[j];
+    if (A[j].ndim && rshape[j] > 1)
+      st = ctx_error(ctx, JITC_E_USAGE, "result '%s' keeps an axis of %lld elements of the "
+                     "arrays of shape (%lld,), and a run over n elements writes one element "
+                     "per result: run it with jitc_run_arrays", p->arrays[j].name,
+                     (long long)rshape[j], (long long)n);
+  }
+  if (!st)
+    st = run_arrays(ctx, k, A, scalars, info);
+  free(A);
+  return st;
+}
+
 jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const jitc_value *scalars, jitc_run_info *info) {
   if (!ctx || !k)
@@ -664,17 +653,10 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
   ** context's kernels from several threads do not race here. */
   if (ctx->diags.n || ctx->diags.text.s)
     diags_clear(&ctx->diags);
+  if (k->prog->by_axis)
+    return run_flat_axes(ctx, k, n, arrays, scalars, info);
   RunOn on = {.arrays = arrays};
   return run_common(ctx, k, n, &on, scalars, info);
-}
-
-jitc_status jitc_broadcast_shape(jitc_context *ctx, const jitc_kernel *k,
-                                 const jitc_array *arrays, int *ndim, int64_t *shape) {
-  if (!ctx || !k || !ndim || !shape || (!arrays && k->prog->narrays))
-    return JITC_E_USAGE;
-  if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
-    diags_clear(&ctx->diags);
-  return layout_broadcast(ctx, k->prog, arrays, ndim, shape);
 }
 
 /* The arrays' layout (layout.c); where every array is one contiguous run,
@@ -685,12 +667,17 @@ jitc_status jitc_run_arrays(jitc_context *ctx, const jitc_kernel *k, const jitc_
     return JITC_E_USAGE;
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
+  return run_arrays(ctx, k, arrays, scalars, info);
+}
+
+static jitc_status run_arrays(jitc_context *ctx, const jitc_kernel *k, const jitc_array *arrays,
+                              const jitc_value *scalars, jitc_run_info *info) {
   Layout L;
   bool contig;
   jitc_status st = layout_new(ctx, k->prog, arrays, &L, &contig);
   if (st)
     return st;
-  RunOn on = {.arrays = L.bases, .L = contig ? NULL : &L};
+  RunOn on = {.arrays = L.bases, .L = contig && !L.axes ? NULL : &L};
   st = run_common(ctx, k, L.n, &on, scalars, info);
   layout_free(&L);
   return st;

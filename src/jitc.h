@@ -342,6 +342,17 @@ JITC_API jitc_status jitc_kernel_scalar(const jitc_kernel *k, int index, const c
 ** sums, a mean from sums and counts) needs it; the role alone does not say. */
 JITC_API const char *jitc_kernel_reduction(const jitc_kernel *k, int index);
 
+/* The axes of the reduction that writes array `index` (role JITC_RESULT),
+** as the program gives them (`sum(x, axis=(0, -1), keepdims=True)`):
+** *naxes of them in axes[] (room for JITC_MAXDIMS; a negative axis counts
+** from the end of the broadcast shape), or *naxes = -1 for a reduction over
+** every axis (no axis argument); *keepdims is 1 when the reduced axes stay
+** in the result's shape as extents of 1.  A reduction without either is
+** over every element into one value of shape ().  JITC_E_USAGE when the
+** array is not a result; each out pointer may be NULL. */
+JITC_API jitc_status jitc_kernel_reduction_axes(const jitc_kernel *k, int index, int *naxes,
+                                                int *axes, int *keepdims);
+
 /* The names the program reads with the language's meaning because no
 ** array or scalar of that name was declared: the element index `i` and the
 ** constants `pi`, `inf`, `nan`, `true`, `false` (not `True` and `False`,
@@ -396,7 +407,9 @@ JITC_API void jitc_free(void *p);
 **
 ** Reductions: an array of role JITC_RESULT (`s` in `s = sum(a * b)`) is
 ** one element of its dtype, never NULL, even when n is 0: the run writes
-** the reduction of all n elements there (NumPy's result type: sum of int32
+** the reduction of all n elements there (a reduction over axes runs as
+** over arrays of shape (n,): axis 0 or -1 is every element, and a result
+** of more than one element needs jitc_run_arrays()) (NumPy's result type: sum of int32
 ** is int64, mean of integers float64, argmax int64, any and all bool).
 ** Over n == 0, sum is 0, prod 1, any false, all true and mean NaN; min, max,
 ** argmin and argmax have no value and the run fails with JITC_E_PROGRAM,
@@ -438,15 +451,35 @@ typedef struct jitc_array {
 JITC_API jitc_status jitc_broadcast_shape(jitc_context *ctx, const jitc_kernel *k,
                                           const jitc_array *arrays, int *ndim, int64_t *shape);
 
+/* The shape of kernel array `index` in a run over the inputs of arrays[]
+** (read as jitc_broadcast_shape() reads them): an output or an array
+** updated in place has the broadcast shape; a reduction's result (role
+** JITC_RESULT) the shape () of one element, or, over axes, the broadcast
+** shape without its reduced axes (with extents of 1 for them under
+** keepdims: NumPy's np.sum(x, axis=..., keepdims=...)); an input the shape
+** arrays[index] gives it.  Errors as jitc_broadcast_shape()'s, and
+** JITC_E_INPUT for an axis out of bounds for the broadcast shape (NumPy's
+** AxisError) or two axes naming one, the message naming the reduction. */
+JITC_API jitc_status jitc_array_shape(jitc_context *ctx, const jitc_kernel *k,
+                                      const jitc_array *arrays, int index, int *ndim,
+                                      int64_t *shape);
+
 /* jitc_run() over arrays of any shape: arrays[j] is array j in the
 ** kernel's order.  Inputs broadcast to the shape jitc_broadcast_shape()
 ** gives; an output or in-place array has exactly that shape, and writes no
 ** element twice (no zero stride on an axis longer than 1); a JITC_RESULT
-** array is the address of one element (ndim 0).  Written arrays must not
-** overlap other arrays in memory, except an output whose elements are the
-** same as an input's, as NumPy allows (`a = a * 2`).  The element index `i`
-** is the element's position in C order in the broadcast shape.  Errors as
-** jitc_run()'s, and JITC_E_INPUT for shapes that do not fit. */
+** array has the shape jitc_array_shape() gives (ndim 0 for a reduction
+** over every element; over axes, any strides, each element written once).
+** Written arrays must not overlap other arrays in memory, except an output
+** whose elements are the same as an input's, as NumPy allows (`a = a * 2`);
+** a result over axes overlaps none.  The element index `i` is the
+** element's position in C order in the broadcast shape.  Reductions over
+** axes reduce each segment of the broadcast shape (the elements that give
+** one element of the results) as jitc_run() reduces all n, with the same
+** determinism; argmin and argmax give the index along the axis; over a
+** reduced axis of extent 0, min, max, argmin and argmax fail with
+** JITC_E_PROGRAM as over n == 0.  Errors as jitc_run()'s, and JITC_E_INPUT
+** for shapes that do not fit. */
 JITC_API jitc_status jitc_run_arrays(jitc_context *ctx, const jitc_kernel *k,
                                      const jitc_array *arrays, const jitc_value *scalars,
                                      jitc_run_info *info);

@@ -275,7 +275,9 @@ typedef enum AstKind {
   A_INDEX,  /* name[i] */
   A_UNARY,  /* op (OP_NEG, OP_INVERT) or pos (+x: op == -1) on args[0] */
   A_BINARY, /* op on args[0], args[1] */
-  A_CALL    /* name(args...) */
+  A_CALL,   /* name(args...): positional ones, then A_KEYWORD ones */
+  A_KEYWORD, /* name=args[0], an argument of a call (a reduction's axis, keepdims) */
+  A_TUPLE   /* (args...): a reduction's axes */
 } AstKind;
 
 typedef struct Ast {
@@ -363,12 +365,27 @@ typedef enum IrStmtKind {
                (reduce_result) */
 } IrStmtKind;
 
+/* The axes of a reduction, as its call gives them (sum(x, axis=(0, 2),
+** keepdims=True)); what they mean for a shape is axis.c's.  `given`: an
+** axis argument (else every axis, as without one); axes[0..n) as written,
+** negative ones counting from the end, distinct, each in
+** (-JITC_MAXDIMS, JITC_MAXDIMS); `tuple`: written as a tuple (a 0-d array
+** takes axis=0 and axis=-1, but not (0,), as NumPy's); `keepdims`: the
+** reduced axes stay in the result's shape as extents of 1. */
+typedef struct IrAxes {
+  bool given, tuple, keepdims;
+  int n;
+  int axes[JITC_MAXDIMS];
+} IrAxes;
+
 typedef struct IrStmt {
   IrStmtKind kind;
   int slot;
   Node *value;
   int off;
   OpId op; /* IR_REDUCE: the reduction (an op of kind K_REDUCE) */
+  const IrAxes *axes; /* IR_REDUCE: over axes, or NULL: over every element
+                         into one value of shape () (no axis, no keepdims) */
 } IrStmt;
 
 typedef struct IrArray {
@@ -411,6 +428,8 @@ typedef struct Program {
   IrCheck *checks;
   int nchecks;
   int nreduce;     /* IR_REDUCE statements */
+  bool by_axis;    /* some reduction has axes: every reduction reduces over
+                      the same set of axes, and `i` is not read (axis.c) */
   unsigned dtypes; /* bit t: some value has dtype t (folded ones too) */
   const char **lang; /* the names read as the language's `i` or constants, that a
                         declaration would have taken over (jitc_kernel_language_name) */
@@ -489,6 +508,22 @@ void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out);
 ** array (arrays[slot]); part NULL: the identity, for n == 0. */
 void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nblocks,
                     void *const *arrays);
+typedef struct Layout Layout; /* layout.c */
+/* reduce_results() for segment s of L (Layout.axes), of seg elements, into
+** the results' elements of s (layout_result). */
+void reduce_segment(const Program *p, int64_t seg, const Partial *part, int64_t nblocks,
+                    const Layout *L, int64_t s);
+
+/* axis.c: the axes of p's reductions for a broadcast shape of nd
+** dimensions: red[d] says axis d is reduced (they share one set; none
+** without reductions), or NumPy's AxisError and duplicate-axis errors
+** (JITC_E_INPUT, naming the reduction and its result).  axes_result_shape:
+** the shape of result array j for that shape: () for a whole reduction,
+** else the shape without the reduced axes, or with extents of 1 for them
+** under keepdims. */
+jitc_status axes_resolve(jitc_context *ctx, const Program *p, int nd, bool *red);
+void axes_result_shape(const Program *p, int j, int nd, const int64_t *shape, const bool *red,
+                       int *rnd, int64_t *rshape);
 
 /* split.c: cuts the statements into groups of about `budget` nodes each:
 ** group g is statements [start[g], start[g + 1]) (start has nstmts + 2
@@ -580,9 +615,17 @@ typedef struct LayoutArray {
   int64_t zrun;     /* one element repeats in runs of this many (inner axes
                        of stride 0: a broadcast column, a 0-d array); 0 when
                        the last axis steps */
+  int64_t *kstrides; /* with axes, a result's: kdim steps over the segments */
+  bool kept;         /* such a result: addressed by segment alone (its strides
+                        in the flat frame are not kept, nor coalesced over) */
 } LayoutArray;
 
-typedef struct Layout {
+/* With reductions over axes (Program.by_axis), the reduced axes are taken
+** innermost, after the kept ones, so that k runs segment after segment:
+** segment s is elements [s * seg, (s + 1) * seg), the reduced axes' elements
+** in C order, and its reductions give element s, in C order in the kept
+** axes, of each result (layout_result). */
+struct Layout {
   int ndim;          /* >= 1 */
   int64_t n;         /* elements */
   int64_t *shape;    /* ndim extents */
@@ -593,8 +636,12 @@ typedef struct Layout {
                         it: layout_gather moves blocks of whole rows of it a
                         column at a time, so a target's blocks should hold
                         several rows */
+  bool axes;         /* segments (above): n == seg * nseg */
+  int64_t seg, nseg;
+  int kdim;          /* the kept axes, coalesced over the results */
+  int64_t *kshape;
   void *mem;         /* what layout_free frees */
-} Layout;
+};
 
 /* The broadcast shape of the inputs (jitc_broadcast_shape), with the error
 ** NumPy gives. */
@@ -614,6 +661,8 @@ bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at);
 /* Copies elements [lo, lo + m) of array j to dst (contiguous), or from src. */
 void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst);
 void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src);
+/* With L->axes: the address of result array j's element of segment s. */
+char *layout_result(const Layout *L, int j, int64_t s);
 
 /* ===================================================================== */
 /* Targets                                                                */
@@ -658,6 +707,9 @@ typedef struct Target {
                              jitc_run_info *info);
   /* Whether run, run_buffers and run_device compute IR_REDUCE statements. */
   bool reduces;
+  /* Whether run_layout computes reductions over axes (Program.by_axis,
+  ** Layout.axes); a program with them is refused before compile otherwise. */
+  bool axes;
   /* Whether it compiles programs with complex64 or complex128 values (a
   ** program with them is refused before compile and emit otherwise). */
   bool complex;

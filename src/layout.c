@@ -105,8 +105,10 @@ static bool meet(const Layout *L, int a, int b) {
   for (int q = 0; q < 2; q++) {
     const LayoutArray *x = &L->a[q ? b : a];
     int64_t l = 0, h = 0;
-    for (int d = 0; d < L->ndim; d++) {
-      int64_t span = x->strides[d] * (L->shape[d] - 1);
+    int nd = x->kept ? L->kdim : L->ndim;
+    for (int d = 0; d < nd; d++) {
+      int64_t span = x->kept ? x->kstrides[d] * (L->kshape[d] - 1)
+                             : x->strides[d] * (L->shape[d] - 1);
       if (span < 0) l += span;
       else h += span;
     }
@@ -140,6 +142,100 @@ static jitc_status check_written(jitc_context *ctx, const IrArray *a, const jitc
                    shape_text(s2, sizeof s2, nd, shape));
 }
 
+/* The reduction giving result array j, for messages. */
+static const char *reduction_name(const Program *p, int j) {
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].slot == j)
+      return op_info[p->stmts[s].op].name;
+  return "?";
+}
+
+/* Checks result array j of a program reducing over axes (red[d]: axis d of
+** the broadcast shape is reduced) against the shape its reduction gives,
+** and sets its steps in the broadcast frame: 0 along the reduced axes. */
+static jitc_status result_frame(jitc_context *ctx, const Program *p, int j, const jitc_array *x,
+                                int nd, const int64_t *shape, const bool *red, LayoutArray *la) {
+  const IrArray *a = &p->arrays[j];
+  jitc_status st = check_shape(ctx, a, x);
+  if (st) return st;
+  int rnd;
+  int64_t rshape[JITC_MAXDIMS];
+  axes_result_shape(p, j, nd, shape, red, &rnd, rshape);
+  bool ok = x->ndim == rnd;
+  for (int d = 0; ok && d < rnd; d++) ok = x->shape[d] == rshape[d];
+  if (!ok) {
+    char s1[160], s2[160], s3[160];
+    return ctx_error(ctx, JITC_E_INPUT, "result '%s' has shape %s; %s() over the broadcast "
+                     "shape %s gives shape %s", a->name, shape_text(s1, sizeof s1, x->ndim,
+                     x->shape), reduction_name(p, j), shape_text(s2, sizeof s2, nd,
+                     shape), shape_text(s3, sizeof s3, rnd, rshape));
+  }
+  int64_t rs[JITC_MAXDIMS], c = (int64_t)la->esize;
+  for (int e = rnd - 1; e >= 0; e--) {
+    rs[e] = x->strides ? x->strides[e] : c;
+    c *= rshape[e] ? rshape[e] : 1;
+  }
+  bool keep = rnd == nd && nd > 0, empty = false;
+  for (int d = 0; d < rnd; d++) empty |= rshape[d] == 0;
+  for (int d = 0, e = 0; d < nd; d++) {
+    bool has = keep || !red[d]; /* the result has an axis for d */
+    la->strides[d] = red[d] || rshape[e] == 1 ? 0 : rs[e];
+    if (!red[d] && rshape[e] > 1 && rs[e] == 0 && !empty)
+      return ctx_error(ctx, JITC_E_INPUT, "result '%s' repeats one element along its axis %d "
+                       "(stride 0): an element would be written %lld times", a->name, e,
+                       (long long)rshape[e]);
+    e += has;
+  }
+  return JITC_OK;
+}
+
+/* Takes the reduced axes (red[d]) innermost, each group in its order, so
+** that k runs segment after segment (Layout), and sets the results' kept
+** frame, coalesced. */
+static jitc_status take_inner(jitc_context *ctx, const Program *p, Layout *L, const bool *red) {
+  int nd = L->ndim, order[JITC_MAXDIMS], nk = 0;
+  for (int d = 0; d < nd; d++)
+    if (!red[d]) order[nk++] = d;
+  for (int d = 0, k = nk; d < nd; d++)
+    if (red[d]) order[k++] = d;
+  int64_t t[JITC_MAXDIMS];
+  for (int j = -1; j < L->narrays; j++) {
+    int64_t *v = j < 0 ? L->shape : L->a[j].strides;
+    for (int d = 0; d < nd; d++) t[d] = v[order[d]];
+    memcpy(v, t, (size_t)nd * sizeof *t);
+  }
+  L->axes = true;
+  L->seg = L->nseg = 1;
+  for (int d = 0; d < nd; d++)
+    if (__builtin_mul_overflow(d < nk ? L->nseg : L->seg, L->shape[d], d < nk ? &L->nseg : &L->seg))
+      return ctx_error(ctx, JITC_E_USAGE, "the broadcast shape has more than 2^63 elements");
+  int kd = 0;
+  for (int d = 0; d < nk; d++) {
+    if (L->shape[d] == 1) continue;
+    bool merge = kd > 0;
+    for (int j = 0; j < L->narrays && merge; j++)
+      merge = p->arrays[j].role != JITC_RESULT ||
+              L->a[j].kstrides[kd - 1] == L->a[j].strides[d] * L->shape[d];
+    if (merge) L->kshape[kd - 1] *= L->shape[d];
+    else L->kshape[kd++] = L->shape[d];
+    for (int j = 0; j < L->narrays; j++)
+      if (p->arrays[j].role == JITC_RESULT) L->a[j].kstrides[kd - 1] = L->a[j].strides[d];
+  }
+  L->kdim = kd;
+  for (int j = 0; j < L->narrays; j++) L->a[j].kept = p->arrays[j].role == JITC_RESULT;
+  return JITC_OK;
+}
+
+char *layout_result(const Layout *L, int j, int64_t s) {
+  const LayoutArray *x = &L->a[j];
+  int64_t off = 0;
+  for (int d = L->kdim - 1; d >= 0; d--) {
+    off += s % L->kshape[d] * x->kstrides[d];
+    s /= L->kshape[d];
+  }
+  return x->base + off;
+}
+
 /* Drops the axes of extent 1 and merges the ones every array steps over
 ** alike; L->ndim >= 1 after. */
 static void coalesce(Layout *L) {
@@ -159,7 +255,7 @@ static void coalesce(Layout *L) {
   for (int d = 1; d < nd; d++) {
     bool merge = true;
     for (int j = 0; j < L->narrays && merge; j++)
-      merge = L->a[j].strides[out] == L->a[j].strides[d] * L->shape[d];
+      merge = L->a[j].kept || L->a[j].strides[out] == L->a[j].strides[d] * L->shape[d];
     if (merge) {
       L->shape[out] *= L->shape[d];
       for (int j = 0; j < L->narrays; j++) L->a[j].strides[out] = L->a[j].strides[d];
@@ -177,7 +273,9 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
   memset(L, 0, sizeof *L);
   int nd;
   int64_t shape[JITC_MAXDIMS];
+  bool red[JITC_MAXDIMS];
   jitc_status st = layout_broadcast(ctx, p, arrays, &nd, shape);
+  if (!st && p->by_axis) st = axes_resolve(ctx, p, nd, red);
   if (st) return st;
   int64_t n = 1;
   for (int d = 0; d < nd; d++)
@@ -185,13 +283,14 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
       return ctx_error(ctx, JITC_E_USAGE, "the broadcast shape has more than 2^63 elements");
   int na = p->narrays, dims = nd ? nd : 1;
   size_t bytes = (size_t)na * (sizeof(LayoutArray) + sizeof(void *)) +
-                 (size_t)dims * sizeof(int64_t) * (size_t)(na + 1);
+                 (size_t)dims * sizeof(int64_t) * (size_t)(2 * na + 2);
   char *mem = calloc(1, bytes ? bytes : 1);
   if (!mem) return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
   L->mem = mem;
   L->a = (LayoutArray *)mem;
   L->shape = (int64_t *)(mem + (size_t)na * sizeof(LayoutArray));
-  L->bases = (void **)(void *)(L->shape + (size_t)dims * (size_t)(na + 1));
+  L->bases = (void **)(void *)(L->shape + (size_t)dims * (size_t)(2 * na + 2));
+  L->kshape = L->shape + (size_t)dims * (size_t)(na + 1);
   L->narrays = na;
   L->ndim = nd;
   L->n = n;
@@ -201,6 +300,7 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     const jitc_array *x = &arrays[j];
     LayoutArray *la = &L->a[j];
     la->strides = L->shape + (size_t)dims * (size_t)(j + 1);
+    la->kstrides = L->kshape + (size_t)dims * (size_t)(j + 1);
     la->base = x->data;
     L->bases[j] = x->data;
     la->esize = jitc_dtype_size(a->dtype);
@@ -211,8 +311,9 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
       else if ((uintptr_t)x->data % la->esize)
         st = ctx_error(ctx, JITC_E_USAGE, "array '%s' is not aligned to its element size",
                        a->name);
+      if (!st && p->by_axis) st = result_frame(ctx, p, j, x, nd, shape, red, la);
       if (st) break;
-      continue; /* a frame of zero steps: never gathered */
+      continue; /* never gathered: its elements are written by the reductions */
     }
     if (la->written) st = check_written(ctx, a, x, nd, shape);
     if (st) break;
@@ -233,8 +334,12 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     return st;
   }
   L->ndim = nd;
+  if (p->by_axis && (st = take_inner(ctx, p, L, red))) {
+    layout_free(L);
+    return st;
+  }
   coalesce(L);
-  *contig = true;
+  *contig = !p->by_axis; /* segments: run_layout, always */
   for (int j = 0; j < na; j++) {
     LayoutArray *la = &L->a[j];
     la->zrun = 0;
@@ -256,11 +361,15 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
       L->transposed = true;
   }
   /* A written array overlapping another is refused unless both are the
-  ** same elements (each block gathers every input before it scatters). */
+  ** same elements (each block gathers every input before it scatters).
+  ** A result over axes is written as its segments end: it may overlap no
+  ** other array. */
   for (int j = 0; j < na && n; j++) {
-    if (!L->a[j].written) continue;
+    bool result = p->arrays[j].role == JITC_RESULT;
+    if (!L->a[j].written && !(result && p->by_axis)) continue;
     for (int q = 0; q < na; q++) {
-      if (q == j || p->arrays[q].role == JITC_RESULT || !meet(L, j, q) || same(L, j, q))
+      bool rq = p->arrays[q].role == JITC_RESULT;
+      if (q == j || (rq && !p->by_axis) || !meet(L, j, q) || (!result && !rq && same(L, j, q)))
         continue;
       st = ctx_error(ctx, JITC_E_INPUT, "arrays '%s' and '%s' overlap in memory, and '%s' is "
                      "written: an element would be read after it was overwritten",

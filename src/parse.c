@@ -150,8 +150,70 @@ static Ast *binary_level(Parser *P, Prec prec, Ast *(*operand)(Parser *)) {
   return lhs;
 }
 
-/* primary = NUMBER | NAME | NAME "[" "i" "]" | NAME "(" [ expr { "," expr } [ "," ] ] ")"
-**         | "(" expr ")" ; */
+/* paren = "(" [ expr [ "," [ expr { "," expr } [ "," ] ] ] ] ")" ;  after the
+** "(" at t: (e) is e; (), (e,) and (e, f) are tuples, which the checker
+** takes only as a reduction's axes. */
+static Ast *paren(Parser *P, Token *t) {
+  if (is(P, ")") || !is(P, ",")) {
+    Ast *first = is(P, ")") ? NULL : expr(P);
+    if (first && !is(P, ",")) {
+      expect(P, ")");
+      first->paren = true;
+      return first;
+    }
+    Ast *args[JITC_MAXDIMS + 1];
+    int n = 0;
+    if (first) {
+      args[n++] = first;
+      consume(P, ",");
+      while (!is(P, ")") && P->tok->kind != TK_EOF && P->tok->kind != TK_NEWLINE) {
+        Ast *e = expr(P);
+        if (n <= JITC_MAXDIMS)
+          args[n++] = e;
+        else
+          syntax_error(P, e->off, "a tuple of more than %d elements", JITC_MAXDIMS);
+        if (!consume(P, ","))
+          break;
+      }
+    }
+    expect(P, ")");
+    Ast *a = new_ast(P, A_TUPLE, t->off);
+    a->args = arena_alloc(P->C->arena, (size_t)(n ? n : 1) * sizeof(Ast *));
+    if (a->args) {
+      a->nargs = n;
+      memcpy(a->args, args, (size_t)n * sizeof(Ast *));
+    }
+    for (int k = 0; k < a->nargs; k++)
+      if (args[k]->depth + 1 > a->depth)
+        a->depth = args[k]->depth + 1;
+    return a;
+  }
+  syntax_error(P, P->tok->off, "expected an expression but found ','");
+  return new_ast(P, A_INT, t->off);
+}
+
+/* arg = [ NAME "=" ] expr ;  a keyword argument (axis=, keepdims=) is an
+** A_KEYWORD of one operand, which the checker takes only in a reduction. */
+static Ast *call_arg(Parser *P) {
+  Token *t = P->tok;
+  if (t->kind == TK_NAME && tok_is(P->C, t + 1, "=")) {
+    P->tok += 2;
+    Ast *a = new_ast(P, A_KEYWORD, t->off);
+    a->name = tok_name(P, t);
+    a->args = arena_alloc(P->C->arena, sizeof(Ast *));
+    Ast *value = expr(P);
+    if (a->args) {
+      a->args[0] = value;
+      a->nargs = 1;
+    }
+    a->depth = value->depth + 1;
+    return a;
+  }
+  return expr(P);
+}
+
+/* primary = NUMBER | NAME | NAME "[" "i" "]" | NAME "(" [ arg { "," arg } [ "," ] ] ")"
+**         | paren ; */
 static Ast *primary(Parser *P) {
   Token *t = P->tok;
   if (t->kind == TK_INT || t->kind == TK_FLOAT || t->kind == TK_IMAG) {
@@ -162,12 +224,8 @@ static Ast *primary(Parser *P) {
     a->fval = t->fval;
     return a;
   }
-  if (consume(P, "(")) {
-    Ast *a = expr(P);
-    expect(P, ")");
-    a->paren = true;
-    return a;
-  }
+  if (consume(P, "("))
+    return paren(P, t);
   if (t->kind == TK_NAME) {
     if (tok_is(P->C, t, "not")) {
       syntax_error(P, t->off, "'not' is not an operator; use '~' (logical on bool)");
@@ -200,8 +258,13 @@ static Ast *primary(Parser *P) {
       a->name = name;
       Ast *args[16];
       int n = 0;
+      bool keywords = false;
       while (!is(P, ")") && P->tok->kind != TK_EOF && P->tok->kind != TK_NEWLINE) {
-        Ast *arg = expr(P);
+        Ast *arg = call_arg(P);
+        if (arg->kind == A_KEYWORD)
+          keywords = true;
+        else if (keywords)
+          syntax_error(P, arg->off, "a positional argument follows a keyword argument");
         if (n < 16)
           args[n] = arg;
         n++;

@@ -306,3 +306,18 @@ void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nb
     r++;
   }
 }
+
+void reduce_segment(const Program *p, int64_t seg, const Partial *part, int64_t nblocks,
+                    const Layout *L, int64_t s) {
+  int r = 0;
+  for (int k = 0; k < p->nstmts; k++) {
+    const IrStmt *st = &p->stmts[k];
+    if (st->kind != IR_REDUCE) continue;
+    jitc_dtype in = st->value->type;
+    Partial acc = reduce_tree(st->op, in, part ? part + r * nblocks : NULL, part ? nblocks : 0);
+    ParamSlot v; /* then copied: a result's element may be unaligned (a record's field) */
+    reduce_finish(st->op, in, acc, seg, &v);
+    memcpy(layout_result(L, st->slot, s), &v, jitc_dtype_size(p->arrays[st->slot].dtype));
+    r++;
+  }
+}

@@ -140,6 +140,8 @@ static const char *check_node(Validator *V, const Node *n) {
   case N_CONST:
     return NULL;
   case N_INDEX:
+    if (p->by_axis)
+      return "the element index beside a reduction over axes";
     return n->type == JITC_INT64 ? NULL : "index not int64";
   case N_LOAD:
     if (n->slot < 0 || n->slot >= p->narrays || p->arrays[n->slot].dtype != n->type)
@@ -243,9 +245,48 @@ static const char *check_expr(Validator *V, const Node *root) {
   return NULL;
 }
 
+/* A reduction's axes (IrAxes): distinct axes in range, one for argmin and
+** argmax, the same set as the program's first reduction, and
+** Program.by_axis set where some reduction has axes. */
+static const char *check_axes(const Program *p, const IrStmt *st) {
+  const IrAxes *ax = st->axes;
+  if (ax && (!p->by_axis || ax->n < 0 || ax->n > JITC_MAXDIMS || (!ax->given && ax->n) ||
+             (!ax->given && !ax->keepdims) || (ax->given && !ax->tuple && ax->n != 1)))
+    return "axes of a malformed shape, or without by_axis";
+  if (ax && ax->tuple && (st->op == OP_ARGMIN || st->op == OP_ARGMAX))
+    return "a tuple of axes for argmin or argmax";
+  for (int k = 0; ax && k < ax->n; k++) {
+    if (ax->axes[k] <= -JITC_MAXDIMS || ax->axes[k] >= JITC_MAXDIMS)
+      return "an axis out of every shape's bounds";
+    for (int q = 0; q < k; q++)
+      if (ax->axes[q] == ax->axes[k])
+        return "an axis given twice";
+  }
+  const IrStmt *first = st;
+  for (int s = 0; s < p->nstmts; s++)
+    if (p->stmts[s].kind == IR_REDUCE) {
+      first = &p->stmts[s];
+      break;
+    }
+  const IrAxes *fx = first->axes;
+  bool g1 = fx && fx->given, g2 = ax && ax->given;
+  if (g1 != g2 || (g1 && fx->n != ax->n))
+    return "reductions over different sets of axes";
+  for (int k = 0; g1 && k < ax->n; k++) {
+    bool found = false;
+    for (int q = 0; q < fx->n; q++)
+      found |= fx->axes[q] == ax->axes[k];
+    if (!found)
+      return "reductions over different sets of axes";
+  }
+  return NULL;
+}
+
 static const char *check_stmt(Validator *V, const IrStmt *st) {
   const Program *p = V->p;
   const char *why = check_expr(V, st->value);
+  if (!why && st->kind != IR_REDUCE && st->axes)
+    why = "axes on a statement that does not reduce";
   if (why || V->oom)
     return why;
   switch (st->kind) {
@@ -278,6 +319,8 @@ static const char *check_stmt(Validator *V, const IrStmt *st) {
       return "result array not of the reduction's result type";
     if (V->stored[st->slot])
       return "result reduced twice";
+    if ((why = check_axes(V->p, st)))
+      return why;
     V->stored[st->slot] = true;
     return NULL;
   }
@@ -321,6 +364,11 @@ jitc_status validate_program(jitc_context *ctx, const Program *p) {
           why = "a result array that no reduction writes";
       if (!why && nreduce != p->nreduce)
         why = "nreduce differs from the reductions' count";
+      bool axes = false;
+      for (int s = 0; s < p->nstmts; s++)
+        axes |= p->stmts[s].kind == IR_REDUCE && p->stmts[s].axes;
+      if (!why && axes != p->by_axis)
+        why = "by_axis without a reduction over axes";
     }
     /* The weak expressions to evaluate before each run: every temporary
     ** has its value by then. */

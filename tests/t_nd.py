@@ -30,10 +30,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reduce_lib as RL  # noqa: E402
 
 RL.under_sanitizers("nd")
+import nd_lib as ND  # noqa: E402
+from nd_lib import same  # noqa: E402
+
 warnings.simplefilter("ignore")
-MAXDIMS = 64
-
-
 L = RL.lib()
 L.jitc_target_available.argtypes = [C.c_void_p, C.c_int]
 passed = failed = 0
@@ -68,84 +68,22 @@ def fail(name, why):
     print(f"FAIL nd.{name}: {why}", flush=True)
 
 
-class Run:
-    """A context running programs with jitc_run_arrays."""
-
-    def __init__(self):
-        self.r = RL.Runner()
-
-    def run(self, prog, inputs, target, outs=None):
-        return self.r.run_arrays(prog, inputs, target, outs)
-
-
-def same(x, y):
-    """Equal values and shapes, NaN equal to NaN, -0.0 apart from 0.0."""
-    x, y = np.asarray(x), np.asarray(y)
-    if x.shape != y.shape or x.dtype != y.dtype:
-        return False
-    if x.dtype.kind == "f":
-        return bool(np.all((x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))))
-    return bool(np.array_equal(x, y))
-
-
 rng = np.random.default_rng(21)
 
 
 def random_shape(nd, size_max=400):
-    shape = []
-    for _ in range(nd):
-        shape.append(int(rng.choice([1, 1, 2, 3, 4, 5, 7, 8, 16])))
-    while np.prod(shape, dtype=np.int64) > size_max:
-        shape[int(rng.integers(nd))] = 1
-    return tuple(shape)
+    return ND.random_shape(rng, nd, size_max)
 
 
 def view_of(shape, dtype):
-    """An array of `shape` that is some view: steps, reversal, transpose,
-    Fortran order, record field, unaligned, or contiguous."""
-    kind = rng.integers(7)
-    def fill(a):
-        v = rng.standard_normal(a.shape) * 10
-        if np.dtype(dtype).kind in "iu":
-            v = rng.integers(-50, 50, a.shape)
-        a[...] = v.astype(dtype)
-        return a
-    if kind == 0:
-        return fill(np.empty(shape, dtype))
-    if kind == 1:  # every other element along each axis, some reversed
-        big = np.empty(tuple(2 * s for s in shape), dtype)
-        sl = tuple(slice(None, None, 2) if rng.integers(2) else slice(None, None, -2)
-                   for _ in shape)
-        return fill(big[sl + (Ellipsis,)])
-    if kind == 2:  # a transpose of a contiguous array
-        perm = rng.permutation(len(shape))
-        inv = np.argsort(perm)
-        base = np.empty(tuple(shape[p] for p in inv), dtype)
-        return fill(base.transpose(perm) if len(shape) else base)
-    if kind == 3:
-        return fill(np.empty(shape, dtype, order="F"))
-    if kind == 4:  # a field of a record array
-        rec = np.zeros(shape, [("x", "u1"), ("v", dtype), ("w", "i2")])
-        return fill(rec["v"][...])
-    if kind == 5:  # unaligned: one byte into a buffer
-        size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        raw = np.zeros(size + 1, np.uint8)
-        return fill(raw[1:].view(dtype).reshape(shape))
-    base = np.empty(tuple(s + 1 for s in shape), dtype)  # view of a view
-    sl = tuple(slice(1, None) for _ in shape)
-    return fill(base[sl + (Ellipsis,)][tuple(slice(None, None, -1) for _ in shape) + (Ellipsis,)])
+    return ND.view_of(rng, shape, dtype)
 
 
 def broadcast_partner(shape):
-    """A shape that broadcasts with `shape`: some axes 1, some leading
-    axes dropped."""
-    nd = len(shape)
-    drop = int(rng.integers(0, nd + 1)) if nd else 0
-    s = list(shape[drop:])
-    for d in range(len(s)):
-        if rng.integers(3) == 0:
-            s[d] = 1
-    return tuple(s)
+    return ND.broadcast_partner(rng, shape)
+
+
+Run = ND.Run
 
 
 PROGRAMS = [  # program, NumPy's, dtypes of a and b

@@ -57,6 +57,63 @@ static void expect_value(jitc_context *ctx, const char *name, Node *value, const
   expect(ctx, name, s, 2, want);
 }
 
+/* Two reductions of a (float64) into results r1, r2 over axes x1, x2 (NULL:
+** every element), Program.by_axis as given; `extra`, if not NULL, a third
+** statement (an output c). */
+static void expect_axes(jitc_context *ctx, const char *name, OpId op2, const IrAxes *x1,
+                        const IrAxes *x2, bool by_axis, IrStmt *extra, const char *want) {
+  static IrArray ra[] = {{"a", JITC_INPUT, JITC_FLOAT64, true},
+                         {"r1", JITC_RESULT, JITC_FLOAT64, true},
+                         {"r2", JITC_RESULT, JITC_FLOAT64, true},
+                         {"c", JITC_OUTPUT, JITC_FLOAT64, true}};
+  ra[2].dtype = op2 == OP_ARGMAX ? JITC_INT64 : JITC_FLOAT64;
+  static Node a = {.kind = N_LOAD, .type = JITC_FLOAT64, .slot = 0};
+  IrStmt s[3] = {{IR_REDUCE, 1, &a, 0, OP_SUM, x1}, {IR_REDUCE, 2, &a, 0, op2, x2}};
+  if (extra)
+    s[2] = *extra;
+  Program p = {ra, 4, params, 1, temps, 2, s, extra ? 3 : 2, NULL, 0, 2, 0};
+  p.by_axis = by_axis;
+  jitc_status st = validate_program(ctx, &p);
+  const char *msg = jitc_errmsg(ctx);
+  bool ok = want ? st == JITC_E_INTERNAL && strstr(msg, want) : st == JITC_OK;
+  printf("%s validate.%s%s%s%s%s\n", ok ? "ok" : "FAIL", name, want ? " (" : "",
+         want ? want : "", want ? ")" : "", ok ? "" : msg);
+  fails += !ok;
+}
+
+/* Reductions over axes (IrAxes): one set per program, well-formed axes,
+** no element index beside them. */
+static void axes_cases(jitc_context *ctx) {
+  IrAxes one = {true, true, false, 1, {0}}, one_kd = {true, false, true, 1, {0}};
+  IrAxes two = {true, true, false, 2, {1, -1}}, other = {true, false, false, 1, {1}};
+  IrAxes twice = {true, true, false, 2, {1, 1}}, far = {true, false, false, 1, {64}};
+  IrAxes kd_all = {false, false, true, 0, {0}}, none = {false, false, false, 0, {0}};
+  expect_axes(ctx, "axes_well_formed", OP_MAX, &one, &one_kd, true, NULL, NULL);
+  expect_axes(ctx, "axes_keepdims_all", OP_MAX, NULL, &kd_all, true, NULL, NULL);
+  expect_axes(ctx, "axes_two_sets", OP_MAX, &one, &other, true, NULL,
+              "reductions over different sets of axes");
+  expect_axes(ctx, "axes_and_whole", OP_MAX, &one, NULL, true, NULL,
+              "reductions over different sets of axes");
+  expect_axes(ctx, "axes_without_by_axis", OP_MAX, &one, &one, false, NULL, "without by_axis");
+  expect_axes(ctx, "by_axis_without_axes", OP_MAX, NULL, NULL, true, NULL,
+              "by_axis without a reduction over axes");
+  expect_axes(ctx, "axes_argmax_tuple", OP_ARGMAX, &two, &two, true, NULL,
+              "a tuple of axes for argmin or argmax");
+  expect_axes(ctx, "axes_twice", OP_MAX, &twice, &twice, true, NULL, "an axis given twice");
+  expect_axes(ctx, "axes_out_of_bounds", OP_MAX, &far, &far, true, NULL,
+              "an axis out of every shape's bounds");
+  expect_axes(ctx, "axes_empty", OP_MAX, &none, &none, true, NULL, "malformed");
+  static Node idx = {.kind = N_INDEX, .type = JITC_INT64};
+  static Node fi = {.kind = N_OP, .op = OP_CAST, .type = JITC_FLOAT64, .nargs = 1, .args = {&idx}};
+  IrStmt store = {IR_STORE, 3, &fi, 0, OP_COUNT, NULL};
+  expect_axes(ctx, "axes_beside_index", OP_MAX, &one, &one, true, &store,
+              "the element index beside a reduction over axes");
+  static Node a = {.kind = N_LOAD, .type = JITC_FLOAT64, .slot = 0};
+  IrStmt bad = {IR_STORE, 3, &a, 0, OP_COUNT, &one};
+  expect_axes(ctx, "axes_on_store", OP_MAX, &one, &one, true, &bad,
+              "axes on a statement that does not reduce");
+}
+
 int main(void) {
   jitc_context *ctx = jitc_context_new();
   if (!ctx) {
@@ -201,6 +258,7 @@ int main(void) {
     chain[0] = b; /* the malformed leaf is reached through the shared nodes */
     expect_value(ctx, "shared_nodes_bad", &chain[200], "result type differs from operands");
   }
+  axes_cases(ctx);
   jitc_context_free(ctx);
   return fails ? 1 : 0;
 }

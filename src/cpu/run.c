@@ -123,6 +123,9 @@ typedef struct Job {
   const Layout *L;  /* run_layout: where the arrays' elements are; else NULL */
   uint64_t bcast;   /* with L: the arrays the variant vfn reads as one element */
   KernelFn vfn;
+  const Program *p; /* with L->axes: the program, and how the threads share */
+  int64_t cps;      /* the segments: by whole segments, or (spread) by chunks */
+  bool spread;      /* of LB of a segment, cps of them per segment */
 } Job;
 
 /* Calls the kernel on [begin, end) of a layout (layout.c) in blocks of
@@ -136,18 +139,19 @@ typedef struct Job {
 ** at arrays[j] + k * size, so a block of its own at buffer b is passed as
 ** b - lo * size: that address is only ever offset back into b (the kernel's
 ** address arithmetic is not `inbounds`; cpu/gen.c). */
-static int64_t block_of(const Layout *L) { return L->transposed ? 4 * RB : RB; }
+#define LB (4 * RB)
+static int64_t block_of(const Layout *L) { return L->transposed || L->axes ? LB : RB; }
 
 static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot *ps, char *own) {
   const Layout *L = j->L;
-  int64_t LB = block_of(L);
+  int64_t bl = block_of(L);
   int na = L->narrays;
   void **arrays = (void **)(void *)own;
   char **mine = (char **)(void *)(own + (size_t)na * sizeof(void *));
   char *at = own + (size_t)na * 2 * sizeof(void *);
-  for (int a = 0; a < na; a++, at += LB * L->a[a - 1].esize) mine[a] = at;
+  for (int a = 0; a < na; a++, at += bl * L->a[a - 1].esize) mine[a] = at;
   for (int64_t lo = begin; lo < end;) {
-    int64_t m = (lo / LB + 1) * LB - lo;
+    int64_t m = (lo / bl + 1) * bl - lo;
     if (m > end - lo) m = end - lo;
     /* The variant where each of its one-element arrays is one here. */
     bool var = j->bcast != 0;
@@ -179,6 +183,91 @@ static size_t blocks_bytes(const Layout *L) {
   return b;
 }
 
+/* ---- reductions over axes: segment by segment (Layout.axes) ----
+** Each segment is run as a whole run over [0, seg): the kernel is called
+** on [c, c + m) for chunks of LB from the segment's start, its Partials
+** are those of the segment's blocks of RB, and reduce_segment finishes
+** them into the results' elements.  A thread takes whole segments and
+** finishes them, or, where there are few long ones to share (`spread`),
+** chunks, the segments finished after; either way every block and every
+** tree is the same, so the bits do not depend on the thread count.  Short
+** segments are gathered several at a time: a block of LB holds
+** floor(LB / seg) of them, read together (the columns of a matrix, as a
+** tile, by layout.c's transposed move). */
+
+/* The blocks of elements [lo, lo + m): at[a] is element lo of array a, in
+** place or in its block of its own (mine[a]), gathered. */
+static void seg_in(const Layout *L, int64_t lo, int64_t m, char **mine, char **at) {
+  for (int a = 0; a < L->narrays; a++)
+    if (!layout_block(L, a, lo, m, &at[a])) {
+      at[a] = mine[a];
+      if (L->a[a].read) layout_gather(L, a, lo, m, at[a]);
+    }
+}
+
+static void seg_out(const Layout *L, int64_t lo, int64_t m, char **mine, char **at) {
+  for (int a = 0; a < L->narrays; a++)
+    if (L->a[a].written && at[a] == mine[a]) layout_scatter(L, a, lo, m, mine[a]);
+}
+
+/* The kernel on [c, c + m) of a segment whose element c is `e` elements
+** past at[a] in each array (see run_blocks for the addresses passed). */
+static void seg_call(const Job *j, char **at, int64_t e, int64_t c, int64_t m, ParamSlot *ps,
+                     void **arrays) {
+  const Layout *L = j->L;
+  for (int a = 0; a < L->narrays; a++)
+    arrays[a] = (void *)((uintptr_t)at[a] + (uintptr_t)(e - c) * L->a[a].esize);
+  j->fn(c, c + m, arrays, ps);
+}
+
+/* Elements [begin, end) (whole segments; spread: chunks of a virtual index
+** of cps * LB per segment): the pool's callback for segments.  ps holds
+** the parameters and the slots run_range sets; own the blocks. */
+static void run_segments(const Job *j, int64_t begin, int64_t end, ParamSlot *ps, char *own,
+                         Partial *part) {
+  const Layout *L = j->L;
+  int na = L->narrays, nr = j->p->nreduce;
+  void **arrays = (void **)(void *)own;
+  char **mine = (char **)(void *)(own + (size_t)na * sizeof(void *));
+  char *buf = own + (size_t)na * 2 * sizeof(void *);
+  for (int a = 0; a < na; a++, buf += LB * L->a[a - 1].esize) mine[a] = buf;
+  char **pat = (char **)(void *)buf; /* the blocks' addresses (seg_in) */
+  int64_t seg = L->seg, bps = (seg - 1) / RB + 1;
+  ps[j->nparams + 2].i64 = bps;
+  if (j->spread) {
+    for (int64_t u = begin / LB; u < end / LB; u++) {
+      int64_t s = u / j->cps, c = u % j->cps * LB, m = seg - c < LB ? seg - c : LB;
+      ps[j->nparams + 1].bits = (uint64_t)(uintptr_t)(j->part + s * nr * bps);
+      seg_in(L, s * seg + c, m, mine, pat);
+      seg_call(j, pat, 0, c, m, ps, arrays);
+      seg_out(L, s * seg + c, m, mine, pat);
+    }
+    return;
+  }
+  ps[j->nparams + 1].bits = (uint64_t)(uintptr_t)part;
+  int64_t g = seg <= LB ? LB / seg : 1; /* segments per block */
+  for (int64_t lo = begin; lo < end;) {
+    int64_t m = g * seg < end - lo ? g * seg : end - lo;
+    if (seg > LB) { /* one segment, chunk by chunk */
+      for (int64_t c = 0; c < seg; c += LB) {
+        int64_t cm = seg - c < LB ? seg - c : LB;
+        seg_in(L, lo + c, cm, mine, pat);
+        seg_call(j, pat, 0, c, cm, ps, arrays);
+        seg_out(L, lo + c, cm, mine, pat);
+      }
+      reduce_segment(j->p, seg, part, bps, L, lo / seg);
+    } else { /* g segments, gathered together */
+      seg_in(L, lo, m, mine, pat);
+      for (int64_t e = 0; e < m; e += seg) {
+        seg_call(j, pat, e, 0, seg, ps, arrays);
+        reduce_segment(j->p, seg, part, bps, L, (lo + e) / seg);
+      }
+      seg_out(L, lo, m, mine, pat);
+    }
+    lo += m;
+  }
+}
+
 /* One thread's chunk [begin, end): the pool's callback. */
 static void run_range(void *arg, int64_t begin, int64_t end) {
   Job *j = arg;
@@ -193,8 +282,14 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
   size_t head = ((size_t)j->nparams + 3) * sizeof(ParamSlot);
   head = (head + 63) / 64 * 64;
   size_t scratch = (j->scratch + 63) / 64 * 64;
-  size_t own = j->L ? (blocks_bytes(j->L) + 63) / 64 * 64 : 0;
-  unsigned char *mem = aligned_alloc(64, head + scratch + own + 64);
+  size_t own = j->L ? blocks_bytes(j->L) : 0;
+  /* Segments: the block addresses, and the Partials of a segment. */
+  size_t part = 0;
+  if (j->L && j->L->axes) {
+    own += (size_t)j->L->narrays * sizeof(char *);
+    part = j->spread ? 0 : (size_t)j->p->nreduce * (size_t)((j->L->seg - 1) / RB + 1) * sizeof(Partial);
+  }
+  unsigned char *mem = aligned_alloc(64, (head + scratch + own + part + 127) / 64 * 64);
   if (!mem) {
     atomic_store(&j->oom, true);
     return;
@@ -204,7 +299,10 @@ static void run_range(void *arg, int64_t begin, int64_t end) {
   ps[j->nparams].bits = j->scratch ? (uint64_t)(uintptr_t)(mem + head) : 0;
   ps[j->nparams + 1].bits = (uint64_t)(uintptr_t)j->part;
   ps[j->nparams + 2].i64 = j->nblocks;
-  if (j->L) run_blocks(j, begin, end, ps, (char *)mem + head + scratch);
+  if (j->L && j->L->axes)
+    run_segments(j, begin, end, ps, (char *)mem + head + scratch,
+                 (Partial *)(void *)(mem + (head + scratch + own + 7) / 8 * 8));
+  else if (j->L) run_blocks(j, begin, end, ps, (char *)mem + head + scratch);
   else j->fn(begin, end, j->arrays, ps);
   free(mem);
 }
@@ -261,12 +359,33 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     int cores = host_ncores();
     st->pool = pool_new(threads > cores ? threads : cores);
   }
-  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false, L, 0, NULL};
-  if (L) {
+  Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false, L,
+             .p = k->prog};
+  if (L && !L->axes) {
     jitc_status s = variant(ctx, k, L, &job.bcast, &job.vfn);
     if (s) return s;
   }
   int nreduce = k->prog->nreduce;
+  if (L && L->axes) { /* segments: by whole ones, or spread */
+    job.cps = (L->seg - 1) / LB + 1;
+    int most = !st->pool || threads == 1 ? 1 : threads > 0 ? threads : pool_threads(st->pool);
+    job.spread = job.cps > 1 && L->nseg < 4 * (int64_t)most && most > 1;
+    int64_t bps = (L->seg - 1) / RB + 1;
+    if (job.spread && !(job.part = malloc((size_t)(L->nseg * nreduce * bps) * sizeof(Partial))))
+      return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
+    int64_t align = L->seg > LB ? L->seg : LB / L->seg * L->seg;
+    int used = job.spread ? pool_run(st->pool, threads, L->nseg * job.cps * LB, LB, run_range, &job)
+                          : pool_run(st->pool, threads, n, align, run_range, &job);
+    for (int64_t g = 0; job.spread && !atomic_load(&job.oom) && g < L->nseg; g++)
+      reduce_segment(k->prog, L->seg, job.part + g * nreduce * bps, bps, L, g);
+    free(job.part);
+    if (info) {
+      info->run_ms = now_ms() - t0;
+      info->threads = used;
+    }
+    return atomic_load(&job.oom) ? ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for "
+                                             "the kernel's scratch") : JITC_OK;
+  }
   if (nreduce && n > 0) {
     /* A Partial per block of RB per reduction; the chunks of threads start
     ** on blocks, so no block depends on the thread count. */
@@ -299,5 +418,6 @@ const Target target_cpu = {
   .release = cpu_release,
   .shutdown = cpu_shutdown,
   .reduces = true,
+  .axes = true,
   .complex = true,
 };

@@ -24,6 +24,8 @@ typedef struct RunState {
   size_t stride;           /* bytes per scratch buffer */
   void *const *arrays;
   int64_t begin;
+  int64_t first;           /* the block's first element's index in its segment
+                              (Layout.axes), else begin */
   Partial *part;           /* reductions: nblocks partials per reduction */
   int64_t nblocks;
   const Layout *L;         /* NULL: every array contiguous */
@@ -124,9 +126,9 @@ static bool exec_block(const RunState *rs, const ParamSlot *params, int m) {
       break;
     }
     case I_REDUCE: {
-      Partial *acc = &rs->part[in->slot * rs->nblocks + rs->begin / p->blk];
+      Partial *acc = &rs->part[in->slot * rs->nblocks + rs->first / p->blk];
       *acc = reduce_identity((OpId)in->op, (jitc_dtype)in->atype);
-      reduce_step((OpId)in->op, (jitc_dtype)in->atype, acc, buf_ptr(rs, in->arg[0]), rs->begin, m);
+      reduce_step((OpId)in->op, (jitc_dtype)in->atype, acc, buf_ptr(rs, in->arg[0]), rs->first, m);
       break;
     }
     }
@@ -148,7 +150,10 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
   ** the arrays' block addresses. */
   size_t own = L ? (size_t)p->blk * 16 * (size_t)L->narrays : 0;
   size_t bytes = rs.stride * (size_t)p->nbufs + 64 + own + (L ? (size_t)L->narrays * sizeof(char *) : 0);
-  int64_t nblocks = (n + p->blk - 1) / p->blk;
+  /* Over axes, each segment is reduced as a whole run is, its partials
+  ** finished into its results before the next. */
+  int64_t seg = L && L->axes ? L->seg : n;
+  int64_t nblocks = (seg + p->blk - 1) / p->blk;
   void *raw = malloc(bytes);
   rs.part = p->nreduce ? malloc((size_t)nblocks * (size_t)p->nreduce * sizeof(Partial)) : NULL;
   if (!raw || (p->nreduce && !rs.part)) {
@@ -173,17 +178,22 @@ jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, i
     fill_value(rs.scratch + (size_t)it->buf * rs.stride, (jitc_dtype)it->type, &e, p->blk);
   }
   jitc_status st = JITC_OK;
-  for (int64_t b = 0; b < n; b += p->blk) {
-    int m = n - b < p->blk ? (int)(n - b) : p->blk;
-    rs.begin = b;
-    if (L) blocks_in(&rs, m);
-    if (!exec_block(&rs, params, m)) {
-      st = ctx_error(ctx, JITC_E_INTERNAL, "interp: an operation of the program has no implementation");
-      break;
+  for (int64_t g = 0, b = 0; b < n && !st; g++) { /* segment g, from element b */
+    for (int64_t e = 0; e < seg; e += p->blk) {
+      int m = seg - e < p->blk ? (int)(seg - e) : p->blk;
+      rs.begin = b + e;
+      rs.first = e;
+      if (L) blocks_in(&rs, m);
+      if (!exec_block(&rs, params, m)) {
+        st = ctx_error(ctx, JITC_E_INTERNAL, "interp: an operation of the program has no implementation");
+        break;
+      }
+      if (L) blocks_out(&rs, m);
     }
-    if (L) blocks_out(&rs, m);
+    if (!st && L && L->axes) reduce_segment(prog, seg, rs.part, nblocks, L, g);
+    b += seg;
   }
-  if (!st) reduce_results(prog, n, rs.part, nblocks, arrays);
+  if (!st && !(L && L->axes)) reduce_results(prog, n, rs.part, nblocks, arrays);
   free(rs.part);
   free(raw);
   return st;

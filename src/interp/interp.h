@@ -76,7 +76,9 @@ void const_elem(jitc_dtype t, const ConstVal *k, ParamSlot *elem);
 ** is combined from the partials of the blocks (reduce.c) and written to its
 ** array's one element.  With a layout L (layout.c; NULL: every array
 ** contiguous), the arrays that are not direct are gathered into, and
-** scattered from, a block of their own around each block. */
+** scattered from, a block of their own around each block; with L->axes
+** each segment runs as a whole run does, its blocks from its start, and
+** its reductions are finished into the results' elements of it. */
 jitc_status interp_exec(jitc_context *ctx, const Plan *p, const Program *prog, int64_t n,
                         void *const *arrays, const ParamSlot *params, const Layout *L);
 

@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""tests/t_axis.py -- reductions over axes (sum(x, axis=0), max(x, (0, 2),
+keepdims=True), ...) through the library (jitc_run_arrays,
+jitc_array_shape, jitc_kernel_reduction_axes; ctypes) on every host target
+of JITC_TARGETS, against NumPy.
+
+- Every reduction over random shapes of 0 to 5 axes: one axis, negative
+  ones, tuples (argmin and argmax take one axis), axis=(), no axis with
+  keepdims, keepdims; of broadcast inputs and of strided views; the
+  results' shapes and types NumPy's, the values NumPy's (float sums and
+  means within a bound, the rest exact).
+- Each segment is reduced as a whole reduction is: the results are the
+  bits of the whole reduction of each segment's elements on the same
+  target; and on cpu the bits do not depend on the thread count, for few
+  long segments and for many short ones.
+- NaN placements for min, max, argmin, argmax (the first NaN wins).
+- Axes of extent 0: NumPy's values (sum 0, prod 1, mean NaN, any false,
+  all true) and its error for min, max, argmin, argmax; empty results.
+- Element-wise outputs beside the reductions; a result written into a
+  strided view; jitc_run() over (n,); the 0-d array's axis 0.
+- The run's errors: NumPy's AxisError, a repeated axis, a result of the
+  wrong shape, a result that overlaps an input.
+"""
+import ctypes as C
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reduce_lib as RL  # noqa: E402
+
+RL.under_sanitizers("axis")
+import nd_lib as ND  # noqa: E402
+from nd_lib import same  # noqa: E402
+
+warnings.simplefilter("ignore")
+TARGETS = [t for t in os.environ.get("JITC_TARGETS", "interp cpu").split() if t != "cuda"]
+L = ND.L
+passed = failed = 0
+rng = np.random.default_rng(2121)
+
+
+def ok(name):
+    global passed
+    passed += 1
+    print(f"ok axis.{name}", flush=True)
+
+
+def fail(name, why):
+    global failed
+    failed += 1
+    print(f"FAIL axis.{name}: {why}", flush=True)
+
+
+def report(name, bad, total):
+    if bad:
+        fail(name, f"{len(bad)} of {total}: " + "; ".join(" ".join(b.split())[:240]
+                                                           for b in bad[:3]))
+    else:
+        ok(f"{name} ({total} cases)")
+
+
+NUMPY = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.mean,
+         "any": np.any, "all": np.all, "argmin": np.argmin, "argmax": np.argmax}
+DTYPES = {  # the reductions, and the element types each is tried on
+    "sum": [np.float64, np.float32, np.int32, np.uint8, np.bool_, np.complex128],
+    "prod": [np.float64, np.int16, np.int64],
+    "min": [np.float64, np.float32, np.int32, np.uint16],
+    "max": [np.float64, np.float32, np.int8, np.uint64],
+    "mean": [np.float64, np.float32, np.int32, np.complex128],
+    "any": [np.float64, np.int32, np.bool_],
+    "all": [np.float32, np.int16, np.bool_],
+    "argmin": [np.float64, np.float32, np.int32],
+    "argmax": [np.float64, np.float16, np.uint8],
+}
+
+
+def axes_text(axes):
+    """How a program writes the axis argument (None: no axis)."""
+    if axes is None:
+        return ""
+    if isinstance(axes, int):
+        return f", axis={axes}" if rng.integers(2) else f", {axes}"
+    return ", axis=(" + "".join(f"{a}, " for a in axes) + ")"
+
+
+def random_axes(nd, op):
+    """Axes for a shape of nd axes: one (maybe negative), a tuple, (), or None."""
+    k = int(rng.integers(6))
+    if nd == 0 or k == 0:
+        return None
+    if k <= 2 or op in ("argmin", "argmax"):
+        a = int(rng.integers(nd))
+        return a - nd if rng.integers(2) else a
+    n = int(rng.integers(0, nd + 1))
+    picked = [int(x) for x in rng.permutation(nd)[:n]]
+    return tuple(a - nd if rng.integers(2) else a for a in picked)
+
+
+def close(got, want, op, x, axes, keepdims):
+    """NumPy's value: exact but for float sums, means and products, which
+    add in another order (within n + 8 epsilons of the sum of magnitudes)."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return False
+    if op not in ("sum", "mean", "prod") or got.dtype.kind not in "fc":
+        return same(got, want)
+    n = x.size // max(1, want.size)
+    with np.errstate(all="ignore"):
+        mag = np.abs(want).astype(np.float64)
+        if op != "prod":
+            mag = mag + np.sum(np.abs(x).astype(np.float64), axis=axes, keepdims=keepdims) / (
+                max(1, n) if op == "mean" else 1)
+        tol = (n + 8) * np.finfo(got.dtype).eps * mag
+        fin = np.isfinite(want)
+        err = np.abs(got.astype(want.dtype) - want)
+    return bool(np.all(np.where(fin, err <= tol, True))) and \
+        same(np.where(fin, 0, got).astype(got.dtype), np.where(fin, 0, want).astype(want.dtype))
+
+
+def numpy_of(op, x, axes, keepdims):
+    with np.errstate(all="ignore"):
+        kw = {"keepdims": True} if keepdims else {}
+        if op in ("argmin", "argmax") and axes is None:
+            r = NUMPY[op](x, **kw)
+        else:
+            r = NUMPY[op](x, axis=axes, **kw)
+        return np.asarray(r)
+
+
+def with_nans(x):
+    """Some NaNs, at the ends and at random, in some segments only."""
+    if x.dtype.kind != "f" or x.size == 0 or rng.integers(3) == 0:
+        return x
+    idx = [0, x.size - 1] + [int(i) for i in rng.integers(0, x.size, 2)]
+    for i in idx[: int(rng.integers(1, 5))]:
+        x[np.unravel_index(i, x.shape)] = np.nan
+    return x
+
+
+def random_case(op):
+    dt = DTYPES[op][int(rng.integers(len(DTYPES[op])))]
+    shape = ND.random_shape(rng, int(rng.integers(0, 6)), 600)
+    x = ND.view_of(rng, shape, dt)
+    if op in ("min", "max", "argmin", "argmax"):
+        x = with_nans(x)
+    axes = random_axes(len(shape), op)
+    keepdims = bool(rng.integers(3) == 0)
+    return x, axes, keepdims
+
+
+def against_numpy():
+    """One reduction of a view, and of a broadcast sum of two views."""
+    for target in TARGETS:
+        R = ND.Run()
+        bad, total = [], 0
+        for trial in range(360):
+            op = list(NUMPY)[trial % len(NUMPY)]
+            x, axes, keepdims = random_case(op)
+            kd = ", keepdims=True" if keepdims else ""
+            inputs = {"x": x}
+            expr = "x"
+            if trial % 3 == 2 and x.dtype.kind in "fiu" and op not in ("any", "all"):
+                y = ND.view_of(rng, ND.broadcast_partner(rng, x.shape), x.dtype)
+                inputs["y"] = y
+                expr = "x + y"
+                full = np.broadcast_arrays(x, y)
+                with np.errstate(all="ignore"):
+                    ref = full[0] + full[1]
+            else:
+                ref = x
+            prog = f"s = {op}({expr}{axes_text(axes)}{kd})"
+            want = numpy_of(op, ref, axes, keepdims)
+            total += 1
+            try:
+                got = R.run(prog, inputs, target)["s"]
+            except RL.JitcError as e:
+                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: {e}")
+                continue
+            if not close(got, want, op, ref, axes, keepdims):
+                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: {got!r} against {want!r}")
+        R.close()
+        report(f"{target}.against_numpy", bad, total)
+
+
+def segment_bits(target, prog, op, x, axes, R):
+    """The result of prog over x, element by element: the whole reduction
+    of the same program over that segment's elements, contiguous."""
+    nd = x.ndim
+    ax = range(nd) if axes is None else [axes] if isinstance(axes, int) else axes
+    ax = sorted(a % nd for a in ax)
+    kept = [d for d in range(nd) if d not in ax]
+    moved = np.ascontiguousarray(np.transpose(x, kept + ax))
+    segs = moved.reshape(int(np.prod([x.shape[d] for d in kept], dtype=np.int64)), -1)
+    whole = prog.split(",")[0] + ")"
+    outs = ND.runs(R, whole, [{"x": np.ascontiguousarray(seg)} for seg in segs], target)
+    return np.array([o["s"] for o in outs]).reshape([x.shape[d] for d in kept])
+
+
+def segments_as_whole():
+    """The bits of each segment's whole reduction, on the same target."""
+    for target in TARGETS:
+        R = ND.Run()
+        bad, total = [], 0
+        for trial in range(40):
+            op = list(NUMPY)[trial % len(NUMPY)]
+            dt = [np.float32, np.float64][trial % 2]
+            shape = ND.random_shape(rng, int(rng.integers(2, 4)), 20000, (3, 5, 60, 700, 5000))
+            x = with_nans(ND.view_of(rng, shape, dt))
+            axes = random_axes(len(shape), op)
+            if axes is None or axes == ():
+                axes = -1
+            prog = f"s = {op}(x{axes_text(axes)})"
+            total += 1
+            got = R.run(prog, {"x": x}, target)["s"]
+            want = segment_bits(target, prog, op, x, axes, R)
+            if not same(got, want):
+                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}")
+        R.close()
+        report(f"{target}.segments_as_whole", bad, total)
+
+
+def threads():
+    """cpu: the same bits for 1, 2, 3 and 8 threads, over few long
+    segments, many short ones, and columns."""
+    if "cpu" not in TARGETS:
+        return
+    bad, total = [], 0
+    cases = [((3, 300000), 1), ((300000, 3), 1), ((2000, 300), 0), ((7, 50, 3000), (0, 2)),
+             ((1, 600000), -1), ((40, 40, 40), (1,))]
+    for shape, axes in cases:
+        for op in ("sum", "mean", "argmax", "prod", "min"):
+            x = with_nans(rng.standard_normal(shape).astype(np.float32))
+            if op == "prod":
+                x = (1 + x / 1000).astype(np.float32)
+            prog = f"s = {op}(x{axes_text(axes) if op != 'argmax' else ', axis=-1'})"
+            runs = []
+            for t in (1, 2, 3, 8):
+                R = ND.Run(threads=t)
+                runs.append(R.run(prog, {"x": x}, "cpu")["s"])
+                R.close()
+            total += 1
+            if not all(same(r, runs[0]) for r in runs):
+                bad.append(f"{prog} {shape}")
+    report("cpu.threads", bad, total)
+
+
+def zero_extents():
+    for target in TARGETS:
+        R = ND.Run()
+        bad, total = [], 0
+        for shape, axes in [((2, 0), 1), ((0, 3), 0), ((0, 3), 1), ((3, 0), 0), ((0, 0), 1),
+                            ((2, 0, 3), (0, 1)), ((4, 0), ()), ((0,), None)]:
+            x = np.zeros(shape, np.float64)
+            for op in NUMPY:
+                if isinstance(axes, tuple) and op in ("argmin", "argmax"):
+                    continue
+                kd = ", keepdims=True" if op == "sum" else ""
+                prog = f"s = {op}(x{axes_text(axes)}{kd})"
+                if axes is None and not kd:
+                    continue
+                total += 1
+                try:
+                    want = numpy_of(op, x, axes, bool(kd))
+                except ValueError:
+                    want = None
+                try:
+                    got = R.run(prog, {"x": x}, target)["s"]
+                except RL.JitcError as e:
+                    if want is not None or e.status != 2 or "zero elements" not in str(e):
+                        bad.append(f"{prog} {shape}: {e}")
+                    continue
+                if want is None or not same(got, want):
+                    bad.append(f"{prog} {shape}: {got!r} against {want!r}")
+        R.close()
+        report(f"{target}.zero_extents", bad, total)
+
+
+def with_outputs():
+    """Element-wise outputs beside reductions; several reductions of one
+    set of axes; results written into strided views; jitc_run over (n,)."""
+    for target in TARGETS:
+        R = ND.Run()
+        x = ND.view_of(rng, (6, 5, 4), np.float64)
+        b = ND.view_of(rng, (5, 1), np.float64)
+        out = R.run("let d = x - b\nc = d * 2\ns = sum(d, axis=(0, 2))\n"
+                    "k = max(d, axis=(2, 0), keepdims=True)", {"x": x, "b": b}, target)
+        out.update(R.run("let d = x - b\nm = argmax(d, -1, keepdims=True)\nc2 = d + 1\n"
+                         "t = all(d > 0, axis=-1)", {"x": x, "b": b}, target))
+        d = x - b
+        checks = [same(out["c"], d * 2), close(out["s"], np.sum(d, axis=(0, 2)), "sum", d, (0, 2), False),
+                  same(out["m"], np.argmax(d, axis=-1, keepdims=True)),
+                  same(out["k"], np.max(d, axis=(0, 2), keepdims=True)),
+                  same(out["c2"], d + 1), same(out["t"], np.all(d > 0, axis=2))]
+        if all(checks):
+            ok(f"{target}.with_outputs")
+        else:
+            fail(f"{target}.with_outputs", f"c, s, m, k: {checks}")
+        big = np.zeros((9, 8))
+        view = big[::-2, 1::3]  # (5, 3), negative and skipping strides
+        y = ND.view_of(rng, (3, 5), np.float64)
+        R.run("s = min(y, axis=1)", {"y": y.T}, target, outs={"s": view[:, 1]})
+        rest = big.copy()
+        rest[::-2, 1::3][:, 1] = 0
+        if same(view[:, 1], np.min(y.T, axis=1)) and not rest.any():
+            ok(f"{target}.result_view")
+        else:
+            fail(f"{target}.result_view", "the column or its neighbours are wrong")
+        z = rng.standard_normal(1000)
+        got = R.r.run("s = mean(z, axis=-1)", {"z": z}, target)["s"]
+        if same(got, R.r.run("s = mean(z)", {"z": z}, target)["s"]):
+            ok(f"{target}.jitc_run_flat")
+        else:
+            fail(f"{target}.jitc_run_flat", f"{got}")
+        zero_d = np.array(2.5)
+        got = R.run("s = sum(x, axis=0)", {"x": zero_d}, target)["s"]
+        if same(got, np.sum(zero_d, axis=0)):
+            ok(f"{target}.zero_d_axis")
+        else:
+            fail(f"{target}.zero_d_axis", f"{got!r}")
+        R.close()
+
+
+def queries():
+    R = ND.Run()
+    k = R.kernel("s = sum(x, axis=(0, -2), keepdims=True); m = max(x, (-2, 0))",
+                 {"x": np.zeros(1)}, "interp")
+    got = []
+    for j in (1, 2):
+        n, kd, axes = C.c_int(), C.c_int(), (C.c_int * 64)()
+        st = L.jitc_kernel_reduction_axes(k, j, C.byref(n), axes, C.byref(kd))
+        got.append((st, list(axes[: max(0, n.value)]), kd.value))
+    st0 = L.jitc_kernel_reduction_axes(k, 0, None, None, None)
+    L.jitc_kernel_free(k)
+    k = R.kernel("s = sum(x, keepdims=True)", {"x": np.zeros(1)}, "interp")
+    n = C.c_int()
+    L.jitc_kernel_reduction_axes(k, 1, C.byref(n), None, None)
+    L.jitc_kernel_free(k)
+    want = [(0, [0, -2], 1), (0, [-2, 0], 0)]
+    if got == want and st0 == 1 and n.value == -1:
+        ok("reduction_axes")
+    else:
+        fail("reduction_axes", f"{got} {st0} {n.value}")
+    R.close()
+
+
+def errors():
+    R = ND.Run()
+    x = np.zeros((2, 3))
+    cases = [("s = sum(x, axis=2)", {"x": x}, None,
+              ["sum()", "'s'", "axis 2 is out of bounds for array of dimension 2"]),
+             ("s = argmax(x, axis=-3)", {"x": x}, None,
+              ["argmax()", "axis -3 is out of bounds for array of dimension 2"]),
+             ("s = sum(x, axis=(1, -1))", {"x": x}, None, ["duplicate value in 'axis'"]),
+             ("s = sum(x, axis=(0,))", {"x": np.array(1.0)}, None,
+              ["axis 0 is out of bounds for array of dimension 0"]),
+             ("s = sum(x, axis=1)", {"x": x}, {"s": np.zeros(3)},
+              ["result 's' has shape (3,)", "(2,3)", "gives shape (2,)"]),
+             ("s = sum(x, axis=1)", {"x": x}, {"s": np.zeros((2, 1))},
+              ["result 's' has shape (2,1)"]),
+             ("s = sum(x, axis=0)", {"x": x}, {"s": np.broadcast_to(np.zeros(1), (3,))},
+              ["'s' repeats one element"])]
+    m = np.zeros(8)
+    cases.append(("s = sum(x, axis=1)", {"x": m[:6].reshape(2, 3)}, {"s": m[5:7]}, ["overlap"]))
+    for prog, inputs, outs, words in cases:
+        try:
+            R.run(prog, inputs, "interp", outs)
+            fail("errors", f"{prog} {[a.shape for a in inputs.values()]} ran")
+            continue
+        except RL.JitcError as e:
+            msg = str(e)
+        if all(w in msg for w in words) and "status 3" in msg:
+            ok(f"errors: {msg.split(': ', 1)[1][:70]}")
+        else:
+            fail("errors", f"{prog}: {msg!r} lacks one of {words} or status 3")
+    R.close()
+
+
+def cuda_refused():
+    """cuda refuses a reduction over axes when it compiles, at the
+    reduction's operand (its driver and NVRTC faked by tests/cuda_fake.c);
+    the whole reduction it takes."""
+    cc = os.environ.get("CC", "cc")
+    fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_fake.c")
+    with tempfile.TemporaryDirectory() as tmp:
+        so = os.path.join(tmp, "libcuda_fake.so")
+        built = subprocess.run([cc, "-O1", "-std=c11", "-fPIC", "-shared", "-o", so, fake,
+                                "-lpthread"], capture_output=True)
+        if built.returncode:
+            print(f"skip axis.cuda_refused: {cc} could not build the fake driver")
+            return
+        saved = {v: os.environ.get(v) for v in ("JITC_LIBCUDA", "JITC_LIBNVRTC")}
+        os.environ.update(JITC_LIBCUDA=so, JITC_LIBNVRTC=so)
+        R = RL.Runner()  # a context reads the environment when it is made
+        try:
+            L.jitc_kernel_free(R.compile("s = max(x)", {"x": np.zeros(1)}, "cuda"))
+            R.compile("s = max(x * 2, axis=0)", {"x": np.zeros(1)}, "cuda")
+            fail("cuda_refused", "compiled")
+        except RL.JitcError as e:
+            msg = str(e)
+            if e.status == 4 and "cuda target does not reduce over an axis" in msg and \
+                    "1:1:" in msg and "^" in msg:
+                ok("cuda_refused")
+            else:
+                fail("cuda_refused", msg)
+        finally:
+            R.close()
+            for v, x in saved.items():
+                if x is None:
+                    os.environ.pop(v, None)
+                else:
+                    os.environ[v] = x
+
+
+against_numpy()
+segments_as_whole()
+threads()
+zero_extents()
+with_outputs()
+queries()
+errors()
+cuda_refused()
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
