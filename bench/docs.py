@@ -448,6 +448,37 @@ def axes_cpu_section():
     return L
 
 
+def nd_cpu_section():
+    """Broadcasts and views on the cpu target (bench/nd_cpu.py, nd_cpu.md)."""
+    L = ["## Broadcasts and views on the CPU", "",
+         "`c = a + b` with a (4096, 4096) float32 matrix and a (4096,) row or a (4096, 1) "
+         "column, and `c = a + 1` over a strided view (`x[::2]`) and the transpose of a "
+         "square matrix, against the C loop a programmer would write (OpenMP over rows; "
+         "the transpose read in tiles of 32), NumPy and numexpr on the same arrays, and "
+         "the same program over a contiguous array of the same size.  Reproducing:", "",
+         "    python3 bench/nd_cpu.py --build build", "",
+         "- jitc: compiled once through libjitc (ctypes), each call one `jitc_run_arrays`; "
+         "all cores, as the C loops (OpenMP) and numexpr; NumPy one.  Rounds run every "
+         "implementation in turn; medians of the pooled calls; each result checked "
+         "against NumPy first, bit for bit.",
+         "- How it runs (src/layout.c, docs/architecture.md \"How a run moves data\"): a "
+         "row lies inside each block of one row of the result and is read in place; a "
+         "column is one element over each such block and a variant of the kernel reads it "
+         "once into every lane; a strided view is gathered block by block (every other "
+         "element by typed loads); a transposed view is gathered four rows at a time, a "
+         "column of them at a time, so memory is read in the order it lies.",
+         "- The transpose is bound by this virtual machine's memory system: the tiled C "
+         "loop is as slow, so `jitc / contiguous` there measures the machine.",
+         "- The machine is a shared 2-core virtual machine with other work running: "
+         "compare figures of the same run only.", ""]
+    md = load("nd_cpu.md")
+    if md:
+        L += [body(md).strip(), ""]
+    else:
+        L += ["> **Not run yet.** `python3 bench/nd_cpu.py` writes the table here.", ""]
+    return L
+
+
 def types_section():
     """The narrow types on the cpu target (bench/types_cpu.py, types_cpu.md)
     and on the GPU (bench/gpu_types.py, gpu_types.md)."""
@@ -620,7 +651,7 @@ def main():
     else:
         L += ["> **Not run yet.** `make bench` writes the CPU tables here.", ""]
     L += reductions_cpu_section()
-    L += axes_cpu_section()
+    L += nd_cpu_section() + axes_cpu_section()
     L += ["## GPU", ""]
     if gpu and gpu_md:
         d = gpu.get("device", {})

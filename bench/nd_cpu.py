@@ -11,7 +11,8 @@ process (results in bench/results/nd_cpu.md):
   contiguous c = a + 1   a contiguous (N^2,): what step2 and transpose are
                          measured against
 
-    python3 bench/nd_cpu.py --build build     (after make)
+    python3 bench/nd_cpu.py --build build     (after make; then bench/docs.py
+                                              regenerates docs/PERFORMANCE.md)
 
 The C loops are the obvious loops over the view's indices (OpenMP over the
 rows; a transpose read column-wise in tiles of 32 as a programmer tuning it
@@ -169,6 +170,8 @@ def main():
         lines.append(f"| {w} | " + " | ".join(row) + f" | {rc:.2f}x | {rk:.2f}x |")
     common.write_md(a_.out, lines)
     print("\n".join(lines))
+    if a_.out == ap.get_default("out"):  # docs/PERFORMANCE.md shows the table
+        subprocess.run([sys.executable, os.path.join(HERE, "docs.py")], check=False)
 
 
 if __name__ == "__main__":
