@@ -97,7 +97,7 @@ typedef struct HostArray {
   jitc_dtype dtype;
   int ndim;
   int64_t shape[NPY_MAXDIMS];
-  bool fortran;  /* column-major (processed flat in memory order) */
+  bool fortran;  /* Fortran order (the first axis varies fastest in memory) */
   int64_t n;     /* number of elements (product of shape) */
   void *data;    /* 64-byte aligned, freed by host_array_free */
 } HostArray;
@@ -111,6 +111,10 @@ int host_array_alloc(HostArray *a, jitc_dtype dtype, int64_t n, char *err, size_
 /* bytes in binary units, one decimal: "512 B", "7.3 TiB". */
 void size_text(double bytes, char *out, size_t outsz);
 void host_array_free(HostArray *a);
+
+/* The strides in bytes of a's elements, contiguous in its order (C or
+** Fortran), as a jitc_array takes them. */
+void host_strides(const HostArray *a, int64_t *strides);
 
 /* A shape as Python writes the tuple: "(3,)", "(2, 3)", "()". */
 void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz);
@@ -435,7 +439,6 @@ int plan_shapes(Run *r, const jitc_kernel *k);
 void array_shape(const Run *r, jitc_role role, int in, int *ndim, const int64_t **shape,
                  bool *fortran);
 int input_index(const Cli *cli, const char *name); /* the --in of array name, or -1 */
-void host_strides(const HostArray *a, int64_t *strides); /* in bytes, of a's order */
 
 /* targets.c */
 void choose_targets(Run *r);

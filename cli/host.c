@@ -117,3 +117,12 @@ void shape_text(const int64_t *shape, int ndim, char *out, size_t outsz) {
   if (k < outsz)
     snprintf(out + k, outsz - k, ndim == 1 ? ",)" : ")");
 }
+
+void host_strides(const HostArray *a, int64_t *strides) {
+  int64_t s = (int64_t)jitc_dtype_size(a->dtype);
+  for (int q = 0; q < a->ndim; q++) {
+    int d = a->fortran ? q : a->ndim - 1 - q;
+    strides[d] = s;
+    s *= a->shape[d];
+  }
+}

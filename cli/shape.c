@@ -21,15 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void host_strides(const HostArray *a, int64_t *strides) {
-  int64_t s = (int64_t)jitc_dtype_size(a->dtype);
-  for (int q = 0; q < a->ndim; q++) {
-    int d = a->fortran ? q : a->ndim - 1 - q;
-    strides[d] = s;
-    s *= a->shape[d];
-  }
-}
-
 int input_index(const Cli *cli, const char *name) {
   for (int q = 0; q < cli->nins; q++)
     if (!strcmp(cli->ins[q].name, name))
