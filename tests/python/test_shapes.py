@@ -382,3 +382,15 @@ def test_threads_reach_the_cpu_target():
                          env=dict(os.environ), check=True).stdout.split()
     t0, t1, t2 = map(int, out)
     assert t1 == t0 and t2 > t1, (t0, t1, t2)
+
+
+def test_kernel_call_takes_any_shape(target):
+    """A compiled Kernel runs over views and broadcasts as evaluate does."""
+    k = jitc.compile("c = a * b + s", target=target, a=np.float64, b=np.float64, s=float)
+    m = np.arange(24.0).reshape(4, 6)
+    row = np.arange(6.0)[::-1]
+    same(k(m.T[::2], row[:4], 0.5), m.T[::2] * row[:4] + 0.5)
+    same(k(m, row, 1.0), m * row + 1.0)
+    same(k(np.full((), 2.0), np.asarray(3.0), 1.0), np.asarray(7.0))  # 0-d arrays: shape ()
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        k(m, np.ones(4), 1.0)
