@@ -181,3 +181,20 @@ def broadcast_partner(rng, shape):
         if rng.integers(3) == 0:
             s[d] = 1
     return tuple(s)
+
+
+def expect_input_errors(R, cases, ok, fail):
+    """Runs each (program, inputs, outputs, words) of cases on interp with
+    runner R: each must fail with status 3 (an input error) and a message
+    holding every one of words; ok and fail report, as the caller's group."""
+    for prog, inputs, outs, words in cases:
+        try:
+            R.run(prog, inputs, "interp", outs)
+            fail("errors", f"{prog} {[a.shape for a in inputs.values()]} ran")
+            continue
+        except RL.JitcError as e:
+            msg = str(e)
+        if all(w in msg for w in words) and "status 3" in msg:
+            ok(f"errors: {msg.split(': ', 1)[1][:70]}")
+        else:
+            fail("errors", f"{prog}: {msg!r} lacks one of {words} or status 3")

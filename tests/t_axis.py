@@ -365,17 +365,7 @@ def errors():
               ["'s' repeats one element"])]
     m = np.zeros(8)
     cases.append(("s = sum(x, axis=1)", {"x": m[:6].reshape(2, 3)}, {"s": m[5:7]}, ["overlap"]))
-    for prog, inputs, outs, words in cases:
-        try:
-            R.run(prog, inputs, "interp", outs)
-            fail("errors", f"{prog} {[a.shape for a in inputs.values()]} ran")
-            continue
-        except RL.JitcError as e:
-            msg = str(e)
-        if all(w in msg for w in words) and "status 3" in msg:
-            ok(f"errors: {msg.split(': ', 1)[1][:70]}")
-        else:
-            fail("errors", f"{prog}: {msg!r} lacks one of {words} or status 3")
+    ND.expect_input_errors(R, cases, ok, fail)
     R.close()
 
 

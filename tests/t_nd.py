@@ -244,17 +244,7 @@ def errors():
     ]
     m = np.zeros(10)
     cases.append(("c = a + 1", {"a": m[:8]}, {"c": m[2:]}, ["overlap"]))
-    for prog, inputs, outs, words in cases:
-        try:
-            R.run(prog, inputs, "interp", outs)
-            fail("errors", f"{prog} {[x.shape for x in inputs.values()]} ran")
-            continue
-        except RL.JitcError as e:
-            msg = str(e)
-        if all(w in msg for w in words) and "status 3" in msg:
-            ok(f"errors: {msg.split(': ', 1)[1][:70]}")
-        else:
-            fail("errors", f"{prog}: {msg!r} lacks one of {words} or status 3")
+    ND.expect_input_errors(R, cases, ok, fail)
     R.r.close()
 
 
