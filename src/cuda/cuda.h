@@ -208,14 +208,13 @@ typedef struct CudaNdRun {
 
 /* Where a run's reductions put their block partials (cuda/reduce.c): per
 ** reduction, in the order of their result arrays, `cap` partials of
-** CUDA_PART bytes (a complex128 accumulator and its index, aligned to 16)
+** CUDA_PART bytes (cuda/gen.h: the generated jitc_part's size)
 ** from base + r * cap * CUDA_PART; the launches so far
 ** wrote `used` of them, which are combined in that order at the end.
 ** A run on one stream sets res (indexed by array: the results' device
 ** memory) and count (a counter at 0): then the last launch's last block
 ** writes the results (cuda_reduce_last) and sets `finished`; else jitc_r
 ** does, cuda_reduce_launch. */
-enum { CUDA_PART = 32, CUDA_RES = 16 /* bytes per result: a complex128 */ };
 typedef struct CudaParts {
   CUdeviceptr base;
   int64_t cap, used;

@@ -113,7 +113,9 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   bool ext = arg || op == OP_MIN || op == OP_MAX, less = op == OP_MIN || op == OP_ARGMIN;
   buf_printf(b, "\n// %s = %s() of %s elements, accumulated in %s.\n", p->arrays[k].name,
              op_info[op].name, jitc_dtype_name(in), jitc_dtype_name(acc));
-  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n", A, k);
+  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n"
+                "static_assert(sizeof(jitc_p%d) == %d, \"a partial's bytes (cuda/gen.h)\");\n",
+             A, k, k, (int)CUDA_PART);
   /* min and max start from the value every element replaces or equals
   ** (+inf for a float min; a NaN replaces it too), so that they need no
   ** index: an element's index is kept for argmin and argmax alone. */
@@ -304,14 +306,15 @@ void cuda_reduce_text(Buf *b, const Program *p, bool split) {
   if (!p->nreduce)
     return;
   buf_printf(b, "\n// Reductions: a partial is an accumulator and, for min, max, argmin and\n"
-                "// argmax, the index of the element it holds (-1: none yet).\n"
-                "template <typename T> struct jitc_part { T v; i64 idx; };\n"
+                "// argmax, the index of the element it holds (-1: none yet), in %d bytes\n"
+                "// whatever its type, where launches after the first place theirs.\n"
+                "template <typename T> struct __align__(%d) jitc_part { T v; i64 idx; };\n"
                 DEV "b8 jitc_shfl(const b8 v, const int o) { return (b8)__shfl_down_sync(0xffffffffu, (int)v, o); }\n"
                 "template <typename T> " DEV "T jitc_shfl(const T v, const int o) { return __shfl_down_sync(0xffffffffu, v, o); }\n"
                 "template <typename T, typename C> " DEV "jitc_part<T> jitc_down(jitc_part<T> a, const C c, const int o) {\n"
                 "  jitc_part<T> b;\n  b.v = jitc_shfl(a.v, o);\n  b.idx = __shfl_down_sync(0xffffffffu, a.idx, o);\n"
                 "  return c(a, b);\n}\n"
-                );
+                , (int)CUDA_PART, (int)CUDA_PART);
   if (any_complex(p)) /* no shuffle of a struct: part by part */
     for (int t = JITC_COMPLEX64; t <= JITC_COMPLEX128; t++)
       buf_printf(b, DEV "%s jitc_shfl(const %s v, const int o) {\n  %s r;\n"
