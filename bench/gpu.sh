@@ -6,6 +6,7 @@
 #   sh bench/gpu.sh --quick    # sizes up to 1e5 only: a smoke test
 #   sh bench/gpu.sh --reductions   # reductions only (bench/gpu_reduce.py)
 #   sh bench/gpu.sh --types        # the narrow and complex types only (bench/gpu_types.py)
+#   sh bench/gpu.sh --nd           # broadcasts, strided views, sums over an axis (bench/gpu_nd.py)
 #
 # Builds jitc without the cpu target (LLVM_CONFIG=) in build-gpu/, builds the
 # timing driver, runs bench/gpu.py (well inside 10 minutes), which writes
@@ -33,7 +34,8 @@ JITC_BENCH_ONLY=1 LLVM_LIBS= BUILD="$BUILD" sh bench/build.sh
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0
 # --reductions: sum(a * b) against torch.dot, cupy.dot and a copy (bench/gpu_reduce.py) only;
-# --types: the narrow and complex types against PyTorch, CuPy and a copy (bench/gpu_types.py) only.
+# --types: the narrow and complex types against PyTorch, CuPy and a copy (bench/gpu_types.py) only;
+# --nd: broadcasts, strided views and sums over an axis (bench/gpu_nd.py) only.
 script=bench/gpu.py results=gpu
 if [ "${1:-}" = --reductions ]; then
   shift
@@ -41,6 +43,9 @@ if [ "${1:-}" = --reductions ]; then
 elif [ "${1:-}" = --types ]; then
   shift
   script=bench/gpu_types.py results=gpu_types
+elif [ "${1:-}" = --nd ]; then
+  shift
+  script=bench/gpu_nd.py results=gpu_nd
 fi
 $PY $script --build "$BUILD" "$@" || status=$?
 $PY bench/docs.py || status=1
