@@ -102,7 +102,10 @@ def levels():
     return out
 
 
-RUNS = levels()
+# Under the sanitizers (make test SAN=1) the library's C is their subject,
+# and it is the same at every level: one level is enough there (the plain
+# suite runs them all).
+RUNS = levels()[-1:] if os.environ.get("SAN") == "1" else levels()
 SPECIAL = [0, complex(0, -0.0), complex(-0.0, 0), complex(-0.0, -0.0), complex(np.inf, 0),
            complex(-np.inf, 0), complex(0, np.inf), complex(0, -np.inf), complex(np.inf, np.inf),
            complex(-np.inf, np.nan), complex(np.nan, 0), complex(0, np.nan),
