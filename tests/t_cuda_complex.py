@@ -22,7 +22,11 @@ functions becoming the C library's) over every pair of special parts (0,
 must give interp's bits (a NaN for a NaN, a zero's sign included) where a
 part is special and for the arithmetic, comparisons and picks, the
 functions within 3 ulp elsewhere (see ULPS).  On a GPU, CUDA's functions
-differ by their own ulps: make test-gpu measures them.
+differ by their own ulps: make test-gpu measures them.  The step and
+combine functions of min, max, argmin, argmax, any and all run the same
+way over threads' interleaved elements, combined as a tree of shuffles and
+in order: NumPy's element (the first of equal ones, the first with a NaN
+part) and index.
 Prints "ok NAME", "FAIL NAME: why" or "skip NAME: why".
 """
 import os
@@ -314,12 +318,113 @@ def check_host():
         report("host.%s (%d statements, %d values, %d of them special)" % (
             dt, len(STMTS), a.size, nsp), "; ".join(bad[:6]))
 
+RED_STMTS = ["lo = min(a)", "hi = max(a)", "ai = argmin(a)", "ax = argmax(a)", "an = any(a)",
+             "al = all(a)"]
+
+
+def red_inputs(dt):
+    """Arrays where the order of the combining shows: equal elements of
+    other bits (-0j and 0j), several elements with a NaN part, NaNs after
+    the extreme; and the special pairs of host_inputs, in a few orders."""
+    a, _, nsp = host_inputs(dt)
+    sp = a[:nsp]
+    nan = complex(np.nan, 0)
+    sets = [[1 + 1j, 2 - 1j, 2 - 1j, complex(-0.0, -0.0), 0j, 2 - 1j, 0j, complex(-0.0, -0.0)],
+            [1, complex(1, np.nan), 5, nan, 7, complex(np.nan, 2), 9],
+            [3, -1j, complex(-0.0, 0), 0j, 8, complex(np.inf, np.nan), nan, -5, -5, 2],
+            [0j, complex(-0.0, -0.0)] * 5, [complex(-0.0, 0), 0j] * 7]
+    out = [np.array(x, dt) for x in sets] + [sp, sp[::-1], np.roll(sp, 37), sp[sp == sp]]
+    return out
+
+
+def host_reduce(cxx, tmp, dt):
+    """RED_STMTS's step and combine functions as emitted, compiled for the
+    host into a program `red THREADS N` that reads N elements from a.in:
+    THREADS threads each fold elements t, t + THREADS, ..., their partials
+    combined as a warp's shuffles are (lane l takes lane l + o, o halving),
+    and again in thread order as jitc_finish combines partials; each result
+    (tree, in order) to NAME.out.  The path of the program and the results'
+    names and types, or why not."""
+    rc, src, err = jitc("-t", "cuda", "--emit", "cuda", "--dtype", dt, "\n".join(RED_STMTS))
+    if rc != 0:
+        return "--emit cuda: exit %d: %s" % (rc, err.strip()[:500])
+    res = re.findall(r"^// a(\d+): array '(\w+)', (\w+), result$", src, re.M)
+    start, end = src.find("typedef "), src.find("template <typename T, int N>")
+    fin = src.find("// The results from the np partials")
+    code, why = host_code(src[start:fin] + src[src.find("// One element.", fin):end])
+    if why:
+        return why
+    ks = [k for k, _, _ in res]
+    main = ["int main(int argc, char **argv) {", "  const int T = atoi(argv[1]); const long n = atol(argv[2]);",
+            "  std::vector<%s> a(n);" % CNAME[dt],
+            '  { FILE *f = fopen("a.in", "rb"); if (!f || fread(a.data(), sizeof a[0], n, f) != (size_t)n) return 2; fclose(f); }']
+    for k in ks:
+        main.append("  std::vector<jitc_p%s> x%s(T, jitc_id%s()); jitc_p%s s%s = jitc_id%s();" % ((k,) * 6))
+    main.append("  for (int t = 0; t < T; t++) for (long j = t; j < n; j += T) jitc_elem(j, a[j], %s);"
+                % ", ".join("x%s[t]" % k for k in ks))
+    for k, name, t in res:
+        main.append("  for (int t = 0; t < T; t++) s%s = jitc_c%s()(s%s, x%s[t]);" % (k, k, k, k))
+        main.append("  for (int o = T / 2; o > 0; o >>= 1) for (int l = 0; l < o; l++) x%s[l] = jitc_c%s()(x%s[l], x%s[l + o]);"
+                    % (k, k, k, k))
+        main.append('  { %s r[2] = {jitc_fin%s(x%s[0], n), jitc_fin%s(s%s, n)}; FILE *f = fopen("%s.out", "wb"); '
+                    'fwrite(r, sizeof *r, 2, f); fclose(f); }' % (CNAME[t], k, k, k, k, name))
+    main.append("  return 0;\n}\n")
+    head = SHIMS + ("static inline float __int_as_float(int u) { float f; memcpy(&f, &u, 4); return f; }\n"
+                    "#define __shfl_down_sync(m, v, o) (v)\n#include <cmath>\n#include <vector>\n"
+                    "using namespace std;\n")
+    cpp = os.path.join(tmp, "red.cpp")
+    with open(cpp, "w") as f:
+        f.write(head + code + "\n".join(main))
+    exe = os.path.join(tmp, "red")
+    p = subprocess.run([cxx, "-std=c++17", "-O1", "-ffp-contract=off", "-o", exe, cpp],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return "%s failed: %s" % (cxx, p.stderr[:2000])
+    return exe, [(name, t) for _, name, t in res]
+
+
+def check_host_reduce():
+    """min, max, argmin, argmax, any and all of complex values by the
+    emitted functions over a tree of threads (see host_reduce): NumPy's
+    element, bit for bit (the first of equal elements, the first with a
+    NaN part), and its index."""
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not cxx:
+        print("skip cuda_complex.host_reduce: no C++ compiler")
+        return
+    for dt in COMPLEX:
+        bad = []
+        with tempfile.TemporaryDirectory() as tmp:
+            built = host_reduce(cxx, tmp, dt)
+            if isinstance(built, str):
+                report("host_reduce.%s" % dt, built)
+                continue
+            exe, res = built
+            for x in red_inputs(dt):
+                want = {"lo": np.min(x), "hi": np.max(x), "ai": np.argmin(x), "ax": np.argmax(x),
+                        "an": np.any(x), "al": np.all(x)}
+                x.tofile(os.path.join(tmp, "a.in"))
+                for threads in (4, 8, 32):
+                    p = subprocess.run([exe, str(threads), str(len(x))], capture_output=True, text=True, cwd=tmp)
+                    if p.returncode != 0:
+                        bad.append("exit %d: %s" % (p.returncode, p.stderr[:500]))
+                        break
+                    for name, t in res:
+                        got = np.fromfile(os.path.join(tmp, name + ".out"), dtype=np.dtype(t))
+                        w = np.asarray(want[name], dtype=got.dtype).reshape(1)
+                        for how, g in zip(("tree", "in order"), got):
+                            if g.tobytes() != w.tobytes():
+                                bad.append("%s of %d elements, %d threads, %s: %r, NumPy %r (%r)" % (
+                                    name, len(x), threads, how, g, w[0], list(x[:10])))
+        report("host_reduce.%s" % dt, "; ".join(bad[:3]))
+
 
 def main():
     if not os.path.exists(JITC):
         report("setup", "%s not built" % JITC)
         return 1
     check_host()
+    check_host_reduce()
     rc, _, err = jitc("-t", "cuda", "--emit", "ptx", "--arch", "sm_90", "a[i] += 1")
     if rc == 69:
         print("skip cuda_complex: NVRTC not found here: " + err.strip())

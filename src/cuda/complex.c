@@ -359,8 +359,8 @@ bool cuda_complex_expr(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], const Node *
 ** them for the real types: sums and means in the accumulator's type
 ** (complex128 for complex64: reduce_acc; a mean is the sum divided by n as
 ** a complex value, as NumPy's), products with the arithmetic's *,
-** min and max in the order of the parts with a NaN part winning, argmin and
-** argmax keeping the first index among equal values. */
+** min, max, argmin and argmax in the order of the parts with a NaN part
+** winning, keeping the first index among equal values (and among NaNs). */
 void cuda_complex_reduce(Buf *b, const Program *p, const IrStmt *st) {
   int k = st->slot;
   OpId op = st->op;
@@ -372,33 +372,29 @@ void cuda_complex_reduce(Buf *b, const Program *p, const IrStmt *st) {
              op_info[op].name, jitc_dtype_name(in), jitc_dtype_name(acc));
   buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n", A, k);
   /* min and max start from the value every element replaces or equals,
-  ** (inf, inf) for min; a NaN part replaces it too */
+  ** (inf, inf) for min, and keep their element's index as argmin and argmax
+  ** do: NumPy's loop keeps the first of equal elements (0j after -0j) and
+  ** the first with a NaN part, which a tree over threads' interleaved
+  ** elements finds by the indices alone */
   const char *id = op == OP_PROD ? "1, 0" : !ext || arg ? "0, 0"
                    : less ? "$I, $I" : "-$I, -$I";
   char line[400];
-  snprintf(line, sizeof line, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = jitc_cmk_$C(%s); a.idx = %d; return a; }\n",
-           k, k, k, id, ext && !arg ? 0 : -1);
+  snprintf(line, sizeof line, DEV "jitc_p%d jitc_id%d() { jitc_p%d a; a.v = jitc_cmk_$C(%s); a.idx = -1; return a; }\n",
+           k, k, k, id);
   cuda_complex_tpl(b, line, acc);
   if (ext) {
     /* b before a: a NaN never loses, one in b wins, else the order of the parts */
     buf_printf(b, DEV "bool jitc_bef%d(const %s b, const %s a) {\n"
                   "  return !jitc_cisnan_%s(a) && (jitc_cisnan_%s(b) || jitc_c%s_%s(b, a));\n}\n",
                k, A, A, A, A, less ? "lt" : "gt", A);
-    if (!arg) {
-      buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) { (void)i; if (jitc_bef%d(b, a.v)) a.v = b; }\n",
-                 k, k, I, k);
-      buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
-                    "    return jitc_bef%d(b.v, a.v) ? b : a;\n  }\n};\n", k, k, k, k, k);
-    } else {
-      buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
-                    "  if (a.idx < 0 || jitc_bef%d(b, a.v)) { a.v = b; a.idx = i; }\n}\n", k, k, I, k);
-      buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
-                    "    if (a.idx < 0) return b;\n    if (b.idx < 0) return a;\n"
-                    "    if (jitc_bef%d(b.v, a.v)) return b;\n"
-                    "    const bool same = (a.v.re == b.v.re && a.v.im == b.v.im) ||\n"
-                    "                      (jitc_cisnan_%s(a.v) && jitc_cisnan_%s(b.v));\n"
-                    "    return same && b.idx < a.idx ? b : a;\n  }\n};\n", k, k, k, k, k, A, A);
-    }
+    buf_printf(b, DEV "void jitc_step%d(jitc_p%d &a, const %s b, const i64 i) {\n"
+                  "  if (a.idx < 0 || jitc_bef%d(b, a.v)) { a.v = b; a.idx = i; }\n}\n", k, k, I, k);
+    buf_printf(b, "struct jitc_c%d {\n  " DEV "jitc_p%d operator()(const jitc_p%d a, const jitc_p%d b) const {\n"
+                  "    if (a.idx < 0) return b;\n    if (b.idx < 0) return a;\n"
+                  "    if (jitc_bef%d(b.v, a.v)) return b;\n"
+                  "    const bool same = (a.v.re == b.v.re && a.v.im == b.v.im) ||\n"
+                  "                      (jitc_cisnan_%s(a.v) && jitc_cisnan_%s(b.v));\n"
+                  "    return same && b.idx < a.idx ? b : a;\n  }\n};\n", k, k, k, k, k, A, A);
     buf_printf(b, DEV "%s jitc_fin%d(const jitc_p%d a, const i64 n) { (void)n; return a.%s; }\n", R,
                k, k, arg ? "idx" : "v");
     return;

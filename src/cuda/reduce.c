@@ -24,7 +24,9 @@
 ** the same bits on every run; no float is ever added atomically.
 **
 ** A reduction over complex elements has the same functions, written by
-** cuda/complex.c; its accumulator is loaded and shuffled part by part.
+** cuda/complex.c; its accumulator is loaded and shuffled part by part, and
+** its min and max keep their element's index as argmin and argmax do (the
+** first of equal elements, 0j and -0j, and the first NaN are NumPy's).
 ** Per reduction K (named by its result array's slot) the generated C has:
 ** jitc_pK (its partial type), jitc_idK() (the partial of no elements),
 ** jitc_stepK(acc, x, i) (one element), jitc_cK (combine, a functor for
