@@ -9,6 +9,7 @@
 */
 #include "types_agree.h"
 
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,22 +112,33 @@ Agree op_agree(int o, jitc_dtype t) {
   case OP_ANGLE: return A_ULP; /* atan2 of the parts, a real result */
   case OP_ABS: return A_ANYNAN; /* NumPy's sqrt(r^2 + 1) of the larger part: exact on every target */
   case OP_REAL: case OP_IMAG: case OP_CONJ: return A_EXACT;
-  case OP_SIGN: case OP_POW: case OP_SQRT: return A_CULP; /* computed from several functions */
+  case OP_POW: return A_CPOW;
+  case OP_SIGN: case OP_SQRT: return A_CULP; /* computed from several functions */
   default: return how == A_ULP || how == A_FNAN ? A_CULP : how;
   }
 }
 
 /* A complex function's part k of element j (p: the part's type): within 4
-** ulp of interp's, or 8 epsilons of interp's larger part. */
-static bool culp_agrees(jitc_dtype p, const void *x, const void *y, int64_t j, int k) {
+** ulp of interp's, or `eps` epsilons of interp's larger finite part (beside
+** an infinite part, the other). */
+static bool culp_agrees(jitc_dtype p, const void *x, const void *y, int64_t j, int k, double eps) {
   double a = value(p, x, 2 * j + k), b = value(p, y, 2 * j + k);
   if (isnan(a) || isnan(b))
     return isnan(a) && isnan(b);
   int64_t d = ordered(p, x, 2 * j + k) - ordered(p, y, 2 * j + k);
   if ((d < 0 ? -d : d) <= 4)
     return true;
-  double m = fmax(fabs(value(p, y, 2 * j)), fabs(value(p, y, 2 * j + 1)));
-  return isfinite(a) && isfinite(b) && fabs(a - b) <= 8 * epsilon(p) * m;
+  double re = fabs(value(p, y, 2 * j)), im = fabs(value(p, y, 2 * j + 1));
+  double m = fmax(isfinite(re) ? re : 0, isfinite(im) ? im : 0);
+  return isfinite(a) && isfinite(b) && fabs(a - b) <= eps * epsilon(p) * m;
+}
+
+double cpow_size(jitc_dtype t, const void *a, const void *b, int64_t j) {
+  jitc_dtype p = dtype_part(t);
+  double complex za = CMPLX(value(p, a, 2 * j), value(p, a, 2 * j + 1));
+  double complex zb = CMPLX(value(p, b, 2 * j), value(p, b, 2 * j + 1));
+  double w = cabs(zb * clog(za));
+  return isfinite(w) ? w : 0;
 }
 
 bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, double tol,
@@ -136,8 +148,10 @@ bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, do
     return true;
   if (dtype_is_complex(t)) { /* part by part */
     jitc_dtype p = dtype_part(t);
-    if (how == A_CULP)
-      return culp_agrees(p, x, y, j, 0) && culp_agrees(p, x, y, j, 1);
+    if (how == A_CULP || how == A_CPOW) {
+      double eps = how == A_CPOW ? 8 * (1 + tol) : 8;
+      return culp_agrees(p, x, y, j, 0, eps) && culp_agrees(p, x, y, j, 1, eps);
+    }
     return agrees(p, x, y, 2 * j, how, tol, argnan) && agrees(p, x, y, 2 * j + 1, how, tol, argnan);
   }
   if (!dtype_is_float(t) || how == A_EXACT)

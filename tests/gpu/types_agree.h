@@ -13,8 +13,14 @@
 ** function whose NaN argument is its result (ops.h's F_NANARG), within
 ** A_ULP otherwise; A_NANSIGN: a cast between float types, any NaN of the
 ** same sign; A_CULP: a complex function, each part within 4 ulp or 8
-** epsilons of the larger part's magnitude. */
-typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD, A_FNAN, A_NANSIGN, A_CULP } Agree;
+** epsilons of the larger finite part's magnitude; A_CPOW: a complex power,
+** as A_CULP with 8 (1 + |b log a|) epsilons (exp(b log a) carries log a's
+** rounding times the size of b log a; tol: that size, cpow_size()). */
+typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD, A_FNAN, A_NANSIGN, A_CULP,
+                     A_CPOW } Agree;
+
+/* |b log a| of complex elements j of a and b (type t), 0 where not finite. */
+double cpow_size(jitc_dtype t, const void *a, const void *b, int64_t j);
 
 bool is_half(jitc_dtype t);
 /* Element j of x (type t) as a double: a complex element's real part. */

@@ -441,7 +441,10 @@ static int compare(const Prog *P, const jitc_kernel *k, const Host *C, const Hos
         continue;
       int64_t j = C->role[a] == JITC_RESULT ? 0 : i;
       bool argnan = n && ia >= 0 && dtype_is_float(dt) && isnan(value(dt, in->p[ia], j));
-      if (agrees(C->dt[a], C->p[a], R->p[a], i, P->how[s], tol, argnan))
+      double t = tol; /* a complex power's: |b log a| */
+      if (P->how[s] == A_CPOW)
+        t = n && ia >= 0 && ib >= 0 ? cpow_size(dt, in->p[ia], in->p[ib], j) : 0;
+      if (agrees(C->dt[a], C->p[a], R->p[a], i, P->how[s], t, argnan))
         continue;
       if (show && shown++ < 4) {
         char got[120], want[120], va[120] = "-", vb[120] = "-";
@@ -503,7 +506,7 @@ static int diff_case(jitc_context *ctx, const Prog *P, jitc_dtype dt, int64_t n,
         for (int s = 0; s < P->nstmt; s++) {
           int a = jitc_kernel_find_array(kc, P->name[s]);
           Agree h = P->how[s];
-          if (a >= 0 && (h == A_ULP || h == A_FNAN || h == A_CULP))
+          if (a >= 0 && (h == A_ULP || h == A_FNAN || h == A_CULP || h == A_CPOW))
             report_ulps(name, P->what[s], C.dt[a], C.p[a], R.p[a], count_of(&C, a, n));
         }
     }
@@ -667,6 +670,10 @@ static void selftest(jitc_context *ctx) {
        "a tiny part 1023 ulp off, within 8 eps of the larger"},
       {JITC_COMPLEX64, 0x2edbe7ff2edbe6feull, 0x2edbe6fe2edbe6feull, A_CULP, 0, false, "a tiny part alone 257 ulp off"},
       {JITC_COMPLEX64, 0x7fc000003f800000ull, 0x3f8000003f800000ull, A_CULP, 0, false, "NaN for a finite part"},
+      {JITC_COMPLEX64, 0x3f80001400000000ull, 0x3f80000000000000ull, A_CPOW, 2, true, "20 ulp in a power of |b log a| 2"},
+      {JITC_COMPLEX64, 0x3f80004000000000ull, 0x3f80000000000000ull, A_CPOW, 2, false, "64 ulp in a power of |b log a| 2"},
+      {JITC_COMPLEX64, 0x4b0000007f800000ull, 0x4b0000067f800000ull, A_CULP, 0, true, "6 ulp of the finite part beside inf"},
+      {JITC_COMPLEX64, 0x4b0000007f800000ull, 0x4b0001007f800000ull, A_CULP, 0, false, "256 ulp of the finite part beside inf"},
       {JITC_COMPLEX64, 0x800000003f800000ull, 0x000000003f800000ull, A_ANYNAN, 0, false, "-0.0 for 0.0 in a part"},
       {JITC_COMPLEX64, 0x7fc123457fc00000ull, 0xffc000007fc00000ull, A_ANYNAN, 0, true, "another NaN in a part of arithmetic"},
       {JITC_COMPLEX64, 0x7fc123453f800000ull, 0x7fc000003f800000ull, A_EXACT, 0, false, "another NaN in a part where bits move"},
