@@ -370,7 +370,8 @@ def host_reduce(cxx, tmp, dt):
                     'fwrite(r, sizeof *r, 2, f); fclose(f); }' % (CNAME[t], k, k, k, k, name))
     main.append("  return 0;\n}\n")
     head = SHIMS + ("static inline float __int_as_float(int u) { float f; memcpy(&f, &u, 4); return f; }\n"
-                    "#define __shfl_down_sync(m, v, o) (v)\n#include <cmath>\n#include <vector>\n"
+                    "#define __shfl_down_sync(m, v, o) (v)\n#define __align__(n) alignas(n)\n"
+                    "#include <cmath>\n#include <vector>\n"
                     "using namespace std;\n")
     cpp = os.path.join(tmp, "red.cpp")
     with open(cpp, "w") as f:
