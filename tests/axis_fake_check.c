@@ -353,6 +353,49 @@ static void device_cases(jitc_context *ctx) {
               (int64_t[]){1000}, NULL, 2, 0);
 }
 
+/* jitc_run_device of a program over axes: as over arrays of shape (n,);
+** jitc_run_buffers refuses it. */
+static void flat_cases(jitc_context *ctx) {
+  jitc_kernel *k = compile(ctx, "s = sum(x, axis=0)");
+  if (!k)
+    return;
+  const int64_t n = 10000;
+  CUdeviceptr xd = 0, rd = 0;
+  A.cuMemAlloc(&xd, (size_t)n * 8);
+  A.cuMemAlloc(&rd, 8);
+  double *xb = (double *)(uintptr_t)xd, want = 0;
+  for (int64_t i = 0; i < n; i++)
+    want += xb[i] = value(i);
+  Emu E;
+  arm(&E, 0, 0);
+  uint64_t ptrs[2] = {xd, rd};
+  jitc_status st = jitc_run_device(ctx, k, n, ptrs, NULL, NULL);
+  A.cuStreamSynchronize(NULL);
+  double got = *(double *)(uintptr_t)rd;
+  if (st != JITC_OK || E.why[0] || got != want || E.combines != 1) {
+    printf("FAIL axis_fake.run_device_flat: status %d, %g against %g, %d combines %s\n", st, got,
+           want, E.combines, E.why);
+    nfail++;
+  } else {
+    printf("ok axis_fake.run_device_flat\n");
+  }
+  jitc_buffer *b[2] = {NULL, NULL};
+  jitc_buffer_new(ctx, JITC_TARGET_CUDA, JITC_FLOAT64, n, &b[0]);
+  jitc_buffer_new(ctx, JITC_TARGET_CUDA, JITC_FLOAT64, 1, &b[1]);
+  st = jitc_run_buffers(ctx, k, n, b, NULL, NULL);
+  if (st != JITC_E_USAGE || !strstr(jitc_errmsg(ctx), "not buffers")) {
+    printf("FAIL axis_fake.buffers_refused: status %d: %s\n", st, jitc_errmsg(ctx));
+    nfail++;
+  } else {
+    printf("ok axis_fake.buffers_refused\n");
+  }
+  jitc_buffer_free(b[0]);
+  jitc_buffer_free(b[1]);
+  A.cuMemFree(xd);
+  A.cuMemFree(rd);
+  jitc_kernel_free(k);
+}
+
 /* cuda_axis_cut and cuda_axis_piece, without a driver: chunks of whole
 ** pieces, at most `chunk` elements, covering [0, n) in order. */
 static void cut_unit(void) {
@@ -402,6 +445,7 @@ int main(void) {
   }
   host_cases(ctx);
   device_cases(ctx);
+  flat_cases(ctx);
   fake_axis_kernel(NULL, NULL, 0, NULL, 0, NULL);
   jitc_context_free(ctx);
   return nfail ? 1 : 0;
