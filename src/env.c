@@ -63,7 +63,8 @@ static void env_devices(Env *e) {
 }
 
 /* $JITC_CUDA_PATTERN: axes, ':', a letter per array (c, b or s), then
-** ':64' or nothing; the cuda target checks the letters against the program. */
+** ':64' or nothing, then ':kD' (D kept axes of results over axes) or
+** nothing; the cuda target checks the letters against the program. */
 static void env_pattern(Env *e) {
   const char *s = e->cuda_pattern;
   if (!s)
@@ -72,13 +73,18 @@ static void env_pattern(Env *e) {
   const char *t = s + digits;
   size_t letters = *t == ':' ? strspn(t + 1, "cbs") : 0;
   const char *rest = letters ? t + 1 + letters : "x";
-  if (digits >= 1 && digits <= 2 && atoi(s) >= 1 && atoi(s) <= JITC_MAXDIMS &&
-      (!*rest || !strcmp(rest, ":64")))
+  if (!strncmp(rest, ":64", 3))
+    rest += 3;
+  if (!strncmp(rest, ":k", 2) && strspn(rest + 2, "0123456789") >= 1 &&
+      strspn(rest + 2, "0123456789") <= 2 && atoi(rest + 2) >= 1 &&
+      atoi(rest + 2) <= JITC_MAXDIMS)
+    rest += 2 + strspn(rest + 2, "0123456789");
+  if (digits >= 1 && digits <= 2 && atoi(s) >= 1 && atoi(s) <= JITC_MAXDIMS && !*rest)
     return;
   if (!e->bad[0])
     snprintf(e->bad, sizeof e->bad, "environment variable JITC_CUDA_PATTERN='%s': expected "
              "the number of axes, ':' and a letter per array (c, b or s), then ':64' or "
-             "nothing, such as 2:sc", s);
+             "nothing, then ':kD' (D kept axes) or nothing, such as 2:sc", s);
 }
 
 bool env_read(Env *e) {

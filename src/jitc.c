@@ -340,24 +340,13 @@ fail:
   return st;
 }
 
-/* A program with reductions on a target that has none, or with reductions
-** over axes on a target without them (refused at the first). */
+/* A program with reductions on a target that has none. */
 static jitc_status refuse_reductions(jitc_context *ctx, const jitc_kernel *k) {
   const Program *p = k->prog;
   if (p->nreduce && !k->target->reduces)
     return ctx_error(ctx, JITC_E_UNAVAILABLE, "target %s does not run reductions",
                      k->target->name);
-  if (!p->by_axis || k->target->axes)
-    return JITC_OK;
-  int at = -1;
-  for (int s = 0; s < p->nstmts && at < 0; s++)
-    if (p->stmts[s].kind == IR_REDUCE && p->stmts[s].axes)
-      at = p->stmts[s].off;
-  diags_set_name(&ctx->diags, k->source_name);
-  diag_add(&ctx->diags, JITC_E_UNAVAILABLE, k->source, at, "the %s target does not reduce over "
-           "an axis yet; run this program with --target cpu or --target interp",
-           k->target->name);
-  return JITC_E_UNAVAILABLE;
+  return JITC_OK;
 }
 
 /* The position of the first node of a complex type in n, or -1; *budget
@@ -610,15 +599,20 @@ static jitc_status run_common(jitc_context *ctx, const jitc_kernel *k, int64_t n
 static jitc_status run_arrays(jitc_context *ctx, const jitc_kernel *k, const jitc_array *arrays,
                               const jitc_value *scalars, jitc_run_info *info);
 
-/* jitc_run() of a program reducing over axes: a run over arrays of shape
-** (n,), each result of the one element its reduction gives them. */
+static jitc_status run_device_arrays(jitc_context *ctx, const jitc_kernel *k,
+                                     const jitc_array *arrays, const jitc_value *scalars,
+                                     void *stream);
+
+/* jitc_run() (jitc_run_device() when ptrs) of a program reducing over axes:
+** a run over arrays of shape (n,), each result of the one element its
+** reduction gives them. */
 static jitc_status run_flat_axes(jitc_context *ctx, const jitc_kernel *k, int64_t n,
-                                 void *const *arrays, const jitc_value *scalars,
-                                 jitc_run_info *info) {
+                                 void *const *arrays, const uint64_t *ptrs,
+                                 const jitc_value *scalars, jitc_run_info *info, void *stream) {
   const Program *p = k->prog;
   if (n < 0)
     return ctx_error(ctx, JITC_E_USAGE, "negative element count %lld", (long long)n);
-  if (p->narrays && !arrays)
+  if (p->narrays && !arrays && !ptrs)
     return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
   jitc_array *A = calloc((size_t)p->narrays + 1, sizeof *A + sizeof(int64_t));
   if (!A)
@@ -628,7 +622,7 @@ static jitc_status run_flat_axes(jitc_context *ctx, const jitc_kernel *k, int64_
   bool red[1];
   jitc_status st = axes_resolve(ctx, p, 1, red);
   for (int j = 0; j < p->narrays && !st; j++) {
-    A[j] = (jitc_array){arrays[j], 1, flat, NULL};
+    A[j] = (jitc_array){ptrs ? (void *)(uintptr_t)ptrs[j] : arrays[j], 1, flat, NULL};
     if (p->arrays[j].role != JITC_RESULT)
       continue;
     axes_result_shape(p, j, 1, flat, red, &A[j].ndim, &rshape[j]);
@@ -640,7 +634,7 @@ static jitc_status run_flat_axes(jitc_context *ctx, const jitc_kernel *k, int64_
                      (long long)rshape[j], (long long)n);
   }
   if (!st)
-    st = run_arrays(ctx, k, A, scalars, info);
+    st = ptrs ? run_device_arrays(ctx, k, A, scalars, stream) : run_arrays(ctx, k, A, scalars, info);
   free(A);
   return st;
 }
@@ -654,7 +648,7 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
   if (ctx->diags.n || ctx->diags.text.s)
     diags_clear(&ctx->diags);
   if (k->prog->by_axis)
-    return run_flat_axes(ctx, k, n, arrays, scalars, info);
+    return run_flat_axes(ctx, k, n, arrays, NULL, scalars, info, NULL);
   RunOn on = {.arrays = arrays};
   return run_common(ctx, k, n, &on, scalars, info);
 }
@@ -693,6 +687,8 @@ jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   RunOn on = {.ptrs = ptrs ? ptrs : none, .stream = stream};
   if (!ptrs && k->prog->narrays && n > 0)
     return ctx_error(ctx, JITC_E_USAGE, "no arrays given");
+  if (k->prog->by_axis && ptrs)
+    return run_flat_axes(ctx, k, n, NULL, ptrs, scalars, NULL, stream);
   return run_common(ctx, k, n, &on, scalars, NULL);
 }
 
@@ -705,6 +701,12 @@ jitc_status jitc_run_device_arrays(jitc_context *ctx, const jitc_kernel *k,
     return JITC_E_USAGE;
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
+  return run_device_arrays(ctx, k, arrays, scalars, stream);
+}
+
+static jitc_status run_device_arrays(jitc_context *ctx, const jitc_kernel *k,
+                                     const jitc_array *arrays, const jitc_value *scalars,
+                                     void *stream) {
   Layout L;
   bool contig;
   jitc_status st = layout_new(ctx, k->prog, arrays, &L, &contig);
@@ -790,6 +792,9 @@ jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     return JITC_E_USAGE;
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
+  if (k->prog->by_axis)
+    return ctx_error(ctx, JITC_E_USAGE, "a program reducing over an axis runs over arrays of "
+                     "a shape: jitc_run_arrays or jitc_run_device_arrays, not buffers");
   jitc_buffer *none[1] = {NULL};
   RunOn on = {.bufs = bufs ? bufs : none};
   return run_common(ctx, k, n, &on, scalars, info);

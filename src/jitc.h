@@ -510,7 +510,9 @@ JITC_API void jitc_buffer_free(jitc_buffer *b);
 /* jitc_run() over buffers of the kernel's target instead of host pointers:
 ** bufs[k] holds array k (its dtype, at least n elements; a JITC_RESULT
 ** array at least one).  Outputs, in-place arrays and results are written
-** in the buffers. */
+** in the buffers.  A program reducing over an axis is refused
+** (JITC_E_USAGE): it runs over arrays of a shape, jitc_run_arrays() or
+** jitc_run_device_arrays(). */
 JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                                       jitc_buffer *const *bufs, const jitc_value *scalars,
                                       jitc_run_info *info);
@@ -523,7 +525,8 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
 ** kernel's order, n elements of its dtype, aligned to the dtype's size;
 ** arrays must not overlap (an in-place array is one pointer).  A JITC_RESULT
 ** array is the address of one element, which the queued work writes (also
-** when n == 0: then the only work queued).  `scalars` as for jitc_run().  stream is a CUstream of the context the arrays are used
+** when n == 0: then the only work queued; a reduction over axes runs as
+** over arrays of shape (n,), as in jitc_run()).  `scalars` as for jitc_run().  stream is a CUstream of the context the arrays are used
 ** in; NULL is that context's legacy default stream, and CU_STREAM_LEGACY
 ** (0x1) and CU_STREAM_PER_THREAD (0x2) are taken too.
 **

@@ -707,9 +707,6 @@ typedef struct Target {
                              jitc_run_info *info);
   /* Whether run, run_buffers and run_device compute IR_REDUCE statements. */
   bool reduces;
-  /* Whether run_layout computes reductions over axes (Program.by_axis,
-  ** Layout.axes); a program with them is refused before compile otherwise. */
-  bool axes;
   /* Whether it compiles programs with complex64 or complex128 values (a
   ** program with them is refused before compile and emit otherwise). */
   bool complex;

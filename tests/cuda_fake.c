@@ -21,8 +21,9 @@
 ** give jitc_k32 a body of its own (fake_kernel()), run in its stream's
 ** order on the launch's device pointers (and a copy of the bytes of one
 ** more parameter: a kernel's jitc_nd), so that what an output receives
-** tells where each input's elements were.  fake_compiles() counts NVRTC's
-** compiles.
+** tells where each input's elements were; and the kernels of reductions
+** over axes a body (fake_axis_kernel()), run alike on copies of their
+** parameters.  fake_compiles() counts NVRTC's compiles.
 */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -61,7 +62,7 @@ static void drop(Range *r) { *r = ranges[--nranges]; }
 
 /* ---- streams and events ---- */
 
-enum { OP_COPY, OP_SET, OP_RECORD, OP_KERNEL };
+enum { OP_COPY, OP_SET, OP_RECORD, OP_KERNEL, OP_AXIS };
 enum { KPTRS = 8, KND = 1024 };
 typedef void (*KernelFn)(void *arg, long long base, unsigned n, const CUdeviceptr *ptr,
                          const void *nd);
@@ -79,7 +80,15 @@ typedef struct Op {
   long long base;
   CUdeviceptr ptr[KPTRS];
   char *nd; /* the parameter's bytes, or NULL */
+  /* OP_AXIS: the kernel's name, grid and block, its parameters' bytes. */
+  const char *name;
+  unsigned gx, bx;
+  void *pp[64];
 } Op;
+/* A body for the kernels of reductions over axes (jitc_a1, jitc_a32,
+** jitc_a256, jitc_ac): fn(arg, name, grid, block, params), params pointing
+** to copies of the launch's, in its stream's order. */
+typedef void (*AxisFn)(void *arg, const char *name, unsigned gx, unsigned bx, void **params);
 typedef struct Stream {
   Op *head, *tail;
 } Stream;
@@ -120,6 +129,9 @@ static void run(Stream *s, Op *upto) {
       memset(q->dst, q->v, q->n);
     else if (q->kind == OP_KERNEL) {
       q->fn(q->arg, q->base, (unsigned)q->n, q->ptr, q->nd);
+      free(q->nd);
+    } else if (q->kind == OP_AXIS) {
+      ((AxisFn)(void *)q->fn)(q->arg, q->name, q->gx, q->bx, q->pp);
       free(q->nd);
     }
     else if (q->n == q->ev->gen) {
@@ -382,6 +394,45 @@ API(cuEventElapsedTime, (float *ms, void *a, void *b)) {
   *ms = 0.001f * (float)(((Event *)b)->seq - ((Event *)a)->seq);
   return OK;
 }
+/* The body of the axis kernels (NULL: nothing), and the bytes of each of
+** the first `n` parameters of each (jitc_a*: sizes, jitc_ac: csizes). */
+static AxisFn axis_fn;
+static void *axis_arg;
+static int axis_n, axis_sizes[64], axis_cn, axis_csizes[64];
+void fake_axis_kernel(AxisFn fn, void *arg, int n, const int *sizes, int cn, const int *csizes) {
+  pthread_mutex_lock(&mu);
+  axis_fn = fn;
+  axis_arg = arg;
+  axis_n = n < 64 ? n : 64;
+  axis_cn = cn < 64 ? cn : 64;
+  for (int k = 0; k < axis_n; k++)
+    axis_sizes[k] = sizes[k];
+  for (int k = 0; k < axis_cn; k++)
+    axis_csizes[k] = csizes[k];
+  pthread_mutex_unlock(&mu);
+}
+/* Queues an axis kernel's launch: its parameters copied, 16-byte aligned. */
+static void push_axis(void *s, const char *f, unsigned gx, unsigned bx, void **params) {
+  int comb = !strcmp(f, "jitc_ac");
+  int n = comb ? axis_cn : axis_n;
+  const int *sz = comb ? axis_csizes : axis_sizes;
+  size_t total = 0;
+  for (int k = 0; k < n; k++)
+    total += ((size_t)sz[k] + 15) / 16 * 16;
+  Op o = {OP_AXIS};
+  o.fn = (KernelFn)(void *)axis_fn;
+  o.arg = axis_arg;
+  o.name = f;
+  o.gx = gx;
+  o.bx = bx;
+  o.nd = malloc(total + 1);
+  for (int k = 0, at = 0; k < n; k++) {
+    memcpy(o.nd + at, params[k], (size_t)sz[k]);
+    o.pp[k] = o.nd + at;
+    at += (sz[k] + 15) / 16 * 16;
+  }
+  push(st(s), o);
+}
 /* The launch log: device, first element, element count. */
 static long long launches[1 << 16][3];
 static int nlaunches;
@@ -404,6 +455,11 @@ API(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
                      unsigned bz, unsigned smem, void *s, void **params, void **extra)) {
   /* A kernel that does nothing, or the test's body, in its stream's
   ** order; jitc_k32 and jitc_g0 take (n, base, ...). */
+  if (axis_fn && !strncmp(f, "jitc_a", 6)) {
+    pthread_mutex_lock(&mu);
+    push_axis(s, f, gx, bx, params);
+    pthread_mutex_unlock(&mu);
+  }
   if (!strcmp(f, "jitc_k32") || !strcmp(f, "jitc_g0")) {
     pthread_mutex_lock(&mu);
     if (nlaunches < (1 << 16)) {

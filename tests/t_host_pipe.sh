@@ -8,6 +8,8 @@
 # arithmetic of the shares.  tests/dev_arrays_check.c checks what
 # jitc_run_device_arrays sends the kernels of device arrays of any strides.
 # On a GPU,
+# tests/axis_fake_check.c checks the host side of reductions over axes
+# (cuda/axisrun.c) with the fake running a C copy of their kernels.
 # tests/gpu/host_gpu.c checks the results themselves (make test-gpu).
 set -u
 BUILD=${BUILD:-build}
@@ -27,6 +29,10 @@ fi
 if ! $CC ${CFLAGS:-} -std=c11 -D_GNU_SOURCE -o "$tmp/dev" tests/dev_arrays_check.c $libs ${LDFLAGS:-} -ldl -lpthread -lm 2>"$tmp/err"; then
   echo "FAIL host_pipe.build: $(head -c 2000 "$tmp/err")"; exit 1
 fi
+# shellcheck disable=SC2086
+if ! $CC ${CFLAGS:-} -std=c11 -D_GNU_SOURCE -o "$tmp/axis" tests/axis_fake_check.c $libs ${LDFLAGS:-} -ldl -lpthread -lm 2>"$tmp/err"; then
+  echo "FAIL host_pipe.build: $(head -c 2000 "$tmp/err")"; exit 1
+fi
 # Two fake GPUs: the split over several GPUs too (cuda/multi.c).
 FAKE_CUDA_DEVICES=2 JITC_LIBCUDA=$tmp/libcuda_fake.so JITC_LIBNVRTC=$tmp/libcuda_fake.so \
   JITC_CACHE_DIR=$tmp/cache "$tmp/check"
@@ -34,4 +40,8 @@ rc=$?
 # jitc_run_device_arrays: what the host sends the kernel of a pattern.
 JITC_LIBCUDA=$tmp/libcuda_fake.so JITC_LIBNVRTC=$tmp/libcuda_fake.so \
   JITC_CACHE_DIR=$tmp/cache "$tmp/dev" || rc=1
+# Reductions over axes: the host side of cuda/axisrun.c, the fake's axis
+# kernels running a plain C copy of cuda/axis.c's.
+JITC_LIBCUDA=$tmp/libcuda_fake.so JITC_LIBNVRTC=$tmp/libcuda_fake.so \
+  JITC_CACHE_DIR=$tmp/cache "$tmp/axis" || rc=1
 exit $rc

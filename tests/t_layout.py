@@ -201,6 +201,9 @@ def main():
     for gen, forbidden in (("src/cuda/gen", ("src/cuda/build", "src/cuda/run", "src/cuda/host",
                                              "src/codecache", "runtime/cuda_loader",
                                              "runtime/pool", "src/env")),
+                           ("src/cuda/axis", ("src/cuda/build", "src/cuda/run", "src/cuda/host",
+                                              "src/codecache", "runtime/cuda_loader",
+                                              "runtime/pool", "src/env")),
                            ("src/cpu/gen", ("src/cpu/build", "src/cpu/run", "src/codecache",
                                             "runtime/pool", "src/env"))):
         if gen not in edges:

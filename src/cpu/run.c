@@ -418,6 +418,5 @@ const Target target_cpu = {
   .release = cpu_release,
   .shutdown = cpu_shutdown,
   .reduces = true,
-  .axes = true,
   .complex = true,
 };

@@ -54,9 +54,11 @@ static int row_of(const CudaPattern *pat, const Program *p, int k) {
 void cuda_pattern_key(Buf *b, const CudaPattern *pat, const Program *p) {
   buf_printf(b, "%d:", pat->nd);
   for (int k = 0; k < p->narrays; k++)
-    buf_putc(b, p->arrays[k].role == JITC_RESULT ? CUDA_CONTIG : pat->kind[k]);
+    buf_putc(b, p->arrays[k].role == JITC_RESULT && !pat->kd ? CUDA_CONTIG : pat->kind[k]);
   if (pat->wide)
     buf_puts(b, ":64");
+  if (pat->kd)
+    buf_printf(b, ":k%d", pat->kd);
 }
 
 void cuda_access_struct(Buf *b, const Program *p, const CudaPattern *pat) {
@@ -263,8 +265,20 @@ int cuda_pattern_parse(const char *s, CudaPattern *pat) {
   if (k == 0 || s[k] != ':' || nd < 1 || nd > JITC_MAXDIMS)
     return -1;
   const char *letters = s + k + 1, *rest = letters + strspn(letters, "cbs");
-  if (rest == letters || (*rest && strcmp(rest, ":64")))
+  if (rest == letters)
     return -1;
-  *pat = (CudaPattern){nd, *rest != 0, letters};
-  return (int)(rest - letters);
+  int n = (int)(rest - letters), kd = 0;
+  bool wide = !strncmp(rest, ":64", 3);
+  rest += wide ? 3 : 0;
+  if (!strncmp(rest, ":k", 2)) { /* the kept axes of the results over axes */
+    for (k = 2; rest[k] >= '0' && rest[k] <= '9' && k < 5; k++)
+      kd = kd * 10 + (rest[k] - '0');
+    if (k == 2 || kd < 1 || kd > JITC_MAXDIMS)
+      return -1;
+    rest += k;
+  }
+  if (*rest)
+    return -1;
+  *pat = (CudaPattern){nd, wide, letters, kd};
+  return n;
 }

@@ -291,7 +291,7 @@ static unsigned long long context_id(CudaState *S, CUcontext cx) {
 ** kernels: m->mod, fn, gfn (ngroups of them), rfn (nrfn of them: jitc_r, or
 ** a split program's jitc_r0, ...), occ. */
 static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image, int ngroups,
-                              int nrfn, CUcontext cx, CudaModule **out) {
+                              int nrfn, bool axis, CUcontext cx, CudaModule **out) {
   CudaApi *A = &S->api;
   *out = NULL;
   CudaModule *m = calloc(1, sizeof *m);
@@ -303,6 +303,7 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   m->ngfn = ngroups;
   m->nrfn = nrfn;
+  m->axis = axis;
   m->cx = cx;
   m->cxid = context_id(S, cx);
   char errlog[4096] = "";
@@ -317,7 +318,14 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
                      "cuda: cannot load the compiled kernel (%s)%s%s",
                      cuda_result_name(A, r), errlog[0] ? ": " : "", errlog);
   }
-  r = A->cuModuleGetFunction(&m->fn, m->mod, m->ngfn ? "jitc_g0" : "jitc_k32");
+  /* Over axes, the kernels of segments (cuda/axis.c); fn is jitc_a256's. */
+  static const char *const afn[4] = {"jitc_a1", "jitc_a32", "jitc_a256", "jitc_ac"};
+  for (int q = 0; q < 4 && axis && r == CUDA_SUCCESS; q++)
+    r = A->cuModuleGetFunction(&m->afn[q], m->mod, afn[q]);
+  if (r == CUDA_SUCCESS && axis)
+    m->fn = m->afn[2];
+  else if (r == CUDA_SUCCESS)
+    r = A->cuModuleGetFunction(&m->fn, m->mod, m->ngfn ? "jitc_g0" : "jitc_k32");
   for (int g = 0; g < m->ngfn && r == CUDA_SUCCESS; g++) {
     char name[32];
     snprintf(name, sizeof name, "jitc_g%d", g);
@@ -365,8 +373,10 @@ static jitc_status module_load(jitc_context *ctx, void *arg, const void *image, 
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   memcpy(copy, image, len);
   CudaModule *m;
+  const Program *p = B->k->prog;
   jitc_status st = load_image(ctx, B->S, image, B->ngroups,
-                              cuda_reduce_nkernels(B->k->prog, B->ngroups > 0), B->S->pctx, &m);
+                              p->by_axis ? 0 : cuda_reduce_nkernels(p, B->ngroups > 0),
+                              p->by_axis, B->S->pctx, &m);
   if (st != JITC_OK) {
     free(copy);
     return st;
@@ -389,7 +399,7 @@ jitc_status cuda_module_in(jitc_context *ctx, CudaState *S, CudaModule *home, CU
       *out = o;
       return JITC_OK;
     }
-  jitc_status st = load_image(ctx, S, home->image, home->ngfn, home->nrfn, cx, out);
+  jitc_status st = load_image(ctx, S, home->image, home->ngfn, home->nrfn, home->axis, cx, out);
   if (st != JITC_OK)
     return st;
   (*out)->next = home->others;

@@ -48,6 +48,8 @@ typedef struct CudaModule {
   CUfunction *rfn; /* combining the partials of reductions: jitc_r, or a split
                       program's jitc_r0, jitc_r1, ... (cuda_reduce_nkernels) */
   int ngfn, nrfn;
+  bool axis;       /* a program reducing over axes: afn[] instead of jitc_k32 */
+  CUfunction afn[4]; /* jitc_a1, jitc_a32, jitc_a256, jitc_ac (cuda/axis.c) */
   int occ;         /* resident blocks of CUDA_BLOCK threads per SM */
   CUcontext cx;    /* the context it is loaded in */
   unsigned long long cxid; /* that context's unique id (cuCtxGetId), or 0 */
@@ -204,7 +206,23 @@ typedef struct CudaPatMod {
 typedef struct CudaNdRun {
   const bool *strided; /* per array of the program */
   const int64_t *nd;   /* jitc_nd's int64s */
+  const int64_t *kept; /* over axes: jitc_kept's int64s, or NULL (cuda/axis.c) */
+  const struct CudaAxisRun *axis; /* over axes: the segments, else NULL */
 } CudaNdRun;
+
+/* A run reducing over axes (cuda/axis.c, cuda/axisrun.c): seg elements per
+** segment, nseg segments, pps pieces per segment, `lanes` threads per
+** piece (the kernel afn[which]); the partials of the pieces (pps > 1: per
+** reduction, in the order of the results, nseg * pps of CUDA_PART bytes),
+** the results' device memory (res[a] for result array a: its element of
+** segment 0) and the strides of device arrays (nd, or NULL). */
+typedef struct CudaAxisRun {
+  int64_t seg, nseg, pps;
+  int lanes, which;
+  CUdeviceptr parts;
+  const CUdeviceptr *res;
+  const CudaNdRun *nd;
+} CudaAxisRun;
 
 /* Where a run's reductions put their block partials (cuda/reduce.c): per
 ** reduction, in the order of their result arrays, `cap` partials of
@@ -334,6 +352,37 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
                                const CudaModule *m, const CudaParts *parts, int64_t n,
                                const CUdeviceptr *res, CUstream s);
 
+/* ---- cuda/axisrun.c: reductions over axes ---- */
+
+/* The segments' plan: seg, nseg, pps, lanes and which (a function of the
+** shape alone: the bits of the results depend on it). */
+void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A);
+/* Piece q's first element in the flat index; the piece that starts at
+** element e (a piece's first, or the end). */
+int64_t cuda_axis_start(const CudaAxisRun *A, int64_t q);
+int64_t cuda_axis_piece(const CudaAxisRun *A, int64_t e);
+/* The host pipeline's chunks: whole pieces, at most `chunk` elements (one
+** piece at least), *nchunks of them, boundaries at the result (malloc'ed;
+** NULL when out of memory). */
+int64_t *cuda_axis_cut(const CudaAxisRun *A, int64_t chunk, int64_t *nchunks);
+/* Bytes of the pieces' partials (0 when every segment is one piece). */
+size_t cuda_axis_parts_bytes(const Program *p, const CudaAxisRun *A);
+/* Launches the pieces of elements [off, off + n) (whole pieces) on stream
+** s: element g of a contiguous array at dptr[a] + (g - off), a strided
+** one's through A->nd. */
+jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                             const CudaModule *m, const CudaAxisRun *A, int64_t off, int64_t n,
+                             const CUdeviceptr *dptr, const ParamSlot *params, CUstream s);
+/* jitc_ac over every segment where segments have several pieces (or none:
+** the identities), after all the pieces' launches. */
+jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                             const CudaModule *m, const CudaAxisRun *A, CUstream s);
+/* The whole run over the caller's device arrays d (results included) on
+** stream s, in the current context: nd->axis says the segments. */
+jitc_status cuda_axis_device(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
+                             const CudaModule *m, int64_t n, const CUdeviceptr *d,
+                             const ParamSlot *params, const CudaNdRun *nd, CUstream s);
+
 /* ---- cuda/copy.c: the copier ---- */
 
 /* One host copy of a job: len bytes from src to dst; or, with `nd`, the
@@ -400,6 +449,7 @@ typedef struct CudaPipe {
   const int64_t *at;
   int64_t nchunks;
   CudaParts *parts;  /* the reductions' partials, in chunk order; NULL without */
+  const CudaAxisRun *axis; /* over axes: chunks of whole pieces, NULL otherwise */
   CudaTrace *trace;  /* NULL: none */
   double t0;         /* the run's start (traces) */
   /* The run's own. */

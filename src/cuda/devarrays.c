@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The largest jitc_nd: kernel parameters are limited to 4 KiB in all
-** (the pointers and scalars take the rest). */
-enum { ND_BYTES = 2048 };
+/* The largest jitc_nd, and jitc_kept over axes: kernel parameters are
+** limited to 4 KiB in all (the pointers and scalars take the rest). */
+enum { ND_BYTES = 2048, KEPT_BYTES = 1024 };
 
 /* Array j's kind in L's coalesced shape. */
 static char kind_of(const Layout *L, int j) {
@@ -56,6 +56,66 @@ static jitc_status check_aligned(jitc_context *ctx, const Program *p, const Layo
                    (unsigned long long)(uintptr_t)x->base);
 }
 
+/* Over axes, result j's kind: CUDA_CONTIG when its element of segment s
+** is element s of it, else CUDA_STRIDED (reached through the kept axes'
+** strides, which must be multiples of its element size). */
+static jitc_status kept_kind(jitc_context *ctx, const Program *p, const Layout *L, int j,
+                             char *kind) {
+  const LayoutArray *x = &L->a[j];
+  int64_t c = (int64_t)x->esize;
+  bool contig = true, aligned = true;
+  for (int d = L->kdim - 1; d >= 0; d--) {
+    contig &= L->kshape[d] == 1 || x->kstrides[d] == c;
+    aligned &= x->kstrides[d] % (int64_t)x->esize == 0;
+    c *= L->kshape[d];
+  }
+  *kind = contig ? CUDA_CONTIG : CUDA_STRIDED;
+  if (aligned)
+    return JITC_OK;
+  return ctx_error(ctx, JITC_E_INPUT, "cuda: device array '%s' (%s at 0x%llx) has elements not "
+                   "aligned to their size, which the GPU cannot store; give it an array of "
+                   "its own", p->arrays[j].name, jitc_dtype_name(p->arrays[j].dtype),
+                   (unsigned long long)(uintptr_t)x->base);
+}
+
+/* Over axes: the results' kinds (kind[]), the pattern's kept axes (*kd, 0
+** when every result is contiguous in segment order) and jitc_kept's int64s
+** (*kept, malloc'ed, NULL when none). */
+static jitc_status kept_frame(jitc_context *ctx, const Program *p, const Layout *L, char *kind,
+                              int *kd, int64_t **kept) {
+  int nr = 0;
+  *kd = 0;
+  *kept = NULL;
+  for (int j = 0; j < p->narrays; j++) {
+    if (p->arrays[j].role != JITC_RESULT)
+      continue;
+    jitc_status st = kept_kind(ctx, p, L, j, &kind[j]);
+    if (st != JITC_OK)
+      return st;
+    nr += kind[j] == CUDA_STRIDED;
+  }
+  if (!nr)
+    return JITC_OK;
+  size_t bytes = (size_t)L->kdim * (size_t)(nr + 1) * sizeof **kept;
+  if (bytes > KEPT_BYTES)
+    return ctx_error(ctx, JITC_E_INPUT, "cuda: %d results of %d axes that no two results step "
+                     "over alike have more strides than a kernel's parameters hold; give them "
+                     "contiguous arrays", nr, L->kdim);
+  if (!(*kept = malloc(bytes)))
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  memcpy(*kept, L->kshape, (size_t)L->kdim * sizeof **kept);
+  int64_t *row = *kept + L->kdim;
+  for (int j = 0; j < p->narrays; j++) {
+    if (p->arrays[j].role != JITC_RESULT || kind[j] != CUDA_STRIDED)
+      continue;
+    for (int d = 0; d < L->kdim; d++)
+      row[d] = L->a[j].kstrides[d] / (int64_t)L->a[j].esize;
+    row += L->kdim;
+  }
+  *kd = L->kdim;
+  return JITC_OK;
+}
+
 jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
                                    const ParamSlot *params, void *stream) {
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
@@ -72,7 +132,8 @@ jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, cons
   char *kind = malloc((size_t)na + 1);
   bool *strided = malloc((size_t)na + 1);
   uint64_t *ptrs = malloc(((size_t)na + 1) * sizeof *ptrs);
-  int64_t *vals = NULL;
+  int64_t *vals = NULL, *kept = NULL;
+  int kd = 0;
   jitc_status st = kind && strided && ptrs ? JITC_OK
                                            : ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   for (int j = 0; j < na && st == JITC_OK; j++) {
@@ -81,6 +142,8 @@ jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, cons
     ns += strided[j];
     ptrs[j] = (uint64_t)(uintptr_t)L->a[j].base;
   }
+  if (st == JITC_OK && L->axes)
+    st = kept_frame(ctx, p, L, kind, &kd, &kept);
   size_t bytes = (size_t)nd * (size_t)(ns + 1) * sizeof *vals;
   if (st == JITC_OK && bytes > ND_BYTES)
     st = ctx_error(ctx, JITC_E_INPUT, "cuda: %d device arrays of %d axes that no two arrays "
@@ -98,12 +161,19 @@ jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, cons
         row[d] = L->a[j].strides[d] / (int64_t)L->a[j].esize;
       row += nd;
     }
-    CudaPattern pat = {nd, L->n > (int64_t)UINT32_MAX, kind};
-    CudaNdRun run = {strided, vals};
+    CudaPattern pat = {nd, L->n > (int64_t)UINT32_MAX, kind, kd};
+    CudaAxisRun ax = {0};
+    if (L->axes)
+      cuda_axis_plan(L->seg, L->nseg, &ax);
+    CudaNdRun run = {strided, vals, kept, L->axes ? &ax : NULL};
     CudaModule *home = NULL;
+    /* Over axes with every array contiguous, the kernel's own module. */
+    bool plain = L->axes && !kd && !ns;
     pthread_mutex_lock(&S->lock);
-    st = cuda_pattern_module(ctx, S, k, &pat, &home);
+    st = plain ? JITC_OK : cuda_pattern_module(ctx, S, k, &pat, &home);
     pthread_mutex_unlock(&S->lock);
+    if (plain)
+      home = ((CudaKernel *)k->impl)->mod;
     if (st == JITC_OK)
       st = cuda_devptr_run(ctx, k, L->n, ptrs, params, stream, home, &run);
   }
@@ -111,5 +181,6 @@ jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, cons
   free(strided);
   free(ptrs);
   free(vals);
+  free(kept);
   return st;
 }

@@ -231,6 +231,8 @@ static jitc_status reduce_here(jitc_context *ctx, CudaState *S, const jitc_kerne
                                const ParamSlot *params, const CudaNdRun *nd, CUstream s) {
   const Program *p = k->prog;
   CudaApi *A = &S->api;
+  if (nd && nd->axis) /* over axes: cuda/axisrun.c */
+    return cuda_axis_device(ctx, S, k, m, n, d, params, nd, s);
   if (!p->nreduce)
     return launch_here(ctx, S, k, m, n, d, params, NULL, nd, s);
   if (!A->cuMemAllocAsync || !A->cuMemFreeAsync)

@@ -636,7 +636,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   int body_lines = cur_line(&E) - 1;
 
   Buf *b = out;
-  emit_prelude(&E, b, false);
+  emit_prelude(&E, b, p->by_axis); /* over axes, no jitc_finish: cuda/axis.c */
 
   /* jitc_elem: arrays by reference (loaded values in, results out). */
   buf_puts(b, "\n// One element.  xK holds element i of array aK.\n" DEV "void jitc_elem(const i64 i");
@@ -664,6 +664,10 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   buf_puts(b, "}\n");
   cuda_access_struct(b, p, pat);
   buf_puts(b, "\n");
+  if (p->by_axis) {
+    cuda_axis_kernels(b, p, pat);
+    goto done;
+  }
   if (p->nreduce) {
     emit_reduce_kernels(b, p, vec, unroll, pat);
     goto done;
@@ -785,7 +789,7 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
 
 jitc_status cuda_gen(const Program *p, const char *src, const CudaPlan *plan, int vec, int unroll,
                      const CudaPattern *pat, Buf *out, int *stmt_line, int *elem_end) {
-  if (!cuda_pattern_any(pat, p))
+  if (!cuda_pattern_any(pat, p) && !(pat && pat->kd > 0))
     pat = NULL;
   if (plan)
     return emit_split(p, src, plan, pat, out);

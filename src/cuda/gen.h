@@ -182,12 +182,17 @@ enum { CUDA_CONTIG = 'c', CUDA_BCAST = 'b', CUDA_STRIDED = 's' };
 typedef struct CudaPattern {
   int nd;           /* 1 to JITC_MAXDIMS */
   bool wide;
-  const char *kind; /* a letter per array of the program (a result's is not read) */
+  const char *kind; /* a letter per array of the program (a result's is not read,
+                       but over axes with kd > 0: CUDA_STRIDED when it is reached
+                       through the kept axes' strides) */
+  int kd;           /* over axes: the kept axes of the results' strides, 0 when
+                       every result is one contiguous run in segment order */
 } CudaPattern;
 /* Whether pat reaches some array through its strides. */
 bool cuda_pattern_any(const CudaPattern *pat, const Program *p);
 /* The pattern as text: "2:scb" (axes, then a letter per array), ":64"
-** added when wide (--emit's JITC_CUDA_PATTERN and the generated comment). */
+** added when wide, ":kD" when kd is D (--emit's JITC_CUDA_PATTERN and the
+** generated comment). */
 void cuda_pattern_key(Buf *b, const CudaPattern *pat, const Program *p);
 /* Reads such a text into *pat (kind then points into s): the number of
 ** letters, or -1 when s is not one. */
@@ -218,6 +223,18 @@ void cuda_access_vec(Buf *b, const Program *p, const CudaPattern *pat, int vec, 
 /* The element-wise kernel's vector step w: loads, jitc_elem of each of its
 ** elements, stores. */
 void cuda_access_vec_body(Buf *b, const Program *p, const CudaPattern *pat, int vec);
+
+/* ---- cuda/axis.c: reductions over axes ---- */
+
+/* Elements of a piece: a segment longer than this is reduced piece by
+** piece, the pieces' partials combined in order (cuda/axis.c).  At most
+** the host pipeline's smallest chunk (4096), so that a chunk holds whole
+** pieces. */
+enum { CUDA_APIECE = 4096 };
+/* The kernels of a program reducing over axes (Program.by_axis): jitc_a1,
+** jitc_a32 and jitc_a256 (G threads per piece) and jitc_ac (a segment's
+** pieces combined), over arrays of pattern pat (NULL: contiguous). */
+void cuda_axis_kernels(Buf *b, const Program *p, const CudaPattern *pat);
 
 /* ---- cuda/gen.c: the kernels ---- */
 

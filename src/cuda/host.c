@@ -305,8 +305,10 @@ static jitc_status enqueue(jitc_context *ctx, CudaPipe *P, int64_t c) {
     r = A->cuEventRecord(sl->ev[1], sl->stream);
   jitc_status st = JITC_OK;
   if (r == CUDA_SUCCESS) {
-    st = cuda_launch(ctx, S, P->k, P->kd->mod, &P->kd->scratch[s], m, off, dptr, P->params,
-                     P->parts, NULL, sl->stream);
+    st = P->axis ? cuda_axis_launch(ctx, S, P->k, P->kd->mod, P->axis, off, m, dptr, P->params,
+                                    sl->stream)
+                 : cuda_launch(ctx, S, P->k, P->kd->mod, &P->kd->scratch[s], m, off, dptr,
+                               P->params, P->parts, NULL, sl->stream);
     if (st == JITC_OK)
       r = A->cuEventRecord(sl->ev[2], sl->stream);
   }

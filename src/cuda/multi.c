@@ -428,8 +428,120 @@ jitc_status cuda_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
   return run_host(ctx, k, n, arrays, NULL, params, info);
 }
 
+/* Device memory for a run over axes: the pieces' partials, then each
+** result's nseg elements in segment order (res[a]); *host gets their host
+** copy (malloc'ed). */
+static jitc_status axis_memory(jitc_context *ctx, CudaState *S, const Program *p,
+                               CudaAxisRun *A, CUdeviceptr *mem, CUdeviceptr *res, char **host,
+                               size_t *off) {
+  size_t bytes = cuda_axis_parts_bytes(p, A), at = bytes;
+  for (int a = 0; a < p->narrays; a++)
+    if (p->arrays[a].role == JITC_RESULT) {
+      off[a] = bytes - at;
+      bytes += ((size_t)A->nseg * jitc_dtype_size(p->arrays[a].dtype) + 255) / 256 * 256;
+    }
+  *host = malloc(bytes - at + 1);
+  if (!*host)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  CUresult r = S->api.cuMemAlloc(mem, bytes ? bytes : 1);
+  if (r != CUDA_SUCCESS) {
+    *mem = 0;
+    return cuda_fail(ctx, S, r, "allocating device memory for the results");
+  }
+  A->parts = cuda_axis_parts_bytes(p, A) ? *mem : 0;
+  for (int a = 0; a < p->narrays; a++)
+    res[a] = p->arrays[a].role == JITC_RESULT ? *mem + (CUdeviceptr)(at + off[a]) : 0;
+  return JITC_OK;
+}
+
+/* jitc_run_arrays of a program reducing over axes, on the home GPU: the
+** host pipeline over chunks of whole pieces (cuda/axisrun.c), the results
+** kept on the GPU in segment order, then combined (jitc_ac), brought back
+** and put at their places (layout_result). */
+static jitc_status run_axes(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
+                            const ParamSlot *params, jitc_run_info *info) {
+  CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
+  const Program *p = k->prog;
+  CudaKernel *ck = k->impl;
+  if (!S || !S->gpu_ok || !ck)
+    return ctx_error(ctx, JITC_E_USAGE, "cuda: kernel not compiled for this context");
+  int na = p->narrays;
+  CUdeviceptr *res = calloc((size_t)na + 1, sizeof *res);
+  size_t *off = calloc((size_t)na + 1, sizeof *off);
+  if (!res || !off) {
+    free(res);
+    free(off);
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  }
+  pthread_mutex_lock(&S->lock);
+  CudaCurrent c;
+  CudaDev *H = cuda_home(S);
+  CudaKDev *kd = NULL;
+  CudaLayout CL = {0};
+  CudaAxisRun A = {0};
+  CUdeviceptr mem = 0;
+  char *host = NULL;
+  int64_t *at = NULL, nat = 0;
+  cuda_axis_plan(L->seg, L->nseg, &A);
+  A.res = res;
+  jitc_status st = cuda_enter_device(ctx, S, &c);
+  if (st == JITC_OK)
+    st = cuda_ensure_slots(ctx, S, H);
+  if (st == JITC_OK)
+    st = cuda_kernel_on(ctx, S, ck, 0, &kd);
+  if (st == JITC_OK)
+    st = cuda_layout(ctx, S, H, k, L->n, L->bases, L, false, &CL);
+  if (st == JITC_OK && !(at = cuda_axis_cut(&A, CL.chunk, &nat)))
+    st = ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  if (st == JITC_OK)
+    st = axis_memory(ctx, S, p, &A, &mem, res, &host, off);
+  CudaPipe P = {.S = S, .D = H, .kd = kd, .k = k, .L = &CL, .arrays = L->bases,
+                .params = params, .at = at, .nchunks = nat, .axis = &A, .t0 = now_ms()};
+  if (st == JITC_OK)
+    st = cuda_pipe_run(ctx, &P);
+  /* Every chunk is done (the pipeline drained its slots): the results. */
+  CUstream s = H->slot[0].stream;
+  if (st == JITC_OK)
+    st = cuda_axis_finish(ctx, S, k, kd->mod, &A, s);
+  CUresult r = CUDA_SUCCESS;
+  for (int a = 0; a < na && st == JITC_OK && r == CUDA_SUCCESS; a++)
+    if (p->arrays[a].role == JITC_RESULT && A.nseg)
+      r = S->api.cuMemcpyDtoHAsync(host + off[a], res[a],
+                                   (size_t)A.nseg * jitc_dtype_size(p->arrays[a].dtype), s);
+  if (st == JITC_OK) {
+    CUresult w = S->api.cuStreamSynchronize(s);
+    if (r != CUDA_SUCCESS || w != CUDA_SUCCESS)
+      st = cuda_fail(ctx, S, r != CUDA_SUCCESS ? r : w, "the reductions' results");
+  }
+  for (int a = 0; a < na && st == JITC_OK; a++) {
+    if (p->arrays[a].role != JITC_RESULT)
+      continue;
+    size_t es = jitc_dtype_size(p->arrays[a].dtype);
+    for (int64_t g = 0; g < A.nseg; g++)
+      memcpy(layout_result(L, a, g), host + off[a] + (size_t)g * es, es);
+  }
+  if (info) {
+    info->h2d_ms = P.h2d;
+    info->kernel_ms = P.kern;
+    info->d2h_ms = P.d2h;
+  }
+  if (mem)
+    S->api.cuMemFree(mem);
+  if (CL.mem)
+    cuda_layout_end(S, k, L->bases, &CL);
+  free(at);
+  free(host);
+  free(res);
+  free(off);
+  cuda_leave(S, &c);
+  pthread_mutex_unlock(&S->lock);
+  return st;
+}
+
 jitc_status cuda_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
                             const ParamSlot *params, jitc_run_info *info) {
+  if (L->axes)
+    return run_axes(ctx, k, L, params, info);
   return run_host(ctx, k, L->n, L->bases, L, params, info);
 }
 

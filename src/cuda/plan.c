@@ -106,6 +106,8 @@ static int plan_reductions(CudaPlan *P, const Program *p, int g, const int *rnum
 /* The plan of p, or NULL with *oom false when p is one group. */
 CudaPlan *cuda_plan_new(const Program *p, bool *oom) {
   *oom = false;
+  if (p->by_axis) /* one kernel of segments (cuda/axis.c) */
+    return NULL;
   CudaPlan *P = calloc(1, sizeof *P);
   int *amark = calloc((size_t)p->narrays + 1, sizeof(int));
   int *tmark = calloc((size_t)p->ntemps + 1, sizeof(int));

@@ -91,6 +91,5 @@ const Target target_interp = {
     .release = interp_release,
     .shutdown = interp_shutdown,
     .reduces = true,
-    .axes = true,
     .complex = true,
 };

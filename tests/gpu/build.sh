@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 out=$1
 libs="${LDFLAGS:-} -ldl -lpthread -lm $(sed -n 's/^Libs.private: //p' "$BUILD/jitc.pc" 2>/dev/null)"
-for d in cuda_gpu devptr_gpu reduce_gpu host_gpu types_gpu multi_gpu nd_gpu; do
+for d in cuda_gpu devptr_gpu reduce_gpu host_gpu types_gpu multi_gpu nd_gpu axis_gpu; do
   extra=
   # cuda_gpu prints arrays as the command line does (cli/format.c, which
   # reads elements through cli/elem.c).

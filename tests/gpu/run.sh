@@ -31,9 +31,14 @@
 # with "0,0" (two pipelines on one GPU) anywhere, with "0,1", "1,0" and
 # "0,1,0" where the driver sees two GPUs, and again with
 # CUDA_VISIBLE_DEVICES=0,0 where the driver takes that as two devices.
+# tests/t_axis.py with JITC_TARGETS="interp cuda": reductions over axes
+# over host arrays (the host pipeline's chunks of whole pieces) against
+# NumPy; and tests/gpu/axis_gpu.c: reductions over axes of device arrays of
+# any strides against interp, each run twice bit for bit, long segments of
+# several pieces, millions of short ones, columns.
 # GPU_GROUPS="NAME ..." runs those groups alone (all when unset): diff,
-# split, cuda, cuda_gpu, devptr, reduce, host, nd, types, reduce_numpy,
-# multi, memcheck, types_memcheck, timings.
+# split, cuda, cuda_gpu, devptr, reduce, host, nd, axis, types,
+# reduce_numpy, multi, memcheck, types_memcheck, timings.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
 cd "$(dirname "$0")/../.."
@@ -130,6 +135,12 @@ if want nd; then
   echo "== nd_gpu check: device arrays of any strides against interp"
   group nd_gpu "$out/nd_gpu" check
 fi
+if want axis; then
+  echo "== tests/t_axis.py (JITC_TARGETS=\"interp cuda\"): reductions over axes against NumPy"
+  group tests/t_axis.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_axis.py
+  echo "== axis_gpu check: reductions over axes of device arrays of any strides against interp"
+  group axis_gpu "$out/axis_gpu" check
+fi
 if want types; then
   # Side by side: types_gpu in six processes of a few types each, and the
   # suite's groups of the new types.
@@ -191,6 +202,7 @@ else
   want memcheck && memcheck host host_gpu
   want memcheck && memcheck multi multi_gpu
   want memcheck && memcheck nd nd_gpu
+  want memcheck && memcheck axis axis_gpu
 fi
 
 if want timings; then

@@ -1,0 +1,242 @@
+/*
+** cuda/axis.c -- reductions over axes (sum(x, axis=0), argmin(x, axis=-1))
+** on the target `cuda`, as CUDA C: the kernels cuda/gen.c writes for a
+** program with Program.by_axis, in place of jitc_k32 and jitc_r.
+**
+** layout.c takes the reduced axes innermost, so that the flat index runs
+** segment by segment: segment s, one element of each result, is elements
+** [s * seg, (s + 1) * seg).  A segment is cut into pieces of CUDA_APIECE
+** elements (the last one shorter), pps = ceil(seg / CUDA_APIECE) of them;
+** piece q of the run is piece q % pps of segment q / pps.  G threads take
+** one piece (G = 1, 32 or 256: jitc_a1, jitc_a32, jitc_a256): lane l
+** folds the piece's elements l, l + G, l + 2G, ... in that order into its
+** accumulator, then the G lanes are combined in a fixed tree (warp
+** shuffles; for 256, the warps' results through shared memory).  A
+** segment of one piece is finished there; otherwise each piece's partial
+** goes to qK[q], and jitc_ac, one thread per segment, combines the
+** segment's pieces in order and finishes.  G and the pieces are functions
+** of seg alone (cuda/axisrun.c: cuda_axis_plan), never of the GPU or of
+** how the launches are cut, so a result has the same bits on every run and
+** every device.  jitc_elem gets the element's index in its segment: the
+** index argmin and argmax give (the program's `i` is refused beside a
+** reduction over axes).
+**
+** The arrays: element g of the flat index is element g - off of a
+** contiguous array (off: where the host pipeline's chunk starts, 0 on the
+** caller's device arrays), or, for a strided one, at the offset the
+** pattern's unravel gives (cuda/access.c).  A result's element of segment
+** s is aK[s], or, over device arrays where the result is not one
+** contiguous run in segment order, at the offset of s unravelled by the
+** kept axes (struct jitc_kept; CudaPattern.kd).  Pure, as all generation.
+*/
+#include "../jitc_int.h"
+#include "gen.h"
+
+#include <stdio.h>
+
+/* Whether result array k is reached through the kept axes' strides. */
+static bool kept_strided(const CudaPattern *pat, const Program *p, int k) {
+  return pat && pat->kd > 0 && p->arrays[k].role == JITC_RESULT && pat->kind[k] == CUDA_STRIDED;
+}
+
+/* Result k's row in jitc_kept. */
+static int kept_row(const CudaPattern *pat, const Program *p, int k) {
+  int r = 0;
+  for (int q = 0; q < k; q++)
+    r += kept_strided(pat, p, q);
+  return r;
+}
+
+/* The struct of the kept axes and the offset of segment s, when some
+** result needs them. */
+static void put_kept(Buf *b, const Program *p, const CudaPattern *pat) {
+  int nr = kept_row(pat, p, p->narrays);
+  if (!nr)
+    return;
+  buf_printf(b, "\n// Results of any strides: segment s unravelled by the kept axes' extents\n"
+                "// n[], strides s[row][] in elements.\n"
+                "struct jitc_kept { i64 n[%d]; i64 s[%d][%d]; };\n"
+                DEV "i64 jitc_kofs(i64 s, const i64 *n, const i64 *st) {\n"
+                "  i64 o = 0;\n  for (int d = %d; d >= 0; d--) {\n"
+                "    o += s %% n[d] * st[d];\n    s /= n[d];\n  }\n  return o;\n}\n",
+             pat->kd, nr, pat->kd, pat->kd - 1);
+}
+
+static void put_kept_param(Buf *b, const Program *p, const CudaPattern *pat, bool decl) {
+  if (kept_row(pat, p, p->narrays))
+    buf_puts(b, decl ? ", const jitc_kept kp" : ", kp");
+}
+
+/* The index of result k's element of segment s. */
+static const char *result_at(char *out, size_t len, const CudaPattern *pat, const Program *p,
+                             int k) {
+  if (kept_strided(pat, p, k))
+    snprintf(out, len, "jitc_kofs(s, kp.n, kp.s[%d])", kept_row(pat, p, k));
+  else
+    snprintf(out, len, "s");
+  return out;
+}
+
+/* The partials' and the results' parameters (decl) or arguments, in the
+** order of the results' slots; `in`: the partials are read (jitc_ac). */
+static void put_red_params(Buf *b, const Program *p, bool decl, bool in) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT) {
+      if (decl)
+        buf_printf(b, ", %sjitc_p%d *__restrict__ q%d", in ? "const " : "", k, k);
+      else
+        buf_printf(b, ", q%d", k);
+    }
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT) {
+      if (decl)
+        buf_printf(b, ", %s *__restrict__ a%d", cuda_ctype(p->arrays[k].dtype), k);
+      else
+        buf_printf(b, ", a%d", k);
+    }
+}
+
+/* The unit kernels' parameters (decl) or arguments. */
+static void put_unit_params(Buf *b, const Program *p, const CudaPattern *pat, bool decl) {
+  if (decl) {
+    buf_puts(b, "const i64 q0, const i64 nq, const i64 seg, const i64 pps, const i64 off");
+    cuda_access_params(b, p);
+  } else {
+    buf_puts(b, "q0, nq, seg, pps, off");
+    for (int k = 0; k < p->narrays; k++)
+      if (p->arrays[k].role != JITC_RESULT)
+        buf_printf(b, ", a%d", k);
+    for (int k = 0; k < p->nparams; k++)
+      buf_printf(b, ", p%d", k);
+  }
+  put_red_params(b, p, decl, false);
+  cuda_access_nd_param(b, p, pat, decl);
+  put_kept_param(b, p, pat, decl);
+}
+
+/* fmt once per result slot (given three times). */
+static void per_result(Buf *b, const Program *p, const char *fmt) {
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, fmt, k, k, k);
+}
+
+/* The body of one element g of the flat index, e of its segment: loads,
+** jitc_elem, stores. */
+static void put_element(Buf *b, const Program *p, const CudaPattern *pat) {
+  buf_puts(b, "      const i64 g = s * seg + e;\n      const i64 j = g - off;\n      (void)j;\n");
+  if (cuda_pattern_any(pat, p))
+    cuda_access_unravel(b, p, pat, NULL, 0, CUDA_LOADS | CUDA_STORES, "g", "      ");
+  char at[32];
+  for (int k = 0; k < p->narrays; k++) {
+    const IrArray *a = &p->arrays[k];
+    if (a->role == JITC_OUTPUT)
+      buf_printf(b, "      %s x%d;\n", cuda_ctype(a->dtype), k);
+    else if (a->role != JITC_RESULT)
+      buf_printf(b, "      %s%s x%d = a%d[%s];\n", a->role == JITC_INPUT ? "const " : "",
+                 cuda_ctype(a->dtype), k, k, cuda_access_index(at, sizeof at, pat, p, k, "j"));
+  }
+  buf_puts(b, "      jitc_elem(e");
+  for (int k = 0; k < p->narrays; k++)
+    buf_printf(b, ", x%d", k);
+  for (int k = 0; k < p->nparams; k++)
+    buf_printf(b, ", p%d", k);
+  buf_puts(b, ");\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_OUTPUT || p->arrays[k].role == JITC_INOUT)
+      buf_printf(b, "      a%d[%s] = x%d;\n", k, cuda_access_index(at, sizeof at, pat, p, k, "j"),
+                 k);
+}
+
+/* The G lanes' accumulators combined in a fixed tree into lane 0's. */
+static void put_tree(Buf *b, const Program *p) {
+  buf_puts(b, "  if (G == 32) {\n#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
+  per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  buf_printf(b, "    }\n  } else if (G == %d) {\n", CUDA_BLOCK);
+  char sh[80];
+  snprintf(sh, sizeof sh, "    __shared__ jitc_p%%d sh%%d[%d];\n", CUDA_BLOCK / 32);
+  per_result(b, p, sh);
+  buf_puts(b, "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
+  per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  buf_puts(b, "    }\n    if ((threadIdx.x & 31) == 0) {\n");
+  per_result(b, p, "      sh%d[threadIdx.x >> 5] = x%d;\n");
+  buf_puts(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
+  snprintf(sh, sizeof sh, "      x%%d = sh%%d[threadIdx.x & %d];\n", CUDA_BLOCK / 32 - 1);
+  per_result(b, p, sh);
+  buf_printf(b, "#pragma unroll\n      for (int o = %d; o > 0; o >>= 1) {\n", CUDA_BLOCK / 64);
+  per_result(b, p, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  buf_puts(b, "      }\n    }\n  }\n");
+}
+
+/* jitc_units<G>: the pieces [q0, q0 + nq) of the run, G threads each. */
+static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
+  buf_printf(b, "\n// Pieces q0 + u, u in [0, nq): G threads each, %d / G per block.\n"
+                "template <int G>\n" DEV "void jitc_units(", CUDA_BLOCK);
+  put_unit_params(b, p, pat, true);
+  buf_printf(b, ") {\n  const i64 u = (i64)blockIdx.x * (%d / G) + (i64)(threadIdx.x / G);\n"
+                "  const int l = (int)(threadIdx.x %% G);\n", CUDA_BLOCK);
+  per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
+  buf_printf(b, "  i64 s = 0, q = 0;\n  if (u < nq) {\n    q = q0 + u;\n    s = q / pps;\n"
+                "    const i64 lo = (q - s * pps) * %d;\n"
+                "    const i64 hi = seg - lo < %d ? seg : lo + %d;\n"
+                "    for (i64 e = lo + l; e < hi; e += G) {\n",
+             CUDA_APIECE, CUDA_APIECE, CUDA_APIECE);
+  put_element(b, p, pat);
+  buf_puts(b, "    }\n  }\n");
+  put_tree(b, p);
+  buf_puts(b, "  if (l == 0 && u < nq) {\n    if (pps == 1) {\n");
+  char at[64];
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "      a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
+                 result_at(at, sizeof at, pat, p, k), k, k);
+  buf_puts(b, "    } else {\n");
+  per_result(b, p, "      q%d[q] = x%d;\n");
+  buf_puts(b, "    }\n  }\n}\n");
+  static const int lanes[3] = {1, 32, CUDA_BLOCK};
+  for (int w = 0; w < 3; w++) {
+    int G = lanes[w];
+    buf_printf(b, "\nextern \"C\" __global__ void __launch_bounds__(%d) jitc_a%d(", CUDA_BLOCK, G);
+    put_unit_params(b, p, pat, true);
+    buf_printf(b, ") {\n  jitc_units<%d>(", G);
+    put_unit_params(b, p, pat, false);
+    buf_puts(b, ");\n}\n");
+  }
+}
+
+/* jitc_ac: segments [s0, s0 + ns), one thread each: its pps pieces'
+** partials combined in order, finished (pps == 0: an empty segment). */
+static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
+  buf_printf(b, "\n// Segments s0 + t, t in [0, ns): the partials of their pieces in order.\n"
+                "extern \"C\" __global__ void __launch_bounds__(%d) jitc_ac(const i64 s0, "
+                "const i64 ns, const i64 seg, const i64 pps", CUDA_BLOCK);
+  put_red_params(b, p, true, true);
+  put_kept_param(b, p, pat, true);
+  buf_printf(b, ") {\n  const i64 t = (i64)blockIdx.x * %d + (i64)threadIdx.x;\n"
+                "  if (t >= ns)\n    return;\n  const i64 s = s0 + t;\n", CUDA_BLOCK);
+  per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
+  buf_puts(b, "  for (i64 j = 0; j < pps; j++) {\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * pps + j]);\n", k, k, k, k);
+  buf_puts(b, "  }\n");
+  char at[64];
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "  a%d[%s] = jitc_fin%d(x%d, seg);\n", k, result_at(at, sizeof at, pat, p, k),
+                 k, k);
+  buf_puts(b, "}\n");
+}
+
+void cuda_axis_kernels(Buf *b, const Program *p, const CudaPattern *pat) {
+  buf_printf(b, "// Reductions over axes: segment s (one element of each result) is elements\n"
+                "// [s * seg, (s + 1) * seg) of the flat index, cut into pieces of %d\n"
+                "// elements; piece q is piece q %% pps of segment q / pps.  G lanes take a\n"
+                "// piece, lane l its elements l, l + G, ... in order, then a fixed tree;\n"
+                "// a segment of one piece is finished there, else jitc_ac combines its\n"
+                "// pieces' partials in order.  G and the pieces depend on seg alone.\n",
+             CUDA_APIECE);
+  put_kept(b, p, pat);
+  put_units(b, p, pat);
+  put_combine(b, p, pat);
+}

@@ -1,0 +1,452 @@
+/*
+** axis_fake_check.c -- reductions over axes on the target cuda, on a machine
+** without a GPU: the host side of cuda/axisrun.c (the plan of segments and
+** pieces, the host pipeline's chunks of whole pieces, the launches' shapes
+** and parameters, the results brought back and scattered) and of
+** jitc_run_device_arrays over axes (strided inputs through jitc_nd, results
+** through jitc_kept).  Run with JITC_LIBCUDA and JITC_LIBNVRTC naming
+** tests/cuda_fake.c's library (tests/t_host_pipe.sh), whose axis kernels
+** run the body given here: a plain C copy of what cuda/axis.c's kernels do
+** for `s = sum(x, axis=...)` over float64 (a piece's elements, the element
+** of the flat index unravelled by jitc_nd, the result's place unravelled by
+** jitc_kept, the partials of pieces combined in order), checking each
+** launch's kernel (G threads per piece, chosen by the segment's length)
+** and grid.  The inputs are small integers, so every sum is exact whatever
+** the order, and each result is compared with the sum of its segment
+** computed here from the views' strides.
+** Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
+*/
+#include "../src/jitc_int.h"
+#include "../src/cuda/cuda.h"
+#include "../runtime/cuda_api.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static CudaApi A;
+static int nfail;
+
+typedef void (*AxisFn)(void *arg, const char *name, unsigned gx, unsigned bx, void **params);
+static void (*fake_axis_kernel)(AxisFn fn, void *arg, int n, const int *sizes, int cn,
+                                const int *csizes);
+
+/* What the kernels' bodies know of a case, and what they saw. */
+typedef struct Emu {
+  int nd, kd;            /* jitc_nd's axes and jitc_kept's (0: not a parameter) */
+  int64_t visited;       /* elements folded */
+  int units, combines;   /* launches */
+  char why[240];         /* the first wrong launch */
+} Emu;
+
+typedef struct Part { /* jitc_part<f64> */
+  double v;
+  int64_t idx;
+} Part;
+
+static void wrong(Emu *E, const char *fmt, long long a, long long b) {
+  if (!E->why[0])
+    snprintf(E->why, sizeof E->why, fmt, a, b);
+}
+
+/* jitc_kofs: segment s's offset by the kept axes n[kd], strides st[kd]. */
+static int64_t kofs(int64_t s, int kd, const int64_t *n, const int64_t *st) {
+  int64_t o = 0;
+  for (int d = kd - 1; d >= 0; d--) {
+    o += s % n[d] * st[d];
+    s /= n[d];
+  }
+  return o;
+}
+
+static int64_t result_at(const Emu *E, const int64_t *kp, int64_t s) {
+  return E->kd ? kofs(s, E->kd, kp, kp + E->kd) : s;
+}
+
+/* The kernels of cuda/axis.c for `s = sum(x, ...)`, x float64 (array 0),
+** s float64 (array 1): jitc_aG(q0, nq, seg, pps, off, a0, q1, a1[, nd][, kp])
+** and jitc_ac(s0, ns, seg, pps, q1, a1[, kp]). */
+static void body(void *arg, const char *name, unsigned gx, unsigned bx, void **pp) {
+  Emu *E = arg;
+  int64_t a = *(int64_t *)pp[0], n = *(int64_t *)pp[1], seg = *(int64_t *)pp[2],
+          pps = *(int64_t *)pp[3];
+  if (bx != 256)
+    wrong(E, "a block of %lld threads (%lld)", bx, 0);
+  if (!strcmp(name, "jitc_ac")) {
+    Part *q = *(Part **)pp[4];
+    double *res = *(double **)pp[5];
+    const int64_t *kp = E->kd ? (const int64_t *)pp[6] : NULL;
+    if ((int64_t)gx * 256 < n || (int64_t)(gx - 1) * 256 >= n)
+      wrong(E, "jitc_ac: %lld blocks for %lld segments", gx, n);
+    for (int64_t t = 0; t < n; t++) {
+      double acc = 0;
+      for (int64_t j = 0; j < pps; j++)
+        acc += q[(a + t) * pps + j].v;
+      res[result_at(E, kp, a + t)] = acc;
+    }
+    E->combines++;
+    return;
+  }
+  int G = atoi(name + 6);
+  int64_t off = *(int64_t *)pp[4];
+  const double *x = *(const double **)pp[5];
+  Part *q = *(Part **)pp[6];
+  double *res = *(double **)pp[7];
+  const int64_t *nd = E->nd ? (const int64_t *)pp[8] : NULL;
+  const int64_t *kp = E->kd ? (const int64_t *)pp[8 + (E->nd > 0)] : NULL;
+  int64_t plen = seg < CUDA_APIECE ? seg : CUDA_APIECE;
+  int want = plen < 32 ? 1 : plen < 1024 ? 32 : 256, per = 256 / G;
+  if (G != want)
+    wrong(E, "jitc_a%lld for pieces of %lld elements", G, plen);
+  if ((int64_t)gx * per < n || (int64_t)(gx - 1) * per >= n)
+    wrong(E, "%lld blocks for %lld pieces", gx, n);
+  if (pps != (seg - 1) / CUDA_APIECE + 1)
+    wrong(E, "pps %lld for segments of %lld", pps, seg);
+  for (int64_t u = 0; u < n; u++) {
+    int64_t qq = a + u, s = qq / pps, lo = (qq - s * pps) * CUDA_APIECE;
+    int64_t hi = seg - lo < CUDA_APIECE ? seg : lo + CUDA_APIECE;
+    double acc = 0;
+    for (int64_t e = lo; e < hi; e++) {
+      int64_t g = s * seg + e, o = 0;
+      if (nd) { /* cuda_access_unravel: x is row 0 of jitc_nd */
+        for (int d = E->nd - 1; d >= 0; d--) {
+          o += g % nd[d] * nd[E->nd + d];
+          g /= nd[d];
+        }
+      } else {
+        o = g - off;
+      }
+      acc += x[o];
+      E->visited++;
+    }
+    if (pps == 1)
+      res[result_at(E, kp, s)] = acc;
+    else
+      q[qq] = (Part){acc, -1};
+  }
+  E->units++;
+}
+
+/* Arms the fake's axis kernels for a case of nd and kd axes. */
+static void arm(Emu *E, int nd, int kd) {
+  memset(E, 0, sizeof *E);
+  E->nd = nd;
+  E->kd = kd;
+  int sizes[10] = {8, 8, 8, 8, 8, 8, 8, 8}, csizes[7] = {8, 8, 8, 8, 8, 8};
+  int n = 8, cn = 6;
+  if (nd)
+    sizes[n++] = 16 * nd;
+  if (kd)
+    sizes[n++] = 16 * kd, csizes[cn++] = 16 * kd;
+  fake_axis_kernel(body, E, n, sizes, cn, csizes);
+}
+
+static jitc_kernel *compile(jitc_context *ctx, const char *src) {
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = JITC_TARGET_CUDA;
+  jitc_array_decl d[1] = {{"x", JITC_FLOAT64}};
+  jitc_kernel *k = NULL;
+  if (jitc_compile(ctx, src, d, 1, NULL, 0, &o, &k) != JITC_OK) {
+    printf("FAIL axis_fake.compile: %s: %s\n", src, jitc_errmsg(ctx));
+    nfail++;
+  }
+  return k;
+}
+
+/* The sums over reduced axes red[] of view x (nd axes) into want, in C
+** order of the kept axes. */
+static void reference(const char *base, int nd, const int64_t *shape, const int64_t *strides,
+                      const bool *red, double *want, int64_t nwant) {
+  memset(want, 0, (size_t)nwant * sizeof *want);
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++)
+    n *= shape[d];
+  for (int64_t k = 0; k < n; k++) {
+    int64_t r = k, off = 0, w = 0, mul = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+      int64_t i = r % shape[d];
+      r /= shape[d];
+      off += i * strides[d];
+      if (!red[d]) {
+        w += i * mul;
+        mul *= shape[d];
+      }
+    }
+    double v;
+    memcpy(&v, base + off, sizeof v);
+    want[w] += v;
+  }
+}
+
+static double value(int64_t i) { return (double)(i * 7 % 11 - 5); }
+
+/* One case over host arrays (jitc_run_arrays): x a view of `shape` and
+** byte `strides` over a buffer of `cap` doubles from element `at`; the
+** result of rshape (rnd axes) written with rstrides (NULL: C order) into
+** a buffer of rcap doubles from element rat. */
+static void host_case(jitc_context *ctx, const char *label, const char *src, int nd,
+                      const int64_t *shape, const int64_t *strides, int64_t cap, int64_t at,
+                      const bool *red, int rnd, const int64_t *rshape, const int64_t *rstrides,
+                      int64_t rcap, int64_t rat, int64_t chunk_bytes) {
+  jitc_kernel *k = compile(ctx, src);
+  if (!k)
+    return;
+  double *xb = malloc((size_t)cap * sizeof *xb), *rb = malloc((size_t)rcap * sizeof *rb);
+  for (int64_t i = 0; i < cap; i++)
+    xb[i] = value(i);
+  for (int64_t i = 0; i < rcap; i++)
+    rb[i] = -999;
+  int64_t nres = 1, n = 1;
+  for (int d = 0; d < rnd; d++)
+    nres *= rshape[d];
+  for (int d = 0; d < nd; d++)
+    n *= shape[d];
+  double *want = malloc((size_t)(nres ? nres : 1) * sizeof *want);
+  int64_t cs[8], c = 8; /* C order's strides where strides is NULL */
+  for (int d = nd - 1; d >= 0; d--)
+    cs[d] = strides ? strides[d] : c, c *= shape[d];
+  reference((const char *)(xb + at), nd, shape, cs, red, want, nres);
+  ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->tune = (CudaTune){.chunk_bytes = chunk_bytes};
+  Emu E;
+  arm(&E, 0, 0);
+  jitc_array arr[2] = {{xb + at, nd, shape, strides}, {rb + rat, rnd, rshape, rstrides}};
+  jitc_status st = jitc_run_arrays(ctx, k, arr, NULL, NULL);
+  char why[300] = "";
+  if (st != JITC_OK)
+    snprintf(why, sizeof why, "status %d: %s", st, jitc_errmsg(ctx));
+  else if (E.why[0])
+    snprintf(why, sizeof why, "%s", E.why);
+  else if (E.visited != n)
+    snprintf(why, sizeof why, "%lld elements folded of %lld", (long long)E.visited, (long long)n);
+  int64_t placed = 0;
+  for (int64_t r = 0; r < nres && !why[0]; r++) {
+    int64_t w = r, off = rat, mul = 1;
+    for (int d = rnd - 1; d >= 0; d--) {
+      off += w % rshape[d] * (rstrides ? rstrides[d] / 8 : mul);
+      mul *= rshape[d];
+      w /= rshape[d];
+    }
+    if (rb[off] != want[r])
+      snprintf(why, sizeof why, "result %lld: %g, want %g", (long long)r, rb[off], want[r]);
+    placed++;
+  }
+  for (int64_t i = 0; i < rcap && !why[0]; i++) /* nothing else written */
+    placed -= rb[i] != -999;
+  if (!why[0] && placed != 0 && nres > 0)
+    snprintf(why, sizeof why, "%lld elements written beside the result", (long long)-placed);
+  ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->tune = (CudaTune){0};
+  if (why[0]) {
+    printf("FAIL axis_fake.host %s: %s\n", label, why);
+    nfail++;
+  } else {
+    printf("ok axis_fake.host %s (%d launches, %d combines)\n", label, E.units, E.combines);
+  }
+  free(xb);
+  free(rb);
+  free(want);
+  jitc_kernel_free(k);
+}
+
+static void host_cases(jitc_context *ctx) {
+  const int64_t KB = 1024;
+  bool r01[2] = {false, true}, r10[2] = {true, false}, r101[3] = {true, false, true};
+  /* Two pieces a segment, chunks of two pieces cutting segments. */
+  host_case(ctx, "(40,5000) axis 1", "s = sum(x, axis=1)", 2, (int64_t[]){40, 5000}, NULL,
+            200000, 0, r01, 1, (int64_t[]){40}, NULL, 40, 0, 64 * KB);
+  /* Five pieces a segment, the last short. */
+  host_case(ctx, "(3,20000) axis -1", "s = sum(x, axis=-1)", 2, (int64_t[]){3, 20000}, NULL,
+            60000, 0, r01, 1, (int64_t[]){3}, NULL, 3, 0, 64 * KB);
+  /* A thread a segment, many chunks of whole segments. */
+  host_case(ctx, "(30000,9) axis 1", "s = sum(x, axis=1)", 2, (int64_t[]){30000, 9}, NULL,
+            270000, 0, r01, 1, (int64_t[]){30000}, NULL, 30000, 0, 64 * KB);
+  /* A warp a segment, over a transposed view (gathered), keepdims. */
+  host_case(ctx, "(50,300).T-view axis 0 keepdims", "s = sum(x, axis=0, keepdims=True)", 2,
+            (int64_t[]){50, 300}, (int64_t[]){8, 400}, 15000, 0, r10, 2, (int64_t[]){1, 300},
+            NULL, 300, 0, 64 * KB);
+  /* A tuple of axes, keepdims, one chunk. */
+  host_case(ctx, "(4,3,5) axis (0,2)", "s = sum(x, axis=(0, 2), keepdims=True)", 3,
+            (int64_t[]){4, 3, 5}, NULL, 60, 0, r101, 3, (int64_t[]){1, 3, 1}, NULL, 3, 0, 0);
+  /* The result into a reversed view with a step (scattered). */
+  host_case(ctx, "(600,100) into a reversed view", "s = sum(x, axis=1)", 2,
+            (int64_t[]){600, 100}, NULL, 60000, 0, r01, 1, (int64_t[]){600},
+            (int64_t[]){-16}, 1202, 1199, 64 * KB);
+  /* A reversed, stepped input of long segments, and 2-element segments. */
+  host_case(ctx, "(2,9000)[::-1, ::2] axis 1", "s = sum(x, axis=1)", 2,
+            (int64_t[]){2, 9000}, (int64_t[]){-144000, 16}, 36000, 18000, r01, 1,
+            (int64_t[]){2}, NULL, 2, 0, 64 * KB);
+  host_case(ctx, "(70000,2) axis 1", "s = sum(x, axis=1)", 2, (int64_t[]){70000, 2}, NULL,
+            140000, 0, r01, 1, (int64_t[]){70000}, NULL, 70000, 0, 64 * KB);
+}
+
+/* One case over device arrays (jitc_run_device_arrays): x C order of
+** `shape` in fake device memory, reduced over red[]; the result of rshape
+** with rstrides (NULL: C order); nd and kd the axes the kernels must get. */
+static void device_case(jitc_context *ctx, const char *label, const char *src, int ndim,
+                        const int64_t *shape, const bool *red, int rnd, const int64_t *rshape,
+                        const int64_t *rstrides, int nd, int kd) {
+  jitc_kernel *k = compile(ctx, src);
+  if (!k)
+    return;
+  int64_t n = 1, nres = 1;
+  for (int d = 0; d < ndim; d++)
+    n *= shape[d];
+  for (int d = 0; d < rnd; d++)
+    nres *= rshape[d];
+  CUdeviceptr xd = 0, rd = 0;
+  A.cuMemAlloc(&xd, (size_t)n * 8);
+  A.cuMemAlloc(&rd, (size_t)nres * 8);
+  double *xb = (double *)(uintptr_t)xd, *rb = (double *)(uintptr_t)rd; /* the fake's: host memory */
+  for (int64_t i = 0; i < n; i++)
+    xb[i] = value(i);
+  int64_t cs[8], c = 8;
+  for (int d = ndim - 1; d >= 0; d--)
+    cs[d] = c, c *= shape[d];
+  double *want = malloc((size_t)nres * sizeof *want);
+  reference((const char *)xb, ndim, shape, cs, red, want, nres);
+  Emu E;
+  arm(&E, nd, kd);
+  jitc_array arr[2] = {{xb, ndim, shape, NULL}, {rb, rnd, rshape, rstrides}};
+  jitc_status st = jitc_run_device_arrays(ctx, k, arr, NULL, NULL);
+  A.cuStreamSynchronize(NULL);
+  char why[300] = "";
+  if (st != JITC_OK)
+    snprintf(why, sizeof why, "status %d: %s", st, jitc_errmsg(ctx));
+  else if (E.why[0])
+    snprintf(why, sizeof why, "%s", E.why);
+  else if (E.visited != n)
+    snprintf(why, sizeof why, "%lld elements folded of %lld", (long long)E.visited, (long long)n);
+  for (int64_t r = 0; r < nres && !why[0]; r++) {
+    int64_t w = r, off = 0, mul = 1;
+    for (int d = rnd - 1; d >= 0; d--) {
+      off += w % rshape[d] * (rstrides ? rstrides[d] / 8 : mul);
+      mul *= rshape[d];
+      w /= rshape[d];
+    }
+    if (rb[off] != want[r])
+      snprintf(why, sizeof why, "result %lld: %g, want %g", (long long)r, rb[off], want[r]);
+  }
+  if (why[0]) {
+    printf("FAIL axis_fake.device %s: %s\n", label, why);
+    nfail++;
+  } else {
+    printf("ok axis_fake.device %s (%d launches, %d combines)\n", label, E.units, E.combines);
+  }
+  A.cuMemFree(xd);
+  A.cuMemFree(rd);
+  free(want);
+  jitc_kernel_free(k);
+}
+
+static void device_cases(jitc_context *ctx) {
+  bool r010[3] = {false, true, false}, r01[2] = {false, true}, r10[2] = {true, false};
+  /* x strided in 3 axes (the reduced one taken innermost), the result a
+  ** transposed view: jitc_nd of 3 axes, jitc_kept of 2. */
+  device_case(ctx, "(5,7,6) axis 1 into a transposed result", "s = sum(x, axis=1)", 3,
+              (int64_t[]){5, 7, 6}, r010, 2, (int64_t[]){5, 6}, (int64_t[]){8, 40}, 3, 2);
+  /* Contiguous, two pieces a segment: the kernel's own module, jitc_ac. */
+  device_case(ctx, "(3,5000) axis 1", "s = sum(x, axis=1)", 2, (int64_t[]){3, 5000}, r01, 1,
+              (int64_t[]){3}, NULL, 0, 0);
+  /* Columns: x strided in 2 axes, 3-element segments, a thread each. */
+  device_case(ctx, "(3,1000) axis 0", "s = sum(x, axis=0)", 2, (int64_t[]){3, 1000}, r10, 1,
+              (int64_t[]){1000}, NULL, 2, 0);
+}
+
+/* jitc_run_device of a program over axes: as over arrays of shape (n,);
+** jitc_run_buffers refuses it. */
+static void flat_cases(jitc_context *ctx) {
+  jitc_kernel *k = compile(ctx, "s = sum(x, axis=0)");
+  if (!k)
+    return;
+  const int64_t n = 10000;
+  CUdeviceptr xd = 0, rd = 0;
+  A.cuMemAlloc(&xd, (size_t)n * 8);
+  A.cuMemAlloc(&rd, 8);
+  double *xb = (double *)(uintptr_t)xd, want = 0;
+  for (int64_t i = 0; i < n; i++)
+    want += xb[i] = value(i);
+  Emu E;
+  arm(&E, 0, 0);
+  uint64_t ptrs[2] = {xd, rd};
+  jitc_status st = jitc_run_device(ctx, k, n, ptrs, NULL, NULL);
+  A.cuStreamSynchronize(NULL);
+  double got = *(double *)(uintptr_t)rd;
+  if (st != JITC_OK || E.why[0] || got != want || E.combines != 1) {
+    printf("FAIL axis_fake.run_device_flat: status %d, %g against %g, %d combines %s\n", st, got,
+           want, E.combines, E.why);
+    nfail++;
+  } else {
+    printf("ok axis_fake.run_device_flat\n");
+  }
+  jitc_buffer *b[2] = {NULL, NULL};
+  jitc_buffer_new(ctx, JITC_TARGET_CUDA, JITC_FLOAT64, n, &b[0]);
+  jitc_buffer_new(ctx, JITC_TARGET_CUDA, JITC_FLOAT64, 1, &b[1]);
+  st = jitc_run_buffers(ctx, k, n, b, NULL, NULL);
+  if (st != JITC_E_USAGE || !strstr(jitc_errmsg(ctx), "not buffers")) {
+    printf("FAIL axis_fake.buffers_refused: status %d: %s\n", st, jitc_errmsg(ctx));
+    nfail++;
+  } else {
+    printf("ok axis_fake.buffers_refused\n");
+  }
+  jitc_buffer_free(b[0]);
+  jitc_buffer_free(b[1]);
+  A.cuMemFree(xd);
+  A.cuMemFree(rd);
+  jitc_kernel_free(k);
+}
+
+/* cuda_axis_cut and cuda_axis_piece, without a driver: chunks of whole
+** pieces, at most `chunk` elements, covering [0, n) in order. */
+static void cut_unit(void) {
+  static const int64_t segs[] = {1, 2, 31, 32, 1023, 1024, 4095, 4096, 4097, 10000, 20000};
+  static const int64_t chunks[] = {4096, 8192, 10000, 131072};
+  int bad = 0, total = 0;
+  for (size_t a = 0; a < sizeof segs / sizeof *segs; a++)
+    for (size_t b = 0; b < sizeof chunks / sizeof *chunks; b++) {
+      CudaAxisRun R;
+      cuda_axis_plan(segs[a], 7, &R);
+      int64_t nc = 0, *at = cuda_axis_cut(&R, chunks[b], &nc);
+      total++;
+      bool ok = at && at[0] == 0 && at[nc] == segs[a] * 7;
+      for (int64_t c = 0; ok && c < nc; c++) {
+        int64_t q0 = cuda_axis_piece(&R, at[c]), q1 = cuda_axis_piece(&R, at[c + 1]);
+        ok = at[c + 1] > at[c] && at[c + 1] - at[c] <= chunks[b] &&
+             cuda_axis_start(&R, q0) == at[c] && (c + 1 < nc || q1 == 7 * R.pps);
+      }
+      if (!ok && bad++ == 0)
+        printf("FAIL axis_fake.cut: segments of %lld, chunks of %lld\n", (long long)segs[a],
+               (long long)chunks[b]);
+      free(at);
+    }
+  if (bad)
+    nfail++;
+  else
+    printf("ok axis_fake.cut (%d cases)\n", total);
+}
+
+int main(void) {
+  cut_unit();
+  jitc_context *ctx = jitc_context_new();
+  if (jitc_target_available(ctx, JITC_TARGET_CUDA) != JITC_OK) {
+    printf("skip axis_fake: %s\n", jitc_errmsg(ctx));
+    jitc_context_free(ctx);
+    return nfail ? 1 : 0;
+  }
+  char err[256];
+  void *fake = getenv("JITC_LIBCUDA") ? dlopen(getenv("JITC_LIBCUDA"), RTLD_LAZY | RTLD_NOLOAD)
+                                      : NULL;
+  if (fake)
+    *(void **)&fake_axis_kernel = dlsym(fake, "fake_axis_kernel");
+  if (!fake_axis_kernel || cuda_load_driver(&A, getenv("JITC_LIBCUDA"), err, sizeof err)) {
+    printf("skip axis_fake: not the fake driver of tests/cuda_fake.c\n");
+    jitc_context_free(ctx);
+    return nfail ? 1 : 0;
+  }
+  host_cases(ctx);
+  device_cases(ctx);
+  flat_cases(ctx);
+  fake_axis_kernel(NULL, NULL, 0, NULL, 0, NULL);
+  jitc_context_free(ctx);
+  return nfail ? 1 : 0;
+}

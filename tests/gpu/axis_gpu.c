@@ -1,0 +1,307 @@
+/*
+** axis_gpu.c -- reductions over axes on a GPU (cuda/axis.c, cuda/axisrun.c):
+** jitc_run_device_arrays over random views of device memory against
+** interp's jitc_run_arrays over the same views of host copies.
+**
+**   axis_gpu check   everything below
+**   axis_gpu quick   fewer trials, no large runs (for compute-sanitizer)
+**
+** Each trial draws a frame of 1 to 4 axes, a reduction (all nine), its
+** axes (one, maybe negative, or a tuple, keepdims or not) and views of every
+** array as tests/gpu/nd_gpu.c does (steps, reversed axes, permuted storage,
+** an offset of one element, broadcast inputs), the result a strided view of
+** its shape too, and an element-wise output beside the reduction.  The
+** output and the exact reductions (min, max, argmin, argmax, any, all,
+** integer sums and products) must be interp's bytes, what lies around the
+** views included; float sums, means and products within rounding of
+** interp's (the pieces add in another order).  Each cuda run is done twice:
+** the same bits.  check also runs long segments of several pieces, millions
+** of two-element segments and columns.  Prints "ok NAME", "FAIL NAME: why",
+** "skip NAME: why" (tests/run.sh protocol).
+*/
+#include "../../src/jitc_int.h"
+#include "../../runtime/cuda_api.h"
+#include "gpu_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static CudaApi A;
+static int nfail;
+
+typedef struct View {
+  int nd;
+  int64_t shape[5], strides[5], off;
+  size_t bytes, es;
+  char *host;
+  CUdeviceptr dev;
+} View;
+
+static void fill(char *p, jitc_dtype t, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = next();
+    double d = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 10;
+    int32_t k = (int32_t)(r % 13) - 6;
+    switch (t) {
+    case JITC_FLOAT32: ((float *)(void *)p)[i] = (float)d; break;
+    case JITC_FLOAT64: ((double *)(void *)p)[i] = d; break;
+    case JITC_INT64: ((int64_t *)(void *)p)[i] = k; break;
+    case JITC_INT32: ((int32_t *)(void *)p)[i] = k; break;
+    default: memset(p + i * (int64_t)jitc_dtype_size(t), (int)(r & 1), jitc_dtype_size(t)); break;
+    }
+  }
+}
+
+/* A view of `shape` laid out alike on the host and the device: steps of 1
+** or 2, reversed axes, a random storage order, zero strides where bcast. */
+static View view_new(int nd, const int64_t *shape, jitc_dtype t, bool bcast) {
+  size_t es = jitc_dtype_size(t);
+  View v = {.nd = nd, .es = es};
+  int64_t ext[5], step[5], order[5];
+  bool zero[5], rev[5];
+  for (int d = 0; d < nd; d++) {
+    v.shape[d] = shape[d];
+    zero[d] = bcast && shape[d] > 1 && next() % 5 == 0;
+    step[d] = next() % 3 == 0 ? 2 : 1;
+    rev[d] = next() % 4 == 0;
+    ext[d] = zero[d] ? 1 : shape[d] * step[d];
+    order[d] = d;
+  }
+  for (int d = nd - 1; d > 0; d--) {
+    int e = (int)(next() % (uint64_t)(d + 1));
+    int64_t x = order[d];
+    order[d] = order[e], order[e] = x;
+  }
+  int64_t c = (int64_t)es, total = 1;
+  for (int q = nd - 1; q >= 0; q--) {
+    int d = (int)order[q];
+    v.strides[d] = zero[d] ? 0 : c * step[d];
+    c *= ext[d];
+    total *= ext[d];
+  }
+  v.off = next() % 2 ? (int64_t)es : 0;
+  for (int d = 0; d < nd; d++)
+    if (rev[d] && v.strides[d]) {
+      v.off += (shape[d] - 1) * v.strides[d];
+      v.strides[d] = -v.strides[d];
+    }
+  v.bytes = (size_t)total * es + 2 * es;
+  v.host = malloc(v.bytes);
+  fill(v.host, t, total + 2);
+  if (A.cuMemAlloc(&v.dev, v.bytes) != CUDA_SUCCESS)
+    v.dev = 0;
+  else
+    A.cuMemcpyHtoD(v.dev, v.host, v.bytes);
+  return v;
+}
+
+static void view_free(View *v) {
+  free(v->host);
+  if (v->dev)
+    A.cuMemFree(v->dev);
+}
+
+/* The byte offset of element k (C order) of view v. */
+static int64_t at_of(const View *v, int64_t k) {
+  int64_t off = v->off;
+  for (int d = v->nd - 1; d >= 0; d--) {
+    off += k % v->shape[d] * v->strides[d];
+    k /= v->shape[d];
+  }
+  return off;
+}
+
+static double as_double(const char *p, jitc_dtype t) {
+  switch (t) {
+  case JITC_FLOAT32: { float f; memcpy(&f, p, 4); return f; }
+  case JITC_FLOAT64: { double f; memcpy(&f, p, 8); return f; }
+  default: return 0;
+  }
+}
+
+static jitc_kernel *compile(jitc_context *ctx, const char *src, jitc_dtype t, jitc_target tg) {
+  jitc_options o;
+  jitc_options_init(&o);
+  o.target = tg;
+  jitc_array_decl d[2] = {{"a", t}, {"b", t}};
+  jitc_kernel *k = NULL;
+  if (jitc_compile(ctx, src, d, 2, NULL, 0, &o, &k) != JITC_OK) {
+    printf("FAIL axis_gpu.compile: %s: %s\n", src, jitc_errmsg(ctx));
+    nfail++;
+  }
+  return k;
+}
+
+static const char *const OPS[] = {"sum", "prod", "mean", "min", "max", "any", "all", "argmin",
+                                  "argmax"};
+
+/* One trial: reduction `op` over views of a frame of fnd axes `given`
+** (drawn when fnd is 0) in dtype t, over axis `axis` (-1: drawn). */
+static void trial(jitc_context *ctx, CUstream s, int op, jitc_dtype t, int fnd,
+                  const int64_t *given, int axis, int q) {
+  int64_t fshape[5], n = 1;
+  static const int64_t sizes[] = {1, 2, 3, 5, 17, 64, 129, 300, 5000};
+  if (!fnd) {
+    fnd = 1 + (int)(next() % 4);
+    for (int d = 0; d < fnd; d++) {
+      fshape[d] = sizes[next() % 9];
+      while (n * fshape[d] > 300000)
+        fshape[d] = 1 + fshape[d] / 7;
+      n *= fshape[d];
+    }
+  } else {
+    for (int d = 0; d < fnd; d++)
+      n *= fshape[d] = given[d];
+  }
+  bool arg = op >= 7, fl = t == JITC_FLOAT32 || t == JITC_FLOAT64;
+  char axes[64];
+  int a0 = (int)(next() % (uint64_t)fnd), a1 = (int)(next() % (uint64_t)fnd);
+  if (axis >= 0)
+    snprintf(axes, sizeof axes, "axis=%d", axis);
+  else if (arg || a0 == a1 || next() % 2)
+    snprintf(axes, sizeof axes, "axis=%d", next() % 2 ? a0 - fnd : a0);
+  else
+    snprintf(axes, sizeof axes, "axis=(%d, %d)", a0, a1 - fnd);
+  const char *expr = op == 1 && fl ? "1 + (a + b) / 64" : "a + b";
+  char prog[200];
+  snprintf(prog, sizeof prog, "c = a - b\ns = %s(%s, %s%s)", OPS[op], expr, axes,
+           next() % 3 == 0 ? ", keepdims=True" : "");
+  char name[300];
+  snprintf(name, sizeof name, "axis_gpu.trial %d %s '%s' over %lld elements", q,
+           jitc_dtype_name(t), strchr(prog, '\n') + 1, (long long)n);
+  jitc_kernel *kc = compile(ctx, prog, t, JITC_TARGET_CUDA);
+  jitc_kernel *ki = compile(ctx, prog, t, JITC_TARGET_INTERP);
+  if (!kc || !ki) {
+    jitc_kernel_free(kc);
+    jitc_kernel_free(ki);
+    return;
+  }
+  int ia = jitc_kernel_find_array(kc, "a"), ib = jitc_kernel_find_array(kc, "b");
+  int ic = jitc_kernel_find_array(kc, "c"), is = jitc_kernel_find_array(kc, "s");
+  View v[4];
+  jitc_array hc[4], dc[4];
+  int64_t bshape[5];
+  int bnd = fnd - (int)(next() % (uint64_t)(fnd + 1)) / 2;
+  for (int d = 0; d < bnd; d++)
+    bshape[d] = next() % 4 == 0 ? 1 : fshape[fnd - bnd + d];
+  v[ia] = view_new(fnd, fshape, t, false);
+  v[ib] = view_new(bnd, bshape, t, true);
+  v[ic] = view_new(fnd, fshape, t, false);
+  hc[ia] = (jitc_array){v[ia].host + v[ia].off, fnd, v[ia].shape, v[ia].strides};
+  hc[ib] = (jitc_array){v[ib].host + v[ib].off, bnd, v[ib].shape, v[ib].strides};
+  hc[ic] = (jitc_array){v[ic].host + v[ic].off, fnd, v[ic].shape, v[ic].strides};
+  int rnd;
+  int64_t rshape[5];
+  jitc_dtype rt;
+  jitc_kernel_array(kc, is, NULL, NULL, &rt);
+  hc[is] = (jitc_array){NULL, 0, NULL, NULL};
+  jitc_status sh = jitc_array_shape(ctx, ki, hc, is, &rnd, rshape);
+  if (sh != JITC_OK) { /* an axis out of bounds (the tuple's second may repeat the first) */
+    printf("ok %s (refused: %s)\n", name, jitc_errmsg(ctx));
+    for (int a = 0; a < 3; a++)
+      view_free(&v[a == 0 ? ia : a == 1 ? ib : ic]);
+    jitc_kernel_free(kc);
+    jitc_kernel_free(ki);
+    return;
+  }
+  v[is] = view_new(rnd, rshape, rt, false);
+  hc[is] = (jitc_array){v[is].host + v[is].off, rnd, v[is].shape, v[is].strides};
+  for (int a = 0; a < 4; a++)
+    dc[a] = (jitc_array){(void *)(uintptr_t)(v[a].dev + (CUdeviceptr)v[a].off), hc[a].ndim,
+                         hc[a].shape, hc[a].strides};
+  /* Twice on the GPU, the first result kept. */
+  char *first = malloc(v[is].bytes), *got = malloc(v[is].bytes > v[ic].bytes ? v[is].bytes
+                                                                              : v[ic].bytes);
+  jitc_status st = jitc_run_device_arrays(ctx, kc, dc, NULL, s);
+  A.cuStreamSynchronize(s);
+  A.cuMemcpyDtoH(first, v[is].dev, v[is].bytes);
+  A.cuMemcpyHtoD(v[is].dev, v[is].host, v[is].bytes);
+  jitc_status st2 = st == JITC_OK ? jitc_run_device_arrays(ctx, kc, dc, NULL, s) : st;
+  A.cuStreamSynchronize(s);
+  jitc_status si = st == JITC_OK ? jitc_run_arrays(ctx, ki, hc, NULL, NULL) : JITC_OK;
+  int bad = 0;
+  if (st != JITC_OK || st2 != JITC_OK || si != JITC_OK) {
+    jitc_status sj = jitc_run_arrays(ctx, ki, hc, NULL, NULL);
+    if (!(st == sj && st2 == sj)) {
+      printf("FAIL %s: cuda %s, interp %s: %s\n", name, jitc_status_name(st),
+             jitc_status_name(sj), jitc_errmsg(ctx));
+      bad = 1;
+    } else {
+      printf("ok %s (refused alike)\n", name);
+      goto done;
+    }
+  }
+  A.cuMemcpyDtoH(got, v[ic].dev, v[ic].bytes);
+  if (!bad && memcmp(got, v[ic].host, v[ic].bytes)) {
+    printf("FAIL %s: the output c differs from interp's\n", name);
+    bad = 1;
+  }
+  A.cuMemcpyDtoH(got, v[is].dev, v[is].bytes);
+  if (!bad && memcmp(got, first, v[is].bytes)) {
+    printf("FAIL %s: two runs gave other bits\n", name);
+    bad = 1;
+  }
+  bool approx = (op <= 2) && (rt == JITC_FLOAT32 || rt == JITC_FLOAT64);
+  int64_t nres = 1;
+  for (int d = 0; d < rnd; d++)
+    nres *= rshape[d];
+  int64_t seg = nres ? n / nres : 0;
+  if (!bad && !approx && memcmp(got, v[is].host, v[is].bytes)) {
+    printf("FAIL %s: the result differs from interp's\n", name);
+    bad = 1;
+  }
+  for (int64_t r = 0; r < nres && approx && !bad; r++) {
+    int64_t o = at_of(&v[is], r);
+    double g = as_double(got + o, rt), w = as_double(v[is].host + o, rt);
+    double eps = rt == JITC_FLOAT32 ? 1.2e-7 : 2.3e-16;
+    double mag = op == 0 ? 10.0 * (double)seg : op == 2 ? 10.0 : 2 * fabs(w);
+    if (!(fabs(g - w) <= (double)(seg + 8) * eps * mag) && !(g == w)) {
+      printf("FAIL %s: result %lld: %.17g, interp %.17g\n", name, (long long)r, g, w);
+      bad = 1;
+    }
+  }
+  if (!bad)
+    printf("ok %s (%d axes, segments of %lld)\n", name, fnd, (long long)seg);
+done:
+  nfail += bad;
+  free(first);
+  free(got);
+  for (int a = 0; a < 4; a++)
+    view_free(&v[a]);
+  jitc_kernel_free(kc);
+  jitc_kernel_free(ki);
+}
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && !strcmp(argv[1], "quick");
+  char err[512];
+  if (cuda_load_driver(&A, NULL, err, sizeof err)) {
+    printf("skip axis_gpu: %s\n", err);
+    return 0;
+  }
+  CUdevice d0;
+  CUcontext prim0;
+  A.cuDeviceGet(&d0, 0);
+  A.cuDevicePrimaryCtxRetain(&prim0, d0);
+  A.cuCtxSetCurrent(prim0);
+  jitc_context *ctx = jitc_context_new();
+  CUstream s;
+  A.cuStreamCreate(&s, 0);
+  static const jitc_dtype types[] = {JITC_FLOAT32, JITC_FLOAT64, JITC_INT32, JITC_INT64};
+  int trials = quick ? 27 : 270;
+  for (int q = 0; q < trials; q++)
+    trial(ctx, s, q % 9, types[(q / 9) % 4], 0, NULL, -1, q);
+  if (!quick) { /* several pieces a segment; many segments of 2; columns */
+    trial(ctx, s, 0, JITC_FLOAT32, 2, (int64_t[]){2, 5000003}, 1, 1000);
+    trial(ctx, s, 8, JITC_FLOAT64, 2, (int64_t[]){3, 1000003}, 1, 1001);
+    trial(ctx, s, 2, JITC_FLOAT64, 2, (int64_t[]){2000003, 2}, 1, 1002);
+    trial(ctx, s, 3, JITC_INT32, 2, (int64_t[]){40001, 300}, 0, 1003);
+    trial(ctx, s, 4, JITC_FLOAT32, 3, (int64_t[]){7, 9000, 5}, 1, 1004);
+  }
+  A.cuStreamDestroy(s);
+  jitc_context_free(ctx);
+  A.cuDevicePrimaryCtxRelease(d0);
+  return nfail ? 1 : 0;
+}
