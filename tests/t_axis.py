@@ -254,6 +254,65 @@ def threads():
     report("cpu.threads", bad, total)
 
 
+ROW_TYPES = [np.float64, np.float32, np.float16, np.int32, np.uint8, np.int64, np.bool_,
+             np.complex64, np.complex128]
+
+
+def rows_form():
+    """cpu: reductions over the outer axes of C-order arrays (sum(x, axis=0)
+    of a matrix: the row form, each row folded into every column's lanes)
+    give, for every reduction and type, the bits of each column reduced as a
+    contiguous run, on 1 and 3 threads alike: columns not a multiple of the
+    vector width, one row, more rows than a block of 4096, a transpose, a
+    row step, a broadcast row, NaN at the ends and within a column."""
+    if "cpu" not in TARGETS:
+        return
+    bad, total = [], 0
+    Rs = {t: ND.Run(threads=t) for t in (1, 3)}
+    views = [((64, 35), 0), ((1, 37), 0), ((9000, 21), 0), ((5, 6, 19), (0, 1)),
+             ((3, 40, 17), 1), ((300, 70), "T"), ((300, 70), "step"), ((4200, 5), 0)]
+    for v, (shape, how) in enumerate(views):
+        for op in NUMPY:
+            dt = ROW_TYPES[(v + list(NUMPY).index(op)) % len(ROW_TYPES)]
+            if op in ("argmin", "argmax", "min", "max") and np.dtype(dt).kind == "c":
+                dt = np.float32
+            if op == "prod" and np.dtype(dt).kind in "fc":
+                x = fill_near_one(shape, dt)
+            else:
+                x = ND.fill(rng, np.empty(shape, dt))
+            axes = how
+            if how == "T":  # reduce axis 1 of a transpose: outer in memory
+                x, axes = np.ascontiguousarray(x).T, 1
+            elif how == "step":  # every other row
+                x, axes = np.concatenate([x, x])[::2], 0
+            if op in ("min", "max", "argmin", "argmax") and x.dtype.kind == "f":
+                x[(0,) * x.ndim] = np.nan  # a column's first row
+                x[(-1,) * x.ndim] = np.nan  # another's last
+                x[tuple(n // 2 for n in x.shape)] = np.nan
+            ax = axes if op not in ("argmin", "argmax") or isinstance(axes, int) else 0
+            prog = f"s = {op}(x{axes_text(ax)})"
+            total += 1
+            got = {t: R.run(prog, {"x": x}, "cpu")["s"] for t, R in Rs.items()}
+            want = segment_bits("cpu", prog, op, x, ax, Rs[1])
+            if not same(got[1], want):
+                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: not the columns' bits")
+            elif not same(got[3], got[1]):
+                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: 3 threads differ from 1")
+            elif not close(got[1], numpy_of(op, x, ax, False), op, x, ax, False):
+                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: not NumPy's value")
+    for R in Rs.values():
+        R.close()
+    report("cpu.rows_form", bad, total)
+
+
+def fill_near_one(shape, dt):
+    """Products that neither overflow nor vanish over thousands of rows."""
+    x = 1 + rng.standard_normal(shape) / 1000
+    if np.dtype(dt).kind == "c":
+        x = x + 1j * rng.standard_normal(shape) / 1000
+    return x.astype(dt)
+
+
 def zero_extents():
     for target in TARGETS:
         R = ND.Run()
@@ -417,6 +476,7 @@ def cuda_compiles():
 against_numpy()
 segments_as_whole()
 threads()
+rows_form()
 zero_extents()
 with_outputs()
 queries()

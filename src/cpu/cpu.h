@@ -1,6 +1,6 @@
 /*
 ** cpu/cpu.h -- the interface between the files of the cpu target, included by
-** them alone.  The target is nine files, one idea each, read in this order:
+** them alone.  The target is eleven files, one idea each, read in this order:
 **
 **   cpu/gen.c    generation: typed IR -> LLVM IR (the Gen builder, the
 **                operators, the vector loop, split groups).  Pure: it knows
@@ -14,6 +14,8 @@
 **                functions.  Equally pure.
 **   cpu/reduce.c the reductions of that IR: the lanes each keeps in the
 **                loop, and the partial result of each block.  Equally pure.
+**   cpu/rowacc.c the row form of a kernel reducing over outer axes: rows
+**                folded into every column's lanes at once.  Equally pure.
 **   cpu/math.c   the math functions of that IR: which vector library (or
 **                libm) computes each, and the fixes at the ends of ranges.
 **                Part of generation, equally pure.
@@ -21,6 +23,7 @@
 **                code, the code cache (code_get) and the ORC JIT.
 **   cpu/host.c   the library's functions that the kernels call, which
 **                build.c shows the JIT (the semantics of an operation).
+**   cpu/rowrun.c running the row form: where it applies, tiles, threads.
 **   cpu/run.c    running: the per-context state, the thread pool, and
 **                target_cpu, the struct Target that jitc.c calls.
 */
@@ -70,6 +73,8 @@ typedef struct GenTarget {
   uint64_t bcast; /* arrays (bit = slot) read as the one element at their
                      address, in every lane: a variant of the kernel for
                      blocks where an input is constant (cpu/run.c) */
+  bool rows;      /* the row form of a kernel reducing over outer axes
+                     (cpu/rowacc.c) instead of the kernel */
 } GenTarget;
 
 /* Builds the kernel `fname` of p in a new LLVM context (*C, which the
@@ -88,7 +93,19 @@ typedef struct RAcc {
   int64_t scr;             /* split kernels: its state's offset in the scratch */
   LLVMValueRef val, off;   /* the lanes' values and offsets in the block (-1: none) */
   LLVMValueRef pval, poff; /* their phis in the loop's head */
+  int64_t roff;            /* the row form: its lane sets' offset in a chunk */
 } RAcc;
+
+/* The row form's state for the row at hand (cpu/rowacc.c): the lane sets
+** in memory, the row's lane set k and its offset in the block less k. */
+typedef struct RowGen {
+  LLVMValueRef acc;   /* chunk q of W columns at acc + q * red_row_bytes() */
+  LLVMValueRef c0;    /* the call's first column */
+  LLVMValueRef k;     /* i64: the row's lane set, (row - block start) % W */
+  LLVMValueRef off;   /* i32: row - block start - k */
+  LLVMValueRef first; /* i1: the row is the first of its lane set in the block */
+  int64_t chunk;      /* red_row_bytes() */
+} RowGen;
 
 /* The generator's state, shared by cpu/gen.c and cpu/math.c. */
 typedef struct Gen {
@@ -111,7 +128,21 @@ typedef struct Gen {
   int *rnum;           /* per statement: its reduction's number, or -1 */
   LLVMValueRef rb;     /* the first element of the current block of RB */
   LLVMValueRef part, nblocks; /* the Partials and their count per reduction */
+  RowGen *row;         /* the row form (cpu/rowacc.c): the lanes are in memory */
 } Gen;
+
+/* cpu/gen.c's pieces that cpu/rowacc.c builds its form of: gen_loop, the
+** vector loop over [lo, hi) of statements [from, to), leaving the builder
+** in its block `done`; new_fn, a kernel function (nptrs < 0) or a group's;
+** load_array_ptr, array s's address from the table `arrays`; load_params,
+** the parameters as splat vectors (par_used NULL: all of them).  rows_gen
+** (cpu/rowacc.c) builds the row form as the kernel `fname`; -1 when out
+** of memory. */
+void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo, LLVMValueRef hi);
+LLVMValueRef new_fn(Gen *G, const char *name, int nptrs);
+LLVMValueRef load_array_ptr(Gen *G, LLVMValueRef arrays, int s);
+void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stamp);
+int rows_gen(Gen *G, const char *fname);
 
 /* Small builders of W-lane values, for the generation files. */
 
@@ -216,6 +247,17 @@ void red_move(Gen *G, int from, int to, bool store);
 void red_resume(Gen *G, int from, int to, LLVMValueRef first);
 void red_finish_fn(Gen *G, LLVMValueRef fn, int from, int to);
 bool red_some(Gen *G, int from, int to);
+/* The row form (cpu/rowacc.c): the lane sets of W columns that the
+** reductions keep in memory instead of registers.  red_row_bytes: the bytes
+** of one chunk of W columns (every reduction's W lane sets of W lanes, then
+** of an indexed one W sets of W offsets), setting each RAcc.roff when racc
+** is not NULL.  red_row_finish: the Partials of reduction r for the W
+** columns of the chunk at `chunk`, for the block that starts at element rb
+** and holds len elements (lane sets past len hold nothing), column j's at
+** dst + j * cstride bytes. */
+size_t red_row_bytes(const Program *p, RAcc *racc);
+void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef rb, LLVMValueRef len,
+                    LLVMValueRef dst, int64_t cstride);
 /* Scratch bytes of one reduction's lanes in a split kernel (red_move): W
 ** values of up to 16 bytes (complex128), W offsets. */
 #define RSTATE (W * 16 + W * 4)
@@ -305,7 +347,7 @@ extern const HostFn cpu_host_fns[];
 #define STR_(x) #x
 #define STR(x) STR_(x)
 extern const char cpu_gen_stamp[], cpu_math_stamp[], cpu_reduce_stamp[], cpu_convert_stamp[],
-    cpu_complex_stamp[];
+    cpu_complex_stamp[], cpu_rowacc_stamp[];
 
 /* The scratch bytes a call of p's kernel needs (0: none; SIZE_MAX: out of
 ** memory): a split kernel keeps there the temporaries that cross groups,
@@ -330,9 +372,32 @@ void cpu_build_free(CpuBuild *b);
 void cpu_build_describe(const CpuBuild *b, char *out, size_t n);
 /* Compiles k (through the code cache) and loads it: *fn is its entry, and
 ** a call needs *scratch bytes of scratch memory (cpu_gen_scratch).  bcast:
-** 0, or the variant reading those arrays as one element (GenTarget.bcast). */
+** 0, or the variant reading those arrays as one element (GenTarget.bcast);
+** rows: the row form (GenTarget.rows, cpu/rowacc.c) instead. */
 jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, uint64_t bcast,
-                             KernelFn *fn, size_t *scratch);
+                             bool rows, KernelFn *fn, size_t *scratch);
+/* ---- cpu/rowrun.c: the row form's runs ---- */
+
+/* Where the row form runs: the layout's kept axes [0, nk), the innermost
+** of `cols` columns (each input's elements contiguous along it) within
+** `outer` runs of the others; tiles of `tile` columns, ntiles per run, each
+** tile's lane sets tile / W chunks of `chunk` bytes (red_row_bytes). */
+typedef struct RowPlan {
+  int nk;
+  int64_t cols, outer, tile, ntiles;
+  size_t chunk;
+} RowPlan;
+/* Fewer columns than this: the kernel, segment by segment. */
+#define ROWS_MIN_COLS 4
+/* Whether a run of p over L takes the row form, and its plan. */
+bool rows_plan(const Layout *L, const Program *p, RowPlan *rp);
+/* Runs the row form fn of p over L on the pool (threads as jitc_options
+** says, `most` the most it may use), writing the results; *used: the
+** threads that took part. */
+jitc_status rows_run(jitc_context *ctx, Pool *pool, int threads, int most, KernelFn fn,
+                     const Program *p, const Layout *L, const RowPlan *rp,
+                     const ParamSlot *params, int *used);
+
 /* --emit stage `stage` of target_cpu.stages. */
 jitc_status cpu_build_emit(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, int stage, Buf *out);
 

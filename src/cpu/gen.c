@@ -435,7 +435,7 @@ size_t cpu_gen_scratch(const Program *p) {
 ** [from, to), then appends the block `done` and leaves the builder there:
 **   loop:   for (i = lo; i + W <= hi; i += W) body(full vectors)
 **   tail:   if (i < hi) body(masked to hi - i lanes) */
-static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo, LLVMValueRef hi) {
+void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo, LLVMValueRef hi) {
   LLVMBuilderRef B = G->B;
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
   LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(G->C, fn, "loop");
@@ -492,7 +492,7 @@ static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo,
 ** end, params, scratch) and its nptrs arrays, each noalias: the arrays do
 ** not overlap, and saying so spares LLVM's schedulers a dependence between
 ** every two stores. */
-static LLVMValueRef new_fn(Gen *G, const char *name, int nptrs) {
+LLVMValueRef new_fn(Gen *G, const char *name, int nptrs) {
   bool group = nptrs >= 0;
   int np = group ? 4 + nptrs : 4;
   LLVMTypeRef *params = malloc(sizeof(LLVMTypeRef) * (size_t)np);
@@ -531,7 +531,7 @@ static void mark_used(const Node *n, int stamp, int *arr_used, int *par_used) {
 }
 
 /* Loads in the current block array pointer s from the table `arrays`. */
-static LLVMValueRef load_array_ptr(Gen *G, LLVMValueRef arrays, int s) {
+LLVMValueRef load_array_ptr(Gen *G, LLVMValueRef arrays, int s) {
   LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s, 0);
   LLVMValueRef pp = LLVMBuildGEP2(G->B, G->tptr, arrays, &idx, 1, "");
   char name[80];
@@ -541,7 +541,7 @@ static LLVMValueRef load_array_ptr(Gen *G, LLVMValueRef arrays, int s) {
 
 /* Loads in the current block the parameters that par_used marks with
 ** `stamp` (all when par_used is NULL) as splat vectors. */
-static void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stamp) {
+void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stamp) {
   const Program *p = G->prog;
   for (int s = 0; s < p->nparams; s++) {
     if (par_used && par_used[s] != stamp) continue;
@@ -714,6 +714,10 @@ static int gen_module(Gen *G, const char *fname) {
   int ng = plan_groups(p, gstart, &blk, G->scr_off, &bytes, &rstate);
   if (ng < 0) goto out;
   for (int r = 0; r < p->nreduce; r++) G->racc[r].scr = (int64_t)(rstate + (size_t)r * RSTATE);
+  if (G->gt->rows) { /* the row form: of a program of one group */
+    rc = ng == 1 ? rows_gen(G, fname) : -1;
+    goto out;
+  }
   if (ng > 1) {
     rc = gen_split(G, fname, gstart, ng, blk, bytes);
     goto out;

@@ -30,6 +30,12 @@ static bool is_minmax(OpId op) {
   return op == OP_MIN || op == OP_MAX || op == OP_ARGMIN || op == OP_ARGMAX;
 }
 static bool is_less(OpId op) { return op == OP_MIN || op == OP_ARGMIN; }
+/* Whether reduction st keeps its lanes' offsets (RAcc.indexed). */
+static bool is_indexed(const IrStmt *st) {
+  return st->op == OP_ARGMIN || st->op == OP_ARGMAX ||
+         (is_minmax(st->op) && (dtype_is_float(st->value->type) ||
+                                dtype_is_complex(st->value->type)));
+}
 
 /* The type of the lanes: the accumulator's (reduce_acc) as a register
 ** holds it (a 16-bit float as float32), bool as i1 for any and all and as i8
@@ -154,7 +160,8 @@ static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
   ** logic on masks, which x86 code generation packs and unpacks. */
   if (G->mask) x = sel(G, for_lanes(G, st, G->mask), x, acc_identity(G, st));
   bool less = is_less(st->op);
-  LLVMValueRef off = LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
+  LLVMValueRef off = G->row ? G->row->off
+                             : LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
   off = splat(G, off);
   if (!acc_float(G, st)) {
     LLVMValueRef take = icmp(G, int_before(st, less), x, R->val);
@@ -186,6 +193,68 @@ static LLVMValueRef vlanes(Gen *G, const IrStmt *st, LLVMValueRef v, int from, i
   return cx_pack(G, re, lanes(G, cx_part(G, v, 1), from, m));
 }
 
+/* One step of the tree of an indexed reduction: lanes a (elements ia) and
+** b (ib) into *val and *idx, as reduce_combine: b when a is empty, or b is
+** not and comes first, or they are equal and b's element is the earlier. */
+static void pick(Gen *G, const IrStmt *st, LLVMValueRef a, LLVMValueRef ia, LLVMValueRef b,
+                 LLVMValueRef ib, LLVMValueRef *val, LLVMValueRef *idx) {
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(ia));
+  LLVMValueRef eq = acc_complex(st) ? cx_compare(G, OP_EQ, a, b)
+                    : acc_float(G, st) ? fcmp(G, LLVMRealOEQ, a, b) : icmp(G, LLVMIntEQ, a, b);
+  if (acc_float(G, st)) {
+    LLVMValueRef na = nan_in(G, st, a);
+    LLVMValueRef nb = nan_in(G, st, b);
+    eq = LLVMBuildOr(B, eq, LLVMBuildAnd(B, na, nb, ""), "");
+  }
+  LLVMValueRef earlier = LLVMBuildAnd(B, eq, icmp(G, LLVMIntSLT, ib, ia), "");
+  LLVMValueRef first = LLVMBuildOr(B, before_v(G, st, b, a), earlier, "");
+  LLVMValueRef empty = icmp(G, LLVMIntSLT, ia, zero);
+  LLVMValueRef has = icmp(G, LLVMIntSGE, ib, zero);
+  LLVMValueRef take = LLVMBuildOr(B, empty, LLVMBuildAnd(B, has, first, ""), "");
+  *val = sel(G, for_lanes(G, st, take), b, a);
+  *idx = sel(G, take, ib, ia);
+}
+
+/* The element indices of lanes k (a vector of lane numbers, or one) whose
+** first elements are `first` and whose offsets are off (i32; -1: took
+** none), in a block of len elements: a lane that took none keeps its first
+** element (acc_update), if it has one; -1 where it has none. */
+static LLVMValueRef lane_index(Gen *G, LLVMValueRef first, LLVMValueRef off, LLVMValueRef k,
+                               LLVMValueRef len) {
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef vi = LLVMBuildAdd(B, first, LLVMBuildZExt(B, off, LLVMVectorType(G->ti64, W), ""), "");
+  bool vec = LLVMGetTypeKind(LLVMTypeOf(k)) == LLVMVectorTypeKind;
+  LLVMValueRef has = icmp(G, LLVMIntSLT, k, vec ? splat(G, len) : len);
+  LLVMValueRef none = sel(G, has, first, LLVMConstAllOnes(LLVMTypeOf(vi)));
+  LLVMValueRef took = icmp(G, LLVMIntSGE, off, LLVMConstNull(LLVMTypeOf(off)));
+  return sel(G, took, vi, none);
+}
+
+/* The Partial at dst of the value in lane re of val (its imaginary part
+** in lane im, of a complex one) and element index idx. */
+static void store_partial(Gen *G, const IrStmt *st, LLVMValueRef val, unsigned re, unsigned im,
+                          LLVMValueRef idx, LLVMValueRef dst) {
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef v = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, re, 0), "");
+  if (acc_complex(st)) {
+    LLVMValueRef vim = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, im, 0), "");
+    if (LLVMTypeOf(vim) != G->tf64) vim = LLVMBuildFPExt(B, vim, G->tf64, "");
+    LLVMValueRef o = LLVMConstInt(G->ti64, offsetof(Partial, im), 0);
+    LLVMSetAlignment(LLVMBuildStore(B, vim, LLVMBuildGEP2(B, G->ti8, dst, &o, 1, "")), 8);
+  }
+  if (acc_float(G, st)) {
+    if (LLVMTypeOf(v) != G->tf64) v = LLVMBuildFPExt(B, v, G->tf64, "");
+  } else if (LLVMTypeOf(v) != G->ti64) {
+    /* As reduce.c reads v.i: the value, or an unsigned type's bits. */
+    bool sgn = type_info[reduce_acc(st->op, st->value->type)].kind == T_SINT;
+    v = sgn ? LLVMBuildSExt(B, v, G->ti64, "") : LLVMBuildZExt(B, v, G->ti64, "");
+  }
+  LLVMSetAlignment(LLVMBuildStore(B, v, dst), 8);
+  LLVMValueRef eight = LLVMConstInt(G->ti64, 8, 0);
+  LLVMSetAlignment(LLVMBuildStore(B, idx, LLVMBuildGEP2(B, G->ti8, dst, &eight, 1, "")), 8);
+}
+
 /* R's lanes (values val, offsets off) combined into the Partial at dst,
 ** for the block of len elements that starts at element G->rb. */
 static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off, LLVMValueRef len,
@@ -202,59 +271,125 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
     /* min and max of integers: the block is not empty. */
     if (is_minmax(st->op)) idx = G->rb;
   } else {
-    /* Each lane's element index: a lane that took none keeps its first
-    ** element (acc_update), if it has one; -1 where it has none. */
     LLVMValueRef iota[W];
     for (int k = 0; k < W; k++) iota[k] = LLVMConstInt(G->ti64, (unsigned)k, 0);
     LLVMValueRef first = LLVMBuildAdd(B, splat(G, G->rb), LLVMConstVector(iota, W), "");
-    LLVMValueRef vi = LLVMBuildAdd(B, first, LLVMBuildZExt(B, off, LLVMVectorType(G->ti64, W), ""), "");
-    LLVMValueRef has = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, len));
-    LLVMValueRef none = sel(G, has, first, LLVMConstAllOnes(LLVMTypeOf(vi)));
-    LLVMValueRef took = icmp(G, LLVMIntSGE, off, LLVMConstNull(LLVMTypeOf(off)));
-    LLVMValueRef vidx = sel(G, took, vi, none);
+    LLVMValueRef vidx = lane_index(G, first, off, LLVMConstVector(iota, W), len);
     for (int h = W / 2; h >= 1; h /= 2) {
       LLVMValueRef a = vlanes(G, st, val, 0, h);
       LLVMValueRef b = vlanes(G, st, val, h, h);
       LLVMValueRef ia = lanes(G, vidx, 0, h);
       LLVMValueRef ib = lanes(G, vidx, h, h);
-      LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(ia));
-      /* reduce_combine: b when a is empty, or b is not and comes first,
-      ** or they are equal and b's element is the earlier. */
-      LLVMValueRef eq = acc_complex(st) ? cx_compare(G, OP_EQ, a, b)
-                        : acc_float(G, st) ? fcmp(G, LLVMRealOEQ, a, b) : icmp(G, LLVMIntEQ, a, b);
-      if (acc_float(G, st)) {
-        LLVMValueRef na = nan_in(G, st, a);
-        LLVMValueRef nb = nan_in(G, st, b);
-        eq = LLVMBuildOr(B, eq, LLVMBuildAnd(B, na, nb, ""), "");
-      }
-      LLVMValueRef earlier = LLVMBuildAnd(B, eq, icmp(G, LLVMIntSLT, ib, ia), "");
-      LLVMValueRef first = LLVMBuildOr(B, before_v(G, st, b, a), earlier, "");
-      LLVMValueRef empty = icmp(G, LLVMIntSLT, ia, zero);
-      LLVMValueRef has = icmp(G, LLVMIntSGE, ib, zero);
-      LLVMValueRef take = LLVMBuildOr(B, empty, LLVMBuildAnd(B, has, first, ""), "");
-      val = sel(G, for_lanes(G, st, take), b, a);
-      vidx = sel(G, take, ib, ia);
+      pick(G, st, a, ia, b, ib, &val, &vidx);
     }
     idx = LLVMBuildExtractElement(B, vidx, LLVMConstInt(G->ti32, 0, 0), "");
   }
-  LLVMValueRef v = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, 0, 0), "");
-  if (acc_complex(st)) {
-    /* the imaginary part, the last lane of the two left */
-    LLVMValueRef im = LLVMBuildExtractElement(B, val, LLVMConstInt(G->ti32, 1, 0), "");
-    if (LLVMTypeOf(im) != G->tf64) im = LLVMBuildFPExt(B, im, G->tf64, "");
-    LLVMValueRef o = LLVMConstInt(G->ti64, offsetof(Partial, im), 0);
-    LLVMSetAlignment(LLVMBuildStore(B, im, LLVMBuildGEP2(B, G->ti8, dst, &o, 1, "")), 8);
+  store_partial(G, st, val, 0, 1, idx, dst);
+}
+
+/* ---- the row form (cpu/rowacc.c) ----
+** Each of W columns keeps the W lanes the kernel would keep for the
+** column's elements, as W lane sets: set k holds lane k of each column,
+** one vector across the columns, which row r of the block updates when
+** r % W == k.  So each column's lanes take the same elements in the same
+** order as the kernel's, and their tree (red_row_finish) combines the same
+** lanes in the same order: the bits are the kernel's. */
+
+/* Bytes of one value of reduction st's lanes in memory: bool as a byte. */
+static size_t lane_bytes(const IrStmt *st) {
+  jitc_dtype in = st->value->type;
+  if (st->op == OP_ANY || st->op == OP_ALL || (is_minmax(st->op) && in == JITC_BOOL)) return 1;
+  return jitc_dtype_size(compute_type(reduce_acc(st->op, in)));
+}
+
+size_t red_row_bytes(const Program *p, RAcc *racc) {
+  size_t at = 0;
+  for (int s = 0, r = 0; s < p->nstmts; s++) {
+    const IrStmt *st = &p->stmts[s];
+    if (st->kind != IR_REDUCE) continue;
+    if (racc) racc[r].roff = (int64_t)at;
+    at += (size_t)W * W * lane_bytes(st) + (is_indexed(st) ? (size_t)W * W * 4 : 0);
+    r++;
   }
-  if (acc_float(G, st)) {
-    if (LLVMTypeOf(v) != G->tf64) v = LLVMBuildFPExt(B, v, G->tf64, "");
-  } else if (LLVMTypeOf(v) != G->ti64) {
-    /* As reduce.c reads v.i: the value, or an unsigned type's bits. */
-    bool sgn = type_info[reduce_acc(st->op, st->value->type)].kind == T_SINT;
-    v = sgn ? LLVMBuildSExt(B, v, G->ti64, "") : LLVMBuildZExt(B, v, G->ti64, "");
+  return at;
+}
+
+/* The address of lane set k (i64) of R's values (offs: offsets) in the
+** chunk at `chunk`. */
+static LLVMValueRef row_addr(Gen *G, const RAcc *R, LLVMValueRef chunk, LLVMValueRef k, bool offs) {
+  int64_t vb = W * (int64_t)lane_bytes(R->st);
+  LLVMValueRef at = LLVMBuildMul(G->B, k, LLVMConstInt(G->ti64, (unsigned long long)(offs ? W * 4 : vb), 0), "");
+  at = LLVMBuildAdd(G->B, at, LLVMConstInt(G->ti64, (unsigned long long)(R->roff + (offs ? W * vb : 0)), 0), "");
+  return LLVMBuildGEP2(G->B, G->ti8, chunk, &at, 1, "");
+}
+
+/* Lane set k of R's values (bool from bytes), or of its offsets. */
+static LLVMValueRef row_load(Gen *G, const RAcc *R, LLVMValueRef chunk, LLVMValueRef k, bool offs) {
+  LLVMTypeRef st = acc_scalar(G, R->st);
+  LLVMTypeRef mt = offs ? LLVMVectorType(G->ti32, W)
+                   : st == G->ti1 ? LLVMVectorType(G->ti8, W) : acc_vtype(G, R->st);
+  LLVMValueRef v = LLVMBuildLoad2(G->B, mt, row_addr(G, R, chunk, k, offs), "");
+  LLVMSetAlignment(v, 16);
+  return !offs && st == G->ti1 ? LLVMBuildTrunc(G->B, v, LLVMVectorType(st, W), "") : v;
+}
+
+/* The chunk of the W columns at G->i. */
+static LLVMValueRef row_chunk(Gen *G) {
+  RowGen *rg = G->row;
+  LLVMValueRef at = LLVMBuildSub(G->B, G->i, rg->c0, "");
+  at = LLVMBuildMul(G->B, at, LLVMConstInt(G->ti64, (unsigned long long)(rg->chunk / W), 0), "");
+  return LLVMBuildGEP2(G->B, G->ti8, rg->acc, &at, 1, "");
+}
+
+/* R's lanes for the row from memory (the identity and no offsets at the
+** lane set's first row), or back to memory. */
+static void row_move(Gen *G, RAcc *R, bool store) {
+  LLVMValueRef chunk = row_chunk(G);
+  if (!store) {
+    R->val = sel(G, G->row->first, acc_identity(G, R->st), row_load(G, R, chunk, G->row->k, false));
+    if (R->indexed)
+      R->off = sel(G, G->row->first, splat_const(LLVMConstInt(G->ti32, (unsigned long long)-1, 1)),
+                   row_load(G, R, chunk, G->row->k, true));
+    return;
   }
-  LLVMSetAlignment(LLVMBuildStore(B, v, dst), 8);
-  LLVMValueRef eight = LLVMConstInt(G->ti64, 8, 0);
-  LLVMSetAlignment(LLVMBuildStore(B, idx, LLVMBuildGEP2(B, G->ti8, dst, &eight, 1, "")), 8);
+  LLVMValueRef v = R->val;
+  if (acc_scalar(G, R->st) == G->ti1) v = LLVMBuildZExt(G->B, v, LLVMVectorType(G->ti8, W), "");
+  LLVMSetAlignment(LLVMBuildStore(G->B, v, row_addr(G, R, chunk, G->row->k, false)), 16);
+  if (R->indexed)
+    LLVMSetAlignment(LLVMBuildStore(G->B, R->off, row_addr(G, R, chunk, G->row->k, true)), 16);
+}
+
+void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef rb, LLVMValueRef len,
+                    LLVMValueRef dst, int64_t cstride) {
+  const RAcc *R = &G->racc[r];
+  const IrStmt *st = R->st;
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef val[W], idx[W];
+  /* Lane sets past len took no element: the identity, no offsets. */
+  for (int k = 0; k < W; k++) {
+    LLVMValueRef kk = LLVMConstInt(G->ti64, (unsigned)k, 0);
+    LLVMValueRef has = icmp(G, LLVMIntSLT, kk, len);
+    val[k] = sel(G, has, row_load(G, R, chunk, kk, false), acc_identity(G, st));
+    if (!R->indexed) continue;
+    LLVMValueRef off = sel(G, has, row_load(G, R, chunk, kk, true),
+                           splat_const(LLVMConstInt(G->ti32, (unsigned long long)-1, 1)));
+    LLVMValueRef first = splat(G, LLVMBuildAdd(B, rb, kk, ""));
+    idx[k] = lane_index(G, first, off, kk, len);
+  }
+  /* acc_finish's tree, lane set k + h into lane set k, each column alike. */
+  for (int h = W / 2; h >= 1; h /= 2)
+    for (int k = 0; k < h; k++) {
+      if (R->indexed) pick(G, st, val[k], idx[k], val[k + h], idx[k + h], &val[k], &idx[k]);
+      else val[k] = acc_op(G, st, val[k], val[k + h]);
+    }
+  LLVMValueRef none = LLVMConstInt(G->ti64, (unsigned long long)-1, 1);
+  for (unsigned j = 0; j < W; j++) {
+    LLVMValueRef at = LLVMConstInt(G->ti64, (unsigned long long)(j * cstride), 0);
+    LLVMValueRef d = LLVMBuildGEP2(B, G->ti8, dst, &at, 1, "");
+    LLVMValueRef ix = R->indexed ? LLVMBuildExtractElement(B, idx[0], LLVMConstInt(G->ti32, j, 0), "")
+                      : is_minmax(st->op) ? rb : none;
+    store_partial(G, st, val[0], j, W + j, ix, d);
+  }
 }
 
 void red_init(Gen *G) {
@@ -264,13 +399,16 @@ void red_init(Gen *G) {
     G->rnum[s] = st->kind == IR_REDUCE ? r : -1;
     if (st->kind != IR_REDUCE) continue;
     G->racc[r].st = st;
-    G->racc[r++].indexed = st->op == OP_ARGMIN || st->op == OP_ARGMAX ||
-                           (is_minmax(st->op) && (dtype_is_float(st->value->type) ||
-                                                  dtype_is_complex(st->value->type)));
+    G->racc[r++].indexed = is_indexed(st);
   }
 }
 
-void red_update(Gen *G, int s, LLVMValueRef x) { acc_update(G, &G->racc[G->rnum[s]], x); }
+void red_update(Gen *G, int s, LLVMValueRef x) {
+  RAcc *R = &G->racc[G->rnum[s]];
+  if (G->row) row_move(G, R, false);
+  acc_update(G, R, x);
+  if (G->row) row_move(G, R, true);
+}
 
 /* (cpu/cpu.h) The running values of the reductions among statements [from,
 ** to) through gen_loop's blocks, by step: 0, in the head, phis whose value from
@@ -279,7 +417,7 @@ void red_update(Gen *G, int s, LLVMValueRef x) { acc_update(G, &G->racc[G->rnum[
 ** `done`, phis of the head's values (from the tail check) and of the
 ** tail's (from its end). */
 void red_phis(Gen *G, int from, int to, LLVMBasicBlockRef bb, int step) {
-  for (int s = from; s < to; s++) {
+  for (int s = from; s < to && !G->row; s++) { /* the row form's lanes are in memory */
     if (G->prog->stmts[s].kind != IR_REDUCE) continue;
     RAcc *R = &G->racc[G->rnum[s]];
     LLVMValueRef *cur[2] = {&R->val, &R->off}, *phi[2] = {&R->pval, &R->poff};

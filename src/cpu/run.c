@@ -40,6 +40,7 @@ typedef struct CpuKernel {
   size_t scratch; /* bytes of scratch a call needs (split kernels), or 0 */
   Variant var[4]; /* made by the runs that want them, the first four kept */
   int nvar;
+  KernelFn rows;  /* the row form (cpu/rowacc.c), made by the first run that wants it */
 } CpuKernel;
 
 /* The state of ctx, made on first use. */
@@ -89,7 +90,7 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   if (!st) return JITC_E_UNAVAILABLE;
   CpuKernel *ck = calloc(1, sizeof *ck);
   if (!ck) return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-  jitc_status s = cpu_build_kernel(ctx, st->build, k, 0, &ck->fn, &ck->scratch);
+  jitc_status s = cpu_build_kernel(ctx, st->build, k, 0, false, &ck->fn, &ck->scratch);
   if (s) {
     free(ck);
     return s;
@@ -193,7 +194,10 @@ static size_t blocks_bytes(const Layout *L) {
 ** tree is the same, so the bits do not depend on the thread count.  Short
 ** segments are gathered several at a time: a block of LB holds
 ** floor(LB / seg) of them, read together (the columns of a matrix, as a
-** tile, by layout.c's transposed move). */
+** tile, by layout.c's transposed move).  Where the reduced axes lie outside
+** the kept ones in memory (sum(x, axis=0) of a C-order matrix), run_job
+** takes the row form instead (cpu/rowrun.c), which reads the arrays once in
+** memory's order and gives the same bits. */
 
 /* The blocks of elements [lo, lo + m): at[a] is element lo of array a, in
 ** place or in its block of its own (mine[a]), gathered. */
@@ -334,7 +338,7 @@ static jitc_status variant(jitc_context *ctx, const jitc_kernel *k, const Layout
     if (ck->var[v].bcast == *bcast) return *fn = ck->var[v].fn, JITC_OK;
   size_t scratch;
   CpuState *st = ctx->target_state[JITC_TARGET_CPU];
-  jitc_status s = cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, *bcast, fn, &scratch);
+  jitc_status s = cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, *bcast, false, fn, &scratch);
   if (!s && ck->nvar < 4) ck->var[ck->nvar++] = (Variant){*bcast, *fn};
   return s;
 }
@@ -366,6 +370,20 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     if (s) return s;
   }
   int nreduce = k->prog->nreduce;
+  RowPlan rp;
+  if (L && L->axes && !ck->scratch && rows_plan(L, k->prog, &rp)) { /* rows (cpu/rowrun.c) */
+    size_t scratch;
+    jitc_status s = ck->rows ? JITC_OK : cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, 0, true,
+                                                          &((CpuKernel *)ck)->rows, &scratch);
+    int used = 0;
+    if (!s) s = rows_run(ctx, st->pool, threads, !st->pool || threads == 1 ? 1 : threads > 0 ? threads
+                         : pool_threads(st->pool), ck->rows, k->prog, L, &rp, params, &used);
+    if (info) {
+      info->run_ms = now_ms() - t0;
+      info->threads = used;
+    }
+    return s;
+  }
   if (L && L->axes) { /* segments: by whole ones, or spread */
     job.cps = (L->seg - 1) / LB + 1;
     int most = !st->pool || threads == 1 ? 1 : threads > 0 ? threads : pool_threads(st->pool);
