@@ -294,7 +294,7 @@ static LLVMModuleRef gen(CpuBuild *st, const Machine *mc, const jitc_kernel *k, 
                          uint64_t bcast, bool rows, LLVMContextRef *C) {
   GenTarget gt = {mc->cpu, mc->features, mc->level, mc->vec_bits,
                   {lib_has, st, st->mvec != NULL, st->sleef != NULL}, k->opt.fast_math != 0,
-                  bcast, rows};
+                  bcast, rows ? rows_gen : NULL};
   LLVMModuleRef M = cpu_gen_module(&gt, k->prog, fname, C);
   if (!M) return NULL;
   LLVMSetTarget(M, st->triple);

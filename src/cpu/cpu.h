@@ -64,6 +64,7 @@ typedef struct VecLibs {
 
 /* What code is generated for: the machine's LLVM names, its x86-64 level
 ** (1..4, 0: not x86-64; it picks the vector math) and vector width. */
+typedef struct Gen Gen;
 typedef struct GenTarget {
   const char *cpu, *features;
   int level;
@@ -73,8 +74,10 @@ typedef struct GenTarget {
   uint64_t bcast; /* arrays (bit = slot) read as the one element at their
                      address, in every lane: a variant of the kernel for
                      blocks where an input is constant (cpu/run.c) */
-  bool rows;      /* the row form of a kernel reducing over outer axes
-                     (cpu/rowacc.c) instead of the kernel */
+  /* The row form of a kernel reducing over outer axes instead of the
+  ** kernel: its builder (rows_gen, cpu/rowacc.c, which builds on gen.c's
+  ** pieces, so that gen.c names it not), or NULL. */
+  int (*rows)(Gen *G, const char *fname);
 } GenTarget;
 
 /* Builds the kernel `fname` of p in a new LLVM context (*C, which the
@@ -108,7 +111,7 @@ typedef struct RowGen {
 } RowGen;
 
 /* The generator's state, shared by cpu/gen.c and cpu/math.c. */
-typedef struct Gen {
+struct Gen {
   const GenTarget *gt;
   const Program *prog;
   LLVMContextRef C;
@@ -129,7 +132,7 @@ typedef struct Gen {
   LLVMValueRef rb;     /* the first element of the current block of RB */
   LLVMValueRef part, nblocks; /* the Partials and their count per reduction */
   RowGen *row;         /* the row form (cpu/rowacc.c): the lanes are in memory */
-} Gen;
+};
 
 /* cpu/gen.c's pieces that cpu/rowacc.c builds its form of: gen_loop, the
 ** vector loop over [lo, hi) of statements [from, to), leaving the builder

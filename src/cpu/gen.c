@@ -715,7 +715,7 @@ static int gen_module(Gen *G, const char *fname) {
   if (ng < 0) goto out;
   for (int r = 0; r < p->nreduce; r++) G->racc[r].scr = (int64_t)(rstate + (size_t)r * RSTATE);
   if (G->gt->rows) { /* the row form: of a program of one group */
-    rc = ng == 1 ? rows_gen(G, fname) : -1;
+    rc = ng == 1 ? G->gt->rows(G, fname) : -1;
     goto out;
   }
   if (ng > 1) {
