@@ -46,7 +46,11 @@ bool rows_plan(const Layout *L, const Program *p, RowPlan *rp) {
   rp->nk = nk;
   rp->cols = L->shape[nk - 1];
   rp->outer = L->nseg / rp->cols;
+#ifdef JITC_HAVE_LLVM
   rp->chunk = red_row_bytes(p, NULL);
+#else
+  return false; /* no cpu target: nothing runs here */
+#endif
   int64_t tile = (int64_t)(TILE_BYTES / (rp->chunk ? rp->chunk : 1)) * W;
   int64_t need = (rp->cols + W - 1) / W * W;
   rp->tile = tile < W ? W : tile > need ? need : tile;
