@@ -376,7 +376,10 @@ def with_outputs():
             fail(f"{target}.result_view", "the column or its neighbours are wrong")
         z = rng.standard_normal(1000)
         got = R.r.run("s = mean(z, axis=-1)", {"z": z}, target)["s"]
-        if same(got, R.r.run("s = mean(z)", {"z": z}, target)["s"]):
+        whole = R.r.run("s = mean(z)", {"z": z}, target)["s"]
+        # cuda's segments add in pieces of their own, not the whole
+        # reduction's order: its bits are its own, within rounding
+        if same(got, whole) if target != "cuda" else np.allclose(got, whole, rtol=1e-13, atol=0):
             ok(f"{target}.jitc_run_flat")
         else:
             fail(f"{target}.jitc_run_flat", f"{got}")
