@@ -237,13 +237,16 @@ def cuda_ulps(name, ins):
     a = ins[0].astype(np.complex128)
     b = ins[1].astype(np.complex128) if len(ins) > 1 else complex(name.lstrip("power"))
     with np.errstate(all="ignore"):
-        w = np.abs(b * np.log(a))
+        z = b * np.log(a)
+        w = np.abs(z)
         u = 8 * (1 + w)
-    # Where that allowance reaches the size of the result, b log a's
-    # imaginary part, the phase, is not known at all: any result (an
-    # infinite part's sign, a zero's) is as right as NumPy's.
-    eps = np.finfo(PART[ins[0].dtype]).eps
-    return np.where(np.isfinite(w) & (u * eps < 1), u, np.inf)
+        # The phase's error bound in radians: where it reaches the distance of
+        # the phase, b log a's imaginary part, to an axis, the sign of a part
+        # (an infinite one, a zero) is not known: any result is as right as
+        # NumPy's.
+        e = u * np.finfo(PART[ins[0].dtype]).eps
+        known = np.isfinite(w) & (e < np.minimum(np.abs(np.cos(z.imag)), np.abs(np.sin(z.imag))))
+    return np.where(known, u, np.inf)
 
 
 def check_ops(T, dt):

@@ -97,11 +97,15 @@ def tolerance(f, a, b):
     hypot(1 + re, im), carries hypot's rounding: 8 epsilons of 1 at least."""
     if f == "power":
         with np.errstate(all="ignore"):
-            w = np.abs(b.astype(np.complex128) * np.log(a.astype(np.complex128)))
+            z = b.astype(np.complex128) * np.log(a.astype(np.complex128))
+            w = np.abs(z)
             u = 8 * (1 + w)
-        # Where the allowance reaches the result's size, b log a's imaginary
-        # part (the phase) is not known at all: any result is as right as NumPy's.
-        lost = ~np.isfinite(w) | (u * np.finfo(a.real.dtype).eps >= 1)
+            e = u * np.finfo(a.real.dtype).eps  # the phase's error bound, in radians
+            # Where that reaches the distance of the phase, b log a's imaginary
+            # part, to an axis, the sign of a part (an infinite one, a zero)
+            # is not known: any result is as right as NumPy's.
+            lost = ~np.isfinite(w) | (e >= 1) | (e >= np.minimum(np.abs(np.cos(z.imag)),
+                                                                np.abs(np.sin(z.imag))))
         return {"eps": np.where(lost, 0, u), "free": lost,
                 "zerosign": ~(np.isinf(a.real) | np.isinf(a.imag))}
     if f == "log1p":

@@ -137,8 +137,13 @@ double cpow_size(jitc_dtype t, const void *a, const void *b, int64_t j) {
   jitc_dtype p = dtype_part(t);
   double complex za = CMPLX(value(p, a, 2 * j), value(p, a, 2 * j + 1));
   double complex zb = CMPLX(value(p, b, 2 * j), value(p, b, 2 * j + 1));
-  double w = cabs(zb * clog(za));
-  return isfinite(w) ? w : INFINITY;
+  double complex z = zb * clog(za);
+  double w = cabs(z), e = 8 * (1 + w) * epsilon(p); /* the phase's error bound, radians */
+  /* Where it reaches the distance of the phase, b log a's imaginary part,
+  ** to an axis, a part's sign (an infinite one, a zero) is not known. */
+  if (!isfinite(w) || e >= fmin(fabs(cos(cimag(z))), fabs(sin(cimag(z)))))
+    return INFINITY;
+  return w;
 }
 
 bool agrees(jitc_dtype t, const void *x, const void *y, int64_t j, Agree how, double tol,

@@ -19,7 +19,10 @@
 typedef enum Agree { A_EXACT, A_ANYNAN, A_ULP, A_SUM, A_PROD, A_FNAN, A_NANSIGN, A_CULP,
                      A_CPOW } Agree;
 
-/* |b log a| of complex elements j of a and b (type t), 0 where not finite. */
+/* |b log a| of complex elements j of a and b (type t); infinite (no bound)
+** where it is not finite or where the phase's error bound, 8 (1 + |b log a|)
+** epsilons in radians, reaches the phase's distance to an axis (a part's
+** sign is not known there). */
 double cpow_size(jitc_dtype t, const void *a, const void *b, int64_t j);
 
 bool is_half(jitc_dtype t);
