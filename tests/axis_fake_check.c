@@ -442,10 +442,10 @@ static void device_cases(jitc_context *ctx) {
       {"(3,1000) axis 0", "s = sum(x, axis=0)", 2, SHAPE(3, 1000), NULL, 0, 0, r10, 1,
        SHAPE(1000), NULL, 2, 0, 1},
       /* Columns not a multiple of a warp, rows cut into pieces whose
-      ** count does not divide them: 70 columns, 1000 rows, 31 pieces of
-      ** 33 rows (the last of 10). */
+      ** count does not divide them: 70 columns, 1000 rows, 15 pieces of
+      ** 67 rows (the last of 62). */
       {"(1000,70) axis 0", "s = sum(x, axis=0)", 2, SHAPE(1000, 70), NULL, 0, 0, r10, 1,
-       SHAPE(70), NULL, 2, 0, 31},
+       SHAPE(70), NULL, 2, 0, 15},
       /* One row: a segment of one element, the kernels of segments. */
       {"(1,300) axis 0", "s = sum(x, axis=0)", 2, SHAPE(1, 300), NULL, 0, 0, r10, 1,
        SHAPE(300), NULL, 0, 0, 0},
@@ -455,30 +455,30 @@ static void device_cases(jitc_context *ctx) {
       /* Fewer columns than a warp: the kernels of segments. */
       {"(500,20) axis 0", "s = sum(x, axis=0)", 2, SHAPE(500, 20), NULL, 0, 0, r10, 1,
        SHAPE(20), NULL, 2, 0, 0},
-      /* Many rows, few columns: 64 columns, 4096 pieces wanted, 1000 / 32. */
+      /* Many rows, few columns: 64 columns, 1024 pieces wanted, 1000 / 64. */
       {"(1000,64) axis 0", "s = sum(x, axis=0)", 2, SHAPE(1000, 64), NULL, 0, 0, r10, 1,
-       SHAPE(64), NULL, 2, 0, 31},
+       SHAPE(64), NULL, 2, 0, 15},
       /* Rows reversed and every other one: a negative row stride, the
       ** input from the end of its buffer. */
       {"(300,40)[::-2] axis 0", "s = sum(x, axis=0)", 2, SHAPE(150, 40), SHAPE(-640, 8),
-       12000, 11960, r10, 1, SHAPE(40), NULL, 2, 0, 4},
+       12000, 11960, r10, 1, SHAPE(40), NULL, 2, 0, 2},
       /* A tuple of outer axes whose strides do not merge (the first
       ** reversed): runs of 7 rows along the innermost reduced axis, pieces
       ** that cross them. */
       {"(9,7,40)[::-1] axis (0,1)", "s = sum(x, axis=(0, 1))", 3, SHAPE(9, 7, 40),
        SHAPE(-2240, 320, 8), 2520, 2240, r110, 1, SHAPE(40), NULL, 3, 0, 1},
       {"(90,7,40)[::-1] axis (0,1)", "s = sum(x, axis=(0, 1))", 3, SHAPE(90, 7, 40),
-       SHAPE(-2240, 320, 8), 25200, 24920, r110, 1, SHAPE(40), NULL, 3, 0, 19},
+       SHAPE(-2240, 320, 8), 25200, 24920, r110, 1, SHAPE(40), NULL, 3, 0, 9},
       /* Outer kept axes: axis 0 of a 3-d array, the kept axes merged into
       ** 6 * 40 columns; into a transposed result (jitc_kept). */
-      {"(64,6,40) axis 0", "s = sum(x, axis=0)", 3, SHAPE(64, 6, 40), NULL, 0, 0, r100, 2,
-       SHAPE(6, 40), NULL, 2, 0, 2},
-      {"(64,6,40) axis 0 into a transposed result", "s = sum(x, axis=0)", 3, SHAPE(64, 6, 40),
-       NULL, 0, 0, r100, 2, SHAPE(6, 40), SHAPE(8, 48), 2, 2, 2},
+      {"(200,6,40) axis 0", "s = sum(x, axis=0)", 3, SHAPE(200, 6, 40), NULL, 0, 0, r100, 2,
+       SHAPE(6, 40), NULL, 2, 0, 3},
+      {"(200,6,40) axis 0 into a transposed result", "s = sum(x, axis=0)", 3,
+       SHAPE(200, 6, 40), NULL, 0, 0, r100, 2, SHAPE(6, 40), SHAPE(8, 48), 2, 2, 3},
       /* The middle axis of a 3-d array: kept axes 0 and 2, the column
       ** form over the 40 columns of each of the 5 outer ones. */
-      {"(5,100,40) axis 1", "s = sum(x, axis=1)", 3, SHAPE(5, 100, 40), NULL, 0, 0, r010, 2,
-       SHAPE(5, 40), NULL, 3, 0, 3},
+      {"(5,300,40) axis 1", "s = sum(x, axis=1)", 3, SHAPE(5, 300, 40), NULL, 0, 0, r010, 2,
+       SHAPE(5, 40), NULL, 3, 0, 4},
       /* Inner axes reduced: contiguous segments, the kernels of segments. */
       {"(40,6,7) axis (1,2)", "s = sum(x, axis=(1, 2))", 3, SHAPE(40, 6, 7), NULL, 0, 0, r011,
        1, SHAPE(40), NULL, 0, 0, 0},
@@ -561,14 +561,14 @@ static void cut_unit(void) {
 
 /* cuda_axis_col_plan, without a driver: for a C-order matrix of `rows` x
 ** `cols` reduced over axis 0, the column form's pieces per segment: a
-** function of the shape, at least 32 elements a piece (one piece below
-** 64), no piece empty, about 2^18 units where the rows allow. */
+** function of the shape, at least 64 elements a piece (one piece below
+** 128), no piece empty, about 2^16 units where the rows allow. */
 static void col_plan_unit(void) {
   static const int64_t shp[][3] = {/* rows, cols, pcs */
-                                   {4096, 4096, 64}, {4096, 256, 128}, {63, 1000, 1},
-                                   {64, 1000, 2},    {100, 32, 3},     {1000, 70, 31},
-                                   {2, 32, 1},       {96, 131072, 2},  {1 << 20, 1 << 18, 1},
-                                   {5000, 3, 0},     {1, 4096, 0}};
+                                   {4096, 4096, 16}, {4096, 256, 64}, {63, 1000, 1},
+                                   {128, 1000, 2},   {100, 32, 1},     {1000, 70, 15},
+                                   {2, 32, 1},       {200, 32768, 2},  {1 << 20, 1 << 18, 1},
+                                   {5000, 3, 0},     {1, 4096, 0},     {1 << 20, 32, 2048}};
   int bad = 0;
   for (size_t i = 0; i < sizeof shp / sizeof *shp; i++) {
     int64_t shape[2] = {shp[i][1], shp[i][0]}, xs[2] = {8, 8 * shp[i][1]}, rs[2] = {8, 0};
@@ -585,7 +585,7 @@ static void col_plan_unit(void) {
     int64_t rows = col ? (L.seg - 1) / R.pps + 1 : 0;
     bool ok = col == (shp[i][2] > 0) && (!col || (R.pps == shp[i][2] && R.col &&
                                                    (R.pps - 1) * rows < L.seg &&
-                                                   (R.pps == 1 || rows >= 32)));
+                                                   (R.pps == 1 || rows >= 64)));
     if (!ok && bad++ < 3)
       printf("FAIL axis_fake.col_plan: (%lld, %lld): column form %d, %lld pieces (want %lld)\n",
              (long long)shp[i][0], (long long)shp[i][1], col, (long long)(col ? R.pps : 0),

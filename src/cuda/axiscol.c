@@ -54,7 +54,7 @@ static void put_run(Buf *b, const Program *p, const CudaPattern *pat) {
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role != JITC_RESULT)
       buf_printf(b, "    i64 w%d = %s;\n", k, cuda_access_index(at, sizeof at, pat, p, k, "g"));
-  buf_puts(b, "#pragma unroll 8\n    for (i64 i = 0; i < run; i++) {\n");
+  buf_puts(b, "#pragma unroll 16\n    for (i64 i = 0; i < run; i++) {\n");
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
     if (a->role == JITC_OUTPUT)

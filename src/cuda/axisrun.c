@@ -38,11 +38,13 @@ void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A) {
   A->lanes = A->which == 0 ? 1 : A->which == 1 ? 32 : CUDA_BLOCK;
 }
 
-/* The column form's threads: enough units (pieces of segments) to fill a
-** large GPU with loads in flight, each piece at least COL_ROWS elements
-** (its partial a small part of the traffic); the innermost kept axis at
-** least a warp wide.  Constants, so that pcs is a function of the shape. */
-enum { COL_UNITS = 1 << 18, COL_ROWS = 32, COL_COLS = 32 };
+/* The column form's threads: enough units (pieces of segments) to keep a
+** large GPU's memory busy, each thread with 16 loads in flight (cuda/
+** axiscol.c); each piece at least COL_ROWS elements, since its partial
+** (32 bytes, written and read again by jitc_ac) is traffic the plain
+** reduction does not have; the innermost kept axis at least a warp wide.
+** Constants, so that pcs is a function of the shape. */
+enum { COL_UNITS = 1 << 16, COL_ROWS = 64, COL_COLS = 32 };
 
 bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, CudaAxisRun *A) {
   if (!L->axes || L->seg < 2 || L->nseg < 2)
