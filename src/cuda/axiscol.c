@@ -7,7 +7,7 @@
 ** sum(x, axis=0) over a matrix in C order is a column: its elements are a
 ** row apart in memory, and the threads of cuda/axis.c's kernels, which
 ** share a segment, read one element per row, far apart.  Where the
-** innermost kept axis steps by one element in every input
+** innermost kept axis steps by one element in every array but the results
 ** (cuda/axisrun.c: cuda_axis_col_plan decides), consecutive threads take
 ** consecutive segments instead, so that a warp reads consecutive elements
 ** of each row.  To fill the GPU a segment's elements (its rows, in the

@@ -64,7 +64,7 @@ bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, Cud
   for (int a = 0; a < p->narrays; a++) {
     if (p->arrays[a].role == JITC_RESULT)
       continue;
-    if (p->arrays[a].role != JITC_INPUT || kind[a] != CUDA_STRIDED ||
+    if (kind[a] != CUDA_STRIDED ||
         L->a[a].strides[nk - 1] != (int64_t)L->a[a].esize)
       return false;
   }

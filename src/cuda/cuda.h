@@ -364,7 +364,7 @@ void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A);
 /* The column form (cuda/axiscol.c) for device arrays of layout L and
 ** pattern kinds `kind`, where it applies: the reduced axes outer to the
 ** kept ones, the innermost kept axis stepping by one element in every
-** input; then A->col and A->pps (a function of the shape alone). */
+** array but the results; then A->col and A->pps (a function of the shape alone). */
 bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, CudaAxisRun *A);
 /* Piece q's first element in the flat index; the piece that starts at
 ** element e (a piece's first, or the end). */
