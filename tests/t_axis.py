@@ -446,18 +446,22 @@ def cuda_compiles():
     element-wise output beside it, emitted for cuda and compiled by NVRTC
     (no GPU needed): one axis, a tuple with keepdims, over contiguous
     arrays and over the patterns of device arrays of any strides (strided
-    inputs, results through the kept axes, a 64-bit index)."""
+    inputs, results through the kept axes, a 64-bit index); the column
+    form's jitc_acol among the kernels, and a program of reductions alone
+    over axis 0 of a strided input (the column form's case)."""
     jitc = os.environ.get("JITC", "build/jitc")
     one = "y = x * 2\n" + "".join(f"s{k} = {op}(x, axis=1{', keepdims=True' if k % 3 == 0 else ''})\n"
                                    for k, op in enumerate(NUMPY))
     ops = [op for op in NUMPY if not op.startswith("arg")]
     tup = "y = x + 1\n" + "".join(f"s{k} = {op}(x, axis=(0, -1), keepdims=True)\n"
                                    for k, op in enumerate(ops))
+    col = "".join(f"s{k} = {op}(x, axis=0)\n" for k, op in enumerate(NUMPY))
     n1, n2 = 2 + len(NUMPY), 2 + len(ops)
     cases = []
     for t in CUDA_TYPES:
         cases += [(t, one, None), (t, tup, None), (t, one, "3:" + "s" * n1 + ":k2"),
-                  (t, tup, "2:b" + "s" * (n2 - 1) + ":64:k1")]
+                  (t, tup, "2:b" + "s" * (n2 - 1) + ":64:k1"),
+                  (t, col, "2:s" + "c" * len(NUMPY)), (t, col, "3:s" + "s" * len(NUMPY) + ":k2")]
     bad = []
     for t, prog, pat in cases:
         env = dict(os.environ)
@@ -469,9 +473,10 @@ def cuda_compiles():
         if r.returncode == 69 and "NVRTC" in r.stderr and not bad:
             print(f"skip axis.cuda_compiles: no NVRTC here ({r.stderr.strip()[:200]})")
             return
-        entries = [f".entry jitc_a{g}(" for g in (1, 32, 256)] + [".entry jitc_ac("]
+        entries = [f".entry jitc_a{g}(" for g in (1, 32, 256)] + [".entry jitc_ac(",
+                                                                 ".entry jitc_acol("]
         if r.returncode or not all(e in r.stdout for e in entries):
-            bad.append(f"{t} {pat} {prog.splitlines()[1]}: exit {r.returncode} "
+            bad.append(f"{t} {pat} {prog.splitlines()[-1]}: exit {r.returncode} "
                        f"{r.stderr.strip()[:300]}")
     report("cuda_compiles", bad, len(cases))
 

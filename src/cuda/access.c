@@ -153,6 +153,17 @@ const char *cuda_access_index(char *out, size_t len, const CudaPattern *pat, con
   return out;
 }
 
+const char *cuda_access_step(char *out, size_t len, const CudaPattern *pat, const Program *p,
+                             int k) {
+  if (!strided(pat, p, k))
+    snprintf(out, len, "1");
+  else if (pat->kind[k] == CUDA_BCAST)
+    snprintf(out, len, "0");
+  else
+    snprintf(out, len, "nd.s[%d][%d]", row_of(pat, p, k), pat->nd - 1);
+  return out;
+}
+
 void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat) {
   if (cuda_pattern_any(pat, p))
     cuda_access_unravel(b, p, pat, NULL, 0, CUDA_LOADS | CUDA_STORES, "base + (i64)j", "    ");

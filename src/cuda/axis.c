@@ -62,13 +62,12 @@ static void put_kept(Buf *b, const Program *p, const CudaPattern *pat) {
              pat->kd, nr, pat->kd, pat->kd - 1);
 }
 
-static void put_kept_param(Buf *b, const Program *p, const CudaPattern *pat, bool decl) {
+void cuda_axis_kept_param(Buf *b, const Program *p, const CudaPattern *pat, bool decl) {
   if (kept_row(pat, p, p->narrays))
     buf_puts(b, decl ? ", const jitc_kept kp" : ", kp");
 }
 
-/* The index of result k's element of segment s. */
-static const char *result_at(char *out, size_t len, const CudaPattern *pat, const Program *p,
+const char *cuda_axis_result_at(char *out, size_t len, const CudaPattern *pat, const Program *p,
                              int k) {
   if (kept_strided(pat, p, k))
     snprintf(out, len, "jitc_kofs(s, kp.n, kp.s[%d])", kept_row(pat, p, k));
@@ -77,9 +76,7 @@ static const char *result_at(char *out, size_t len, const CudaPattern *pat, cons
   return out;
 }
 
-/* The partials' and the results' parameters (decl) or arguments, in the
-** order of the results' slots; `in`: the partials are read (jitc_ac). */
-static void put_red_params(Buf *b, const Program *p, bool decl, bool in) {
+void cuda_axis_red_params(Buf *b, const Program *p, bool decl, bool in) {
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT) {
       if (decl)
@@ -109,13 +106,12 @@ static void put_unit_params(Buf *b, const Program *p, const CudaPattern *pat, bo
     for (int k = 0; k < p->nparams; k++)
       buf_printf(b, ", p%d", k);
   }
-  put_red_params(b, p, decl, false);
+  cuda_axis_red_params(b, p, decl, false);
   cuda_access_nd_param(b, p, pat, decl);
-  put_kept_param(b, p, pat, decl);
+  cuda_axis_kept_param(b, p, pat, decl);
 }
 
-/* fmt once per result slot (given three times). */
-static void per_result(Buf *b, const Program *p, const char *fmt) {
+void cuda_axis_per_result(Buf *b, const Program *p, const char *fmt) {
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
       buf_printf(b, fmt, k, k, k);
@@ -151,20 +147,20 @@ static void put_element(Buf *b, const Program *p, const CudaPattern *pat) {
 /* The G lanes' accumulators combined in a fixed tree into lane 0's. */
 static void put_tree(Buf *b, const Program *p) {
   buf_puts(b, "  if (G == 32) {\n#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
-  per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  cuda_axis_per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
   buf_printf(b, "    }\n  } else if (G == %d) {\n", CUDA_BLOCK);
   char sh[80];
   snprintf(sh, sizeof sh, "    __shared__ jitc_p%%d sh%%d[%d];\n", CUDA_BLOCK / 32);
-  per_result(b, p, sh);
+  cuda_axis_per_result(b, p, sh);
   buf_puts(b, "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
-  per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  cuda_axis_per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
   buf_puts(b, "    }\n    if ((threadIdx.x & 31) == 0) {\n");
-  per_result(b, p, "      sh%d[threadIdx.x >> 5] = x%d;\n");
+  cuda_axis_per_result(b, p, "      sh%d[threadIdx.x >> 5] = x%d;\n");
   buf_puts(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
   snprintf(sh, sizeof sh, "      x%%d = sh%%d[threadIdx.x & %d];\n", CUDA_BLOCK / 32 - 1);
-  per_result(b, p, sh);
+  cuda_axis_per_result(b, p, sh);
   buf_printf(b, "#pragma unroll\n      for (int o = %d; o > 0; o >>= 1) {\n", CUDA_BLOCK / 64);
-  per_result(b, p, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  cuda_axis_per_result(b, p, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
   buf_puts(b, "      }\n    }\n  }\n");
 }
 
@@ -175,7 +171,7 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
   put_unit_params(b, p, pat, true);
   buf_printf(b, ") {\n  const i64 u = (i64)blockIdx.x * (%d / G) + (i64)(threadIdx.x / G);\n"
                 "  const int l = (int)(threadIdx.x %% G);\n", CUDA_BLOCK);
-  per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
+  cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
   buf_printf(b, "  i64 s = 0, q = 0;\n  if (u < nq) {\n    q = q0 + u;\n    s = q / pps;\n"
                 "    const i64 lo = (q - s * pps) * %d;\n"
                 "    const i64 hi = seg - lo < %d ? seg : lo + %d;\n"
@@ -189,9 +185,9 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
       buf_printf(b, "      a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
-                 result_at(at, sizeof at, pat, p, k), k, k);
+                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
   buf_puts(b, "    } else {\n");
-  per_result(b, p, "      q%d[q] = x%d;\n");
+  cuda_axis_per_result(b, p, "      q%d[q] = x%d;\n");
   buf_puts(b, "    }\n  }\n}\n");
   static const int lanes[3] = {1, 32, CUDA_BLOCK};
   for (int w = 0; w < 3; w++) {
@@ -205,25 +201,28 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
 }
 
 /* jitc_ac: segments [s0, s0 + ns), one thread each: its pps pieces'
-** partials combined in order, finished (pps == 0: an empty segment). */
+** partials combined in order, finished (pps == 0: an empty segment);
+** piece j of segment s at s * ss + j * js (ss = pps, js = 1 for the
+** pieces of jitc_aG; ss = 1, js = nseg for the column form's,
+** cuda/axiscol.c). */
 static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_printf(b, "\n// Segments s0 + t, t in [0, ns): the partials of their pieces in order.\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d) jitc_ac(const i64 s0, "
-                "const i64 ns, const i64 seg, const i64 pps", CUDA_BLOCK);
-  put_red_params(b, p, true, true);
-  put_kept_param(b, p, pat, true);
+                "const i64 ns, const i64 seg, const i64 pps, const i64 ss, const i64 js", CUDA_BLOCK);
+  cuda_axis_red_params(b, p, true, true);
+  cuda_axis_kept_param(b, p, pat, true);
   buf_printf(b, ") {\n  const i64 t = (i64)blockIdx.x * %d + (i64)threadIdx.x;\n"
                 "  if (t >= ns)\n    return;\n  const i64 s = s0 + t;\n", CUDA_BLOCK);
-  per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
-  buf_puts(b, "  for (i64 j = 0; j < pps; j++) {\n");
+  cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
+  buf_puts(b, "#pragma unroll 4\n  for (i64 j = 0; j < pps; j++) {\n");
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * pps + j]);\n", k, k, k, k);
+      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * ss + j * js]);\n", k, k, k, k);
   buf_puts(b, "  }\n");
   char at[64];
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "  a%d[%s] = jitc_fin%d(x%d, seg);\n", k, result_at(at, sizeof at, pat, p, k),
+      buf_printf(b, "  a%d[%s] = jitc_fin%d(x%d, seg);\n", k, cuda_axis_result_at(at, sizeof at, pat, p, k),
                  k, k);
   buf_puts(b, "}\n");
 }

@@ -13,7 +13,11 @@
 ** the host cuts the run into chunks and launches changes nothing.  A
 ** segment of one piece is finished by its piece's threads; longer ones
 ** write one partial per piece and jitc_ac combines each segment's in order.
-** Start reading at cuda_axis_plan().
+** Over device arrays whose reduced axes are outer to the kept ones in
+** memory, the column form (cuda/axiscol.c: cuda_axis_col_plan) takes the
+** place of the pieces' kernels: one thread per piece of a segment's rows,
+** consecutive threads on consecutive segments, the pieces' partials
+** combined by the same jitc_ac.  Start reading at cuda_axis_plan().
 */
 #include "cuda.h"
 
@@ -25,12 +29,52 @@ enum { MAX_BLOCKS = 1 << 20 };
 void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A) {
   A->seg = seg;
   A->nseg = nseg;
+  A->col = false;
   A->pps = seg > 0 ? (seg - 1) / CUDA_APIECE + 1 : 0;
   /* A thread per piece for short segments (a warp would idle), a warp up
   ** to a thousand elements, else a block. */
   int64_t plen = seg < CUDA_APIECE ? seg : CUDA_APIECE;
   A->which = plen < 32 ? 0 : plen < 1024 ? 1 : 2;
   A->lanes = A->which == 0 ? 1 : A->which == 1 ? 32 : CUDA_BLOCK;
+}
+
+/* The column form's threads: enough units (pieces of segments) to keep a
+** large GPU's memory busy, each thread with 16 loads in flight (cuda/
+** axiscol.c); each piece at least COL_ROWS elements, since its partial
+** (32 bytes, written and read again by jitc_ac) is traffic the plain
+** reduction does not have; the innermost kept axis at least a warp wide.
+** Constants, so that pcs is a function of the shape. */
+enum { COL_UNITS = 1 << 16, COL_ROWS = 64, COL_COLS = 32 };
+
+bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, CudaAxisRun *A) {
+  if (!L->axes || L->seg < 2 || L->nseg < 2)
+    return false;
+  /* The kept axes of the layout: those whose extents multiply to nseg. */
+  int nk = -1;
+  int64_t prod = 1;
+  for (int d = 0; d < L->ndim && nk < 0; d++) {
+    prod *= L->shape[d];
+    if (prod == L->nseg)
+      nk = d + 1;
+    else if (prod > L->nseg)
+      return false;
+  }
+  if (nk < 1 || nk >= L->ndim || L->shape[nk - 1] < COL_COLS)
+    return false;
+  for (int a = 0; a < p->narrays; a++) {
+    if (p->arrays[a].role == JITC_RESULT)
+      continue;
+    if (kind[a] != CUDA_STRIDED ||
+        L->a[a].strides[nk - 1] != (int64_t)L->a[a].esize)
+      return false;
+  }
+  int64_t want = (COL_UNITS - 1) / L->nseg + 1, most = L->seg / COL_ROWS;
+  int64_t pcs = want < most ? want : most > 1 ? most : 1;
+  int64_t rows = (L->seg - 1) / pcs + 1;
+  A->col = true;
+  A->pps = (L->seg - 1) / rows + 1; /* no empty piece */
+  A->lanes = 1;
+  return true;
 }
 
 int64_t cuda_axis_start(const CudaAxisRun *A, int64_t q) {
@@ -83,9 +127,11 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
   const Program *p = k->prog;
   if (n <= 0 || A->seg == 0)
     return JITC_OK;
-  int64_t q = cuda_axis_piece(A, off), q1 = cuda_axis_piece(A, off + n);
+  /* The column form runs every unit at once (device arrays: off 0). */
+  int64_t q = A->col ? 0 : cuda_axis_piece(A, off);
+  int64_t q1 = A->col ? A->nseg * A->pps : cuda_axis_piece(A, off + n);
   int64_t per = (int64_t)MAX_BLOCKS * (CUDA_BLOCK / A->lanes), nq = 0;
-  int64_t seg = A->seg, pps = A->pps;
+  int64_t seg = A->seg, pps = A->pps, nseg = A->nseg;
   void **args = malloc(((size_t)p->narrays * 2 + (size_t)p->nparams + 8) * sizeof *args);
   CUdeviceptr *ptr = malloc(((size_t)p->narrays * 2 + 1) * sizeof *ptr);
   jitc_status st = args && ptr ? JITC_OK : ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
@@ -95,7 +141,7 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
     args[na++] = &nq;
     args[na++] = &seg;
     args[na++] = &pps;
-    args[na++] = &off;
+    args[na++] = A->col ? &nseg : &off;
     for (int a = 0; a < p->narrays; a++)
       if (p->arrays[a].role != JITC_RESULT)
         args[na++] = (void *)&dptr[a];
@@ -119,8 +165,9 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
   for (; st == JITC_OK && q < q1; q += nq) {
     nq = q1 - q < per ? q1 - q : per;
     int64_t units = CUDA_BLOCK / A->lanes, blocks = (nq + units - 1) / units;
-    CUresult r = S->api.cuLaunchKernel(m->afn[A->which], (unsigned)blocks, 1, 1, CUDA_BLOCK, 1,
-                                       1, 0, s, args, NULL);
+    CUfunction f = A->col ? m->afn[4] : m->afn[A->which];
+    CUresult r = S->api.cuLaunchKernel(f, (unsigned)blocks, 1, 1, CUDA_BLOCK, 1, 1, 0, s, args,
+                                       NULL);
     if (r != CUDA_SUCCESS)
       st = cuda_fail(ctx, S, r, "launching the kernel of segments");
   }
@@ -135,8 +182,9 @@ jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel 
   if (A->pps == 1 || A->nseg == 0)
     return JITC_OK; /* finished by the pieces' threads */
   int64_t s0 = 0, ns = 0, seg = A->seg, pps = A->pps;
+  int64_t ss = A->col ? 1 : pps, js = A->col ? A->nseg : 1; /* piece j of segment s */
   int64_t per = (int64_t)MAX_BLOCKS * CUDA_BLOCK;
-  void **args = malloc(((size_t)p->narrays * 2 + 6) * sizeof *args);
+  void **args = malloc(((size_t)p->narrays * 2 + 8) * sizeof *args);
   CUdeviceptr *ptr = malloc(((size_t)p->narrays * 2 + 1) * sizeof *ptr);
   jitc_status st = args && ptr ? JITC_OK : ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   int na = 0;
@@ -145,6 +193,8 @@ jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel 
     args[na++] = &ns;
     args[na++] = &seg;
     args[na++] = &pps;
+    args[na++] = &ss;
+    args[na++] = &js;
     for (int a = 0, r = 0; a < p->narrays; a++)
       if (p->arrays[a].role == JITC_RESULT) {
         ptr[a] = parts_of(A, r++);

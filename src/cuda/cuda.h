@@ -49,7 +49,8 @@ typedef struct CudaModule {
                       program's jitc_r0, jitc_r1, ... (cuda_reduce_nkernels) */
   int ngfn, nrfn;
   bool axis;       /* a program reducing over axes: afn[] instead of jitc_k32 */
-  CUfunction afn[4]; /* jitc_a1, jitc_a32, jitc_a256, jitc_ac (cuda/axis.c) */
+  CUfunction afn[5]; /* jitc_a1, jitc_a32, jitc_a256, jitc_ac (cuda/axis.c),
+                        jitc_acol (cuda/axiscol.c) */
   int occ;         /* resident blocks of CUDA_BLOCK threads per SM */
   CUcontext cx;    /* the context it is loaded in */
   unsigned long long cxid; /* that context's unique id (cuCtxGetId), or 0 */
@@ -215,10 +216,13 @@ typedef struct CudaNdRun {
 ** piece (the kernel afn[which]); the partials of the pieces (pps > 1: per
 ** reduction, in the order of the results, nseg * pps of CUDA_PART bytes),
 ** the results' device memory (res[a] for result array a: its element of
-** segment 0) and the strides of device arrays (nd, or NULL). */
+** segment 0) and the strides of device arrays (nd, or NULL).  `col`: the
+** column form (cuda/axiscol.c), pps pieces of rows per segment, partials
+** piece by piece (piece j of segment s at j * nseg + s). */
 typedef struct CudaAxisRun {
   int64_t seg, nseg, pps;
   int lanes, which;
+  bool col;
   CUdeviceptr parts;
   const CUdeviceptr *res;
   const CudaNdRun *nd;
@@ -357,6 +361,11 @@ jitc_status cuda_reduce_launch(jitc_context *ctx, CudaState *S, const jitc_kerne
 /* The segments' plan: seg, nseg, pps, lanes and which (a function of the
 ** shape alone: the bits of the results depend on it). */
 void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A);
+/* The column form (cuda/axiscol.c) for device arrays of layout L and
+** pattern kinds `kind`, where it applies: the reduced axes outer to the
+** kept ones, the innermost kept axis stepping by one element in every
+** array but the results; then A->col and A->pps (a function of the shape alone). */
+bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, CudaAxisRun *A);
 /* Piece q's first element in the flat index; the piece that starts at
 ** element e (a piece's first, or the end). */
 int64_t cuda_axis_start(const CudaAxisRun *A, int64_t q);

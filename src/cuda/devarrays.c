@@ -163,8 +163,10 @@ jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, cons
     }
     CudaPattern pat = {nd, L->n > (int64_t)UINT32_MAX, kind, kd};
     CudaAxisRun ax = {0};
-    if (L->axes)
+    if (L->axes) {
       cuda_axis_plan(L->seg, L->nseg, &ax);
+      cuda_axis_col_plan(L, p, kind, &ax);
+    }
     CudaNdRun run = {strided, vals, kept, L->axes ? &ax : NULL};
     CudaModule *home = NULL;
     /* Over axes with every array contiguous, the kernel's own module. */

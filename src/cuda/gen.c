@@ -666,6 +666,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   buf_puts(b, "\n");
   if (p->by_axis) {
     cuda_axis_kernels(b, p, pat);
+    cuda_axis_col_kernel(b, p, pat);
     goto done;
   }
   if (p->nreduce) {

@@ -223,6 +223,11 @@ void cuda_access_vec(Buf *b, const Program *p, const CudaPattern *pat, int vec, 
 /* The element-wise kernel's vector step w: loads, jitc_elem of each of its
 ** elements, stores. */
 void cuda_access_vec_body(Buf *b, const Program *p, const CudaPattern *pat, int vec);
+/* Array k's step along the innermost axis of the pattern, in elements, as
+** an expression: nd's stride for a strided array, 0 for one broadcast
+** along it, 1 for a contiguous one. */
+const char *cuda_access_step(char *out, size_t len, const CudaPattern *pat, const Program *p,
+                             int k);
 
 /* ---- cuda/axis.c: reductions over axes ---- */
 
@@ -235,6 +240,24 @@ enum { CUDA_APIECE = 4096 };
 ** jitc_a32 and jitc_a256 (G threads per piece) and jitc_ac (a segment's
 ** pieces combined), over arrays of pattern pat (NULL: contiguous). */
 void cuda_axis_kernels(Buf *b, const Program *p, const CudaPattern *pat);
+/* The pieces of cuda/axis.c's kernels that the column form shares: the
+** parameter of jitc_kept (when a result needs it); the index of result k's
+** element of segment s; the partials' and results' parameters (decl) or
+** arguments in the order of the results' slots (`in`: the partials are
+** read); fmt (a format taking the slot three times) once per result. */
+void cuda_axis_kept_param(Buf *b, const Program *p, const CudaPattern *pat, bool decl);
+const char *cuda_axis_result_at(char *out, size_t len, const CudaPattern *pat, const Program *p,
+                                int k);
+void cuda_axis_red_params(Buf *b, const Program *p, bool decl, bool in);
+void cuda_axis_per_result(Buf *b, const Program *p, const char *fmt);
+
+/* ---- cuda/axiscol.c: the column form of reductions over axes ---- */
+
+/* jitc_acol: where the reduced axes are outer to the kept ones in memory
+** (sum(x, axis=0) of a matrix in C order), consecutive threads take
+** consecutive segments (columns), each folding a piece of its column's
+** rows in order; the pieces' partials combined in order by jitc_ac. */
+void cuda_axis_col_kernel(Buf *b, const Program *p, const CudaPattern *pat);
 
 /* ---- cuda/gen.c: the kernels ---- */
 

@@ -16,7 +16,8 @@
 ** views included; float sums, means and products within rounding of
 ** interp's (the pieces add in another order).  Each cuda run is done twice:
 ** the same bits.  check also runs long segments of several pieces, millions
-** of two-element segments and columns.  Prints "ok NAME", "FAIL NAME: why",
+** of two-element segments and columns, and C-order views reduced over outer
+** axes, the column form's case (cuda/axiscol.c).  Prints "ok NAME", "FAIL NAME: why",
 ** "skip NAME: why" (tests/run.sh protocol).
 */
 #include "../../src/jitc_int.h"
@@ -54,6 +55,10 @@ static void fill(char *p, jitc_dtype t, int64_t n) {
   }
 }
 
+/* Views in C order, whole (no step, reversal, offset or zero stride), for
+** the trials of the column form (cuda/axiscol.c). */
+static bool c_order;
+
 /* A view of `shape` laid out alike on the host and the device: steps of 1
 ** or 2, reversed axes, a random storage order, zero strides where bcast. */
 static View view_new(int nd, const int64_t *shape, jitc_dtype t, bool bcast) {
@@ -68,8 +73,10 @@ static View view_new(int nd, const int64_t *shape, jitc_dtype t, bool bcast) {
     rev[d] = next() % 4 == 0;
     ext[d] = zero[d] ? 1 : shape[d] * step[d];
     order[d] = d;
+    if (c_order)
+      zero[d] = rev[d] = false, step[d] = 1, ext[d] = shape[d];
   }
-  for (int d = nd - 1; d > 0; d--) {
+  for (int d = nd - 1; d > 0 && !c_order; d--) {
     int e = (int)(next() % (uint64_t)(d + 1));
     int64_t x = order[d];
     order[d] = order[e], order[e] = x;
@@ -81,7 +88,7 @@ static View view_new(int nd, const int64_t *shape, jitc_dtype t, bool bcast) {
     c *= ext[d];
     total *= ext[d];
   }
-  v.off = next() % 2 ? (int64_t)es : 0;
+  v.off = next() % 2 && !c_order ? (int64_t)es : 0;
   for (int d = 0; d < nd; d++)
     if (rev[d] && v.strides[d]) {
       v.off += (shape[d] - 1) * v.strides[d];
@@ -158,7 +165,9 @@ static void trial(jitc_context *ctx, CUstream s, int op, jitc_dtype t, int fnd,
   bool arg = op >= 7, fl = t == JITC_FLOAT32 || t == JITC_FLOAT64;
   char axes[64];
   int a0 = (int)(next() % (uint64_t)fnd), a1 = (int)(next() % (uint64_t)fnd);
-  if (axis >= 0)
+  if (axis >= 10) /* a tuple of the first two */
+    snprintf(axes, sizeof axes, "axis=(0, 1)");
+  else if (axis >= 0)
     snprintf(axes, sizeof axes, "axis=%d", axis);
   else if (arg || a0 == a1 || next() % 2)
     snprintf(axes, sizeof axes, "axis=%d", next() % 2 ? a0 - fnd : a0);
@@ -183,9 +192,9 @@ static void trial(jitc_context *ctx, CUstream s, int op, jitc_dtype t, int fnd,
   View v[4];
   jitc_array hc[4], dc[4];
   int64_t bshape[5];
-  int bnd = fnd - (int)(next() % (uint64_t)(fnd + 1)) / 2;
+  int bnd = c_order ? fnd : fnd - (int)(next() % (uint64_t)(fnd + 1)) / 2;
   for (int d = 0; d < bnd; d++)
-    bshape[d] = next() % 4 == 0 ? 1 : fshape[fnd - bnd + d];
+    bshape[d] = next() % 4 == 0 && !c_order ? 1 : fshape[fnd - bnd + d];
   v[ia] = view_new(fnd, fshape, t, false);
   v[ib] = view_new(bnd, bshape, t, true);
   v[ic] = view_new(fnd, fshape, t, false);
@@ -300,6 +309,22 @@ int main(int argc, char **argv) {
     trial(ctx, s, 3, JITC_INT32, 2, (int64_t[]){40001, 300}, 0, 1003);
     trial(ctx, s, 4, JITC_FLOAT32, 3, (int64_t[]){7, 9000, 5}, 1, 1004);
   }
+  /* The column form: whole C-order views reduced over outer axes, every
+  ** reduction and type; columns not a multiple of a warp, pieces of rows
+  ** that do not divide them, a tuple of axes, kept axes on both sides. */
+  c_order = true;
+  for (int q = 0; q < (quick ? 9 : 36); q++) {
+    jitc_dtype t = types[(q / 9) % 4];
+    trial(ctx, s, q % 9, t, 2, (int64_t[]){3001, 333}, 0, 2000 + q);
+    if (!quick) {
+      trial(ctx, s, q % 9, t, 2, (int64_t[]){100, 64}, 0, 2100 + q);
+      trial(ctx, s, q % 9, t, 3, (int64_t[]){50, 41, 70}, q % 9 < 7 ? 10 : 0, 2200 + q);
+      trial(ctx, s, q % 9, t, 3, (int64_t[]){7, 500, 40}, 1, 2300 + q);
+    }
+  }
+  if (!quick)
+    trial(ctx, s, 0, JITC_FLOAT32, 2, (int64_t[]){4096, 4096}, 0, 2400);
+  c_order = false;
   A.cuStreamDestroy(s);
   jitc_context_free(ctx);
   A.cuDevicePrimaryCtxRelease(d0);
