@@ -243,6 +243,54 @@ out:
   return rc;
 }
 
+/* Whether result j reduces over axes (`sum(m, axis=0)`, `prod(m,
+** keepdims=True)`): its result is an array of jitc_array_shape()'s shape,
+** not the one element of a reduction over every element. */
+static int over_axes(const KernelObject *K, int j) {
+  int naxes = -1, keep = 0;
+  return K->aroles[j] == JITC_RESULT &&
+         jitc_kernel_reduction_axes(K->k, j, &naxes, NULL, &keep) == JITC_OK &&
+         (naxes >= 0 || keep);
+}
+
+/* Allocates each result over axes (C order, of the shape the library
+** gives it for the arrays ja, the inputs as the run takes them) and points
+** ja[j] at it; the array is owned by its Bound.  -1 with an exception set
+** (an axis out of bounds is the library's input error). */
+static int allocate_axis_results(const KernelObject *K, Bound *arrs, jitc_array *ja) {
+  ModuleState *st = mod_state();
+  for (int j = 0; j < K->narrays; j++) {
+    if (!over_axes(K, j)) continue;
+    Failure f = {0};
+    jitc_status s;
+    int nd = 0;
+    int64_t shape[JITC_MAXDIMS];
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(st->lock, WAIT_LOCK);
+    s = jitc_array_shape(st->ctx, K->k, ja, j, &nd, shape);
+    if (s) failure_take(&f, s);
+    PyThread_release_lock(st->lock);
+    Py_END_ALLOW_THREADS
+    if (s) {
+      failure_raise(&f);
+      return -1;
+    }
+    PyArray_Descr *d = mod_descr(K->adtypes[j]); /* stolen by PyArray_Empty */
+    PyArrayObject *a = d ? (PyArrayObject *)PyArray_Empty(nd, (npy_intp *)shape, d, 0) : NULL;
+    if (!a) return -1;
+    Bound *b = &arrs[j];
+    b->arr = a;
+    b->obj = b->own = Py_NewRef((PyObject *)a);
+    b->ptr = (uint64_t)(uintptr_t)PyArray_DATA(a);
+    b->ndim = nd;
+    memcpy(b->shape, PyArray_DIMS(a), sizeof(npy_intp) * (size_t)nd);
+    b->strides = PyArray_STRIDES(a);
+    ja[j] = (jitc_array){PyArray_DATA(a), nd, (const int64_t *)PyArray_DIMS(a),
+                         (const int64_t *)PyArray_STRIDES(a)};
+  }
+  return 0;
+}
+
 /* Runs K over host arrays arrs (outputs not given have code K_NONE) and
 ** scalars, outputs laid out as `order` says; the outputs made are owned by
 ** their Bound (b->own).  -1 with an exception set. */
@@ -327,13 +375,18 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
                            (const int64_t *)PyArray_STRIDES(a)};
     }
   }
+  if (allocate_axis_results(K, arrs, ja)) goto fail;
   /* Every array one aligned C-contiguous run of the run's shape: the flat
-  ** run jitc_run_arrays would make of it, without making its layout. */
+  ** run jitc_run_arrays would make of it, without making its layout (a
+  ** result over axes is more than the one element jitc_run writes). */
   int flat = !stretch;
   void *ptrs[MAXNAMES];
   for (int j = 0; j < na && flat; j++) {
     ptrs[j] = ja[j].data;
-    if (K->aroles[j] == JITC_RESULT) continue;
+    if (K->aroles[j] == JITC_RESULT) {
+      flat = !over_axes(K, j);
+      continue;
+    }
     flat = PyArray_CHKFLAGS(use[j], NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED) &&
            ja[j].ndim == nd && PyArray_CompareLists(PyArray_DIMS(use[j]), shape, nd);
   }
