@@ -32,7 +32,11 @@ on the same inputs (its docstring says how, where it applies jitc's
 documented differences from NumPy, and what it expects jitc to refuse).
 
 Each program runs through the CLI on interp, cpu and, where a GPU is
-present, cuda.  Every target is compared with the oracle, and cpu and cuda
+present, cuda, over flat arrays of n elements; or (--shapes, a part of the
+programs that use an input array, drawn from the seed) through the Python
+package's jitc.evaluate on interp and cpu, over random broadcast shapes of
+up to 4 axes and strided views (tests/fuzz_shapes.py), the oracle then
+computing on the views broadcast and laid out flat in C order.  Every target is compared with the oracle, and cpu and cuda
 also with interp.  Tolerances (docs/language.md, "Accuracy"): an output
 computed only with exactly rounded operations must agree bit for bit (-0.0
 differs from 0.0; any NaN equals any NaN, except in the copysign shape,
@@ -61,8 +65,10 @@ fails).
 Usage:
   fuzz_diff.py [--seed S] [-n N] [-j JOBS] [--targets "interp cpu cuda"]
                [--ulp U] [--numpy-ulp U] [--keep DIR] [--self-test]
-               [--no-regress | --regress-only]
-Environment: JITC (the binary; default $BUILD/jitc or build/jitc).
+               [--no-regress | --regress-only] [--shapes FRACTION]
+Environment: JITC (the binary; default $BUILD/jitc or build/jitc); the
+programs over shapes import jitc (PYTHONPATH: tests/t_fuzz_diff.sh builds
+it from the same build), and run flat, saying so, where there is none.
 The regression cases (REGRESSIONS: programs this fuzzer found, reduced) run
 first, every time.  Program k of seed S is reproducible alone: --seed S
 --only k.  Prints "ok fuzz_diff.regress.NAME", "FAIL fuzz_diff.S.K: why"
@@ -71,7 +77,9 @@ and a summary line.  Programs run in a pool of JOBS processes (default: one
 per core).
 """
 import argparse
+import importlib.util
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -84,6 +92,7 @@ import tempfile
 import numpy as np
 
 import exact
+import fuzz_shapes
 import fuzz_vocab
 from fuzz_data import LN_MAX, SIZES, make_data
 from fuzz_vocab import WB, WC, WF, WI, iscomplex, isfloat, isint, weak
@@ -97,8 +106,8 @@ np.seterr(all="ignore")
 if not os.access(JITC, os.X_OK):
     sys.exit("fuzz_diff: %s is not built (set JITC)" % JITC)
 V = fuzz_vocab.load(JITC)
-from fuzz_oracle import (NAN_KEEP, Oracle, Refusal, Undefined, result_type,  # noqa: E402
-                         special_values)
+from fuzz_oracle import (ASSIGNED, NAN_KEEP, Oracle, Refusal, Undefined,  # noqa: E402
+                         result_type, special_values)
 B, I32, I64, F32, F64 = "bool", "int32", "int64", "float32", "float64"  # Python's, -D's
 STRONG = V.strong
 NP = V.np
@@ -775,7 +784,9 @@ def parts_ok(r, g, how, ulp, special=None, signfree=None, near=None):
 
 def self_test():
     """The comparison must see a one-bit difference, the sign of zero, the
-    sign of NaN where asked, an early overflow and a lost subnormal."""
+    sign of NaN where asked, an early overflow and a lost subnormal; the
+    shapes (fuzz_shapes.self_test) cover what they are for."""
+    fuzz_shapes.self_test()
     a = np.array([1.0, -0.0, np.nan, 3.0])
     b = a.copy()
     assert compare(a, b, "exact", 4) is None
@@ -897,10 +908,16 @@ def scalar_values(scalars, n):
     return out
 
 
-def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
+def check_case(tag, prog, checks, arrays, scalars, targets, opt, d, shaped=None):
     """Runs one program on every target and the oracle: (outcome, text, counts),
-    outcome "ok", "skip" (undefined in NumPy) or "fail"."""
+    outcome "ok", "skip" (undefined in NumPy) or "fail".  shaped: None, or
+    (S, views) for a program over shapes (fuzz_shapes.py: arrays are then
+    the views broadcast to S, flat), run by jitc.evaluate on the host
+    targets."""
     n = len(next(iter(arrays.values()))) if arrays else 1
+    if shaped:
+        targets = [t for t in targets if t != "cuda"]
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", prog))
     oracle = Oracle(n, arrays, scalar_values(scalars, n))
     need = None
     try:
@@ -916,9 +933,14 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
     weak_scalar = any(":" not in v for v in scalars.values())
     results = {}
     for t in targets:
-        rc, err, res, args = run_jitc(t, prog, arrays, written, scalars, d, t, n)
+        if shaped:
+            rc, err, res = fuzz_shapes.run(t, prog, shaped[0], shaped[1], written, scalars,
+                                           CASTS, NP, words)
+        else:
+            rc, err, res, args = run_jitc(t, prog, arrays, written, scalars, d, t, n)
         if refused is not None and need is not None:
-            if rc == 65 and need in err:
+            # The Python package words a mistake as an unknown name of its caller.
+            if rc == 65 and (need in err or shaped):
                 continue
             return "fail", "%s exits %d where jitc must refuse (65, \"%s\"): %s%s" % (
                 t, rc, need, refused, (": " + err.strip()[:300]) if rc else ""), {}
@@ -934,8 +956,9 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d):
             return "fail", "%s exits %d where NumPy computes: %s" % (t, rc, err.strip()[:600]), {}
         results[t] = res
     if refused is not None:
-        return "ok", "refused as NumPy raises", {"refused": 1}
+        return "ok", "refused as NumPy raises", {"refused": 1, "shaped": 1 if shaped else 0}
     counts = {"outputs_" + h: 0 for h in ("exact", "sign", "ulp")}
+    counts["shaped"] = 1 if shaped else 0
     for name in written:
         how = checks.get(name, "ulp")
         counts["outputs_" + how] += 1
@@ -987,8 +1010,19 @@ def shadow(rng, prog, checks, arrays, scalars):
     return prog, checks, arrays, scalars
 
 
+def resample(nrng, a, m):
+    """m values of the kind of flat array a (its edge values, its constant):
+    a's, permuted and repeated (a fresh array where a has none)."""
+    if not len(a):
+        return make_data(V, nrng, V.name_of[a.dtype], m)
+    return np.resize(a[nrng.permutation(len(a))], m)
+
+
 def random_case(opt, k):
-    """Program k of seed opt.seed: (tag, program, checks, arrays, scalars)."""
+    """Program k of seed opt.seed: (tag, program, checks, arrays, scalars,
+    shaped), shaped None or (S, views) for a program over shapes
+    (fuzz_shapes.py), whose arrays are then the views broadcast to S,
+    flat."""
     rng = random.Random(opt.seed * 1000003 + k)
     nrng = np.random.default_rng([opt.seed, k])
     gen = Gen(rng)
@@ -1003,7 +1037,17 @@ def random_case(opt, k):
     srng = random.Random("shadow %d %d" % (opt.seed, k))
     if srng.random() < 0.3:
         prog, checks, arrays, scalars = shadow(srng, prog, checks, arrays, scalars)
-    return "fuzz_diff.%d.%d" % (opt.seed, k), prog, checks, arrays, scalars
+    shaped, used = None, fuzz_shapes.used(prog, arrays)
+    if fuzz_shapes.chosen(opt.seed, k, used, opt.shapes):
+        written = {m.group(1) for m in map(ASSIGNED.match, prog.splitlines()) if m}
+        srng = np.random.default_rng([opt.seed, k, 1])
+        full, views, flat = fuzz_shapes.make(
+            opt.seed, k, {a: arrays[a].dtype for a in used}, written,
+            lambda dt, m, name: resample(srng, arrays[name], m))
+        n = math.prod(full)
+        arrays = {a: flat[a] if a in flat else resample(srng, v, n) for a, v in arrays.items()}
+        shaped = (full, views)
+    return "fuzz_diff.%d.%d" % (opt.seed, k), prog, checks, arrays, scalars, shaped
 
 
 def worker(job):
@@ -1011,17 +1055,18 @@ def worker(job):
     if isinstance(item, int):
         rerun = "--seed %d --only %d" % (opt.seed, item)
         try:
-            tag, prog, checks, arrays, scalars = random_case(opt, item)
+            tag, prog, checks, arrays, scalars, shaped = random_case(opt, item)
         except Exception as ex:  # the generator's fault: a failure, never a crash
             return ("fuzz_diff.%d.%d" % (opt.seed, item), "fail", "generator error: %r" % ex,
                     "  rerun: tests/fuzz_diff.py %s" % rerun, {}, set())
     else:
         tag, prog, checks, arrays, scalars = item
-        rerun = "--regress-only"
+        shaped, rerun = None, "--regress-only"
     d = tempfile.mkdtemp(prefix="jitc-fuzzdiff-")
     try:
         try:
-            outcome, why, counts = check_case(tag, prog, checks, arrays, scalars, targets, opt, d)
+            outcome, why, counts = check_case(tag, prog, checks, arrays, scalars, targets, opt, d,
+                                              shaped)
         except Exception as ex:  # a fault of the fuzzer is a failure too, never a crash
             outcome, why, counts = "fail", "fuzzer error: %r" % ex, {}
         text = ""
@@ -1036,6 +1081,8 @@ def worker(job):
                         len(next(iter(arrays.values()))) if arrays else 0,
                         {a: str(v.dtype) for a, v in arrays.items()}, scalars,
                         prog.strip().replace("\n", "\n    "), keep, rerun))
+            if shaped:
+                text += "\n  over shapes (jitc.evaluate): " + fuzz_shapes.describe(*shaped)
         used = {f for f in FUNCS if f + "(" in prog}
         return tag, outcome, why, text, counts, used
     finally:
@@ -1073,6 +1120,8 @@ def main():
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--no-regress", action="store_true")
     ap.add_argument("--regress-only", action="store_true")
+    ap.add_argument("--shapes", type=float, default=0.3,
+                    help="the fraction of programs run over shapes through the Python package")
     opt = ap.parse_args()
     self_test()
     if opt.self_test:
@@ -1090,6 +1139,10 @@ def main():
     if not targets:
         print("skip fuzz_diff: no target available")
         return 1 if broken else 0
+    if opt.shapes > 0 and importlib.util.find_spec("jitc") is None:
+        print("skip fuzz_diff.shapes: no jitc package to import (tests/t_fuzz_diff.sh builds "
+              "one): every program runs flat")
+        opt.shapes = 0
     items = [] if opt.no_regress or opt.only is not None else regression_cases()
     if not opt.regress_only:
         items += [opt.only] if opt.only is not None else list(range(opt.n))
@@ -1112,11 +1165,11 @@ def main():
                 print(text)
             elif ".regress." in tag:
                 print("ok %s" % tag)
-    summary = ("%d programs (%d refused as NumPy raises or as mistakes, %d skipped as "
-               "undefined), outputs "
+    summary = ("%d programs (%d over shapes, %d refused as NumPy raises or as mistakes, "
+               "%d skipped as undefined), outputs "
                "compared: %d exactly, %d with the sign of NaN, %d within %g ulp of interp and "
                "%g of NumPy; %d of %d functions used, targets %s, seed %d" % (
-                   stats["programs"], stats["refused"], stats["skipped"],
+                   stats["programs"], stats.get("shaped", 0), stats["refused"], stats["skipped"],
                    stats["outputs_exact"], stats["outputs_sign"], stats["outputs_ulp"],
                    opt.ulp, opt.ulp + opt.numpy_ulp, len(used_fns), len(FUNCS),
                    " ".join(targets), opt.seed))
