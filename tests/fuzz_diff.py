@@ -33,7 +33,7 @@ documented differences from NumPy, and what it expects jitc to refuse).
 
 Each program runs through the CLI on interp, cpu and, where a GPU is
 present, cuda, over flat arrays of n elements; or (--shapes, a part of the
-programs that use an input array, drawn from the seed) through the Python
+programs, drawn from the seed) through the Python
 package's jitc.evaluate on interp and cpu, over random broadcast shapes of
 up to 4 axes and strided views (tests/fuzz_shapes.py), the oracle then
 computing on the views broadcast and laid out flat in C order.  Every target is compared with the oracle, and cpu and cuda
@@ -916,6 +916,7 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d, shaped=None)
     targets."""
     n = len(next(iter(arrays.values()))) if arrays else 1
     if shaped:
+        n = math.prod(shaped[0])
         targets = [t for t in targets if t != "cuda"]
         words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", prog))
     oracle = Oracle(n, arrays, scalar_values(scalars, n))
@@ -932,6 +933,10 @@ def check_case(tag, prog, checks, arrays, scalars, targets, opt, d, shaped=None)
     written = oracle.written if ref is not None else []
     weak_scalar = any(":" not in v for v in scalars.values())
     results = {}
+    if shaped and not shaped[1] and ref is not None:  # no input: the outputs give the shape
+        given = fuzz_shapes.outputs("outputs " + tag, shaped[0],
+                                    {w: ref[w].dtype for w in written})
+        shaped = (shaped[0], given)
     for t in targets:
         if shaped:
             rc, err, res = fuzz_shapes.run(t, prog, shaped[0], shaped[1], written, scalars,
@@ -1038,7 +1043,7 @@ def random_case(opt, k):
     if srng.random() < 0.3:
         prog, checks, arrays, scalars = shadow(srng, prog, checks, arrays, scalars)
     shaped, used = None, fuzz_shapes.used(prog, arrays)
-    if fuzz_shapes.chosen(opt.seed, k, used, opt.shapes):
+    if fuzz_shapes.chosen(opt.seed, k, opt.shapes):
         written = {m.group(1) for m in map(ASSIGNED.match, prog.splitlines()) if m}
         srng = np.random.default_rng([opt.seed, k, 1])
         full, views, flat = fuzz_shapes.make(

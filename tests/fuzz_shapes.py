@@ -3,6 +3,8 @@ shape (tests/fuzz_diff.py): some programs run through the Python package
 (jitc.evaluate) on random broadcast shapes and strided views instead of the
 command line's flat arrays.
 
+- A program of no input array gets its outputs given, strided views of
+  shape S (the library takes the run's shape from them, as NumPy's out=).
 - The shape of the run, S: 1 to 4 axes of extents 0 to 5, extents 0 and 1
   among them.  Each input's shape broadcasts to S (leading axes dropped,
   extents made 1; one axis at least, since jitc.evaluate takes a 0-d array
@@ -44,12 +46,20 @@ def package():
     return jitc, None
 
 
-def chosen(seed, k, inputs, fraction):
+def chosen(seed, k, fraction):
     """Whether program k of the seed runs over shapes (a `fraction` of the
-    programs that use an input array: without one, jitc.evaluate's result
-    is 0-d, as NumPy's of scalars): a random of its own, so that the other
-    draws, and so the programs, stay as they are."""
-    return bool(inputs) and random.Random("shapes %d %d" % (seed, k)).random() < fraction
+    programs): a random of its own, so that the other draws, and so the
+    programs, stay as they are."""
+    return random.Random("shapes %d %d" % (seed, k)).random() < fraction
+
+
+def outputs(key, full, dtypes):
+    """For a program of no input array, whose run takes its shape from the
+    outputs given (NumPy's out=; without them jitc.evaluate's result is
+    0-d, as NumPy's of scalars): a strided view of shape S for each output,
+    of the oracle's dtype (so the outputs' dtypes are not compared there)."""
+    rng = random.Random(key)
+    return {n: strided(rng, np.zeros(full, dt)) for n, dt in sorted(dtypes.items())}
 
 
 def shapes(rng, names, written):
@@ -67,7 +77,7 @@ def shapes(rng, names, written):
         # At least one axis: a 0-d array is a typed scalar to jitc.evaluate.
         drop = rng.randint(0, nd - 1) if rng.random() < 0.3 else 0
         out[name] = tuple(1 if rng.random() < 0.3 else m for m in full[drop:])
-    if not any(s == full for s in out.values()):
+    if names and not any(s == full for s in out.values()):
         out[rng.choice(sorted(names))] = full
     return full, out
 
