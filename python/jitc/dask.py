@@ -607,10 +607,10 @@ def evaluate(program, target=None, **names):
                                "pass the index as an array")
     axes = None
     if reductions:
-        # Over axes: those of one, normalized (every reduction of a program
-        # has the same set, which the library checked).
-        # Every axis, kept (`prod(m, keepdims=True)`): the reduction of every
-        # element, reshaped.
+        # Over axes (axis= given): those of one, normalized (the reductions
+        # of a program share one set, as the library checks).  Every axis
+        # kept (`prod(m, keepdims=True)`) is the reduction of every element,
+        # reshaped.
         over = {nm: ak[0] for nm, ak in kernel.reduction_axes.items() if ak[0] is not None}
         if over:
             nm = next(iter(over))
