@@ -211,7 +211,8 @@ bench-compile: $(BUILD)/jitc
 # tests/fuzz/fuzz_jitc.c with clang in build-fuzz/ and fuzzes the front end and
 # both code generators for FUZZ_SECONDS; `make fuzz-diff` runs N random
 # programs of seed SEED on every available target in JOBS processes and compares
-# the results with a NumPy oracle and with interp.
+# the results with a NumPy oracle and with interp (a part of them over shapes
+# and strided views, through the Python package it builds first).
 FUZZ_SECONDS ?= 60
 SEED ?= 1
 N ?= 200
@@ -220,6 +221,7 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
 fuzz-diff: $(BUILD)/jitc
-	JITC=$(BUILD)/jitc python3 tests/fuzz_diff.py --seed $(SEED) -n $(N) -j $(JOBS)
+	BUILD=$(BUILD) JITC=$(BUILD)/jitc JITC_FUZZ_DIFF_SEED=$(SEED) JITC_FUZZ_DIFF_N=$(N) \
+	  JITC_FUZZ_DIFF_JOBS=$(JOBS) sh tests/t_fuzz_diff.sh
 
 .PHONY: fuzz fuzz-diff

@@ -220,6 +220,38 @@ Val misplaced_arg(Checker *K, const Ast *a) {
   return bad_val(K, a->off);
 }
 
+/* Whether a reduction's call names an axis: axis=, or a second positional
+** argument that is one (a constant integer or a tuple; max(a, b) of an
+** array b means maximum(a, b)). */
+static bool names_axis(const Ast *call) {
+  int64_t v;
+  for (int k = 0; k < call->nargs; k++) {
+    const Ast *a = call->args[k];
+    if (a->kind == A_KEYWORD ? !strcmp(a->name, "axis")
+                             : k == 1 && (a->kind == A_TUPLE || axis_literal(a, &v)))
+      return true;
+  }
+  return false;
+}
+
+void misplaced_reduction(Checker *K, const Ast *call, OpId op) {
+  const char *fn = call->name;
+  /* The result is complete only when the pass over the elements ends, and
+  ** over an axis it has a shape of its own: no expression of the pass can
+  ** take it in, whatever its shape. */
+  if (names_axis(call)) {
+    error_at(K->C, call->off, "%s() over an axis gives an array of its own shape (the "
+             "broadcast shape without the reduced axes), known only after every element has "
+             "been read, so it must be the whole value of an assignment, as in 's = %s(..., "
+             "axis=...)'; use it in a second program", fn, fn);
+    return;
+  }
+  error_at(K->C, call->off, "%s() reduces all elements to one value, so it must be the whole "
+           "value of an assignment, as in 's = %s(...)'%s", fn, fn,
+           op == OP_MIN ? "; for the element-wise minimum use minimum(a, b)"
+           : op == OP_MAX ? "; for the element-wise maximum use maximum(a, b)" : "");
+}
+
 /* ---- the run's half ---- */
 
 /* Reduction st's axes for a shape of nd dimensions into red[] (red[d]:

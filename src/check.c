@@ -346,10 +346,7 @@ static Val check_call(Checker *K, Ast *a) {
   jitc_dtype cast_to = JITC_FLOAT64;
   int op = op_lookup_function(name, strlen(name), &cast_to);
   if (op >= 0 && op_info[op].kind == K_REDUCE) {
-    error_at(K->C, a->off, "%s() reduces all elements to one value, so it must be the whole "
-             "value of an assignment, as in 's = %s(...)'%s", name, name,
-             op == OP_MIN ? "; for the element-wise minimum use minimum(a, b)"
-             : op == OP_MAX ? "; for the element-wise maximum use maximum(a, b)" : "");
+    misplaced_reduction(K, a, (OpId)op);
     for (int k = 0; k < a->nargs; k++) /* its axes are not the error */
       if (a->args[k]->kind != A_KEYWORD && (k == 0 || a->args[k]->kind != A_TUPLE))
         check_expr(K, a->args[k]);

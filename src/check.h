@@ -105,10 +105,12 @@ bool same_kind(jitc_dtype from, jitc_dtype to);
 ** to check still).  axes_note checks reduction statement `stmt`, at `off`,
 ** against the program's first (one set of axes); axes_finish sets
 ** p->by_axis and refuses `i` beside it.  misplaced_arg reports a keyword
-** argument or a tuple where no reduction takes it. */
+** argument or a tuple where no reduction takes it, misplaced_reduction a
+** reduction (call, of op) that is not the whole value of an assignment. */
 bool reduce_args(Checker *K, Ast *call, OpId op, Ast **operand, const IrAxes **axes);
 void axes_note(Checker *K, int stmt, int off);
 void axes_finish(Checker *K, Program *p);
 Val misplaced_arg(Checker *K, const Ast *a);
+void misplaced_reduction(Checker *K, const Ast *call, OpId op);
 
 #endif /* JITC_CHECK_H */

@@ -452,10 +452,12 @@ JITC_API jitc_status jitc_broadcast_shape(jitc_context *ctx, const jitc_kernel *
                                           const jitc_array *arrays, int *ndim, int64_t *shape);
 
 /* The shape of kernel array `index` in a run over the inputs of arrays[]
-** (read as jitc_broadcast_shape() reads them): an output or an array
-** updated in place has the broadcast shape; a reduction's result (role
-** JITC_RESULT) the shape () of one element, or, over axes, the broadcast
-** shape without its reduced axes (with extents of 1 for them under
+** (read as jitc_broadcast_shape() reads them, and the outputs given
+** there as jitc_run_arrays() does: an output's entry of ndim 0, or zeroed,
+** adds nothing): an output or an array updated in place has the run's
+** shape (the broadcast shape, widened to the outputs given); a reduction's
+** result (role JITC_RESULT) the shape () of one element, or, over axes,
+** the run's shape without its reduced axes (with extents of 1 for them under
 ** keepdims: NumPy's np.sum(x, axis=..., keepdims=...)); an input the shape
 ** arrays[index] gives it.  Errors as jitc_broadcast_shape()'s, and
 ** JITC_E_INPUT for an axis out of bounds for the broadcast shape (NumPy's
@@ -465,16 +467,21 @@ JITC_API jitc_status jitc_array_shape(jitc_context *ctx, const jitc_kernel *k,
                                       int64_t *shape);
 
 /* jitc_run() over arrays of any shape: arrays[j] is array j in the
-** kernel's order.  Inputs broadcast to the shape jitc_broadcast_shape()
-** gives; an output or in-place array has exactly that shape, and writes no
-** element twice (no zero stride on an axis longer than 1); a JITC_RESULT
-** array has the shape jitc_array_shape() gives (ndim 0 for a reduction
-** over every element; over axes, any strides, each element written once).
+** kernel's order.  The run's shape is NumPy's for a ufunc with out=: the
+** broadcast shape of the inputs and the outputs, an output never being
+** broadcast itself.  So inputs broadcast to the shape
+** jitc_broadcast_shape() gives, or to a larger output's (np.add(row, 1,
+** out=matrix) fills every row; a program of no input array, `o = 1.5`,
+** fills its outputs); every output and in-place array has exactly the
+** run's shape, and writes no element twice (no zero stride on an axis
+** longer than 1); a JITC_RESULT array has the shape jitc_array_shape()
+** gives (ndim 0 for a reduction over every element of the run's shape;
+** over axes, any strides, each element written once).
 ** Written arrays must not overlap other arrays in memory, except an output
 ** whose elements are the same as an input's, as NumPy allows (`a = a * 2`);
 ** a result over axes overlaps none.  The element index `i` is the
-** element's position in C order in the broadcast shape.  Reductions over
-** axes reduce each segment of the broadcast shape (the elements that give
+** element's position in C order in the run's shape.  Reductions over
+** axes reduce each segment of the run's shape (the elements that give
 ** one element of the results) as jitc_run() reduces all n, with the same
 ** determinism; argmin and argmax give the index along the axis; over a
 ** reduced axis of extent 0, min, max, argmin and argmax fail with

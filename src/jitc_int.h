@@ -643,11 +643,12 @@ struct Layout {
   void *mem;         /* what layout_free frees */
 };
 
-/* The broadcast shape of the inputs (jitc_broadcast_shape), with the error
-** NumPy gives. */
+/* The broadcast shape of the inputs (jitc_broadcast_shape), with NumPy's
+** error; with `outs`, the run's (NumPy's out=: widened to the outputs'),
+** and with outs == 2 every written array checked to have it exactly. */
 jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_array *arrays,
-                             int *ndim, int64_t *shape);
-/* Builds *L for arrays (checked against the broadcast shape); *contig when
+                             int outs, int *ndim, int64_t *shape);
+/* Builds *L for arrays (checked against the run's shape); *contig when
 ** every array is direct, so that jitc_run() over L->n elements is the run. */
 jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays,
                        Layout *L, bool *contig);

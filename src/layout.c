@@ -48,8 +48,9 @@ static jitc_status check_shape(jitc_context *ctx, const IrArray *a, const jitc_a
   return JITC_OK;
 }
 
-jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_array *arrays,
-                             int *ndim, int64_t *shape) {
+/* The broadcast shape of the inputs. */
+static jitc_status inputs_shape(jitc_context *ctx, const Program *p, const jitc_array *arrays,
+                                int *ndim, int64_t *shape) {
   int nd = 0;
   int from[JITC_MAXDIMS]; /* the array that set each axis's extent, or -1 */
   for (int j = 0; j < p->narrays; j++) {
@@ -127,19 +128,59 @@ static bool same(const Layout *L, int a, int b) {
   return true;
 }
 
-/* Checks a written array's shape against the broadcast shape. */
+/* Checks a written array's shape against the run's (widened: by the
+** outputs, beyond the inputs' broadcast shape). */
 static jitc_status check_written(jitc_context *ctx, const IrArray *a, const jitc_array *x, int nd,
-                                 const int64_t *shape) {
-  jitc_status st = check_shape(ctx, a, x);
-  if (st) return st;
+                                 const int64_t *shape, bool widened) {
   bool ok = x->ndim == nd;
   for (int d = 0; ok && d < nd; d++) ok = x->shape[d] == shape[d];
   if (ok) return JITC_OK;
   char s1[160], s2[160];
   return ctx_error(ctx, JITC_E_INPUT, "%s '%s' has shape %s; the broadcast shape of the inputs "
-                   "is %s", a->role == JITC_INOUT ? "the array updated in place," : "output",
-                   a->name, shape_text(s1, sizeof s1, x->ndim, x->shape),
+                   "%sis %s, and a written array is not broadcast (NumPy's out=)",
+                   a->role == JITC_INOUT ? "the array updated in place," : "output", a->name,
+                   shape_text(s1, sizeof s1, x->ndim, x->shape), widened ? "and outputs " : "",
                    shape_text(s2, sizeof s2, nd, shape));
+}
+
+/* With outs, the run's shape, NumPy's rule for a ufunc's out=: the
+** broadcast shape of the inputs, widened to the outputs' (np.add(row, 1,
+** out=matrix) fills every row; a program of no input array takes its
+** outputs' shape); with outs == 2, each written array must have it
+** exactly: it is never broadcast. */
+jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_array *arrays,
+                             int outs, int *ndim, int64_t *shape) {
+  int nd;
+  jitc_status st = inputs_shape(ctx, p, arrays, &nd, shape);
+  if (st) return st;
+  if (!outs) {
+    *ndim = nd;
+    return JITC_OK;
+  }
+  bool widened = false;
+  for (int j = 0; j < p->narrays; j++) {
+    const jitc_array *x = &arrays[j];
+    if (p->arrays[j].role != JITC_OUTPUT) continue;
+    if ((st = check_shape(ctx, &p->arrays[j], x))) return st;
+    if (x->ndim > nd) { /* more axes: the inputs' are the last ones */
+      int add = x->ndim - nd;
+      memmove(shape + add, shape, (size_t)nd * sizeof *shape);
+      for (int d = 0; d < add; d++) shape[d] = 1;
+      nd = x->ndim;
+      widened = true;
+    }
+    for (int e = 0; e < x->ndim; e++) {
+      int d = nd - x->ndim + e;
+      if (shape[d] == 1 && x->shape[e] != 1) /* else equal, or check_written refuses it */
+        shape[d] = x->shape[e], widened = true;
+    }
+  }
+  for (int j = 0; j < p->narrays && outs == 2; j++)
+    if (writes(p->arrays[j].role) &&
+        (st = check_written(ctx, &p->arrays[j], &arrays[j], nd, shape, widened)))
+      return st;
+  *ndim = nd;
+  return JITC_OK;
 }
 
 /* The reduction giving result array j, for messages. */
@@ -274,7 +315,7 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
   int nd;
   int64_t shape[JITC_MAXDIMS];
   bool red[JITC_MAXDIMS];
-  jitc_status st = layout_broadcast(ctx, p, arrays, &nd, shape);
+  jitc_status st = layout_broadcast(ctx, p, arrays, 2, &nd, shape);
   if (!st && p->by_axis) st = axes_resolve(ctx, p, nd, red);
   if (st) return st;
   int64_t n = 1;
@@ -315,8 +356,6 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
       if (st) break;
       continue; /* never gathered: its elements are written by the reductions */
     }
-    if (la->written) st = check_written(ctx, a, x, nd, shape);
-    if (st) break;
     if (n && !x->data) {
       st = ctx_error(ctx, JITC_E_USAGE, "array '%s' is NULL", a->name);
       break;

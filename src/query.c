@@ -99,7 +99,7 @@ jitc_status jitc_broadcast_shape(jitc_context *ctx, const jitc_kernel *k,
     return JITC_E_USAGE;
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
-  return layout_broadcast(ctx, k->prog, arrays, ndim, shape);
+  return layout_broadcast(ctx, k->prog, arrays, 0, ndim, shape);
 }
 
 jitc_status jitc_array_shape(jitc_context *ctx, const jitc_kernel *k, const jitc_array *arrays,
@@ -113,7 +113,7 @@ jitc_status jitc_array_shape(jitc_context *ctx, const jitc_kernel *k, const jitc
   int nd;
   int64_t s[JITC_MAXDIMS];
   bool red[JITC_MAXDIMS];
-  jitc_status st = layout_broadcast(ctx, p, arrays, &nd, s);
+  jitc_status st = layout_broadcast(ctx, p, arrays, 1, &nd, s);
   if (st)
     return st;
   switch (p->arrays[index].role) {

@@ -35,8 +35,10 @@ of an integer keep its type).  The generator uses it to steer (it avoids
 what it expects to be refused); the oracle decides.
 """
 import ast
+import functools
 import json
 import math
+import os
 import subprocess
 
 import numpy as np
@@ -345,7 +347,15 @@ class Vocab:
         return self.numpy_type(fn, ts)
 
 
+def jitc_binary():
+    """The jitc binary the fuzzers test: $JITC, else $BUILD/jitc (build/jitc)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.environ.get("JITC") or os.path.join(root, os.environ.get("BUILD", "build"), "jitc")
+
+
+@functools.lru_cache(maxsize=None)
 def load(jitc):
+    """The vocabulary of binary `jitc` (read once per process)."""
     p = subprocess.run([jitc, "--list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if p.returncode != 0:
         raise SystemExit("fuzz: %s --list exits %d: %s" % (jitc, p.returncode,

@@ -55,10 +55,11 @@ class Run:
         if st:
             raise RL.JitcError(st, L.jitc_errmsg(self.r.ctx).decode())
 
-    def shape(self, k, inputs, index=None):
-        """The broadcast shape, or with index the shape of that array."""
+    def shape(self, k, inputs, index=None, outs=None):
+        """The broadcast shape, or with index the shape of that array (in a
+        run with the outputs of outs, by name, given)."""
         keep = []
-        arrs = self.arrays(k, inputs, {}, keep)
+        arrs = self.arrays(k, inputs, outs or {}, keep)
         nd, shape = C.c_int(), (C.c_int64 * MAXDIMS)()
         if index is None:
             self.check(L.jitc_broadcast_shape(self.r.ctx, k, arrs, C.byref(nd), shape))
@@ -80,10 +81,11 @@ class Run:
         outs: arrays to write into, by name (else allocated, C order)."""
         k = self.kernel(prog, inputs, target)
         try:
-            outs = dict(outs or {})
+            outs_given = dict(outs or {})
+            outs = dict(outs_given)
             for j, (nm, role, dt) in enumerate(self.roles(k)):
                 if nm not in inputs and nm not in outs:
-                    outs[nm] = np.zeros(self.shape(k, inputs, j), dt)
+                    outs[nm] = np.zeros(self.shape(k, inputs, j, outs_given), dt)
             keep = []
             arrs = self.arrays(k, inputs, outs, keep)
             self.check(L.jitc_run_arrays(self.r.ctx, k, arrs, None, None))

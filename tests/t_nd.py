@@ -13,7 +13,9 @@ it so), against NumPy on the same views.
   element index `i` (its position in C order in the broadcast shape), mixed
   types; and whole reductions, which must give the bits of the same program
   over a contiguous copy on the same target (the same blocks).
-- A program of scalars alone runs over the shape () of one element.
+- A program of scalars alone runs over the shape () of one element, or over
+  the outputs' shape where they are given (NumPy's out=); inputs broadcast
+  to a larger output, an output never broadcasts.
 - The errors: shapes that do not broadcast (both shapes and the axis named),
   an output of the wrong shape, a written array with a repeated element, a
   written array overlapping an input; and an output that is an input's own
@@ -228,6 +230,54 @@ def scalars_alone():
         R.r.close()
 
 
+def outputs_give_the_shape():
+    """NumPy's rule for out=: the run's shape is the broadcast of the inputs
+    and the outputs, an output never broadcast.  A program of no input
+    array fills the outputs given (np.add(1, 2, out=np.empty(5))), inputs
+    broadcast to a larger output (np.add(row, 1, out=matrix)), the element
+    index counts in the output's shape, and a reduction reduces the run's
+    shape; outputs are strided views."""
+    for target in TARGETS:
+        R = Run()
+        bad = []
+        try:
+            outputs_shape_cases(R, target, bad)
+        except RL.JitcError as e:
+            bad.append(f"refused: {e}")
+        R.r.close()
+        if bad:
+            fail(f"{target}.outputs_give_the_shape", "; ".join(bad[:3]))
+        else:
+            ok(f"{target}.outputs_give_the_shape (no input; inputs broadcast to a larger output)")
+
+
+def outputs_shape_cases(R, target, bad):
+    for shape in [(5,), (2, 3), (3, 1, 4), (0, 3), (1,)]:
+        o = view_of(shape, np.float64)
+        n = int(np.prod(shape))
+        got = R.run("o = 1.5", {}, target, {"o": o})["o"]
+        if not (got is o and same(o, np.add(1, 0.5, out=np.empty(shape)))):
+            bad.append(f"o = 1.5 into {shape}{o.strides}: {o}")
+        k = np.zeros(shape, np.int64)
+        R.run("k = i", {}, target, {"k": k})
+        if not same(k, np.arange(n).reshape(shape)):
+            bad.append(f"k = i into {shape}: {k}")
+        b = view_of(shape, np.float64)  # the kernel's output type: outputs are not declared
+        R.run("b = i * 0.5 + 2", {}, target, {"b": b})
+        if not same(b, np.arange(n).reshape(shape) * 0.5 + 2):
+            bad.append(f"b = i * 0.5 + 2 into {shape}{b.strides}: {b}")
+    for sa, so in [((3,), (2, 3)), ((3, 1), (2, 3, 4)), ((1,), (0,)), ((4,), (1, 1, 4)),
+                   ((2, 1, 3), (2, 5, 3))]:
+        a = view_of(sa, np.float64)
+        o = view_of(so, np.float64)
+        r = R.run("o = a * 2 + i; s = sum(a)", {"a": a}, target, {"o": o})
+        i = np.arange(int(np.prod(so))).reshape(so)
+        if not same(o, np.add(a * 2, i, out=np.empty(so))):
+            bad.append(f"o = a * 2 + i: a{sa} into o{so}")
+        if not np.isclose(r["s"], np.sum(np.broadcast_to(a, so)), rtol=1e-12):
+            bad.append(f"s = sum(a): a{sa} run over o{so}: {r['s']}")
+
+
 def errors():
     R = Run()
     cases = [
@@ -237,6 +287,16 @@ def errors():
          ["(2,1,5)", "(3,4,1)", "axis 0"]),
         ("c = a + 1", {"a": np.zeros((2, 3))}, {"c": np.zeros(6)},
          ["output 'c' has shape (6,)", "is (2,3)"]),
+        # An output is never broadcast: smaller than the inputs, smaller than
+        # another output, of extent 1 where an input has 0 (NumPy's out=).
+        ("c = a + 1", {"a": np.zeros((2, 3))}, {"c": np.zeros(3)},
+         ["output 'c' has shape (3,)", "inputs is (2,3)", "not broadcast"]),
+        ("c = a + 1; d = a * 2", {"a": np.zeros(3)}, {"c": np.zeros((2, 3)), "d": np.zeros(3)},
+         ["output 'd' has shape (3,)", "inputs and outputs is (2,3)"]),
+        ("c = a + 1", {"a": np.zeros(0)}, {"c": np.zeros(1)},
+         ["output 'c' has shape (1,)", "is (0,)"]),
+        ("c = 1.5; d = 2", {}, {"c": np.zeros((2, 3)), "d": np.zeros((4, 3))},
+         ["output 'd' has shape (4,3)", "outputs is (2,3)"]),
         ("a += b", {"a": np.zeros(3), "b": np.zeros((2, 3))}, None,
          ["'a' has shape (3,)", "(2,3)"]),
         ("c = a + 1", {"a": np.zeros((2, 3))}, {"c": np.broadcast_to(np.zeros(3), (2, 3))},
@@ -253,6 +313,7 @@ large()
 inplace_and_outputs()
 reductions()
 scalars_alone()
+outputs_give_the_shape()
 errors()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -14,7 +14,8 @@ steps: the section "Adding a math function" of docs/tutorial.md is applied,
     dtype, NaN sign and -0.0 included; bool is refused; --emit cuda calls the
     C library's name and NVRTC compiles it (--emit ptx);
   - the copy's tests/t_diff.py has a case of it and passes;
-    tests/fuzz_diff.py knows its arity, rule and reference;
+    tests/fuzz_diff.py knows its arity and rule, and its oracle
+    (tests/fuzz_oracle.py) the reference;
     docs/language.md's table of functions has its line;
   - `make golden` (t_golden.sh with UPDATE=1) rewrites no golden file and
     reports no failure (a golden command that fails leaves its file as it is).
@@ -295,7 +296,7 @@ def check_tests(scratch, name, arity, jitc, targets):
              "        print('%%s: %%s' %% (type(e).__name__, e))\n"
              "show(lambda: sum(c[0] == %r for c in __import__('t_diff').UNARY + __import__('t_diff').BINARY))\n"
              "show(lambda: __import__('fuzz_diff').FUNCS.get(%r))\n"
-             "show(lambda: np.asarray(__import__('fuzz_diff').UFUNC[%r](np.array([0.5], np.float32))).dtype)\n"
+             "show(lambda: np.asarray(__import__('fuzz_oracle').UFUNC[%r](np.array([0.5], np.float32))).dtype)\n"
              ) % (name, name, name)
     p = run([PYTHON, "-c", probe], scratch)
     got = (p.stdout.split("\n") + ["", "", ""])[:3]
@@ -305,7 +306,7 @@ def check_tests(scratch, name, arity, jitc, targets):
             ("fuzz_diff_funcs", got[1], got[1].startswith(arity_rule), arity_rule + "RULE')",
              "tests/fuzz_diff.py's FUNCS[%r]" % name),
             ("fuzz_diff_ufunc", got[2], got[2] == "float32", "float32",
-             "tests/fuzz_diff.py's UFUNC[%r] of float32" % name)):
+             "tests/fuzz_oracle.py's UFUNC[%r] of float32" % name)):
         if good:
             ok(label)
         else:

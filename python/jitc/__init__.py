@@ -9,8 +9,9 @@ A program is a few statements over arrays, element by element, their shapes
 broadcast as NumPy's (docs/language.md): ``c = exp(a) * b``, ``a[i] += 1``, ``m = where(x > 0, x,
 0)``, and reductions of all the elements to one value: ``s = sum(a*b)``,
 ``prod``, ``min``, ``max``, ``mean``, ``any``, ``all``, ``argmin``,
-``argmax``, several of them with element-wise outputs in one pass over the
-data.  It is compiled once for a target and kept:
+``argmax``, or over axes as NumPy's (``r = sum(m, axis=1)``, ``c = max(m,
+axis=(0, 2), keepdims=True)``: an array, on ``interp`` and ``cpu``),
+several of them with element-wise outputs in one pass over the data.  It is compiled once for a target and kept:
 
 - ``interp``: the reference interpreter;
 - ``cpu``: LLVM, vectorised and threaded (the default when jitc was built
@@ -508,7 +509,8 @@ def compile(program, target=None, **signature):
     language's.  An output in the signature has its
     dtype fixed, and may then be passed to be written in place; a
     reduction's result there only states its dtype (the call returns it:
-    ``kernel.reductions`` names each result's reduction).
+    ``kernel.reductions`` names each result's reduction,
+    ``kernel.reduction_axes`` its axes and keepdims).
     ``kernel.params`` is the signature's order, which positional arguments
     follow::
 

@@ -56,6 +56,17 @@ or on its PYTHONPATH).
   and argmax of no elements raise ``jitc.EmptyReductionError`` when the
   graph is built (when the size is known; at compute time otherwise);
   argmin and argmax need known chunk sizes.
+- Reductions over axes (``s = sum(x, axis=0)``, ``m = max(x * y, axis=(0,
+  2), keepdims=True)``, ``k = argmin(x, axis=1)``) give Dask arrays of
+  NumPy's shape and dtype, also made with ``dask.array.reduction``
+  (python/jitc/_dask_axes.py): each block reduces over the axes with
+  keepdims (mean as a float64 sum and a count, argmin and argmax as the
+  extremes and their indices along the axis, the block's offset on it
+  added), and the tree combines the blocks along the axes element by
+  element, in the same fixed order.  A block with no element along the
+  axes gives the identity; min, max, argmin and argmax over an axis of
+  extent 0 raise as above.  argmin and argmax need known chunk sizes along
+  their axis.
 - Blocks: Dask's scheduling costs about 20 ms a graph and 1 to 2 ms a task
   more (measured on two H100s with one worker per GPU: docs/PERFORMANCE.md,
   "Dask arrays"), whatever a block holds.  For that to be under a tenth of
@@ -84,6 +95,7 @@ from dask.array.utils import meta_from_array as _meta_from_array
 from dask.base import tokenize as _tokenize
 
 import jitc as _jitc
+from jitc import _dask_axes
 
 __all__ = ["evaluate"]
 
@@ -194,19 +206,19 @@ def _run_block(spec, *chunks):
         r = _jitc.evaluate(program, target=target, **bound)
         return r if len(outs) == 1 else tuple(r[nm] for nm in outs)
     # With reductions: the element-wise outputs, then (the block's element
-    # count, the block's reductions), or None for a block of no elements,
-    # where min() has no value and the outputs are empty.  An argmin counts
-    # the block's elements in C order (_partials makes that an index of the
-    # whole array).
+    # count, its shape, the block's reductions), or (None, its shape) for a
+    # block of no elements, where min() has no value and the outputs are
+    # empty.  An argmin counts the block's elements in C order (_partials
+    # makes that an index of the whole array).
     n = int(_np.prod(shape, dtype=_np.int64))
     if n == 0:
         like = bound[arrays[0]]
         return tuple(bound[nm] if nm in bound else _empty(like, shape, red.dtypes[nm])
-                     for nm in outs) + (None,)
+                     for nm in outs) + ((None, shape),)
     r = _jitc.evaluate(program, target=target, **bound)
     if not isinstance(r, dict):
         r = {red.names[0]: r}
-    return tuple(r[nm] for nm in outs) + ((n,) + tuple(r[nm] for nm in red.names),)
+    return tuple(r[nm] for nm in outs) + ((n, shape) + tuple(r[nm] for nm in red.names),)
 
 
 def _empty_like(c, dtype=None):
@@ -323,13 +335,23 @@ def _wide(dt):
     return _np.promote_types(dt, _np.float64)
 
 
-def _block_program(program, reductions, dtypes):
+def _partial_dtype(op, dt):
+    """The dtype of a block's partial of op giving dt: wider for a mean and
+    a narrow float's sum (as _block_program makes them)."""
+    if op == "mean" or (op == "sum" and dt.kind in "fcV"):
+        return _wide(dt)
+    return _np.dtype(_np.float64) if op in ("argmin", "argmax") else dt
+
+
+def _block_program(program, reductions, dtypes, axes=None):
     """The program a block runs for the partials: mean(X) becomes
     sum(float64(X)) (mean's own sum; sum(complex128(X)) for a complex
     mean), a narrower float or complex type's sum(X) (float32, float16,
     bfloat16, complex64) sum(float64(X)) (complex128), and
-    an argmin(X) gets `_jitc_dask_NAME = min(X)` just before it.  Returns it
-    and the position (line, column) of each reduction."""
+    an argmin(X) gets `_jitc_dask_NAME = min(X)` just before it.  Over
+    `axes` (the reduced ones, each in [0, ndim)), each reduction is over
+    them with keepdims=True, its other arguments dropped.  Returns it and
+    the position (line, column) of each reduction."""
     src = re.sub(r"#[^\n]*", "", program)
     parts, done, where = [], 0, {}
     for m in _REDUCTION.finditer(src):
@@ -345,14 +367,19 @@ def _block_program(program, reductions, dtypes):
         where[name] = (src.count("\n", 0, at) + 1, at - src.rfind("\n", 0, at))
         end = _closing(src, m.end() - 1)
         arg = src[m.end():end - 1]
+        # The call over every element (a keepdims dropped: evaluate makes
+        # the shape), or over the axes, kept.
+        red = (lambda f, x: "%s(%s)" % (f, x)) if axes is None else (
+            lambda f, x: _dask_axes.call(f, x, axes))
+        arg = _dask_axes.first_arg(arg)
         wide = _wide(dtypes[name])
         if op == "mean" or (op == "sum" and dtypes[name].kind in "fcV" and wide != dtypes[name]):
-            parts += [src[done:m.start()], "sum(%s(%s))" % (wide.name, arg)]
+            parts += [src[done:m.start()], red("sum", "%s(%s)" % (wide.name, arg))]
         elif op in ("argmin", "argmax"):
-            parts += [src[done:a.start()], "\n%s = %s(%s)\n" % (_helper(name), op[3:], arg),
-                      src[a.start():end]]
+            parts += [src[done:a.start()], "\n%s = %s\n" % (_helper(name), red(op[3:], arg)),
+                      src[a.start():m.start()], red(op, arg)]
         else:
-            parts += [src[done:end]]
+            parts += [src[done:m.start()], red(op, arg)]
         done = end
     parts.append(src[done:])
     missing = [nm for nm in reductions if nm not in where]
@@ -371,9 +398,9 @@ def _partials(block, results, block_info=None):
     """A block's partial of each reduction (results: (name, op) pairs), or
     None for a block of no elements."""
     raw = block[-1]
-    if raw is None:
+    if raw[0] is None:
         return (None,) * len(results)
-    n, vals = raw[0], raw[1:]
+    n, vals = raw[0], raw[2:]
     parts = []
     for k, (name, op) in enumerate(results):
         v = _host(vals[k])
@@ -578,12 +605,27 @@ def evaluate(program, target=None, **names):
         raise _jitc.UsageError("jitc.dask.evaluate: the program reads the element index i, "
                                "which each block would count from 0; use jitc.evaluate, or "
                                "pass the index as an array")
+    axes = None
     if reductions:
-        block_program, where = _block_program(program, reductions, dtypes)
+        # Over axes (axis= given): those of one, normalized (the reductions
+        # of a program share one set, as the library checks).  Every axis
+        # kept (`prod(m, keepdims=True)`) is the reduction of every element,
+        # reshaped.
+        over = {nm: ak[0] for nm, ak in kernel.reduction_axes.items() if ak[0] is not None}
+        if over:
+            nm = next(iter(over))
+            axes = _dask_axes.normalize(nm, reductions[nm], over[nm], len(shape))
+            if any(reductions[nm] in ("argmin", "argmax") and nm not in over and len(axes) > 1
+                   for nm in reductions):
+                raise _jitc.UsageError("jitc.dask.evaluate: argmin and argmax over every axis "
+                                       "beside reductions over axes; compute them in a "
+                                       "program of their own")
+        block_program, where = _block_program(program, reductions, dtypes, axes)
         results = tuple(reductions.items())
         helpers = tuple(_helper(nm) for nm, op in results if op in ("argmin", "argmax"))
         red = _Red({nm: dtypes[nm] for nm in outs}, tuple(reductions) + helpers)
-        if known and 0 in shape:
+        # No element to reduce (along the axes): an error of min now.
+        if known and 0 in (shape if axes is None else [shape[d] for d in axes]):
             for nm, op in results:
                 if op in _NOID:
                     raise _empty_error(op, nm, where[nm])
@@ -597,7 +639,17 @@ def evaluate(program, target=None, **names):
     # One task per block computes everything; the outputs are split off it.
     both = _da.blockwise(_run_block, ind, spec, None, *args, name="jitc-" + token,
                          dtype=object, meta=_np.empty((0,) * len(ind), dtype=object))
-    got = _reduce(both, results, dtypes, where, meta, token) if red else {}
+    if red and axes is not None:
+        got = _dask_axes.reduce(
+            both, results, dtypes, {nm: _partial_dtype(op, dtypes[nm]) for nm, op in results},
+            axes, {nm: kernel.reduction_axes[nm][1] for nm, _ in results}, meta, token,
+            {nm: functools.partial(_empty_error, op, nm, where[nm]) for nm, op in results},
+            _meta_of)
+    else:
+        got = _reduce(both, results, dtypes, where, meta, token) if red else {}
+        for nm in reductions:
+            if kernel.reduction_axes[nm][1]:
+                got[nm] = got[nm].reshape((1,) * len(shape))
     got.update({nm: _da.blockwise(operator.getitem, ind, both, ind, k, None,
                                   name="jitc-%s-%s" % (nm, token), dtype=dtypes[nm],
                                   meta=_meta_of(meta, len(ind), dtypes[nm]))

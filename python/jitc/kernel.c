@@ -337,13 +337,20 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals, NPY_ORDER order
   int rc = dev == 1 ? run_device_arrays(K, arrs, vals, first) : run_host(K, arrs, vals, order);
   if (vals != vals_stack) PyMem_Free(vals);
   if (rc) return NULL;
+  /* A reduction's result: a NumPy scalar, as np.sum gives one, unless it
+  ** is over axes and has axes left (run_host made it an array). */
   for (int j = 0; j < na && dev != 1; j++)
     if (K->aroles[j] == JITC_RESULT) {
+      PyArrayObject *a = arrs[j].arr;
+      if (a && PyArray_NDIM(a) > 0) continue;
       PyArray_Descr *d = mod_descr(K->adtypes[j]);
-      PyObject *v = d ? PyArray_Scalar(arrs[j].cell, d, NULL) : NULL;
+      PyObject *v = d ? PyArray_Scalar(a ? PyArray_DATA(a) : (void *)arrs[j].cell, d,
+                                       (PyObject *)a)
+                      : NULL;
       Py_XDECREF(d);
       if (!v) return NULL;
-      arrs[j].obj = arrs[j].own = v;
+      Py_XSETREF(arrs[j].own, v);
+      arrs[j].obj = v;
     }
   /* The result: every array the program assigns. */
   int count = 0, last = -1;
@@ -506,6 +513,24 @@ static PyObject *kernel_get_reductions(KernelObject *K, void *c) {
   return d;
 }
 
+static PyObject *kernel_get_reduction_axes(KernelObject *K, void *c) {
+  PyObject *d = PyDict_New();
+  for (int j = 0; d && j < K->narrays; j++) {
+    int naxes, keep, axes[JITC_MAXDIMS];
+    if (!K->areds[j] || jitc_kernel_reduction_axes(K->k, j, &naxes, axes, &keep)) continue;
+    PyObject *t = naxes < 0 ? Py_NewRef(Py_None) : PyTuple_New(naxes);
+    for (int a = 0; t && a < naxes; a++) {
+      PyObject *v = PyLong_FromLong(axes[a]);
+      if (!v) Py_CLEAR(t);
+      else PyTuple_SET_ITEM(t, a, v);
+    }
+    PyObject *e = t ? Py_BuildValue("(NO)", t, keep ? Py_True : Py_False) : NULL;
+    if (!e || PyDict_SetItem(d, K->anames[j], e)) Py_CLEAR(d);
+    Py_XDECREF(e);
+  }
+  return d;
+}
+
 static PyObject *kernel_get_scalars(KernelObject *K, void *c) {
   PyObject *t = PyTuple_New(K->nscalars);
   for (int j = 0; t && j < K->nscalars; j++) {
@@ -548,10 +573,13 @@ static PyGetSetDef kernel_getset[] = {
    "The names positional arguments bind, in order.", NULL},
   {"arrays", (getter)kernel_get_arrays, NULL,
    "The arrays, in the program's order: (name, role, dtype), role 'input', 'output', "
-   "'inout' or 'result' (a reduction's, returned as a scalar).", NULL},
+   "'inout' or 'result' (a reduction's, returned as a scalar, or an array over axes).", NULL},
   {"reductions", (getter)kernel_get_reductions, NULL,
    "The reductions' results by name: {name: 'sum', 'prod', 'min', 'max', 'mean', 'any', "
    "'all', 'argmin' or 'argmax'}.", NULL},
+  {"reduction_axes", (getter)kernel_get_reduction_axes, NULL,
+   "The reductions' axes by name: {name: (axes, keepdims)}, axes a tuple of ints as the "
+   "program gives them (negative ones count from the end), or None for every axis.", NULL},
   {"scalars", (getter)kernel_get_scalars, NULL,
    "The scalars the program uses: (name, dtype inside the kernel).", NULL},
   {"language_names", (getter)kernel_get_language_names, NULL,

@@ -5,8 +5,9 @@
 ** What NumPy's ufuncs do around the loop, done here around the run:
 ** - the shape of the run is the broadcast shape of the inputs, or of an
 **   output given that is larger (np.add(row, 1, out=matrix) fills every
-**   row): the inputs are then handed over as views of that shape (zero
-**   strides on the added axes); an output given must have the shape;
+**   row; `o = 1.5` fills an o given), as the library takes it
+**   (jitc_run_arrays); an output given must have the shape, said here in
+**   NumPy's words;
 ** - outputs not given are allocated with that shape in the memory order
 **   asked: 'C', 'F', or 'A' and 'K' as NumPy's own iterator lays them out
 **   (NpyIter allocating them beside the operands, as a ufunc does), the
@@ -200,47 +201,52 @@ out:
   return rc;
 }
 
-/* The library's shape of a run is its inputs' (one element without any):
-** a program of no input array whose outputs are given with a shape (`a[i]
-** = i` into an array) runs flat over their elements (jitc_run, `i` their
-** position in C order), each output not C-contiguous and aligned through a
-** C-ordered array of its own, copied into it after. */
-static int run_outputs_only(KernelObject *K, Bound *arrs, const jitc_value *vals, int nd,
-                            const npy_intp *shape) {
+/* Whether result j reduces over axes (`sum(m, axis=0)`, `prod(m,
+** keepdims=True)`): its result is an array of jitc_array_shape()'s shape,
+** not the one element of a reduction over every element. */
+static int over_axes(const KernelObject *K, int j) {
+  int naxes = -1, keep = 0;
+  return K->aroles[j] == JITC_RESULT &&
+         jitc_kernel_reduction_axes(K->k, j, &naxes, NULL, &keep) == JITC_OK &&
+         (naxes >= 0 || keep);
+}
+
+/* Allocates each result over axes (C order, of the shape the library
+** gives it for the arrays ja, the inputs as the run takes them) and points
+** ja[j] at it; the array is owned by its Bound.  -1 with an exception set
+** (an axis out of bounds is the library's input error). */
+static int allocate_axis_results(const KernelObject *K, Bound *arrs, jitc_array *ja) {
   ModuleState *st = mod_state();
-  int na = K->narrays, rc = -1;
-  PyArrayObject *tmp[MAXNAMES] = {0};
-  void *ptrs[MAXNAMES];
-  for (int j = 0; j < na; j++) {
-    PyArrayObject *a = arrs[j].arr;
-    ptrs[j] = (void *)(uintptr_t)arrs[j].ptr;
-    if (K->aroles[j] != JITC_OUTPUT || PyArray_CHKFLAGS(a, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED))
-      continue;
-    PyArray_Descr *d = mod_descr(K->adtypes[j]);
-    tmp[j] = d ? (PyArrayObject *)PyArray_Empty(nd, (npy_intp *)shape, d, 0) : NULL;
-    if (!tmp[j]) goto out;
-    ptrs[j] = PyArray_DATA(tmp[j]);
+  for (int j = 0; j < K->narrays; j++) {
+    if (!over_axes(K, j)) continue;
+    Failure f = {0};
+    jitc_status s;
+    int nd = 0;
+    int64_t shape[JITC_MAXDIMS];
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(st->lock, WAIT_LOCK);
+    s = jitc_array_shape(st->ctx, K->k, ja, j, &nd, shape);
+    if (s) failure_take(&f, s);
+    PyThread_release_lock(st->lock);
+    Py_END_ALLOW_THREADS
+    if (s) {
+      failure_raise(&f);
+      return -1;
+    }
+    PyArray_Descr *d = mod_descr(K->adtypes[j]); /* stolen by PyArray_Empty */
+    PyArrayObject *a = d ? (PyArrayObject *)PyArray_Empty(nd, (npy_intp *)shape, d, 0) : NULL;
+    if (!a) return -1;
+    Bound *b = &arrs[j];
+    b->arr = a;
+    b->obj = b->own = Py_NewRef((PyObject *)a);
+    b->ptr = (uint64_t)(uintptr_t)PyArray_DATA(a);
+    b->ndim = nd;
+    memcpy(b->shape, PyArray_DIMS(a), sizeof(npy_intp) * (size_t)nd);
+    b->strides = PyArray_STRIDES(a);
+    ja[j] = (jitc_array){PyArray_DATA(a), nd, (const int64_t *)PyArray_DIMS(a),
+                         (const int64_t *)PyArray_STRIDES(a)};
   }
-  Failure f = {0};
-  jitc_status s;
-  int64_t n = PyArray_MultiplyList((npy_intp *)shape, nd);
-  Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(st->lock, WAIT_LOCK);
-  s = jitc_run(st->ctx, K->k, n, ptrs, vals, NULL);
-  if (s) failure_take(&f, s);
-  PyThread_release_lock(st->lock);
-  Py_END_ALLOW_THREADS
-  if (s) {
-    failure_raise_as(&f, s == JITC_E_PROGRAM ? st->empty_exc : NULL);
-    goto out;
-  }
-  for (int j = 0; j < na; j++)
-    if (tmp[j] && PyArray_CopyInto(arrs[j].arr, tmp[j]) < 0)
-      goto out;
-  rc = 0;
-out:
-  for (int j = 0; j < na; j++) Py_XDECREF(tmp[j]);
-  return rc;
+  return 0;
 }
 
 /* Runs K over host arrays arrs (outputs not given have code K_NONE) and
@@ -248,12 +254,11 @@ out:
 ** their Bound (b->own).  -1 with an exception set. */
 int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order) {
   ModuleState *st = mod_state();
-  int na = K->narrays, nd = 0, nin = 0;
+  int na = K->narrays, nd = 0;
   npy_intp shape[NPY_MAXDIMS];
   /* The inputs' broadcast shape. */
   for (int j = 0; j < na; j++) {
     if (!reads(K->aroles[j]) || !arrs[j].arr) continue;
-    nin++;
     if (broadcast_into(&nd, shape, arrs[j].ndim, arrs[j].shape) == 0) continue;
     jitc_array ja[MAXNAMES];
     for (int i = 0; i < na; i++)
@@ -262,8 +267,9 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
     raise_broadcast(K, ja);
     return -1;
   }
-  /* An output given may be larger: the run is then its shape.  Each output
-  ** given has the run's shape (NumPy's rule and message). */
+  /* An output given may be larger: the run is then its shape (the
+  ** library's rule, NumPy's; here for NumPy's message and to allocate the
+  ** outputs not given).  Each output given has the run's shape. */
   int in_nd = nd;
   npy_intp in_shape[NPY_MAXDIMS];
   memcpy(in_shape, shape, sizeof(npy_intp) * (size_t)nd);
@@ -296,44 +302,35 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
     b->strides = PyArray_STRIDES(b->arr);
     b->code = K_HOST | K->adtypes[j];
   }
-  if (!nin && nd) return run_outputs_only(K, arrs, vals, nd, shape);
   PyArrayObject *use[MAXNAMES];
   int copied[MAXNAMES];
   for (int j = 0; j < na; j++) {
     use[j] = arrs[j].arr;
     copied[j] = 0;
   }
-  /* The arrays as the library takes them: the inputs stretched to a larger
-  ** output's shape where there is one. */
-  int stretch = nd != in_nd || !PyArray_CompareLists(shape, in_shape, nd);
-  npy_intp *frames = stretch ? PyMem_Malloc(sizeof(npy_intp) * (size_t)(na * (nd ? nd : 1)))
-                             : NULL;
-  if ((stretch && !frames) || copy_overlapping(K, arrs, alloc, use, copied, nd, shape)) {
-    if (!PyErr_Occurred()) PyErr_NoMemory();
-    goto fail;
-  }
+  if (copy_overlapping(K, arrs, alloc, use, copied, nd, shape)) goto fail;
+  /* The arrays as they are: the library broadcasts the inputs to the run's
+  ** shape, a larger output's included. */
   jitc_array ja[MAXNAMES];
   for (int j = 0; j < na; j++) {
-    const Bound *b = &arrs[j];
     PyArrayObject *a = use[j];
-    if (K->aroles[j] == JITC_RESULT) {
-      ja[j] = (jitc_array){(void *)(uintptr_t)b->ptr, 0, NULL, NULL};
-    } else if (stretch && K->aroles[j] == JITC_INPUT) {
-      npy_intp *fs = frames + (size_t)j * (size_t)nd;
-      frame_strides(PyArray_NDIM(a), PyArray_DIMS(a), PyArray_STRIDES(a), nd, shape, fs);
-      ja[j] = (jitc_array){PyArray_DATA(a), nd, (const int64_t *)shape, (const int64_t *)fs};
-    } else {
-      ja[j] = (jitc_array){PyArray_DATA(a), PyArray_NDIM(a), (const int64_t *)PyArray_DIMS(a),
-                           (const int64_t *)PyArray_STRIDES(a)};
-    }
+    ja[j] = K->aroles[j] == JITC_RESULT
+                ? (jitc_array){(void *)(uintptr_t)arrs[j].ptr, 0, NULL, NULL}
+                : (jitc_array){PyArray_DATA(a), PyArray_NDIM(a), (const int64_t *)PyArray_DIMS(a),
+                               (const int64_t *)PyArray_STRIDES(a)};
   }
+  if (allocate_axis_results(K, arrs, ja)) goto fail;
   /* Every array one aligned C-contiguous run of the run's shape: the flat
-  ** run jitc_run_arrays would make of it, without making its layout. */
-  int flat = !stretch;
+  ** run jitc_run_arrays would make of it, without making its layout (a
+  ** result over axes is more than the one element jitc_run writes). */
+  int flat = 1;
   void *ptrs[MAXNAMES];
   for (int j = 0; j < na && flat; j++) {
     ptrs[j] = ja[j].data;
-    if (K->aroles[j] == JITC_RESULT) continue;
+    if (K->aroles[j] == JITC_RESULT) {
+      flat = !over_axes(K, j);
+      continue;
+    }
     flat = PyArray_CHKFLAGS(use[j], NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED) &&
            ja[j].ndim == nd && PyArray_CompareLists(PyArray_DIMS(use[j]), shape, nd);
   }
@@ -361,7 +358,6 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
   ** no elements: NumPy raises ValueError there, so the error is one too. */
   if (s) failure_raise_as(&f, s == JITC_E_PROGRAM ? st->empty_exc : NULL);
 fail:
-  PyMem_Free(frames);
   for (int j = 0; j < na; j++)
     if (copied[j]) Py_DECREF(use[j]);
   return PyErr_Occurred() ? -1 : 0;

@@ -216,6 +216,33 @@ def test_out_written_and_returned(target):
         jitc.evaluate("a + 1", target=target, out=np.empty(4))
 
 
+def test_outputs_give_the_shape(target, rng):
+    """NumPy's rule for out=: the run's shape is the broadcast of the inputs
+    and the outputs given, an output never broadcast.  Without an input
+    array the outputs give it (np.add(1, 2, out=np.empty(5)) fills 5
+    elements), views included; inputs broadcast to a larger output, the
+    index counting in its shape, and a reduction reduces that shape."""
+    for shape in [(5,), (2, 3), (3, 1, 4), (0, 2)]:
+        n = int(np.prod(shape))
+        o = random_view(rng, shape, np.float64)
+        assert jitc.evaluate("o = 1.5", target=target, o=o) is o
+        same(o, np.add(1, 0.5, out=np.empty(shape)))
+        k = random_view(rng, shape, np.int64)
+        r = jitc.evaluate("k = i; h = i * 0.5", target=target, k=k)
+        same(k, np.arange(n).reshape(shape))
+        same(r["h"], np.arange(n).reshape(shape) * 0.5)  # allocated with the run's shape
+        out = random_view(rng, shape, np.float64)
+        assert jitc.evaluate("2.5 + i", target=target, out=out) is out
+        same(out, np.arange(n).reshape(shape) + 2.5)
+    row = np.arange(3.0)
+    o = random_view(rng, (4, 3), np.float64)
+    r = jitc.evaluate("o = row * i; s = sum(row)", target=target, row=row, o=o)
+    same(o, np.multiply(row, np.arange(12).reshape(4, 3), out=np.empty((4, 3))))
+    assert r["s"] == np.sum(np.broadcast_to(row, (4, 3)))
+    with pytest.raises(ValueError, match=r"non-broadcastable output operand with shape \(3,\)"):
+        jitc.evaluate("o = i; p = i", target=target, o=np.empty((2, 3)), p=np.empty(3))
+
+
 def test_out_casting(target):
     a = np.arange(6.0)
     with pytest.raises(TypeError, match="Cannot cast .* from dtype\\('float64'\\) to "
