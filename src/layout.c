@@ -150,7 +150,7 @@ static jitc_status check_written(jitc_context *ctx, const IrArray *a, const jitc
 ** exactly: it is never broadcast. */
 jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_array *arrays,
                              int outs, int *ndim, int64_t *shape) {
-  int nd;
+  int nd = 0;
   jitc_status st = inputs_shape(ctx, p, arrays, &nd, shape);
   if (st) return st;
   if (!outs) {
@@ -158,6 +158,8 @@ jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_arr
     return JITC_OK;
   }
   bool widened = false;
+  int64_t n_in = 1; /* the inputs' elements, each once */
+  for (int d = 0; d < nd; d++) n_in *= shape[d];
   for (int j = 0; j < p->narrays; j++) {
     const jitc_array *x = &arrays[j];
     if (p->arrays[j].role != JITC_OUTPUT) continue;
@@ -179,6 +181,19 @@ jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_arr
     if (writes(p->arrays[j].role) &&
         (st = check_written(ctx, &p->arrays[j], &arrays[j], nd, shape, widened)))
       return st;
+  /* A reduction over a run that outputs widened would count the inputs'
+  ** elements more than once, where np.sum(a) counts each once. */
+  int64_t n_run = 1;
+  for (int d = 0; d < nd; d++) n_run *= shape[d];
+  for (int j = 0; j < p->narrays && n_run != n_in && p->nreduce; j++)
+    if (p->arrays[j].role == JITC_INPUT || p->arrays[j].role == JITC_INOUT) {
+      char s1[160];
+      return ctx_error(ctx, JITC_E_INPUT, "the outputs widen the run to shape %s, beyond the "
+                       "inputs' broadcast shape, and the program's reductions would count "
+                       "the inputs' elements more than once: give the inputs that shape "
+                       "(np.broadcast_to), or reduce in a program of its own",
+                       shape_text(s1, sizeof s1, nd, shape));
+    }
   *ndim = nd;
   return JITC_OK;
 }

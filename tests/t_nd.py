@@ -270,12 +270,16 @@ def outputs_shape_cases(R, target, bad):
                    ((2, 1, 3), (2, 5, 3))]:
         a = view_of(sa, np.float64)
         o = view_of(so, np.float64)
-        r = R.run("o = a * 2 + i; s = sum(a)", {"a": a}, target, {"o": o})
+        R.run("o = a * 2 + i", {"a": a}, target, {"o": o})
         i = np.arange(int(np.prod(so))).reshape(so)
         if not same(o, np.add(a * 2, i, out=np.empty(so))):
             bad.append(f"o = a * 2 + i: a{sa} into o{so}")
-        if not np.isclose(r["s"], np.sum(np.broadcast_to(a, so)), rtol=1e-12):
-            bad.append(f"s = sum(a): a{sa} run over o{so}: {r['s']}")
+    # Outputs that add axes of extent 1 alone count no element twice: a
+    # reduction beside them is every input element once, as np.sum.
+    a, o = view_of((4,), np.float64), view_of((1, 1, 4), np.float64)
+    r = R.run("o = a * 2; s = sum(a)", {"a": a}, target, {"o": o})
+    if not (same(o, (a * 2).reshape(1, 1, 4)) and np.isclose(r["s"], np.sum(a), rtol=1e-12)):
+        bad.append(f"o = a * 2; s = sum(a) into (1, 1, 4): {r['s']}")
 
 
 def errors():
@@ -295,6 +299,10 @@ def errors():
          ["output 'd' has shape (3,)", "inputs and outputs is (2,3)"]),
         ("c = a + 1", {"a": np.zeros(0)}, {"c": np.zeros(1)},
          ["output 'c' has shape (1,)", "is (0,)"]),
+        # A reduction beside outputs that widen the run would count an
+        # input's elements more than once (np.sum(a) counts each once).
+        ("o = a * 2; s = sum(a)", {"a": np.zeros(3)}, {"o": np.zeros((2, 3))},
+         ["widen the run to shape (2,3)", "more than once"]),
         ("c = 1.5; d = 2", {}, {"c": np.zeros((2, 3)), "d": np.zeros((4, 3))},
          ["output 'd' has shape (4,3)", "outputs is (2,3)"]),
         ("a += b", {"a": np.zeros(3), "b": np.zeros((2, 3))}, None,
