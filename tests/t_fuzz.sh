@@ -7,11 +7,12 @@
 # code generators' emit paths, a run on interp where its bytes ask for one
 # (tests/fuzz/regress/types_*.bin: every op of the vocabulary on each type of
 # the table, over edge values; views_*.bin: the same run through views of
-# every layout the target makes) and the invariants the target checks, without
-# a crash or a sanitizer report.  Where clang is installed, two files of
-# the library are compiled with it (`make fuzz` builds with clang).  When
-# `make fuzz` has built the libFuzzer binary, the corpus is replayed through
-# it too.
+# every layout the target makes; bcast_*.bin: one input broadcast as a row,
+# one element or a stride-0 array, against the run over it repeated) and the
+# invariants the target checks, without a crash or a sanitizer report.
+# Where clang is installed, two files of the library are compiled with it
+# (`make fuzz` builds with clang).  When `make fuzz` has built the libFuzzer
+# binary, the corpus is replayed through it too.
 set -u
 BUILD=${BUILD:-build}
 CC=${CC:-cc}

@@ -22,7 +22,12 @@
 ** the start when they run out).  N / 17 (modulo 4) chooses a view of the
 ** same elements through which the run is made again with jitc_run_arrays
 ** (reversed, every other element, a matrix in Fortran order, unaligned:
-** run_views), which must write the same bytes.  Without the tail, a hash
+** run_views), which must write the same bytes; N / 68 (0 to 3) chooses
+** how one input, the (N / 17 modulo 4)-th modulo their count, is given
+** again as a row or one element that the run broadcasts to the shape
+** (r, N / r) of the other arrays (r the largest of 1 to 4 dividing N), and
+** that run must write the bytes of a run over it repeated to that shape
+** (run_broadcast).  Without the tail, a hash
 ** of the input chooses the type of undeclared inputs, and nothing runs.
 **
 ** Built two ways (tests/fuzz/build.sh):
@@ -281,6 +286,122 @@ static void run_views(const jitc_kernel *k, const char *src, int64_t n, int m,
   free(st);
 }
 
+/* The run again with one input given as fewer elements that NumPy
+** broadcasts, against the same program over contiguous
+** arrays in which that input is repeated to the run's shape (r, m), its
+** row or its one element in every place: the two runs must write the same
+** bytes.  `i` is the position in C order in the broadcast shape, which is
+** the flat index of the repeated run, and a reduction over every element
+** counts each repeated element as the repeated run does; so any program
+** jitc_run runs (a reduction over axes is refused there) qualifies, save
+** one that updates an array in place (no input may be written).  form
+** (run_interp) chooses the way, view % (inputs) the input.  The input's
+** memory holds only the elements it gives, so that reading past them is
+** a sanitizer's report. */
+enum {
+  BCAST_ROW2,   /* a row of shape (1, m) */
+  BCAST_ROW1,   /* a row of shape (m,) */
+  BCAST_SCALAR, /* shape (): one element */
+  BCAST_STRIDE0 /* shape (r, m), strides (0, size): np.broadcast_to's row, or (0, 0) */
+};
+
+static void run_broadcast(const jitc_kernel *k, const char *src, int64_t n, int form, int view,
+                          uint8_t *const *first, const jitc_value *vals) {
+  int na = jitc_kernel_array_count(k), ninputs = 0, b = -1;
+  bool outputs = false, results = false;
+  for (int a = 0; a < na; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &name, &role, &dt);
+    if (role == JITC_INOUT)
+      return;
+    ninputs += role == JITC_INPUT;
+    outputs |= role == JITC_OUTPUT;
+    results |= role == JITC_RESULT;
+  }
+  if (n == 0 || ninputs == 0)
+    return;
+  for (int a = 0, c = view % ninputs; a < na && b < 0; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &name, &role, &dt);
+    if (role == JITC_INPUT && c-- == 0)
+      b = a;
+  }
+  /* Alone, the input sets the run's shape unless outputs widen it
+  ** (NumPy's out=), which a reduction may not: then a stride 0. */
+  if (ninputs == 1 && (results || !outputs))
+    form = BCAST_STRIDE0;
+  int64_t r = 4;
+  while (n % r)
+    r--;
+  int64_t m = n / r;
+  /* Repeated: every place holds the row's element or the one element. */
+  bool one = form == BCAST_SCALAR || (form == BCAST_STRIDE0 && view % 2);
+  int64_t full[2] = {r, m}, row[2] = {1, m};
+  jitc_array *arrays = calloc((size_t)na, sizeof *arrays);
+  void **mat = calloc((size_t)na, sizeof *mat), **got = calloc((size_t)na, sizeof *got);
+  int64_t (*st)[2] = calloc((size_t)na, sizeof *st);
+  bool ok = arrays && mat && got && st;
+  for (int a = 0; ok && a < na; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &name, &role, &dt);
+    size_t size = jitc_dtype_size(dt), bytes = size * (size_t)(role == JITC_RESULT ? 1 : n);
+    size_t given = a != b ? bytes : size * (size_t)(one ? 1 : m);
+    if (!(mat[a] = malloc(bytes)) || !(got[a] = malloc(given))) {
+      ok = false;
+      break;
+    }
+    if (role != JITC_INPUT) {
+      memset(mat[a], 0xa5, bytes);
+      memset(got[a], 0xa5, bytes);
+      arrays[a] = role == JITC_RESULT ? (jitc_array){got[a], 0, NULL, NULL}
+                                      : (jitc_array){got[a], 2, full, NULL};
+      continue;
+    }
+    memcpy(got[a], first[a], given);
+    for (int64_t e = 0; e < n; e++)
+      memcpy((uint8_t *)mat[a] + (size_t)e * size,
+             first[a] + (size_t)(a != b ? e : one ? 0 : e % m) * size, size);
+    arrays[a] = (jitc_array){got[a], 2, full, NULL};
+    if (a != b)
+      continue;
+    st[a][0] = 0;
+    st[a][1] = one ? 0 : (int64_t)size;
+    arrays[a] = form == BCAST_ROW2     ? (jitc_array){got[a], 2, row, NULL}
+                : form == BCAST_ROW1   ? (jitc_array){got[a], 1, row + 1, NULL}
+                : form == BCAST_SCALAR ? (jitc_array){got[a], 0, NULL, NULL}
+                                       : (jitc_array){got[a], 2, full, st[a]};
+  }
+  /* The repeated run first: a failure there is the data's (a run may
+  ** refuse its values), and then there is nothing to compare. */
+  if (ok && !jitc_run(ctx, k, n, mat, vals, NULL)) {
+    if (jitc_run_arrays(ctx, k, arrays, vals, NULL))
+      fail("a run over a broadcast input failed where its repeated run ran", jitc_errmsg(ctx));
+    for (int a = 0; a < na; a++) {
+      const char *name;
+      jitc_role role;
+      jitc_dtype dt;
+      jitc_kernel_array(k, a, &name, &role, &dt);
+      size_t bytes = jitc_dtype_size(dt) * (size_t)(role == JITC_RESULT ? 1 : n);
+      if (role != JITC_INPUT && memcmp(mat[a], got[a], bytes))
+        fail("a run over a broadcast input differs from the run over it repeated", src);
+    }
+  }
+  for (int a = 0; a < na && mat && got; a++) {
+    free(mat[a]);
+    free(got[a]);
+  }
+  free(arrays);
+  free(mat);
+  free(got);
+  free(st);
+}
+
 /* Runs k on interp over the elements and scalar values the bytes give,
 ** twice: a failure must be one the caller caused, and a second run on
 ** the same inputs must write the same bytes (docs/language.md: every run
@@ -289,6 +410,7 @@ static void run_interp(const jitc_kernel *k, const char *src, const uint8_t *d, 
   int na = jitc_kernel_array_count(k), ns = jitc_kernel_scalar_count(k);
   int64_t n = nd ? d[0] % (MAX_RUN + 1) : 0;
   int view = nd ? d[0] / (MAX_RUN + 1) % 4 : 0;
+  int form = nd ? d[0] / (4 * (MAX_RUN + 1)) : 0;
   size_t at = 0;
   d += nd != 0, nd -= nd != 0;
   void **arrays = calloc((size_t)na + 1, sizeof *arrays);
@@ -334,6 +456,7 @@ static void run_interp(const jitc_kernel *k, const char *src, const uint8_t *d, 
     goto out;
   }
   run_views(k, src, n, view, first, arrays, vals);
+  run_broadcast(k, src, n, form, view, first, vals);
   /* Again from the same inputs: the same bytes in every array. */
   uint8_t **again = calloc((size_t)na + 1, sizeof *again);
   for (int a = 0; again && a < na; a++) {
