@@ -35,9 +35,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gpu_reduce import SPIN, Decl, timed  # noqa: E402
+from gpu_reduce import JITC_CUDA, SPIN, Decl, Jitc, timed  # noqa: E402
 
-JITC_CUDA = 2
 IMPLS = ["jitc", "limit", "torch", "cupy"]
 
 
@@ -47,24 +46,17 @@ class Arr(ctypes.Structure):
                 ("strides", ctypes.POINTER(ctypes.c_int64))]
 
 
-class Lib:
-    """jitc_compile and jitc_run_device_arrays through ctypes."""
+class Lib(Jitc):
+    """bench/gpu_reduce.py's library through ctypes, with
+    jitc_run_device_arrays."""
 
     def __init__(self, build):
-        L = self.L = ctypes.CDLL(os.path.join(build, "libjitc.so"))
-        L.jitc_context_new.restype = ctypes.c_void_p
-        L.jitc_errmsg.restype = ctypes.c_char_p
-        L.jitc_errmsg.argtypes = [ctypes.c_void_p]
-        L.jitc_compile.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(Decl),
-                                   ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
-                                   ctypes.POINTER(ctypes.c_void_p)]
-        L.jitc_kernel_find_array.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        L.jitc_kernel_array_count.argtypes = [ctypes.c_void_p]
+        super().__init__(build)
+        L = self.L = self.lib
         L.jitc_run_device_arrays.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
                                              ctypes.POINTER(Arr), ctypes.c_void_p,
                                              ctypes.c_void_p]
         L.jitc_dtype_parse.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
-        self.ctx = L.jitc_context_new()
 
     def err(self):
         return RuntimeError(self.L.jitc_errmsg(self.ctx).decode())

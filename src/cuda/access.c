@@ -164,19 +164,20 @@ const char *cuda_access_step(char *out, size_t len, const CudaPattern *pat, cons
   return out;
 }
 
-void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat) {
+void cuda_access_element(Buf *b, const Program *p, const CudaPattern *pat, const char *flat,
+                         const char *i, const char *ind) {
   if (cuda_pattern_any(pat, p))
-    cuda_access_unravel(b, p, pat, NULL, 0, CUDA_LOADS | CUDA_STORES, "base + (i64)j", "    ");
+    cuda_access_unravel(b, p, pat, NULL, 0, CUDA_LOADS | CUDA_STORES, flat, ind);
   char at[32];
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
     if (a->role == JITC_OUTPUT)
-      buf_printf(b, "    %s x%d;\n", cuda_ctype(a->dtype), k);
+      buf_printf(b, "%s%s x%d;\n", ind, cuda_ctype(a->dtype), k);
     else if (a->role != JITC_RESULT)
-      buf_printf(b, "    %s%s x%d = a%d[%s];\n", a->role == JITC_INPUT ? "const " : "",
+      buf_printf(b, "%s%s%s x%d = a%d[%s];\n", ind, a->role == JITC_INPUT ? "const " : "",
                  cuda_ctype(a->dtype), k, k, cuda_access_index(at, sizeof at, pat, p, k, "j"));
   }
-  buf_puts(b, "    jitc_elem(base + (i64)j");
+  buf_printf(b, "%sjitc_elem(%s", ind, i);
   for (int k = 0; k < p->narrays; k++)
     buf_printf(b, ", x%d", k);
   for (int k = 0; k < p->nparams; k++)
@@ -184,8 +185,12 @@ void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_puts(b, ");\n");
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_OUTPUT || p->arrays[k].role == JITC_INOUT)
-      buf_printf(b, "    a%d[%s] = x%d;\n", k, cuda_access_index(at, sizeof at, pat, p, k, "j"),
-                 k);
+      buf_printf(b, "%sa%d[%s] = x%d;\n", ind, k,
+                 cuda_access_index(at, sizeof at, pat, p, k, "j"), k);
+}
+
+void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat) {
+  cuda_access_element(b, p, pat, "base + (i64)j", "base + (i64)j", "    ");
 }
 
 void cuda_access_vec(Buf *b, const Program *p, const CudaPattern *pat, int vec, bool load) {

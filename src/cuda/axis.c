@@ -117,31 +117,24 @@ void cuda_axis_per_result(Buf *b, const Program *p, const char *fmt) {
       buf_printf(b, fmt, k, k, k);
 }
 
+void cuda_axis_store(Buf *b, const Program *p, const CudaPattern *pat, const char *ind,
+                     const char *pieces, const char *part) {
+  buf_printf(b, "%sif (%s == 1) {\n", ind, pieces);
+  char at[64];
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "%s  a%d[%s] = jitc_fin%d(x%d, seg);\n", ind, k,
+                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
+  buf_printf(b, "%s} else {\n", ind);
+  cuda_axis_per_result(b, p, part);
+  buf_printf(b, "%s}\n", ind);
+}
+
 /* The body of one element g of the flat index, e of its segment: loads,
 ** jitc_elem, stores. */
 static void put_element(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_puts(b, "      const i64 g = s * seg + e;\n      const i64 j = g - off;\n      (void)j;\n");
-  if (cuda_pattern_any(pat, p))
-    cuda_access_unravel(b, p, pat, NULL, 0, CUDA_LOADS | CUDA_STORES, "g", "      ");
-  char at[32];
-  for (int k = 0; k < p->narrays; k++) {
-    const IrArray *a = &p->arrays[k];
-    if (a->role == JITC_OUTPUT)
-      buf_printf(b, "      %s x%d;\n", cuda_ctype(a->dtype), k);
-    else if (a->role != JITC_RESULT)
-      buf_printf(b, "      %s%s x%d = a%d[%s];\n", a->role == JITC_INPUT ? "const " : "",
-                 cuda_ctype(a->dtype), k, k, cuda_access_index(at, sizeof at, pat, p, k, "j"));
-  }
-  buf_puts(b, "      jitc_elem(e");
-  for (int k = 0; k < p->narrays; k++)
-    buf_printf(b, ", x%d", k);
-  for (int k = 0; k < p->nparams; k++)
-    buf_printf(b, ", p%d", k);
-  buf_puts(b, ");\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_OUTPUT || p->arrays[k].role == JITC_INOUT)
-      buf_printf(b, "      a%d[%s] = x%d;\n", k, cuda_access_index(at, sizeof at, pat, p, k, "j"),
-                 k);
+  cuda_access_element(b, p, pat, "g", "e", "      ");
 }
 
 /* The G lanes' accumulators combined in a fixed tree into lane 0's. */
@@ -180,15 +173,9 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
   put_element(b, p, pat);
   buf_puts(b, "    }\n  }\n");
   put_tree(b, p);
-  buf_puts(b, "  if (l == 0 && u < nq) {\n    if (pps == 1) {\n");
-  char at[64];
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "      a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
-                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
-  buf_puts(b, "    } else {\n");
-  cuda_axis_per_result(b, p, "      q%d[q] = x%d;\n");
-  buf_puts(b, "    }\n  }\n}\n");
+  buf_puts(b, "  if (l == 0 && u < nq) {\n");
+  cuda_axis_store(b, p, pat, "    ", "pps", "      q%d[q] = x%d;\n");
+  buf_puts(b, "  }\n}\n");
   static const int lanes[3] = {1, 32, CUDA_BLOCK};
   for (int w = 0; w < 3; w++) {
     int G = lanes[w];

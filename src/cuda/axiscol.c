@@ -93,13 +93,7 @@ void cuda_axis_col_kernel(Buf *b, const Program *p, const CudaPattern *pat) {
   cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
   buf_puts(b, "  for (i64 e = lo; e < hi;) {\n");
   put_run(b, p, pat);
-  buf_puts(b, "  }\n  if (pcs == 1) {\n");
-  char at[64];
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "    a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
-                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
-  buf_puts(b, "  } else {\n");
-  cuda_axis_per_result(b, p, "    q%d[q * nseg + s] = x%d;\n");
-  buf_puts(b, "  }\n}\n");
+  buf_puts(b, "  }\n");
+  cuda_axis_store(b, p, pat, "  ", "pcs", "    q%d[q * nseg + s] = x%d;\n");
+  buf_puts(b, "}\n");
 }

@@ -121,6 +121,24 @@ static CUdeviceptr parts_of(const CudaAxisRun *A, int r) {
   return A->parts + (CUdeviceptr)((size_t)r * (size_t)(A->nseg * A->pps) * CUDA_PART);
 }
 
+/* The kernels' last arguments but the strides: each result's partials,
+** then each result, their addresses in ptr[0..2 narrays); the count of
+** args[] after them. */
+static int put_results(const Program *p, const CudaAxisRun *A, CUdeviceptr *ptr, void **args,
+                       int na) {
+  for (int a = 0, r = 0; a < p->narrays; a++)
+    if (p->arrays[a].role == JITC_RESULT) {
+      ptr[a] = parts_of(A, r++);
+      args[na++] = &ptr[a];
+    }
+  for (int a = 0; a < p->narrays; a++)
+    if (p->arrays[a].role == JITC_RESULT) {
+      ptr[p->narrays + a] = A->res[a];
+      args[na++] = &ptr[p->narrays + a];
+    }
+  return na;
+}
+
 jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                              const CudaModule *m, const CudaAxisRun *A, int64_t off, int64_t n,
                              const CUdeviceptr *dptr, const ParamSlot *params, CUstream s) {
@@ -147,16 +165,7 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
         args[na++] = (void *)&dptr[a];
     for (int a = 0; a < p->nparams; a++)
       args[na++] = (void *)&params[a]; /* the value sits at offset 0 of its slot */
-    for (int a = 0, r = 0; a < p->narrays; a++)
-      if (p->arrays[a].role == JITC_RESULT) {
-        ptr[a] = parts_of(A, r++);
-        args[na++] = &ptr[a];
-      }
-    for (int a = 0; a < p->narrays; a++)
-      if (p->arrays[a].role == JITC_RESULT) {
-        ptr[p->narrays + a] = A->res[a];
-        args[na++] = &ptr[p->narrays + a];
-      }
+    na = put_results(p, A, ptr, args, na);
     if (has_nd(p, A->nd))
       args[na++] = (void *)A->nd->nd;
     if (A->nd && A->nd->kept)
@@ -195,16 +204,7 @@ jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel 
     args[na++] = &pps;
     args[na++] = &ss;
     args[na++] = &js;
-    for (int a = 0, r = 0; a < p->narrays; a++)
-      if (p->arrays[a].role == JITC_RESULT) {
-        ptr[a] = parts_of(A, r++);
-        args[na++] = &ptr[a];
-      }
-    for (int a = 0; a < p->narrays; a++)
-      if (p->arrays[a].role == JITC_RESULT) {
-        ptr[p->narrays + a] = A->res[a];
-        args[na++] = &ptr[p->narrays + a];
-      }
+    na = put_results(p, A, ptr, args, na);
     if (A->nd && A->nd->kept)
       args[na++] = (void *)A->nd->kept;
   }

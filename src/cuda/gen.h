@@ -217,6 +217,11 @@ const char *cuda_access_index(char *out, size_t len, const CudaPattern *pat, con
 /* The body of the one-element loops: element base + j of every array
 ** loaded (an output declared), jitc_elem, then the outputs stored. */
 void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat);
+/* The same at any flat index: element `flat` of the arrays unravelled
+** (patterns with strides), jitc_elem given `i` as its index, each line
+** indented by `ind`; cuda_access_one is it at base + j. */
+void cuda_access_element(Buf *b, const Program *p, const CudaPattern *pat, const char *flat,
+                         const char *i, const char *ind);
 /* The loads (stores: !load) of vector step w of every array, into or from
 ** rK[u] (the reduction kernel's). */
 void cuda_access_vec(Buf *b, const Program *p, const CudaPattern *pat, int vec, bool load);
@@ -250,6 +255,11 @@ const char *cuda_axis_result_at(char *out, size_t len, const CudaPattern *pat, c
                                 int k);
 void cuda_axis_red_params(Buf *b, const Program *p, bool decl, bool in);
 void cuda_axis_per_result(Buf *b, const Program *p, const char *fmt);
+/* A thread's finished accumulators, at `ind`: where its segment is one
+** piece (`pieces` == 1) the results (jitc_fin), else its partials by `part`
+** (cuda_axis_per_result's format). */
+void cuda_axis_store(Buf *b, const Program *p, const CudaPattern *pat, const char *ind,
+                     const char *pieces, const char *part);
 
 /* ---- cuda/axiscol.c: the column form of reductions over axes ---- */
 
