@@ -7,7 +7,7 @@ the disk cache off, and checks that the larger takes less than 6 times the
 CPU time of the smaller (linear is 4 times; the quadratic compiles this
 guards against took 10 times and more: 16 for outputs, 10 to 12 for 200
 and 800 sums on cpu, 15 for 100 and 400 on cuda) and less than 15 s (it
-takes about 5 for 400 sums on cuda, 2 for the others).  CPU time of the
+takes about 4.5 for 400 sums on cuda, 2 for the others).  CPU time of the
 child process, not wall time, so that a loaded machine does not make it
 flaky.  cpu: the whole compile; cuda: NVRTC to PTX (--emit ptx, no GPU
 needed), when NVRTC is there.

@@ -370,7 +370,7 @@ void cuda_complex_reduce(Buf *b, const Program *p, const IrStmt *st) {
   bool less = op == OP_MIN || op == OP_ARGMIN;
   buf_printf(b, "\n// %s = %s() of %s elements, accumulated in %s.\n", p->arrays[k].name,
              op_info[op].name, jitc_dtype_name(in), jitc_dtype_name(acc));
-  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n", A, k);
+  cuda_part_type(b, k, A);
   /* min and max start from the value every element replaces or equals,
   ** (inf, inf) for min, and keep their element's index as argmin and argmax
   ** do: NumPy's loop keeps the first of equal elements (0j after -0j) and

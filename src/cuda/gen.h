@@ -137,11 +137,14 @@ void cuda_reduce_use(bool used[H_NHELPERS][JITC_NDTYPES], const Program *p);
 /* Reductions a split program's combine kernel finishes: jitc_r0 the first
 ** CUDA_RCHUNK of them in the order of their arrays, jitc_r1 the next, ... */
 enum { CUDA_RCHUNK = 16 };
-/* A block's partial of one reduction (the kernels' jitc_part: accumulator
-** and index) is CUDA_PART bytes whatever its type: the launcher places the
-** partials of later launches by bytes (cuda/launch.c), the kernels by
-** elements, and the two must agree.  32 holds a complex128 and its index.
-** A result is CUDA_RES bytes. */
+/* A block's partial of one whole reduction (the kernels' jitc_part:
+** accumulator and index) has a slot of CUDA_PART bytes whatever its type:
+** the launcher places the partials of later launches by bytes
+** (cuda/launch.c), and the kernels address them by the same bytes
+** (jitc_at), so that a jitc_part keeps its own size: 16 bytes for most
+** types (padding every partial to 32 doubled NVRTC's time on reductions).
+** 32 holds a complex128 and its index.  A result is CUDA_RES bytes. */
+void cuda_part_type(Buf *b, int k, const char *acc);
 enum { CUDA_PART = 32, CUDA_RES = 16 };
 
 /* The partial type and device functions of every reduction (the prelude),

@@ -100,6 +100,13 @@ static jitc_dtype acc_type(OpId op, jitc_dtype in) {
   return cuda_is_half(acc) ? JITC_FLOAT32 : acc;
 }
 
+void cuda_part_type(Buf *b, int k, const char *acc) {
+  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n"
+                "static_assert(sizeof(jitc_p%d) <= %d && %d %% alignof(jitc_p%d) == 0, "
+                "\"a partial fits its slot (cuda/gen.h)\");\n",
+             acc, k, k, (int)CUDA_PART, (int)CUDA_PART, k);
+}
+
 /* The functions of the reduction of statement st (see the head). */
 static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   if (dtype_is_complex(st->value->type)) {
@@ -115,9 +122,7 @@ static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   bool ext = arg || op == OP_MIN || op == OP_MAX, less = op == OP_MIN || op == OP_ARGMIN;
   buf_printf(b, "\n// %s = %s() of %s elements, accumulated in %s.\n", p->arrays[k].name,
              op_info[op].name, jitc_dtype_name(in), jitc_dtype_name(acc));
-  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n"
-                "static_assert(sizeof(jitc_p%d) == %d, \"a partial's bytes (cuda/gen.h)\");\n",
-             A, k, k, (int)CUDA_PART);
+  cuda_part_type(b, k, A);
   /* min and max start from the value every element replaces or equals
   ** (+inf for a float min; a NaN replaces it too), so that they need no
   ** index: an element's index is kept for argmin and argmax alone. */
@@ -255,12 +260,12 @@ static void emit_finish(Buf *b, const Program *p, Sel S, const char *name) {
   for (int j = 0; j < S.n; j++) {
     int k = S.k[j];
     if (complex_red(p, k)) /* no __ldcg of a struct: part by part */
-      buf_printf(b, "        y%d[u].v.re = __ldcg(&q%d[j + u * %d].v.re);\n"
-                    "        y%d[u].v.im = __ldcg(&q%d[j + u * %d].v.im);\n",
+      buf_printf(b, "        y%d[u].v.re = __ldcg(&jitc_at(q%d, j + u * %d).v.re);\n"
+                    "        y%d[u].v.im = __ldcg(&jitc_at(q%d, j + u * %d).v.im);\n",
                  k, k, CUDA_BLOCK, k, k, CUDA_BLOCK);
     else
-      buf_printf(b, "        y%d[u].v = __ldcg(&q%d[j + u * %d].v);\n", k, k, CUDA_BLOCK);
-    buf_printf(b, "        y%d[u].idx = __ldcg(&q%d[j + u * %d].idx);\n", k, k, CUDA_BLOCK);
+      buf_printf(b, "        y%d[u].v = __ldcg(&jitc_at(q%d, j + u * %d).v);\n", k, k, CUDA_BLOCK);
+    buf_printf(b, "        y%d[u].idx = __ldcg(&jitc_at(q%d, j + u * %d).idx);\n", k, k, CUDA_BLOCK);
   }
   buf_printf(b, "      }\n#pragma unroll\n    for (int u = 0; u < %d; u++)\n      if (j + u * %d < np) {\n",
              R_UNROLL, CUDA_BLOCK);
@@ -308,15 +313,19 @@ void cuda_reduce_text(Buf *b, const Program *p, bool split) {
   if (!p->nreduce)
     return;
   buf_printf(b, "\n// Reductions: a partial is an accumulator and, for min, max, argmin and\n"
-                "// argmax, the index of the element it holds (-1: none yet), in %d bytes\n"
-                "// whatever its type, where launches after the first place theirs.\n"
-                "template <typename T> struct __align__(%d) jitc_part { T v; i64 idx; };\n"
+                "// argmax, the index of the element it holds (-1: none yet).  A block's\n"
+                "// partial of a whole reduction is at jitc_at(q, block): %d bytes apart\n"
+                "// whatever the type, so that a launch after the first can place its own.\n"
+                "template <typename T> struct jitc_part { T v; i64 idx; };\n"
+                "template <typename P> " DEV "P &jitc_at(P *q, const u64 k) { return *(P *)((char *)q + k * %d); }\n"
+                "template <typename P> " DEV "const P &jitc_at(const P *q, const u64 k) {\n"
+                "  return *(const P *)((const char *)q + k * %d);\n}\n"
                 DEV "b8 jitc_shfl(const b8 v, const int o) { return (b8)__shfl_down_sync(0xffffffffu, (int)v, o); }\n"
                 "template <typename T> " DEV "T jitc_shfl(const T v, const int o) { return __shfl_down_sync(0xffffffffu, v, o); }\n"
                 "template <typename T, typename C> " DEV "jitc_part<T> jitc_down(jitc_part<T> a, const C c, const int o) {\n"
                 "  jitc_part<T> b;\n  b.v = jitc_shfl(a.v, o);\n  b.idx = __shfl_down_sync(0xffffffffu, a.idx, o);\n"
                 "  return c(a, b);\n}\n"
-                , (int)CUDA_PART, (int)CUDA_PART);
+                , (int)CUDA_PART, (int)CUDA_PART, (int)CUDA_PART);
   if (any_complex(p)) /* no shuffle of a struct: part by part */
     for (int t = JITC_COMPLEX64; t <= JITC_COMPLEX128; t++)
       buf_printf(b, DEV "%s jitc_shfl(const %s v, const int o) {\n  %s r;\n"
@@ -370,7 +379,7 @@ static void put_blocks(Buf *b, Sel S, const char *write) {
 
 void cuda_reduce_tail(Buf *b, const Program *p, int from, int to) {
   Sel S = sel_range(b, p, from, to);
-  put_blocks(b, S, "        q%d[blockIdx.x] = x%d;\n");
+  put_blocks(b, S, "        jitc_at(q%d, blockIdx.x) = x%d;\n");
   free(S.k);
 }
 
