@@ -317,8 +317,8 @@ void cuda_reduce_text(Buf *b, const Program *p, bool split) {
                 "// partial of a whole reduction is at jitc_at(q, block): %d bytes apart\n"
                 "// whatever the type, so that a launch after the first can place its own.\n"
                 "template <typename T> struct jitc_part { T v; i64 idx; };\n"
-                "template <typename P> " DEV "P &jitc_at(P *q, const u64 k) { return *(P *)((char *)q + k * %d); }\n"
-                "template <typename P> " DEV "const P &jitc_at(const P *q, const u64 k) {\n"
+                "template <typename P> " DEV "P &jitc_at(P *q, const i64 k) { return *(P *)((char *)q + k * %d); }\n"
+                "template <typename P> " DEV "const P &jitc_at(const P *q, const i64 k) {\n"
                 "  return *(const P *)((const char *)q + k * %d);\n}\n"
                 DEV "b8 jitc_shfl(const b8 v, const int o) { return (b8)__shfl_down_sync(0xffffffffu, (int)v, o); }\n"
                 "template <typename T> " DEV "T jitc_shfl(const T v, const int o) { return __shfl_down_sync(0xffffffffu, v, o); }\n"
@@ -399,7 +399,7 @@ void cuda_reduce_last(Buf *b, const Program *p) {
               "    __syncthreads();\n    if (last) {\n      __threadfence();\n"
               "      jitc_finish(np, ntot");
   Sel S = sel_all(b, p);
-  put_sel(b, S, ", q%d - (np - gridDim.x)");
+  put_sel(b, S, ", &jitc_at(q%d, -(i64)(np - gridDim.x))");
   put_sel(b, S, ", a%d");
   free(S.k);
   buf_puts(b, ");\n    }\n  }\n");
