@@ -152,6 +152,7 @@ OP(FLOOR,      "floor",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     floor,   
 OP(CEIL,       "ceil",       FUNCTION, 1, NULL, P_NONE,    R_SAME,     ceil,     "llvm.ceil",      F_INT_ID | F_REAL)
 OP(TRUNC,      "trunc",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     trunc,    "llvm.trunc",     F_INT_ID | F_REAL)
 OP(RINT,       "rint",       FUNCTION, 1, NULL, P_NONE,    R_FLOAT,    rint,     "llvm.roundeven", 0)
+OP(ROUND,      "round",      FUNCTION, 1, NULL, P_NONE,    R_SAME,     rint,     "llvm.roundeven", F_INT_ID)
 OP(SIGN,       "sign",       FUNCTION, 1, NULL, P_NONE,    R_SAME_NB,  NOLIB,    NULL,             0)
 OP(ATAN2,      "arctan2",    FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    atan2,    NULL,             F_REAL)
 OP(HYPOT,      "hypot",      FUNCTION, 2, NULL, P_NONE,    R_FLOAT,    hypot,    NULL,             F_REAL)
@@ -201,7 +202,6 @@ FN("acosh", ACOSH)
 FN("atanh", ATANH)
 FN("power", POW)  FN("pow", POW)
 FN("conj", CONJ)
-FN("round", RINT)
 FN("amin", MIN)  FN("amax", MAX)
 #endif
 

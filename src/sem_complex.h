@@ -223,6 +223,7 @@
       ON3(S, CLIP, clip) ON_CMP(S) ON2(S, POW, pow) ON1(S, EXP2, exp2)          \
       ON1(S, LOG2, log2) ON1(S, LOG10, log10) ON1(S, EXPM1, expm1)             \
       ON1(S, LOG1P, log1p) ON1(S, SIGN, sign) ON1(S, RINT, rint)               \
+      ON1(S, ROUND, rint)                                                      \
     case OP_ISNAN: PRED_LOOP(sem_##S, S##_isnan); return true;                 \
     case OP_ISINF: PRED_LOOP(sem_##S, S##_isinf); return true;                 \
     case OP_ISFINITE: PRED_LOOP(sem_##S, S##_isfinite); return true;           \

@@ -461,6 +461,10 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
         goto as_int8;
       return bad_val(K, off);
     }
+    /* np.round keeps integers (the identity) but rounds bool as rint
+    ** does, in float16 */
+    if (op == OP_ROUND && t == JITC_BOOL)
+      t = JITC_FLOAT16;
     result = op == OP_ABS ? dtype_part(t) : t; /* abs of complex: its magnitude */
     break;
   case R_SAME_NB:

@@ -701,9 +701,12 @@ class Oracle:
                 return np.full(self.n, v, dt) if is_weak(v) else v.astype(dt)
             except OverflowError as ex:
                 raise Refusal(str(ex))
-        if name in ("floor", "ceil", "trunc"):
+        if name in ("floor", "ceil", "trunc", "round"):
             v = args[0]
-            return v.copy() if not isfloat(v.dtype) else apply(getattr(np, name), v)
+            if name == "round" and v.dtype == np.bool_:  # np.round: rint's float16
+                return apply(np.rint, v.astype(np.float16))
+            fn = np.round if name == "round" else getattr(np, name)
+            return v.copy() if not isfloat(v.dtype) else apply(fn, v)
         if name in ("isnan", "isinf", "isfinite"):
             v = args[0]
             if not isfloat(v.dtype) and not iscomplex(v.dtype):

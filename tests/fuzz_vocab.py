@@ -323,7 +323,8 @@ class Vocab:
         if self.combine(ts) is None and rule != "pred":
             return None
         if rule == "same" and not cplx:  # abs of complex is its part's type: NumPy's
-            return self.strongify(self.combine(ts))
+            r = self.strongify(self.combine(ts))
+            return "float16" if name == "round" and r == "bool" else r
         if rule == "pred":
             return "bool"
         if rule == "part":

@@ -526,7 +526,8 @@ LLVMValueRef cx_op(Gen *G, const Node *n, LLVMValueRef *args) {
   case OP_SQUARE: return cx_mul(G, a, a);
   case OP_DIV: return cx_div(G, a, b);
   case OP_RECIPROCAL: return cx_reciprocal(G, a);
-  case OP_RINT: return intr1(G, "llvm.roundeven", a);
+  case OP_RINT:
+  case OP_ROUND: return intr1(G, "llvm.roundeven", a);
   case OP_CONJ: {
     LLVMValueRef re = cx_part(G, a, 0);
     return cx_pack(G, re, LLVMBuildFNeg(B, cx_part(G, a, 1), ""));

@@ -327,6 +327,7 @@ bool cuda_complex_expr(Buf *o, bool used[H_NHELPERS][JITC_NDTYPES], const Node *
     return true;
   case OP_RECIPROCAL: h = H_CARITH; name = "crecip"; break;
   case OP_RINT:
+  case OP_ROUND:
     cuda_complex_use(used, H_CARITH, t);
     buf_printf(o, "jitc_cmk_%s(rint%s(%s.re), rint%s(%s.im))", C, F, x, F, x);
     return true;
