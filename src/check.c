@@ -385,11 +385,8 @@ static Val check_call(Checker *K, Ast *a) {
     v[k] = check_expr(K, a->args[k]);
   if (op == OP_POW)
     return check_power(K, a->off, v, true);
-  if (op == OP_ABS && !strcmp(name, "fabs") && !v[0].bad && dtype_is_complex(v[0].n->type)) {
-    error_at(K->C, a->off, "fabs() is not defined for %s (NumPy has no loop for complex "
-             "numbers); abs(z) is the magnitude of a complex number", tname(v[0].n->type));
-    return bad_val(K, a->off);
-  }
+  if (op == OP_ABS && !strcmp(name, "fabs"))
+    return check_fabs(K, a->off, v);
   if (op == OP_LDEXP)
     return check_ldexp(K, a->off, v);
   return apply(K, (OpId)op, a->off, v, arity, cast_to, true);

@@ -82,6 +82,8 @@ Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets);
 Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call);
 /* x ** y and power(x, y), with NumPy's fast paths. */
 Val check_power(Checker *K, int off, Val *v, bool call);
+/* fabs(x) of a checked operand: np.fabs, which has float loops alone. */
+Val check_fabs(Checker *K, int off, Val *v);
 /* ldexp(x, n) of checked operands, NumPy's loops (R_LDEXP). */
 Val check_ldexp(Checker *K, int off, Val *v);
 /* A two-result function (ops.h: F_TWO) of x: x in the type the rows

@@ -576,6 +576,26 @@ static bool is_uniform(const Node *n) {
   return true;
 }
 
+/* fabs(x): abs over np.fabs's loops, which are float alone, so an integer
+** or bool is computed in the least float type that holds it (int8:
+** float16, int32: float64; a Python int: float64), as sqrt's is, and a
+** complex number is refused. */
+Val check_fabs(Checker *K, int off, Val *v) {
+  if (v[0].bad)
+    return v[0];
+  jitc_dtype t = v[0].n->type;
+  if (dtype_is_complex(t)) {
+    error_at(K->C, off, "fabs() is not defined for %s (NumPy has no loop for complex "
+             "numbers); abs(z) is the magnitude of a complex number", tname(t));
+    return bad_val(K, off);
+  }
+  if (!dtype_is_float(t)) {
+    jitc_dtype f = v[0].weak ? JITC_FLOAT64 : float_for(t);
+    v[0].n = v[0].weak ? convert_weak(K, v[0], f) : convert(K, v[0], f);
+  }
+  return apply(K, OP_ABS, off, v, 1, JITC_FLOAT64, true);
+}
+
 /* x ** y and power(x, y).  NumPy 2 (its ** and np.power alike) evaluates an
 ** array raised to a scalar 2 as square(x), to 0.5 as sqrt(x) and to -1 as
 ** reciprocal(x); jitc does the same for an exponent that is a constant

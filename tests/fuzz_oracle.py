@@ -27,8 +27,7 @@ difference, the oracle applies jitc's rule: float->int saturates and NaN
 gives 0 (casts and assignments); an integer ** a negative exponent that
 arrives at run time gives 0 or +-1; reciprocal of an int is 0 except for
 +-1; `x ** 2`, `x ** 0.5`, `x ** -1` take the fast paths for a weak
-exponent of that value; floor/ceil/trunc of ints keep the type; fabs of an
-int stays int; fmod of ints by 0 or -1 is 0; clip is minimum(maximum());
+exponent of that value; floor/ceil/trunc of ints keep the type; fmod of ints by 0 or -1 is 0; clip is minimum(maximum());
 minimum, maximum, fmin, fmax (and so clip) of equal operands (0.0 and
 -0.0) give the second, computed by that rule and not taken from NumPy,
 whose choice of zero depends on its SIMD path.
@@ -705,6 +704,8 @@ class Oracle:
             v = args[0]
             if name == "round" and v.dtype == np.bool_:  # np.round: rint's float16
                 return apply(np.rint, v.astype(np.float16))
+            if name == "round" and iscomplex(v.dtype):
+                return apply(np.round, v)
             fn = np.round if name == "round" else getattr(np, name)
             return v.copy() if not isfloat(v.dtype) else apply(fn, v)
         if name in ("isnan", "isinf", "isfinite"):

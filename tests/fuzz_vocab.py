@@ -30,8 +30,8 @@ that NumPy has no complex loop for (real_only) is refused on complex.
 Typing.  result_type() gives the type of an operation as NumPy 2 gives it
 (NEP 50 weak scalars; ml_dtypes' promotions for bfloat16), by asking NumPy's
 ufunc of the operation on operands of those types, and the vocabulary's
-rule where jitc's is its own (the rule "same": floor, ceil, trunc and fabs
-of an integer keep its type).  The generator uses it to steer (it avoids
+rule where jitc's is its own (the rule "same": floor, ceil and trunc of
+an integer keep its type).  The generator uses it to steer (it avoids
 what it expects to be refused); the oracle decides.
 """
 import ast
@@ -233,12 +233,17 @@ class Vocab:
             elif o["kind"] == "operator" and o["arity"] == 2 and o["spelling"] in self.binops:
                 self.funcs[alias] = (2, self.binops[o["spelling"]])  # power(x, y) is x ** y
                 self.complex_inexact.add(alias)
+        # fabs is abs over np.fabs's loops, which are float alone: its
+        # own typing and its own ufunc, not abs's.
+        if "fabs" in self.funcs:
+            self.funcs["fabs"] = (1, "float")
         for name in self.funcs:
-            target = self.listing["aliases"].get(name, name)
+            row = self.listing["aliases"].get(name, name)
+            target = "fabs" if name == "fabs" else row
             uf = getattr(np, target, None) if target in self.funcs else \
-                operator_ufunc(ops[target]["spelling"], 2)
+                operator_ufunc(ops[row]["spelling"], 2)
             self.ufunc[name] = uf if isinstance(uf, np.ufunc) else None
-            if ops[target]["step"] and self.ufunc[name]:
+            if ops[row]["step"] and self.ufunc[name]:
                 STEPS.add(uf)
         self.reductions = sorted({o["name"] for o in self.listing["ops"]
                                   if o["kind"] == "reduction"} |

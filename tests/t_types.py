@@ -165,12 +165,22 @@ def ops_rows():
     return rows
 
 
+def alias_rows():
+    """(alias, kind, arity, None) of every FN alias of ops.h whose name is
+    NumPy's too (fabs, absolute, asin, ...): its row's kind and arity."""
+    text = open(os.path.join(ROOT, "src", "ops.h")).read()
+    ids = {m.group(1): (m.group(2), int(m.group(3))) for m in re.finditer(
+        r'^OP\(\s*(\w+),\s*"[^"]+",\s*(\w+),\s*(\d),\s*NULL', text, re.M)}
+    return [(m.group(1), ids[m.group(2)][0], ids[m.group(2)][1], None)
+            for m in re.finditer(r'FN\("(\w+)",\s*(\w+)\)', text) if m.group(2) in ids]
+
+
 def check_rules(rows):
     """Each operator and function of one type (both operands of it): the
     checker's result type against NumPy's ufunc on arrays of that type, or
     an error where NumPy has no loop for it."""
     problems = []
-    for name, kind, arity, spell in ops_rows():
+    for name, kind, arity, spell in ops_rows() + alias_rows():
         if kind not in ("OPERATOR", "FUNCTION"):
             continue
         uf = NOT_UFUNC.get(name) or getattr(np, UFUNC.get(name, name), None)
