@@ -402,6 +402,10 @@ typedef struct Run {
   int64_t n;
   bool out_fortran;
   bool flat; /* no input array: a flat run of n elements (-n gives them) */
+  /* Per array of the kernel, a result's shape: () for a whole reduction,
+  ** the kept axes for one over some (jitc_array_shape). */
+  int *res_ndim;
+  int64_t (*res_shape)[NPY_MAXDIMS];
   /* The signature: the arrays' dtypes and the -D scalars with their values. */
   jitc_array_decl decls[2 * MAX_NAMED];
   int ndecls;
@@ -436,8 +440,8 @@ void free_inputs(Run *r);
 
 /* shape.c */
 int plan_shapes(Run *r, const jitc_kernel *k);
-void array_shape(const Run *r, jitc_role role, int in, int *ndim, const int64_t **shape,
-                 bool *fortran);
+void array_shape(const Run *r, int a, jitc_role role, int in, int *ndim,
+                 const int64_t **shape, bool *fortran);
 int input_index(const Cli *cli, const char *name); /* the --in of array name, or -1 */
 
 /* targets.c */

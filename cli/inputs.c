@@ -78,7 +78,7 @@ bool enough_memory(const Run *r, const jitc_kernel *k) {
     int ndim;
     const int64_t *shape;
     bool fortran;
-    array_shape(r, role, input_index(&r->cli, name), &ndim, &shape, &fortran);
+    array_shape(r, a, role, input_index(&r->cli, name), &ndim, &shape, &fortran);
     double count = 1;
     for (int d = 0; d < ndim; d++)
       count *= (double)shape[d];
@@ -446,7 +446,7 @@ int make_arrays(Run *r, Result *res) {
     int ndim;
     const int64_t *shape;
     bool fortran;
-    array_shape(r, A->role, input_index(&r->cli, A->name), &ndim, &shape, &fortran);
+    array_shape(r, a, A->role, input_index(&r->cli, A->name), &ndim, &shape, &fortran);
     int64_t n = 1;
     for (int d = 0; d < ndim; d++)
       n *= shape[d];

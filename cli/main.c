@@ -42,6 +42,8 @@ static void finish(Run *r) {
     free((char *)cli->dtypes[k].name);
   if (cli->program_file)
     free(r->source);
+  free(r->res_ndim);
+  free(r->res_shape);
   jitc_context_free(r->ctx);
 }
 

@@ -110,14 +110,15 @@ static bool numpy_fortran(const jitc_array *op, int n, int ndim, const int64_t *
   return f && !c;
 }
 
-/* The shape an array of the kernel has: a file's own, the generated
-** inputs', the run's for outputs, () for a reduction's result. */
-void array_shape(const Run *r, jitc_role role, int in, int *ndim, const int64_t **shape,
-                 bool *fortran) {
+/* The shape array a of the kernel has: a file's own, the generated
+** inputs', the run's for outputs, a reduction's result its own (plan_shapes:
+** () for a whole reduction). */
+void array_shape(const Run *r, int a, jitc_role role, int in, int *ndim,
+                 const int64_t **shape, bool *fortran) {
   *fortran = false;
   if (role == JITC_RESULT) {
-    *ndim = 0;
-    *shape = r->shape;
+    *ndim = r->res_ndim ? r->res_ndim[a] : 0;
+    *shape = r->res_shape ? r->res_shape[a] : r->shape;
   } else if (is_input(role) && in >= 0 && r->isfile[in]) {
     *ndim = r->files[in].ndim;
     *shape = r->files[in].shape;
@@ -155,12 +156,37 @@ static void input_arrays(const Run *r, const jitc_kernel *k, jitc_array *arr, in
     HostArray h = {.dtype = dt};
     bool fortran;
     const int64_t *shape;
-    array_shape(r, role, input_index(&r->cli, name), &h.ndim, &shape, &fortran);
+    array_shape(r, a, role, input_index(&r->cli, name), &h.ndim, &shape, &fortran);
     memcpy(h.shape, shape, sizeof(int64_t) * (size_t)h.ndim);
     h.fortran = fortran;
     host_strides(&h, strides + (size_t)a * NPY_MAXDIMS);
     arr[a] = (jitc_array){dummy, h.ndim, shape, strides + (size_t)a * NPY_MAXDIMS};
   }
+}
+
+/* The shape of each reduction's result, from the inputs' (NumPy's: the
+** broadcast shape without the reduced axes, or with 1 for them under
+** keepdims). */
+static int result_shapes(Run *r, const jitc_kernel *k, jitc_array *arr, int64_t *strides) {
+  int na = jitc_kernel_array_count(k);
+  free(r->res_ndim);
+  free(r->res_shape);
+  r->res_ndim = calloc((size_t)na + 1, sizeof *r->res_ndim);
+  r->res_shape = calloc((size_t)na + 1, sizeof *r->res_shape);
+  if (!r->res_ndim || !r->res_shape) {
+    fprintf(stderr, "jitc: out of memory\n");
+    return EX_OSERR;
+  }
+  input_arrays(r, k, arr, strides);
+  for (int a = 0; a < na; a++) {
+    jitc_role role;
+    jitc_kernel_array(k, a, NULL, &role, NULL);
+    jitc_status st = role == JITC_RESULT ? jitc_array_shape(r->ctx, k, arr, a, &r->res_ndim[a],
+                                                            r->res_shape[a]) : JITC_OK;
+    if (st)
+      return fail_status(r->ctx, st);
+  }
+  return EX_OK;
 }
 
 int plan_shapes(Run *r, const jitc_kernel *k) {
@@ -217,6 +243,8 @@ int plan_shapes(Run *r, const jitc_kernel *k) {
             "(-n gives the shape of generated inputs; these have none)\n", s1, s2);
     status = EX_NOINPUT;
   }
+  if (status == EX_OK && !r->flat)
+    status = result_shapes(r, k, arr, strides);
   if (status == EX_OK) {
     int nops = 0;
     for (int a = 0; a < na; a++)

@@ -133,6 +133,9 @@ bool reduce_args(Checker *K, Ast *call, OpId op, Ast **operand, const IrAxes **a
              npos);
     return false;
   }
+  /* axis=None: every axis, NumPy's default */
+  if (axis && axis->kind == A_NAME && !strcmp(axis->name, "None"))
+    axis = NULL;
   if (axis && !read_axes(K, fn, op, axis, &R))
     return false;
   if (!R.given && !R.keepdims)

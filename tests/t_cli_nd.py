@@ -495,6 +495,28 @@ def test_npz_out():
            "exit %d: %s" % (rc, err.strip()))
 
 
+def test_axis_results():
+    """Reductions over an axis from the command line: the results' shapes
+    and values NumPy's, in the .npy written and as printed; axis=None is
+    every axis, as in NumPy."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    f = np.asfortranarray(rng.integers(-9, 9, (3, 4)).astype(np.int16))
+    run_case("axis1", "s = sum(x, axis=1); m = argmax(x, axis=1)", {"x": x},
+             {"s": x.sum(axis=1, dtype=np.float64).astype(np.float32), "m": x.argmax(axis=1)},
+             outs=("s", "m"))
+    run_case("axis_keep", "s = max(x, axis=(0, 2), keepdims=True)", {"x": x},
+             {"s": x.max(axis=(0, 2), keepdims=True)}, outs=("s",))
+    run_case("axis_none_keep", "s = min(x, axis=None, keepdims=True)", {"x": x},
+             {"s": x.min(keepdims=True)}, outs=("s",))
+    run_case("axis_fortran", "s = sum(f, axis=0); p = prod(f, axis=0)", {"f": f},
+             {"s": f.sum(axis=0), "p": f.prod(axis=0)}, outs=("s", "p"))
+    rc, out, err = jitc("--in", "a=arange", "-n", "2x3", "m = max(a, axis=1)")
+    want = numpy_text(np.arange(6.0).reshape(2, 3).max(axis=1), "m")
+    result("axis_printed", None if rc == 0 and want in out else
+           "exit %d, printed %r, NumPy's %r" % (rc, printed(out, "m"), want))
+
+
 def main():
     if not os.path.exists(JITC):
         print("skip cli_nd: no %s" % JITC)
@@ -508,6 +530,7 @@ def main():
         test_targets_all()
         test_npz_in()
         test_npz_out()
+        test_axis_results()
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
     return 0
