@@ -298,9 +298,37 @@ static Ast *primary(Parser *P) {
   return new_ast(P, A_INT, t->off);
 }
 
-/* power = primary [ "**" unary ] ;  (ops.h: P_POWER, right-associative) */
+/* attribute = primary { "." ( "real" | "imag" ) } ;  NumPy's attributes of
+** an array, the same as the functions real(x) and imag(x): an A_CALL of
+** that name. */
+static Ast *attribute(Parser *P) {
+  Ast *a = primary(P);
+  while (is(P, ".")) {
+    Token *dot = P->tok++, *t = P->tok;
+    if (t->kind != TK_NAME || !(tok_is(P->C, t, "real") || tok_is(P->C, t, "imag"))) {
+      syntax_error(P, t->off, "expected 'real' or 'imag' after '.' (the attributes of an "
+                   "array's elements) but found %s", describe(P, t));
+      return a;
+    }
+    P->tok++;
+    Ast *call = new_ast(P, A_CALL, dot->off);
+    call->name = tok_name(P, t);
+    call->args = arena_alloc(P->C->arena, sizeof(Ast *));
+    if (call->args) {
+      call->args[0] = a;
+      call->nargs = 1;
+    }
+    call->depth = a->depth + 1;
+    if (call->depth > MAX_HEIGHT)
+      syntax_error(P, dot->off, "expression too large: more than %d operators deep", MAX_HEIGHT);
+    a = call;
+  }
+  return a;
+}
+
+/* power = attribute [ "**" unary ] ;  (ops.h: P_POWER, right-associative) */
 static Ast *power(Parser *P) {
-  Ast *base = primary(P);
+  Ast *base = attribute(P);
   int op = binary_op_at(P, P_POWER);
   if (op >= 0) {
     int off = P->tok->off;

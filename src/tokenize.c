@@ -23,7 +23,7 @@ typedef struct Punct {
   int len;
 } Punct;
 enum { MAX_PUNCTS = 2 * OP_COUNT + 8 };
-static const char *const grammar_puncts[] = {"(", ")", "[", "]", ",", "="};
+static const char *const grammar_puncts[] = {"(", ")", "[", "]", ",", "=", "."};
 
 static void add_punct(Punct *v, int *n, const char *s, const char *suffix) {
   Punct p;
