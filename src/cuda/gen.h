@@ -144,8 +144,15 @@ enum { CUDA_RCHUNK = 16 };
 ** (jitc_at), so that a jitc_part keeps its own size: 16 bytes for most
 ** types (padding every partial to 32 doubled NVRTC's time on reductions).
 ** 32 holds a complex128 and its index.  A result is CUDA_RES bytes. */
-void cuda_part_type(Buf *b, int k, const char *acc);
 enum { CUDA_PART = 32, CUDA_RES = 16 };
+/* The typedef jitc_p<k> of a reduction's partial, accumulator type acc,
+** and the assertion that it fits its slot. */
+static inline void cuda_part_type(Buf *b, int k, const char *acc) {
+  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n"
+                "static_assert(sizeof(jitc_p%d) <= %d && %d %% alignof(jitc_p%d) == 0, "
+                "\"a partial fits its slot (cuda/gen.h)\");\n",
+             acc, k, k, (int)CUDA_PART, (int)CUDA_PART, k);
+}
 
 /* The partial type and device functions of every reduction (the prelude),
 ** and unless `split`, jitc_finish of them all. */

@@ -100,13 +100,6 @@ static jitc_dtype acc_type(OpId op, jitc_dtype in) {
   return cuda_is_half(acc) ? JITC_FLOAT32 : acc;
 }
 
-void cuda_part_type(Buf *b, int k, const char *acc) {
-  buf_printf(b, "typedef jitc_part<%s> jitc_p%d;\n"
-                "static_assert(sizeof(jitc_p%d) <= %d && %d %% alignof(jitc_p%d) == 0, "
-                "\"a partial fits its slot (cuda/gen.h)\");\n",
-             acc, k, k, (int)CUDA_PART, (int)CUDA_PART, k);
-}
-
 /* The functions of the reduction of statement st (see the head). */
 static void emit_one(Buf *b, const Program *p, const IrStmt *st) {
   if (dtype_is_complex(st->value->type)) {
