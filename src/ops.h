@@ -173,6 +173,7 @@ OP(FMA,        "fma",        FUNCTION, 3, NULL, P_NONE,    R_FLOAT,    fma,     
 OP(WHERE,      "where",      FUNCTION, 3, NULL, P_NONE,    R_WHERE,    NOLIB,    NULL,             0)
 OP(ISNAN,      "isnan",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
 OP(ISINF,      "isinf",      FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
+OP(SIGNBIT,    "signbit",    FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             F_REAL)
 OP(ISFINITE,   "isfinite",   FUNCTION, 1, NULL, P_NONE,    R_PRED,     NOLIB,    NULL,             0)
 OP(REAL,       "real",       FUNCTION, 1, NULL, P_NONE,    R_PART,     NOLIB,    NULL,             0)
 OP(IMAG,       "imag",       FUNCTION, 1, NULL, P_NONE,    R_PART,     NOLIB,    NULL,             0)

@@ -56,10 +56,16 @@
   case OP_GE: BIN(sem_##S, uint8_t, S##_ge); return true;                      \
   case OP_EQ: BIN(sem_##S, uint8_t, S##_eq); return true;                      \
   case OP_NE: BIN(sem_##S, uint8_t, S##_ne); return true;
-/* isnan, isinf, isfinite of integers and bool. */
-#define ON_PRED_INT                                                            \
+/* isnan, isinf, isfinite and signbit of integers and bool. */
+#define ON_PRED_INT(S)                                                         \
   case OP_ISNAN: case OP_ISINF: fill_bool(dst, 0, m); return true;             \
-  case OP_ISFINITE: fill_bool(dst, 1, m); return true;
+  case OP_ISFINITE: fill_bool(dst, 1, m); return true;                         \
+  case OP_SIGNBIT: {                                                           \
+    uint8_t *r_ = dst;                                                         \
+    const sem_##S *x_ = a0;                                                    \
+    for (int j = 0; j < m; j++) r_[j] = S##_lt(x_[j], (sem_##S)0);             \
+    return true;                                                               \
+  }
 #define EXEC_SIGNATURE(S)                                                      \
   static inline bool exec_##S(OpId op, void *dst, const void *a0, const void *a1, \
                               const void *a2, int m)
@@ -83,7 +89,7 @@ static inline bool int_identity(OpId op, void *dst, const void *a0, size_t size,
       ON2(S, XOR, xor) ON1(S, INVERT, invert) ON1(S, ABS, same)                \
       ON2(S, MINIMUM, minimum) ON2(S, MAXIMUM, maximum)                        \
       ON2(S, FMIN, minimum) ON2(S, FMAX, maximum) ON3(S, CLIP, clip)           \
-      ON_CMP(S) ON_PRED_INT                                                    \
+      ON_CMP(S) ON_PRED_INT(S)                                                 \
     default:                                                                   \
       return int_identity(op, dst, a0, sizeof(sem_##S), m);                    \
     }                                                                          \
@@ -99,7 +105,7 @@ static inline bool int_identity(OpId op, void *dst, const void *a0, size_t size,
       ON1(S, ABS, abs) ON1(S, SQUARE, square) ON1(S, RECIPROCAL, reciprocal)   \
       ON1(S, SIGN, sign) ON2(S, MINIMUM, minimum) ON2(S, MAXIMUM, maximum)     \
       ON2(S, FMIN, minimum) ON2(S, FMAX, maximum) ON3(S, CLIP, clip)           \
-      ON_CMP(S) ON_PRED_INT                                                    \
+      ON_CMP(S) ON_PRED_INT(S)                                                 \
     default:                                                                   \
       return int_identity(op, dst, a0, sizeof(sem_##S), m);                    \
     }                                                                          \
@@ -153,6 +159,7 @@ static inline bool int_identity(OpId op, void *dst, const void *a0, size_t size,
     case OP_ISNAN: PRED_LOOP(sem_##S, isnan); return true;                     \
     case OP_ISINF: PRED_LOOP(sem_##S, isinf); return true;                     \
     case OP_ISFINITE: PRED_LOOP(sem_##S, isfinite); return true;               \
+    case OP_SIGNBIT: PRED_LOOP(sem_##S, signbit); return true;                 \
     default:                                                                   \
       LIBM_LOOP(sem_##S, P);                                                   \
     }                                                                          \

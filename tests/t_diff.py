@@ -508,6 +508,7 @@ UNARY = [
     ("round", "round({a})", np.round, EXACT, always),
     ("sign", "sign({a})", np.sign, EXACT, lambda t: t != B),
     ("isnan", "isnan({a})", np.isnan, EXACT, always),
+    ("signbit", "signbit({a})", np.signbit, EXACT, always),
     ("isinf", "isinf({a})", np.isinf, EXACT, always),
     ("isfinite", "isfinite({a})", np.isfinite, EXACT, always),
 ] + [(f, "%s({a})" % f, f_of(getattr(np, f)), ULP, lambda t: t != B)

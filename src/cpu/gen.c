@@ -283,6 +283,10 @@ static LLVMValueRef gen_arith(Gen *G, const Node *n, LLVMValueRef *args) {
   case OP_ISINF:
     if (!f) return LLVMConstNull(vec_type(G, JITC_BOOL));
     return fcmp(G, LLVMRealOEQ, intr1(G, "llvm.fabs", a), vconst_f(G, at, INFINITY));
+  case OP_SIGNBIT: /* the sign bit, a NaN's too: as an integer's */
+    if (f) return icmp(G, LLVMIntSLT, LLVMBuildBitCast(B, a, vec_type(G, at == JITC_FLOAT32 ? JITC_INT32 : JITC_INT64), ""),
+                       vzero(G, at == JITC_FLOAT32 ? JITC_INT32 : JITC_INT64));
+    return uns ? LLVMConstNull(vec_type(G, JITC_BOOL)) : icmp(G, LLVMIntSLT, a, vzero(G, at));
   case OP_ISFINITE:
     if (!f) return LLVMConstAllOnes(vec_type(G, JITC_BOOL));
     return fcmp(G, LLVMRealOLT, intr1(G, "llvm.fabs", a), vconst_f(G, at, INFINITY));

@@ -58,6 +58,7 @@ LLVMValueRef half_bits_op(Gen *G, const Node *n, LLVMValueRef *a, LLVMValueRef *
   switch (n->op) {
   case OP_NEG: return LLVMBuildXor(B, a[0], k16(G, 0x8000), "");
   case OP_ABS: return LLVMBuildAnd(B, a[0], k16(G, 0x7fff), "");
+  case OP_SIGNBIT: return LLVMBuildICmp(B, LLVMIntSLT, a[0], k16(G, 0), "");
   case OP_COPYSIGN:
     return LLVMBuildOr(B, LLVMBuildAnd(B, a[0], k16(G, 0x7fff), ""),
                        LLVMBuildAnd(B, a[1], k16(G, 0x8000), ""), "");

@@ -237,6 +237,16 @@ static bool op_expr(Emit *E, Buf *o, const Node *n, const Val *a) {
   case OP_WHERE:
     buf_printf(o, "%s ? %s : %s", x, y, z);
     return true;
+  case OP_SIGNBIT: /* the sign bit by integer instructions: a NaN's too */
+    if (!fl)
+      buf_printf(o, in && !un ? "(b8)(%s < 0)" : "(b8)0%.0s", x);
+    else if (cuda_is_half(t))
+      buf_printf(o, "(b8)((%s).h >> 15)", x);
+    else if (t == JITC_FLOAT32)
+      buf_printf(o, "(b8)(__float_as_uint(%s) >> 31)", x);
+    else
+      buf_printf(o, "(b8)(__double_as_longlong(%s) < 0)", x);
+    return true;
   case OP_ISNAN:
   case OP_ISINF:
   case OP_ISFINITE:
@@ -319,7 +329,7 @@ static bool half_bits(const Node *n) {
   switch (n->op) {
   case OP_CAST: case OP_WHERE: case OP_NEG: case OP_ABS: case OP_COPYSIGN: case OP_MINIMUM:
   case OP_MAXIMUM: case OP_FMIN: case OP_FMAX: case OP_CLIP: case OP_ISNAN: case OP_ISINF:
-  case OP_ISFINITE:
+  case OP_ISFINITE: case OP_SIGNBIT:
     return true;
   default:
     return (op_info[n->op].flags & F_STEP) && n->nargs == 2 && cuda_is_half(n->type);
