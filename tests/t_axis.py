@@ -305,6 +305,30 @@ def rows_form():
     report("cpu.rows_form", bad, total)
 
 
+def results_through_views():
+    """Results of many segments written through views (every other element,
+    reversed, a column of a matrix), as the segments are finished many at a
+    time: over outer axes (cpu's row form) and the innermost one."""
+    for target in TARGETS:
+        R = ND.Run()
+        bad, total = [], 0
+        for shape, axes in [((300, 70), 0), ((4, 50, 40), 1), ((70, 300), 1), ((9, 3000), 0)]:
+            x = ND.fill(rng, np.empty(shape, np.float64))
+            kept = [n for d, n in enumerate(shape) if d != axes]
+            for op in ("sum", "argmax", "max"):
+                want = numpy_of(op, x, axes, False)
+                big = np.zeros([2 * n for n in kept] + [3], want.dtype)
+                view = big[(slice(None, None, -2),) * len(kept) + (1,)]
+                total += 1
+                R.run(f"s = {op}(x, axis={axes})", {"x": x}, target, outs={"s": view})
+                rest = big.copy()
+                rest[(slice(None, None, -2),) * len(kept) + (1,)] = 0
+                if not close(view, want, op, x, axes, False) or rest.any():
+                    bad.append(f"{op}(x, axis={axes}) {shape} into {view.strides}")
+        R.close()
+        report(f"{target}.results_through_views", bad, total)
+
+
 def fill_near_one(shape, dt):
     """Products that neither overflow nor vanish over thousands of rows."""
     x = 1 + rng.standard_normal(shape) / 1000
@@ -485,6 +509,7 @@ against_numpy()
 segments_as_whole()
 threads()
 rows_form()
+results_through_views()
 zero_extents()
 with_outputs()
 queries()

@@ -9,8 +9,8 @@
 ** contiguous across the columns.  The columns are cut into tiles whose
 ** lanes fit the first-level cache; a tile's rows are read in memory's
 ** order, each one folded into the lanes of all its columns, and at each
-** block's end the lanes become the columns' Partials, which reduce_segment
-** finishes as for any segment.  A tile (or, where there are few tiles, a
+** block's end the lanes become the columns' Partials, which reduce_segments
+** finishes as for any segments.  A tile (or, where there are few tiles, a
 ** tile's block of RB rows) is one thread's unit of work, and every column's
 ** Partials are the same whatever thread computes them, so the thread count
 ** never changes a result.
@@ -162,9 +162,7 @@ static void run_units(void *arg, int64_t begin, int64_t end) {
       for (int64_t c = 0; c < tc; c++)
         for (int r = 0; r < nr; r++) to[(c * nr + r) * j->bps + b] = tpart[c * nr + r];
     }
-    if (!j->spread)
-      for (int64_t c = 0; c < tc; c++)
-        reduce_segment(p, L->seg, own + c * nr * j->bps, j->bps, L, s0 + c);
+    if (!j->spread) reduce_segments(p, L->seg, own, j->bps, L, s0, tc);
   }
   free(mem);
 }
@@ -186,8 +184,7 @@ jitc_status rows_run(jitc_context *ctx, Pool *pool, int threads, int most, Kerne
       return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
   }
   *used = pool_run(pool, threads, units * j.per, j.per, run_units, &j);
-  for (int64_t s = 0; j.spread && !atomic_load(&j.oom) && s < L->nseg; s++)
-    reduce_segment(p, L->seg, j.part + s * p->nreduce * j.bps, j.bps, L, s);
+  if (j.spread && !atomic_load(&j.oom)) reduce_segments(p, L->seg, j.part, j.bps, L, 0, L->nseg);
   free(j.part);
   return atomic_load(&j.oom) ? ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the "
                                          "lanes of a reduction over outer axes") : JITC_OK;
