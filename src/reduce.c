@@ -308,9 +308,10 @@ void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out) {
 ** of them, not element by element. */
 #define FIN 64
 
-/* reduce_finish() of the m accumulators acc[0..m), each of n elements, into
-** m results side by side at out. */
-static void finish_n(OpId op, jitc_dtype in, const Partial *acc, int m, int64_t n, void *out) {
+/* reduce_finish() of the m accumulators acc[0], acc[step], ..., each of n
+** elements, into m results side by side at out. */
+static void finish_n(OpId op, jitc_dtype in, const Partial *acc, int64_t step, int m, int64_t n,
+                     void *out) {
   jitc_dtype r = reduce_result(op, in);
   size_t rs = jitc_dtype_size(r);
   Held h = held(reduce_acc(op, in));
@@ -322,18 +323,18 @@ static void finish_n(OpId op, jitc_dtype in, const Partial *acc, int m, int64_t 
   for (int j0 = 0; j0 < m; j0 += FIN) {
     int k = m - j0 < FIN ? m - j0 : FIN;
     char *o = (char *)out + (size_t)j0 * rs;
-    const Partial *a = acc + j0;
+    const Partial *a = acc + j0 * step;
     if (op == OP_ARGMIN || op == OP_ARGMAX) {
-      for (int j = 0; j < k; j++) b.i[j] = a[j].idx;
+      for (int j = 0; j < k; j++) b.i[j] = a[j * step].idx;
       memcpy(o, b.i, (size_t)k * sizeof(int64_t));
     } else if (h == H_COMPLEX) {
-      for (int j = 0; j < k; j++) b.z[j] = cvalue(op, a[j], n);
+      for (int j = 0; j < k; j++) b.z[j] = cvalue(op, a[j * step], n);
       sem_cast(o, r, b.z, JITC_COMPLEX128, k);
     } else if (h == H_FLOAT) {
-      for (int j = 0; j < k; j++) b.f[j] = fvalue(op, a[j], n);
+      for (int j = 0; j < k; j++) b.f[j] = fvalue(op, a[j * step], n);
       sem_cast(o, r, b.f, JITC_FLOAT64, k);
     } else {
-      for (int j = 0; j < k; j++) b.i[j] = a[j].v.i;
+      for (int j = 0; j < k; j++) b.i[j] = a[j * step].v.i;
       sem_cast(o, r, b.i, held_type(h), k);
     }
   }
@@ -371,12 +372,32 @@ void reduce_segments(const Program *p, int64_t seg, const Partial *part, int64_t
     char *dst = NULL;
     for (int64_t c0 = 0; c0 < count; c0 += FIN) {
       int m = count - c0 < FIN ? (int)(count - c0) : FIN;
-      for (int j = 0; j < m; j++)
-        acc[j] = reduce_tree(st->op, in, part ? part + (c0 + j) * stride + r * nblocks : NULL,
-                             part ? nblocks : 0);
-      finish_n(st->op, in, acc, m, seg, v);
+      /* The accumulators: a segment's one Partial where it has one. */
+      const Partial *a = acc;
+      int64_t as = 1;
+      if (part && nblocks == 1) {
+        a = part + c0 * stride + r;
+        as = stride;
+      } else {
+        for (int j = 0; j < m; j++)
+          acc[j] = reduce_tree(st->op, in, part ? part + (c0 + j) * stride + r * nblocks : NULL,
+                               part ? nblocks : 0);
+      }
+      if (!dst || at == run) {
+        dst = layout_result(L, st->slot, s0 + c0);
+        at = (s0 + c0) % run;
+      }
+      /* Straight into the results where they lie side by side (a run's
+      ** step the element's size; the library takes results aligned to it). */
+      if (step == (int64_t)es && at + m <= run && (uintptr_t)dst % es == 0) {
+        finish_n(st->op, in, a, as, m, seg, dst);
+        dst += (int64_t)m * step;
+        at += m;
+        continue;
+      }
+      finish_n(st->op, in, a, as, m, seg, v);
       for (int j = 0; j < m; j++) {
-        if (!dst || at == run) {
+        if (at == run) {
           dst = layout_result(L, st->slot, s0 + c0 + j);
           at = (s0 + c0 + j) % run;
         }
