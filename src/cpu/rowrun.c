@@ -28,9 +28,11 @@
 ** where NumPy's sum over axis 0 adds all its rows in turn.  The blocks
 ** are also the work the threads share where the columns are few. */
 #define RR 1024
-/* The accumulators of a tile's columns, at most: the rows are read in
-** runs of a tile's width, and the longer the runs the faster (measured);
-** the accumulators of ROWS_AT_ONCE rows are loaded and stored once. */
+/* A tile's accumulators, at most: the rows are read in runs of a tile's
+** width, and longer runs read faster (measured: tiles of 16 KB, 2048
+** columns of a float32 sum, 5 to 10% slower); loaded and stored once per
+** ROWS_AT_ONCE rows, the accumulators need not stay in the first-level
+** cache. */
 #define TILE_BYTES (32 * 1024)
 /* Tiles are not cut narrower than this many columns to give every thread
 ** a tile, and pass 2 takes pieces of this many columns. */
@@ -238,10 +240,11 @@ jitc_status rows_run(jitc_context *ctx, Pool *pool, int threads, int most, Kerne
                      "reduction over outer axes");
   /* The pool's scale: about the elements of a unit, so that it shares out
   ** work worth sharing only; a column's finish costs about as much as
-  ** folding 64 of its elements. */
+  ** folding 16 of its elements (measured: pass 2 of a (4096, 4096) float32
+  ** sum takes 0.015 ms on one thread, 0.03 to 0.07 on two, woken for it). */
   j.per = tp.tile * (L->seg < RR ? L->seg : RR);
   int u1 = pool_run(pool, threads, scale(tiles * j.bps, &j.per), j.per, fold_units, &j);
-  j.per = PIECE * (j.bps + 64);
+  j.per = PIECE * (j.bps + 16);
   int u2 = atomic_load(&j.oom) ? 0 : pool_run(pool, threads, scale(tiles * j.pieces, &j.per), j.per,
                                               finish_units, &j);
   *used = u1 > u2 ? u1 : u2;
