@@ -510,9 +510,12 @@ void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nb
                     void *const *arrays);
 typedef struct Layout Layout; /* layout.c */
 /* reduce_results() for segment s of L (Layout.axes), of seg elements, into
-** the results' elements of s (layout_result). */
+** the results' elements of s (layout_result); reduce_segments for count
+** segments from s0, s0 + k's Partials at part + k * nreduce * nblocks. */
 void reduce_segment(const Program *p, int64_t seg, const Partial *part, int64_t nblocks,
                     const Layout *L, int64_t s);
+void reduce_segments(const Program *p, int64_t seg, const Partial *part, int64_t nblocks,
+                     const Layout *L, int64_t s0, int64_t count);
 
 /* axis.c: the axes of p's reductions for a broadcast shape of nd
 ** dimensions: red[d] says axis d is reduced (they share one set; none

@@ -272,6 +272,17 @@ Partial reduce_tree(OpId op, jitc_dtype in, const Partial *p, int64_t np) {
                         reduce_tree(op, in, p + half, np - half));
 }
 
+/* The value of a float (complex) accumulator acc of n elements as the
+** result's before its cast: a mean's divided by n, as NumPy divides. */
+static double fvalue(OpId op, Partial acc, int64_t n) {
+  return op == OP_MEAN ? (n > 0 ? acc.v.f / (double)n : NAN) : acc.v.f;
+}
+static jitc_c128 cvalue(OpId op, Partial acc, int64_t n) {
+  jitc_c128 z = cval(acc);
+  if (op == OP_MEAN) z = n > 0 ? c128_div(z, (jitc_c128){(double)n, 0}) : (jitc_c128){NAN, NAN};
+  return z;
+}
+
 void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out) {
   jitc_dtype r = reduce_result(op, in);
   if (op == OP_ARGMIN || op == OP_ARGMAX) {
@@ -282,15 +293,50 @@ void reduce_finish(OpId op, jitc_dtype in, Partial acc, int64_t n, void *out) {
   ** rules: exact for min and max, the one rounding of a sum, product or
   ** mean accumulated wider; integers wrap to their type. */
   Held h = held(reduce_acc(op, in));
-  if (h == H_COMPLEX) { /* mean: NumPy's complex division by n */
-    jitc_c128 z = cval(acc);
-    if (op == OP_MEAN) z = n > 0 ? c128_div(z, (jitc_c128){(double)n, 0}) : (jitc_c128){NAN, NAN};
+  if (h == H_COMPLEX) {
+    jitc_c128 z = cvalue(op, acc, n);
     sem_cast(out, r, &z, JITC_COMPLEX128, 1);
   } else if (h == H_FLOAT) {
-    double f = op == OP_MEAN ? (n > 0 ? acc.v.f / (double)n : NAN) : acc.v.f;
+    double f = fvalue(op, acc, n);
     sem_cast(out, r, &f, JITC_FLOAT64, 1);
   } else {
     sem_cast(out, r, &acc.v.i, held_type(h), 1);
+  }
+}
+
+/* Accumulators finished at a time by finish_n: its casts run on arrays
+** of them, not element by element. */
+#define FIN 64
+
+/* reduce_finish() of the m accumulators acc[0], acc[step], ..., each of n
+** elements, into m results side by side at out. */
+static void finish_n(OpId op, jitc_dtype in, const Partial *acc, int64_t step, int m, int64_t n,
+                     void *out) {
+  jitc_dtype r = reduce_result(op, in);
+  size_t rs = jitc_dtype_size(r);
+  Held h = held(reduce_acc(op, in));
+  union {
+    int64_t i[FIN];
+    double f[FIN];
+    jitc_c128 z[FIN];
+  } b;
+  for (int j0 = 0; j0 < m; j0 += FIN) {
+    int k = m - j0 < FIN ? m - j0 : FIN;
+    char *o = (char *)out + (size_t)j0 * rs;
+    const Partial *a = acc + j0 * step;
+    if (op == OP_ARGMIN || op == OP_ARGMAX) {
+      for (int j = 0; j < k; j++) b.i[j] = a[j * step].idx;
+      memcpy(o, b.i, (size_t)k * sizeof(int64_t));
+    } else if (h == H_COMPLEX) {
+      for (int j = 0; j < k; j++) b.z[j] = cvalue(op, a[j * step], n);
+      sem_cast(o, r, b.z, JITC_COMPLEX128, k);
+    } else if (h == H_FLOAT) {
+      for (int j = 0; j < k; j++) b.f[j] = fvalue(op, a[j * step], n);
+      sem_cast(o, r, b.f, JITC_FLOAT64, k);
+    } else {
+      for (int j = 0; j < k; j++) b.i[j] = a[j * step].v.i;
+      sem_cast(o, r, b.i, held_type(h), k);
+    }
   }
 }
 
@@ -303,6 +349,63 @@ void reduce_results(const Program *p, int64_t n, const Partial *part, int64_t nb
     jitc_dtype in = st->value->type;
     Partial acc = reduce_tree(st->op, in, part ? part + r * nblocks : NULL, part ? nblocks : 0);
     reduce_finish(st->op, in, acc, n, arrays[st->slot]);
+    r++;
+  }
+}
+
+void reduce_segments(const Program *p, int64_t seg, const Partial *part, int64_t nblocks,
+                     const Layout *L, int64_t s0, int64_t count) {
+  Partial acc[FIN];
+  /* the results, then copied: a result's element may be unaligned (a record's field) */
+  _Alignas(16) unsigned char v[FIN * 16];
+  int64_t stride = (int64_t)p->nreduce * nblocks;
+  int r = 0;
+  for (int k = 0; k < p->nstmts; k++) {
+    const IrStmt *st = &p->stmts[k];
+    if (st->kind != IR_REDUCE) continue;
+    jitc_dtype in = st->value->type;
+    size_t es = jitc_dtype_size(p->arrays[st->slot].dtype);
+    /* The segments' elements along the innermost kept axis are a step
+    ** apart; at the end of a run of it, layout_result starts the next. */
+    int64_t run = L->kdim ? L->kshape[L->kdim - 1] : 1, at = 0;
+    int64_t step = L->kdim ? L->a[st->slot].kstrides[L->kdim - 1] : 0;
+    char *dst = NULL;
+    for (int64_t c0 = 0; c0 < count; c0 += FIN) {
+      int m = count - c0 < FIN ? (int)(count - c0) : FIN;
+      /* The accumulators: a segment's one Partial where it has one. */
+      const Partial *a = acc;
+      int64_t as = 1;
+      if (part && nblocks == 1) {
+        a = part + c0 * stride + r;
+        as = stride;
+      } else {
+        for (int j = 0; j < m; j++)
+          acc[j] = reduce_tree(st->op, in, part ? part + (c0 + j) * stride + r * nblocks : NULL,
+                               part ? nblocks : 0);
+      }
+      if (!dst || at == run) {
+        dst = layout_result(L, st->slot, s0 + c0);
+        at = (s0 + c0) % run;
+      }
+      /* Straight into the results where they lie side by side (a run's
+      ** step the element's size; the library takes results aligned to it). */
+      if (step == (int64_t)es && at + m <= run && (uintptr_t)dst % es == 0) {
+        finish_n(st->op, in, a, as, m, seg, dst);
+        dst += (int64_t)m * step;
+        at += m;
+        continue;
+      }
+      finish_n(st->op, in, a, as, m, seg, v);
+      for (int j = 0; j < m; j++) {
+        if (at == run) {
+          dst = layout_result(L, st->slot, s0 + c0 + j);
+          at = (s0 + c0 + j) % run;
+        }
+        memcpy(dst, v + (size_t)j * es, es);
+        dst += step;
+        at++;
+      }
+    }
     r++;
   }
 }

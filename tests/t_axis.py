@@ -11,8 +11,11 @@ of JITC_TARGETS, against NumPy.
   means within a bound, the rest exact).
 - Each segment is reduced as a whole reduction is: the results are the
   bits of the whole reduction of each segment's elements on the same
-  target; and on cpu the bits do not depend on the thread count, for few
-  long segments and for many short ones.
+  target, but for float sums, means and products where cpu takes the row
+  form (the reduced axes outer in memory), which add each column's rows
+  in order (rows_form).  On cpu the bits do not depend on the thread
+  count: few long segments, many short ones, many columns over few rows,
+  few columns over many rows, rows not a multiple of the row form's block.
 - NaN placements for min, max, argmin, argmax (the first NaN wins).
 - Axes of extent 0: NumPy's values (sum 0, prod 1, mean NaN, any false,
   all true) and its error for min, max, argmin, argmax; empty results.
@@ -217,9 +220,13 @@ def segments_as_whole():
             axes = random_axes(len(shape), op)
             if axes is None or axes == ():
                 axes = -1
-            prog = f"s = {op}(x{axes_text(axes)})"
             if target == "cuda" and op in ("sum", "mean", "prod"):
                 continue  # cuda's pieces associate a float sum otherwise than its whole one
+            if op in ("sum", "mean", "prod"):
+                # the innermost axis in memory: segment by segment; over outer
+                # axes cpu's row form adds in another order (rows_form)
+                x, axes = np.ascontiguousarray(x), -1
+            prog = f"s = {op}(x{axes_text(axes)})"
             total += 1
             got = R.run(prog, {"x": x}, target)["s"]
             want = segment_bits(target, prog, op, x, axes, R)
@@ -231,18 +238,25 @@ def segments_as_whole():
 
 def threads():
     """cpu: the same bits for 1, 2, 3 and 8 threads, over few long
-    segments, many short ones, and columns."""
+    segments, many short ones, and columns (the row form): many columns
+    over few rows, few columns over many rows, rows not a multiple of its
+    block, columns that the threads' tiles cut otherwise, outer axes
+    around them."""
     if "cpu" not in TARGETS:
         return
     bad, total = [], 0
     cases = [((3, 300000), 1), ((300000, 3), 1), ((2000, 300), 0), ((7, 50, 3000), (0, 2)),
-             ((1, 600000), -1), ((40, 40, 40), (1,))]
+             ((1, 600000), -1), ((40, 40, 40), (1,)), ((5, 100000), 0), ((300000, 5), 0),
+             ((2 * ROW_BLOCK + 37, 700), 0), ((1000, 4096), 0), ((7, 1500, 300), 1),
+             ((3000, 40, 9), (0, 1))]
     for shape, axes in cases:
-        for op in ("sum", "mean", "argmax", "prod", "min"):
-            x = with_nans(rng.standard_normal(shape).astype(np.float32))
+        for op, dt in (("sum", np.float32), ("sum", np.float64), ("mean", np.float32),
+                       ("argmax", np.float32), ("prod", np.float32), ("min", np.float32)):
+            x = with_nans(rng.standard_normal(shape).astype(dt))
             if op == "prod":
-                x = (1 + x / 1000).astype(np.float32)
-            prog = f"s = {op}(x{axes_text(axes) if op != 'argmax' else ', axis=-1'})"
+                x = (1 + x / 1000).astype(dt)
+            ax = axes if op != "argmax" or isinstance(axes, int) else -1
+            prog = f"s = {op}(x{axes_text(ax)})"
             runs = []
             for t in (1, 2, 3, 8):
                 R = ND.Run(threads=t)
@@ -250,27 +264,69 @@ def threads():
                 R.close()
             total += 1
             if not all(same(r, runs[0]) for r in runs):
-                bad.append(f"{prog} {shape}")
+                bad.append(f"{prog} {x.dtype} {shape}")
     report("cpu.threads", bad, total)
 
 
 ROW_TYPES = [np.float64, np.float32, np.float16, np.int32, np.uint8, np.int64, np.bool_,
              np.complex64, np.complex128]
+ROW_BLOCK = 1024  # the row form's block of rows (RR, src/cpu/rowrun.c)
+EXACT = ("min", "max", "argmin", "argmax", "any", "all")
+
+
+def rows_model(op, x, axes):
+    """A float sum, mean or product over the outer axes as the row form
+    computes it (docs/language.md): each column's rows added (multiplied)
+    in order in the accumulator's type, from the identity, in blocks of
+    ROW_BLOCK rows; the blocks combined in the pairwise tree of reduce_tree
+    (src/reduce.c); the mean divided in float64.  None where it does not
+    say (complex products and means)."""
+    kind = x.dtype.kind
+    if kind == "c" and op != "sum":
+        return None
+    axes = sorted(a % x.ndim for a in ([axes] if isinstance(axes, int) else axes))
+    kept = [d for d in range(x.ndim) if d not in axes]
+    n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+    m = np.transpose(x, axes + kept).reshape(n, -1)
+    acc = np.complex128 if kind == "c" else np.float64 if op != "prod" else \
+        np.float32 if x.dtype.itemsize <= 4 else np.float64
+    blocks = []
+    for b0 in range(0, n, ROW_BLOCK):
+        a = np.full(m.shape[1], 1 if op == "prod" else 0, acc)
+        for r in range(b0, min(n, b0 + ROW_BLOCK)):
+            a = a * m[r].astype(acc) if op == "prod" else a + m[r].astype(acc)
+        blocks.append(a)
+
+    def tree(lo, k):
+        if k == 1:
+            return blocks[lo]
+        h = k // 2
+        return tree(lo, h) * tree(lo + h, k - h) if op == "prod" else tree(lo, h) + tree(lo + h, k - h)
+    with np.errstate(all="ignore"):
+        t = tree(0, len(blocks))
+        if op == "mean":
+            t = t / np.float64(n)
+        return t.astype(x.dtype).reshape([x.shape[d] for d in kept])
 
 
 def rows_form():
     """cpu: reductions over the outer axes of C-order arrays (sum(x, axis=0)
-    of a matrix: the row form, each row folded into every column's lanes)
-    give, for every reduction and type, the bits of each column reduced as a
-    contiguous run, on 1 and 3 threads alike: columns not a multiple of the
-    vector width, one row, more rows than a block of 4096, a transpose, a
-    row step, a broadcast row, NaN at the ends and within a column."""
+    of a matrix: the row form, each row folded into every column's
+    accumulator) give, for every reduction and type: min, max, argmin,
+    argmax, any, all and integer sums the bits of each column reduced as a
+    contiguous run (they are exact); float sums, means and products the
+    bits of rows_model (not the contiguous run's, which adds in lanes), and
+    NumPy's value within its bound; on 1 and 3 threads alike.  Columns not
+    a multiple of the vector width, one row, several blocks of rows and a
+    part of one, a transpose, a row step, NaN at the ends and within a
+    column."""
     if "cpu" not in TARGETS:
         return
     bad, total = [], 0
     Rs = {t: ND.Run(threads=t) for t in (1, 3)}
     views = [((64, 35), 0), ((1, 37), 0), ((9000, 21), 0), ((5, 6, 19), (0, 1)),
-             ((3, 40, 17), 1), ((300, 70), "T"), ((300, 70), "step"), ((4200, 5), 0)]
+             ((3, 40, 17), 1), ((300, 70), "T"), ((300, 70), "step"), ((4200, 5), 0),
+             ((2 * ROW_BLOCK + 37, 300), 0)]
     for v, (shape, how) in enumerate(views):
         for op in NUMPY:
             dt = ROW_TYPES[(v + list(NUMPY).index(op)) % len(ROW_TYPES)]
@@ -293,16 +349,59 @@ def rows_form():
             prog = f"s = {op}(x{axes_text(ax)})"
             total += 1
             got = {t: R.run(prog, {"x": x}, "cpu")["s"] for t, R in Rs.items()}
-            want = segment_bits("cpu", prog, op, x, ax, Rs[1])
-            if not same(got[1], want):
-                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: not the columns' bits")
-            elif not same(got[3], got[1]):
-                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: 3 threads differ from 1")
+            what = f"{prog} {x.dtype} {x.shape}{x.strides}"
+            if op in EXACT or x.dtype.kind not in "fc":
+                if not same(got[1], segment_bits("cpu", prog, op, x, ax, Rs[1])):
+                    bad.append(f"{what}: not the columns' bits")
+            else:
+                want = rows_model(op, x, ax)
+                if want is not None and not same(got[1], want):
+                    bad.append(f"{what}: not the row form's bits")
+            if not same(got[3], got[1]):
+                bad.append(f"{what}: 3 threads differ from 1")
             elif not close(got[1], numpy_of(op, x, ax, False), op, x, ax, False):
-                bad.append(f"{prog} {x.dtype} {x.shape}{x.strides}: not NumPy's value")
+                bad.append(f"{what}: not NumPy's value")
+    # The order of a float sum, mean and product: rows of several blocks
+    # and a part of one, of values that round otherwise in another order.
+    for dt in (np.float64, np.float32, np.float16, np.complex128):
+        for op in ("sum", "mean", "prod"):
+            shape = (2 * ROW_BLOCK + 37, 70)
+            x = fill_near_one(shape, dt) if op == "prod" else \
+                (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(dt)
+            want = rows_model(op, x, 0)
+            if want is None:
+                continue
+            total += 1
+            got = {t: R.run(f"s = {op}(x, axis=0)", {"x": x}, "cpu")["s"] for t, R in Rs.items()}
+            if not same(got[1], want) or not same(got[3], want):
+                bad.append(f"{op}(x, axis=0) {x.dtype} {shape}: not the row form's bits")
     for R in Rs.values():
         R.close()
     report("cpu.rows_form", bad, total)
+
+
+def results_through_views():
+    """Results of many segments written through views (every other element,
+    reversed, a column of a matrix), as the segments are finished many at a
+    time: over outer axes (cpu's row form) and the innermost one."""
+    for target in TARGETS:
+        R = ND.Run()
+        bad, total = [], 0
+        for shape, axes in [((300, 70), 0), ((4, 50, 40), 1), ((70, 300), 1), ((9, 3000), 0)]:
+            x = ND.fill(rng, np.empty(shape, np.float64))
+            kept = [n for d, n in enumerate(shape) if d != axes]
+            for op in ("sum", "argmax", "max"):
+                want = numpy_of(op, x, axes, False)
+                big = np.zeros([2 * n for n in kept] + [3], want.dtype)
+                view = big[(slice(None, None, -2),) * len(kept) + (1,)]
+                total += 1
+                R.run(f"s = {op}(x, axis={axes})", {"x": x}, target, outs={"s": view})
+                rest = big.copy()
+                rest[(slice(None, None, -2),) * len(kept) + (1,)] = 0
+                if not close(view, want, op, x, axes, False) or rest.any():
+                    bad.append(f"{op}(x, axis={axes}) {shape} into {view.strides}")
+        R.close()
+        report(f"{target}.results_through_views", bad, total)
 
 
 def fill_near_one(shape, dt):
@@ -485,6 +584,7 @@ against_numpy()
 segments_as_whole()
 threads()
 rows_form()
+results_through_views()
 zero_extents()
 with_outputs()
 queries()

@@ -15,7 +15,8 @@
 **   cpu/reduce.c the reductions of that IR: the lanes each keeps in the
 **                loop, and the partial result of each block.  Equally pure.
 **   cpu/rowacc.c the row form of a kernel reducing over outer axes: rows
-**                folded into every column's lanes at once.  Equally pure.
+**                folded into an accumulator per column, a vector across
+**                the columns.  Equally pure.
 **   cpu/math.c   the math functions of that IR: which vector library (or
 **                libm) computes each, and the fixes at the ends of ranges.
 **                Part of generation, equally pure.
@@ -23,7 +24,8 @@
 **                code, the code cache (code_get) and the ORC JIT.
 **   cpu/host.c   the library's functions that the kernels call, which
 **                build.c shows the JIT (the semantics of an operation).
-**   cpu/rowrun.c running the row form: where it applies, tiles, threads.
+**   cpu/rowrun.c running the row form: where it applies, blocks of rows,
+**                tiles, threads.
 **   cpu/run.c    running: the per-context state, the thread pool, and
 **                target_cpu, the struct Target that jitc.c calls.
 */
@@ -94,19 +96,22 @@ typedef struct RAcc {
                               argmax, and float min/max (ties of 0.0 and -0.0,
                               NaN payloads: the first element wins) */
   int64_t scr;             /* split kernels: its state's offset in the scratch */
-  LLVMValueRef val, off;   /* the lanes' values and offsets in the block (-1: none) */
+  LLVMValueRef val, off;   /* the lanes' values and offsets in the block (-1: none);
+                              the row form's: indices in the segment, i64 */
   LLVMValueRef pval, poff; /* their phis in the loop's head */
-  int64_t roff;            /* the row form: its lane sets' offset in a chunk */
+  int64_t roff;            /* the row form: its accumulators' offset in a chunk */
 } RAcc;
 
-/* The row form's state for the row at hand (cpu/rowacc.c): the lane sets
-** in memory, the row's lane set k and its offset in the block less k. */
+/* The row form's state for the row at hand (cpu/rowacc.c): the columns'
+** accumulators in memory, the row's index.  An iteration of the loop over
+** the columns folds several rows in turn into the accumulators held in
+** registers: the first of them loads them, the last stores them. */
 typedef struct RowGen {
   LLVMValueRef acc;   /* chunk q of W columns at acc + q * red_row_bytes() */
   LLVMValueRef c0;    /* the call's first column */
-  LLVMValueRef k;     /* i64: the row's lane set, (row - block start) % W */
-  LLVMValueRef off;   /* i32: row - block start - k */
-  LLVMValueRef first; /* i1: the row is the first of its lane set in the block */
+  LLVMValueRef off;   /* i64: the row's index in the segment */
+  LLVMValueRef first; /* i1: the row is its block's first (the identity, not memory) */
+  bool load, store;   /* the row loads the accumulators, stores them */
   int64_t chunk;      /* red_row_bytes() */
 } RowGen;
 
@@ -131,17 +136,17 @@ struct Gen {
   int *rnum;           /* per statement: its reduction's number, or -1 */
   LLVMValueRef rb;     /* the first element of the current block of RB */
   LLVMValueRef part, nblocks; /* the Partials and their count per reduction */
-  RowGen *row;         /* the row form (cpu/rowacc.c): the lanes are in memory */
+  RowGen *row;         /* the row form (cpu/rowacc.c): accumulators in memory */
 };
 
-/* cpu/gen.c's pieces that cpu/rowacc.c builds its form of: gen_loop, the
-** vector loop over [lo, hi) of statements [from, to), leaving the builder
-** in its block `done`; new_fn, a kernel function (nptrs < 0) or a group's;
+/* cpu/gen.c's pieces that cpu/rowacc.c builds its form of: gen_body, the
+** statements [from, to) on the W elements at G->i (under G->mask), the
+** body of the vector loop; new_fn, a kernel function (nptrs < 0) or a group's;
 ** load_array_ptr, array s's address from the table `arrays`; load_params,
 ** the parameters as splat vectors (par_used NULL: all of them).  rows_gen
 ** (cpu/rowacc.c) builds the row form as the kernel `fname`; -1 when out
 ** of memory. */
-void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo, LLVMValueRef hi);
+void gen_body(Gen *G, int from, int to);
 LLVMValueRef new_fn(Gen *G, const char *name, int nptrs);
 LLVMValueRef load_array_ptr(Gen *G, LLVMValueRef arrays, int s);
 void load_params(Gen *G, LLVMValueRef pars, const int *par_used, int stamp);
@@ -250,17 +255,17 @@ void red_move(Gen *G, int from, int to, bool store);
 void red_resume(Gen *G, int from, int to, LLVMValueRef first);
 void red_finish_fn(Gen *G, LLVMValueRef fn, int from, int to);
 bool red_some(Gen *G, int from, int to);
-/* The row form (cpu/rowacc.c): the lane sets of W columns that the
-** reductions keep in memory instead of registers.  red_row_bytes: the bytes
-** of one chunk of W columns (every reduction's W lane sets of W lanes, then
-** of an indexed one W sets of W offsets), setting each RAcc.roff when racc
-** is not NULL.  red_row_finish: the Partials of reduction r for the W
-** columns of the chunk at `chunk`, for the block that starts at element rb
-** and holds len elements (lane sets past len hold nothing), column j's at
-** dst + j * cstride bytes. */
+/* The row form (cpu/rowacc.c): the accumulators of W columns that the
+** reductions keep in memory instead of registers, one per column (a vector
+** across them).  red_row_bytes: the bytes of one chunk of W columns (every
+** reduction's W values, then of an indexed one W indices, i64), setting
+** each RAcc.roff when racc is not NULL.  red_row_combine: reduction r's
+** accumulators of the chunk at a combined with those of the chunk at b (of
+** later rows), into a.  red_row_finish: its Partials for the W columns of
+** the chunk at `chunk`, column j's at dst + j * cstride bytes. */
 size_t red_row_bytes(const Program *p, RAcc *racc);
-void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef rb, LLVMValueRef len,
-                    LLVMValueRef dst, int64_t cstride);
+void red_row_combine(Gen *G, int r, LLVMValueRef a, LLVMValueRef b);
+void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef dst, int64_t cstride);
 /* Scratch bytes of one reduction's lanes in a split kernel (red_move): W
 ** values of up to 16 bytes (complex128), W offsets. */
 #define RSTATE (W * 16 + W * 4)
@@ -381,10 +386,21 @@ jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, uin
                              bool rows, KernelFn *fn, size_t *scratch);
 /* ---- cpu/rowrun.c: the row form's runs ---- */
 
+/* The row form's calls (cpu/rowacc.c): fold rows into the accumulators,
+** combine two blocks' accumulators, or finish them into Partials; its
+** parameter slots after the program's. */
+enum { ROWS_FOLD, ROWS_COMBINE, ROWS_FINISH };
+#define ROWS_SLOTS 6
+/* Rows that one iteration of the row form's loop over the columns folds
+** in turn, the accumulators held in registers: they are loaded and stored
+** once for all of them, so that the loop is bound by the reads of the rows
+** (measured: docs/PERFORMANCE.md, "Reductions over an axis on the CPU"). */
+#define ROWS_AT_ONCE 8
+
 /* Where the row form runs: the layout's kept axes [0, nk), the innermost
 ** of `cols` columns (each input's elements contiguous along it) within
 ** `outer` runs of the others; tiles of `tile` columns, ntiles per run, each
-** tile's lane sets tile / W chunks of `chunk` bytes (red_row_bytes). */
+** tile's accumulators tile / W chunks of `chunk` bytes (red_row_bytes). */
 typedef struct RowPlan {
   int nk;
   int64_t cols, outer, tile, ntiles;

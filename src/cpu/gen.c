@@ -351,7 +351,7 @@ static LLVMValueRef gen_node(Gen *G, const Node *n) {
 
 /* Statements [from, to) for the W elements at G->i (under G->mask when
 ** set).  Temporaries that later groups read also go to their scratch. */
-static void gen_body(Gen *G, int from, int to) {
+void gen_body(Gen *G, int from, int to) {
   const Program *p = G->prog;
   memset(G->load, 0, sizeof(LLVMValueRef) * (size_t)(p->narrays ? p->narrays : 1));
   memset(G->tmp, 0, sizeof(LLVMValueRef) * (size_t)(p->ntemps ? p->ntemps : 1));
@@ -439,7 +439,7 @@ size_t cpu_gen_scratch(const Program *p) {
 ** [from, to), then appends the block `done` and leaves the builder there:
 **   loop:   for (i = lo; i + W <= hi; i += W) body(full vectors)
 **   tail:   if (i < hi) body(masked to hi - i lanes) */
-void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo, LLVMValueRef hi) {
+static void gen_loop(Gen *G, LLVMValueRef fn, int from, int to, LLVMValueRef lo, LLVMValueRef hi) {
   LLVMBuilderRef B = G->B;
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
   LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(G->C, fn, "loop");

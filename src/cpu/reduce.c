@@ -15,6 +15,10 @@
 ** sums add it whole, products multiply as complex values, and min, max,
 ** argmin and argmax keep offsets as the floats do, in NumPy's complex order
 ** with a NaN in either part first of all.
+**
+** The row form (cpu/rowacc.c) keeps instead one accumulator per column, in
+** memory, W columns to a vector: the same operations on other elements,
+** and blocks of rows combined as src/reduce.c combines Partials.
 */
 #include "cpu.h"
 
@@ -160,7 +164,7 @@ static void acc_update(Gen *G, RAcc *R, LLVMValueRef x) {
   ** logic on masks, which x86 code generation packs and unpacks. */
   if (G->mask) x = sel(G, for_lanes(G, st, G->mask), x, acc_identity(G, st));
   bool less = is_less(st->op);
-  LLVMValueRef off = G->row ? G->row->off
+  LLVMValueRef off = G->row ? G->row->off /* the row form: the row's index, i64 */
                              : LLVMBuildTrunc(G->B, LLVMBuildSub(G->B, G->i, G->rb, ""), G->ti32, "");
   off = splat(G, off);
   if (!acc_float(G, st)) {
@@ -288,14 +292,17 @@ static void acc_finish(Gen *G, const RAcc *R, LLVMValueRef val, LLVMValueRef off
 }
 
 /* ---- the row form (cpu/rowacc.c) ----
-** Each of W columns keeps the W lanes the kernel would keep for the
-** column's elements, as W lane sets: set k holds lane k of each column,
-** one vector across the columns, which row r of the block updates when
-** r % W == k.  So each column's lanes take the same elements in the same
-** order as the kernel's, and their tree (red_row_finish) combines the same
-** lanes in the same order: the bits are the kernel's. */
+** Each column keeps one value of each reduction's accumulator, and an
+** indexed reduction the index of its element in the segment (i64): W
+** columns' values are one vector, which the rows of a block update in their
+** order, as a lane of the kernel takes its elements.  A block's first row
+** starts them from the identity, with its own index: a column that never
+** takes an element holds only elements equal to the identity, and the first
+** of them is the one to keep (acc_update).  Blocks are then combined as
+** reduce_combine combines Partials, and a column's value and index are its
+** Partial. */
 
-/* Bytes of one value of reduction st's lanes in memory: bool as a byte. */
+/* Bytes of one value of reduction st's accumulator in memory: bool as a byte. */
 static size_t lane_bytes(const IrStmt *st) {
   jitc_dtype in = st->value->type;
   if (st->op == OP_ANY || st->op == OP_ALL || (is_minmax(st->op) && in == JITC_BOOL)) return 1;
@@ -308,29 +315,34 @@ size_t red_row_bytes(const Program *p, RAcc *racc) {
     const IrStmt *st = &p->stmts[s];
     if (st->kind != IR_REDUCE) continue;
     if (racc) racc[r].roff = (int64_t)at;
-    at += (size_t)W * W * lane_bytes(st) + (is_indexed(st) ? (size_t)W * W * 4 : 0);
+    at += (size_t)W * lane_bytes(st) + (is_indexed(st) ? (size_t)W * 8 : 0);
     r++;
   }
   return at;
 }
 
-/* The address of lane set k (i64) of R's values (offs: offsets) in the
-** chunk at `chunk`. */
-static LLVMValueRef row_addr(Gen *G, const RAcc *R, LLVMValueRef chunk, LLVMValueRef k, bool offs) {
-  int64_t vb = W * (int64_t)lane_bytes(R->st);
-  LLVMValueRef at = LLVMBuildMul(G->B, k, LLVMConstInt(G->ti64, (unsigned long long)(offs ? W * 4 : vb), 0), "");
-  at = LLVMBuildAdd(G->B, at, LLVMConstInt(G->ti64, (unsigned long long)(R->roff + (offs ? W * vb : 0)), 0), "");
-  return LLVMBuildGEP2(G->B, G->ti8, chunk, &at, 1, "");
+/* The address of R's values (idx: indices) in the chunk at `chunk`. */
+static LLVMValueRef row_addr(Gen *G, const RAcc *R, LLVMValueRef chunk, bool idx) {
+  int64_t at = R->roff + (idx ? W * (int64_t)lane_bytes(R->st) : 0);
+  LLVMValueRef o = LLVMConstInt(G->ti64, (unsigned long long)at, 0);
+  return LLVMBuildGEP2(G->B, G->ti8, chunk, &o, 1, "");
 }
 
-/* Lane set k of R's values (bool from bytes), or of its offsets. */
-static LLVMValueRef row_load(Gen *G, const RAcc *R, LLVMValueRef chunk, LLVMValueRef k, bool offs) {
+/* R's values (bool from bytes), or its indices, in the chunk at `chunk`. */
+static LLVMValueRef row_load(Gen *G, const RAcc *R, LLVMValueRef chunk, bool idx) {
   LLVMTypeRef st = acc_scalar(G, R->st);
-  LLVMTypeRef mt = offs ? LLVMVectorType(G->ti32, W)
+  LLVMTypeRef mt = idx ? LLVMVectorType(G->ti64, W)
                    : st == G->ti1 ? LLVMVectorType(G->ti8, W) : acc_vtype(G, R->st);
-  LLVMValueRef v = LLVMBuildLoad2(G->B, mt, row_addr(G, R, chunk, k, offs), "");
+  LLVMValueRef v = LLVMBuildLoad2(G->B, mt, row_addr(G, R, chunk, idx), "");
   LLVMSetAlignment(v, 16);
-  return !offs && st == G->ti1 ? LLVMBuildTrunc(G->B, v, LLVMVectorType(st, W), "") : v;
+  return !idx && st == G->ti1 ? LLVMBuildTrunc(G->B, v, LLVMVectorType(st, W), "") : v;
+}
+
+/* Stores R's values val (and indices idx) in the chunk at `chunk`. */
+static void row_store(Gen *G, const RAcc *R, LLVMValueRef chunk, LLVMValueRef val, LLVMValueRef idx) {
+  if (acc_scalar(G, R->st) == G->ti1) val = LLVMBuildZExt(G->B, val, LLVMVectorType(G->ti8, W), "");
+  LLVMSetAlignment(LLVMBuildStore(G->B, val, row_addr(G, R, chunk, false)), 16);
+  if (R->indexed) LLVMSetAlignment(LLVMBuildStore(G->B, idx, row_addr(G, R, chunk, true)), 16);
 }
 
 /* The chunk of the W columns at G->i. */
@@ -341,54 +353,38 @@ static LLVMValueRef row_chunk(Gen *G) {
   return LLVMBuildGEP2(G->B, G->ti8, rg->acc, &at, 1, "");
 }
 
-/* R's lanes for the row from memory (the identity and no offsets at the
-** lane set's first row), or back to memory. */
+/* R's values for the row from memory (at the block's first row the
+** identity, and the row's index), or back to memory. */
 static void row_move(Gen *G, RAcc *R, bool store) {
   LLVMValueRef chunk = row_chunk(G);
-  if (!store) {
-    R->val = sel(G, G->row->first, acc_identity(G, R->st), row_load(G, R, chunk, G->row->k, false));
-    if (R->indexed)
-      R->off = sel(G, G->row->first, splat_const(LLVMConstInt(G->ti32, (unsigned long long)-1, 1)),
-                   row_load(G, R, chunk, G->row->k, true));
+  if (store) {
+    row_store(G, R, chunk, R->val, R->off);
     return;
   }
-  LLVMValueRef v = R->val;
-  if (acc_scalar(G, R->st) == G->ti1) v = LLVMBuildZExt(G->B, v, LLVMVectorType(G->ti8, W), "");
-  LLVMSetAlignment(LLVMBuildStore(G->B, v, row_addr(G, R, chunk, G->row->k, false)), 16);
-  if (R->indexed)
-    LLVMSetAlignment(LLVMBuildStore(G->B, R->off, row_addr(G, R, chunk, G->row->k, true)), 16);
+  R->val = sel(G, G->row->first, acc_identity(G, R->st), row_load(G, R, chunk, false));
+  if (R->indexed) R->off = sel(G, G->row->first, splat(G, G->row->off), row_load(G, R, chunk, true));
 }
 
-void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef rb, LLVMValueRef len,
-                    LLVMValueRef dst, int64_t cstride) {
+void red_row_combine(Gen *G, int r, LLVMValueRef a, LLVMValueRef b) {
+  const RAcc *R = &G->racc[r];
+  LLVMValueRef va = row_load(G, R, a, false), vb = row_load(G, R, b, false), ia = NULL;
+  if (!R->indexed) va = acc_op(G, R->st, va, vb);
+  else pick(G, R->st, va, row_load(G, R, a, true), vb, row_load(G, R, b, true), &va, &ia);
+  row_store(G, R, a, va, ia);
+}
+
+void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef dst, int64_t cstride) {
   const RAcc *R = &G->racc[r];
   const IrStmt *st = R->st;
   LLVMBuilderRef B = G->B;
-  LLVMValueRef val[W], idx[W];
-  /* Lane sets past len took no element: the identity, no offsets. */
-  for (int k = 0; k < W; k++) {
-    LLVMValueRef kk = LLVMConstInt(G->ti64, (unsigned)k, 0);
-    LLVMValueRef has = icmp(G, LLVMIntSLT, kk, len);
-    val[k] = sel(G, has, row_load(G, R, chunk, kk, false), acc_identity(G, st));
-    if (!R->indexed) continue;
-    LLVMValueRef off = sel(G, has, row_load(G, R, chunk, kk, true),
-                           splat_const(LLVMConstInt(G->ti32, (unsigned long long)-1, 1)));
-    LLVMValueRef first = splat(G, LLVMBuildAdd(B, rb, kk, ""));
-    idx[k] = lane_index(G, first, off, kk, len);
-  }
-  /* acc_finish's tree, lane set k + h into lane set k, each column alike. */
-  for (int h = W / 2; h >= 1; h /= 2)
-    for (int k = 0; k < h; k++) {
-      if (R->indexed) pick(G, st, val[k], idx[k], val[k + h], idx[k + h], &val[k], &idx[k]);
-      else val[k] = acc_op(G, st, val[k], val[k + h]);
-    }
-  LLVMValueRef none = LLVMConstInt(G->ti64, (unsigned long long)-1, 1);
+  LLVMValueRef val = row_load(G, R, chunk, false), idx = R->indexed ? row_load(G, R, chunk, true) : NULL;
+  /* min and max of integers: any index but -1, which says empty */
+  LLVMValueRef none = LLVMConstInt(G->ti64, is_minmax(st->op) ? 0 : (unsigned long long)-1, 1);
   for (unsigned j = 0; j < W; j++) {
-    LLVMValueRef at = LLVMConstInt(G->ti64, (unsigned long long)(j * cstride), 0);
-    LLVMValueRef d = LLVMBuildGEP2(B, G->ti8, dst, &at, 1, "");
-    LLVMValueRef ix = R->indexed ? LLVMBuildExtractElement(B, idx[0], LLVMConstInt(G->ti32, j, 0), "")
-                      : is_minmax(st->op) ? rb : none;
-    store_partial(G, st, val[0], j, W + j, ix, d);
+    LLVMValueRef o = LLVMConstInt(G->ti64, (unsigned long long)(j * cstride), 0);
+    LLVMValueRef d = LLVMBuildGEP2(B, G->ti8, dst, &o, 1, "");
+    LLVMValueRef ix = idx ? LLVMBuildExtractElement(B, idx, LLVMConstInt(G->ti32, j, 0), "") : none;
+    store_partial(G, st, val, j, W + j, ix, d);
   }
 }
 
@@ -405,9 +401,9 @@ void red_init(Gen *G) {
 
 void red_update(Gen *G, int s, LLVMValueRef x) {
   RAcc *R = &G->racc[G->rnum[s]];
-  if (G->row) row_move(G, R, false);
+  if (G->row && G->row->load) row_move(G, R, false);
   acc_update(G, R, x);
-  if (G->row) row_move(G, R, true);
+  if (G->row && G->row->store) row_move(G, R, true);
 }
 
 /* (cpu/cpu.h) The running values of the reductions among statements [from,
@@ -417,7 +413,7 @@ void red_update(Gen *G, int s, LLVMValueRef x) {
 ** `done`, phis of the head's values (from the tail check) and of the
 ** tail's (from its end). */
 void red_phis(Gen *G, int from, int to, LLVMBasicBlockRef bb, int step) {
-  for (int s = from; s < to && !G->row; s++) { /* the row form's lanes are in memory */
+  for (int s = from; s < to && !G->row; s++) { /* the row form's are in memory */
     if (G->prog->stmts[s].kind != IR_REDUCE) continue;
     RAcc *R = &G->racc[G->rnum[s]];
     LLVMValueRef *cur[2] = {&R->val, &R->off}, *phi[2] = {&R->pval, &R->poff};

@@ -4,27 +4,28 @@
 ** whose reduced axes lie outside the kept ones in memory.  The kernel
 ** proper reduces a segment (a column) as one contiguous run, which such a
 ** layout would have to gather column by column; the row form instead walks
-** the matrix in memory's order, a row at a time, and folds each row into
-** the lanes of every column at once, a vector across the columns, as
-** NumPy's loop for axis=0 does.  Pure, as cpu/gen.c, whose loop it reuses;
-** cpu/rowrun.c runs it.
+** the matrix in memory's order and folds each row into an accumulator per
+** column, a vector across the columns, as NumPy's loop for axis=0 does.
+** Pure, as cpu/gen.c, whose loop body it reuses; cpu/rowrun.c runs it.
 **
-** The lanes are those the kernel keeps (cpu/reduce.c, "the row form"):
-** for each column, the W lanes of each block of RB of its segment, lane k
-** taking elements k, k + W, ... in order, then the same tree and the same
-** Partials.  A result is therefore the same bits as the kernel gives for
-** the column gathered into a contiguous run, on any thread count.
+** A column's accumulator (cpu/reduce.c, "the row form") takes the rows of
+** a block of its segment one after the other, in their order; the blocks,
+** fixed by the shape, are then combined in a fixed tree (rowrun.c).  So a
+** result does not depend on the thread count, nor on how the columns are
+** cut into tiles.  It is not the bits of the column reduced as a
+** contiguous run, whose float sums add in W lanes.
 **
 ** The form is the kernel's signature, (begin, end, arrays, params), over
 ** the columns [begin, end) of a tile; after the program's parameter slots:
-**   +0  the lane sets: chunk q of W columns at + q * red_row_bytes()
-**   +1  nrows: the rows of this call
-**   +2  the block offset of its first row (row - block start); or, when
-**       finishing, the block's element count
-**   +3  the address of each array's step from row to row, in bytes
-**   +4  NULL to fold rows; else the Partials to finish into: column j's
-**       of reduction r at + (j * nreduce + r) * sizeof(Partial)
-**   +5  when finishing, the block's first element
+**   +0  the accumulators: chunk q of W columns at + q * red_row_bytes()
+**   +1  what the call does: ROWS_FOLD, ROWS_COMBINE or ROWS_FINISH
+**   +2  fold: the rows of this call
+**   +3  fold: the index in the segment of its first row
+**   +4  fold: the index of the first row of its block
+**   +5  fold: the address of each array's step from row to row, in bytes;
+**       combine: the accumulators of later rows, combined into +0's;
+**       finish: the Partials, column j's of reduction r at
+**       + (j * nreduce + r) * sizeof(Partial)
 ** arrays[a] is array a's element (first row, column 0); column c of row r
 ** is at + r * step + c * size, the columns contiguous.
 */
@@ -35,7 +36,7 @@
 #include <stdlib.h>
 
 /* In the cache key of the row form (cpu/build.c): the build of this file. */
-const char cpu_rowacc_stamp[] = "built " __DATE__ " " __TIME__;
+const char cpu_rowacc_stamp[] = "built " __DATE__ " " __TIME__ " rows " STR(ROWS_AT_ONCE);
 
 /* The value of parameter slot nparams + k, of type t. */
 static LLVMValueRef slot(Gen *G, LLVMValueRef pars, int k, LLVMTypeRef t, const char *name) {
@@ -44,15 +45,18 @@ static LLVMValueRef slot(Gen *G, LLVMValueRef pars, int k, LLVMTypeRef t, const 
   return LLVMBuildLoad2(G->B, t, LLVMBuildGEP2(G->B, G->ti8, pars, &idx, 1, ""), name);
 }
 
+static LLVMValueRef i64c(Gen *G, int64_t v) { return LLVMConstInt(G->ti64, (unsigned long long)v, 1); }
+
 /* A loop of i64 v from lo while v < hi, by step; the builder in its body.
-** rows_close ends the body and leaves the builder after the loop. */
+** loop_close ends the body and leaves the builder after the loop, where v
+** is the first value that failed the test. */
 typedef struct Loop {
   LLVMBasicBlockRef pre, head, exit;
   LLVMValueRef v, lo;
   int64_t step;
 } Loop;
 
-static void rows_open(Gen *G, LLVMValueRef fn, Loop *L, LLVMValueRef lo, LLVMValueRef hi,
+static void loop_open(Gen *G, LLVMValueRef fn, Loop *L, LLVMValueRef lo, LLVMValueRef hi,
                       int64_t step, const char *name) {
   LLVMBuilderRef B = G->B;
   L->pre = LLVMGetInsertBlock(B);
@@ -68,8 +72,8 @@ static void rows_open(Gen *G, LLVMValueRef fn, Loop *L, LLVMValueRef lo, LLVMVal
   LLVMPositionBuilderAtEnd(B, body);
 }
 
-static void rows_close(Gen *G, Loop *L) {
-  LLVMValueRef next = LLVMBuildAdd(G->B, L->v, LLVMConstInt(G->ti64, (unsigned long long)L->step, 0), "");
+static void loop_close(Gen *G, Loop *L) {
+  LLVMValueRef next = LLVMBuildAdd(G->B, L->v, i64c(G, L->step), "");
   LLVMBasicBlockRef last = LLVMGetInsertBlock(G->B);
   LLVMBuildBr(G->B, L->head);
   LLVMValueRef inc[2] = {L->lo, next};
@@ -78,104 +82,170 @@ static void rows_close(Gen *G, Loop *L) {
   LLVMPositionBuilderAtEnd(G->B, L->exit);
 }
 
-/* Rows ahead of the one folded that are fetched into the cache: a tile's
-** rows are short runs a whole row apart, which the hardware's prefetchers
-** do not follow far enough (measured: docs/PERFORMANCE.md, "Reductions over
-** an axis on the CPU"). */
-#define ROWS_AHEAD 8
+/* The arrays as a fold sees them: each one's first row and step, and the
+** rows of the iteration (array s of row u at rows[u * narrays + s]). */
+typedef struct Rows {
+  LLVMValueRef *base, *step, *rows;
+} Rows;
 
-/* A prefetch of each cache line of the columns [begin, end) of array s's
-** row r + ROWS_AHEAD.  (Past the array's end, a prefetch does nothing.) */
-static void prefetch_row(Gen *G, LLVMValueRef fn, LLVMValueRef base, LLVMValueRef step,
-                         LLVMValueRef r, LLVMValueRef begin, LLVMValueRef end, int s) {
+/* Each row of the loop over the columns folds the next ROWS_AT_ONCE rows:
+** the row ROWS_AT_ONCE ahead is fetched into the second-level cache, for
+** the next iteration of the loop over the rows (measured:
+** docs/PERFORMANCE.md, "Reductions over an axis on the CPU").  The
+** hardware's prefetchers follow that many streams a row apart too late. */
+static void prefetch(Gen *G, const Rows *X, int u) {
+  const Program *p = G->prog;
+  for (int s = 0; s < p->narrays; s++) {
+    if (p->arrays[s].role == JITC_RESULT) continue;
+    int64_t es = (int64_t)jitc_dtype_size(p->arrays[s].dtype);
+    LLVMValueRef o = LLVMBuildMul(G->B, X->step[s], i64c(G, ROWS_AT_ONCE), "");
+    o = LLVMBuildAdd(G->B, o, LLVMBuildMul(G->B, G->i, i64c(G, es), ""), "");
+    LLVMValueRef at = LLVMBuildGEP2(G->B, G->ti8, X->rows[u * p->narrays + s], &o, 1, "");
+    LLVMTypeRef pt = G->tptr;
+    /* read, locality 2 (the second-level cache), data */
+    LLVMValueRef args[4] = {at, LLVMConstInt(G->ti32, 0, 0), LLVMConstInt(G->ti32, 2, 0),
+                            LLVMConstInt(G->ti32, 1, 0)};
+    intrinsic(G, "llvm.prefetch", &pt, 1, args, 4);
+  }
+}
+
+/* The body for the W columns at G->i of the n rows at X->rows, row u's
+** index idx[u]; `first`: row 0 is its block's first. */
+static void fold(Gen *G, const Rows *X, int n, LLVMValueRef first, LLVMValueRef *idx) {
+  int na = G->prog->narrays;
+  for (int u = 0; u < n; u++) {
+    prefetch(G, X, u);
+    for (int s = 0; s < na; s++) G->arr[s] = X->rows[u * na + s];
+    G->row->off = idx[u];
+    G->row->first = first;
+    G->row->load = u == 0;
+    G->row->store = u == n - 1;
+    gen_body(G, 0, G->prog->nstmts);
+  }
+}
+
+/* The loop over the columns [begin, end) of the n rows from row r (index
+** r0 in the segment; rb: its block's first row): full vectors, then the
+** rest under a mask. */
+static void columns(Gen *G, LLVMValueRef fn, LLVMValueRef begin, LLVMValueRef end, Rows *X,
+                    int n, LLVMValueRef r, LLVMValueRef r0, LLVMValueRef rb) {
   LLVMBuilderRef B = G->B;
-  int64_t es = (int64_t)jitc_dtype_size(G->prog->arrays[s].dtype);
-  LLVMValueRef ahead = LLVMBuildAdd(B, r, LLVMConstInt(G->ti64, ROWS_AHEAD, 0), "");
-  ahead = LLVMBuildMul(B, ahead, step, "");
-  LLVMValueRef row = LLVMBuildGEP2(B, G->ti8, base, &ahead, 1, "");
-  Loop P;
-  rows_open(G, fn, &P, begin, end, 64 / es > 0 ? 64 / es : 1, "ahead");
-  LLVMValueRef o = LLVMBuildMul(B, P.v, LLVMConstInt(G->ti64, (unsigned long long)es, 0), "");
-  LLVMValueRef at = LLVMBuildGEP2(B, G->ti8, row, &o, 1, "");
-  LLVMTypeRef pt = G->tptr;
-  /* read, high locality, data */
-  LLVMValueRef args[4] = {at, LLVMConstInt(G->ti32, 0, 0), LLVMConstInt(G->ti32, 3, 0),
-                          LLVMConstInt(G->ti32, 1, 0)};
-  intrinsic(G, "llvm.prefetch", &pt, 1, args, 4);
-  rows_close(G, &P);
+  int na = G->prog->narrays;
+  LLVMValueRef idx[ROWS_AT_ONCE];
+  for (int u = 0; u < n; u++) {
+    LLVMValueRef ru = LLVMBuildAdd(B, r, i64c(G, u), "");
+    for (int s = 0; s < na; s++) {
+      LLVMValueRef o = LLVMBuildMul(B, ru, X->step[s], "");
+      X->rows[u * na + s] = LLVMBuildGEP2(B, G->ti8, X->base[s], &o, 1, "");
+    }
+    idx[u] = LLVMBuildAdd(B, r0, ru, "");
+  }
+  LLVMValueRef first = LLVMBuildICmp(B, LLVMIntEQ, idx[0], rb, "first");
+  Loop C;
+  loop_open(G, fn, &C, begin, LLVMBuildSub(B, end, i64c(G, W - 1), ""), W, "col");
+  G->i = C.v;
+  G->mask = NULL;
+  fold(G, X, n, first, idx);
+  loop_close(G, &C);
+  LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(G->C, fn, "tail");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(G->C, fn, "");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, C.v, end, ""), tail, done);
+  LLVMPositionBuilderAtEnd(B, tail);
+  LLVMValueRef iota[W];
+  for (int k = 0; k < W; k++) iota[k] = i64c(G, k);
+  G->mask = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, LLVMBuildSub(B, end, C.v, "")));
+  fold(G, X, n, first, idx);
+  G->mask = NULL;
+  LLVMBuildBr(B, done);
+  LLVMPositionBuilderAtEnd(B, done);
+}
+
+/* A loop over the chunks of W columns of [begin, end): chunk at acc (and
+** at other, if not NULL) for the body; q, the chunk's number. */
+static void chunks_open(Gen *G, LLVMValueRef fn, Loop *Q, LLVMValueRef begin, LLVMValueRef end,
+                        LLVMValueRef *acc, LLVMValueRef *other, LLVMValueRef *q) {
+  loop_open(G, fn, Q, begin, end, W, "chunk");
+  *q = LLVMBuildSub(G->B, Q->v, begin, "");
+  LLVMValueRef at = LLVMBuildMul(G->B, *q, i64c(G, G->row->chunk / W), "");
+  *acc = LLVMBuildGEP2(G->B, G->ti8, *acc, &at, 1, "");
+  if (other) *other = LLVMBuildGEP2(G->B, G->ti8, *other, &at, 1, "");
 }
 
 int rows_gen(Gen *G, const char *fname) {
   const Program *p = G->prog;
   LLVMBuilderRef B = G->B;
   LLVMValueRef fn = new_fn(G, fname, -1);
-  LLVMValueRef *base = malloc(sizeof(LLVMValueRef) * ((size_t)p->narrays + 1));
-  LLVMValueRef *step = malloc(sizeof(LLVMValueRef) * ((size_t)p->narrays + 1));
-  if (!fn || !base || !step) {
-    free(base);
-    free(step);
+  size_t na = (size_t)p->narrays + 1;
+  Rows X = {malloc(sizeof(LLVMValueRef) * na), malloc(sizeof(LLVMValueRef) * na),
+            malloc(sizeof(LLVMValueRef) * na * ROWS_AT_ONCE)};
+  if (!fn || !X.base || !X.step || !X.rows) {
+    free(X.base);
+    free(X.step);
+    free(X.rows);
     return -1;
   }
   RowGen rg = {.chunk = (int64_t)red_row_bytes(p, G->racc)};
   LLVMValueRef begin = LLVMGetParam(fn, 0), end = LLVMGetParam(fn, 1);
   LLVMValueRef pars = LLVMGetParam(fn, 3);
   LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(G->C, fn, "entry"));
-  rg.acc = slot(G, pars, 0, G->tptr, "lanes");
+  rg.acc = slot(G, pars, 0, G->tptr, "acc");
   rg.c0 = begin;
-  LLVMValueRef nrows = slot(G, pars, 1, G->ti64, "nrows");
-  LLVMValueRef d0 = slot(G, pars, 2, G->ti64, "d0");
-  LLVMValueRef steps = slot(G, pars, 3, G->tptr, "steps");
-  LLVMValueRef part = slot(G, pars, 4, G->tptr, "partials");
-  LLVMValueRef rb = slot(G, pars, 5, G->ti64, "rb");
+  G->row = &rg;
+  LLVMValueRef what = slot(G, pars, 1, G->ti64, "what");
+  LLVMValueRef nrows = slot(G, pars, 2, G->ti64, "nrows");
+  LLVMValueRef r0 = slot(G, pars, 3, G->ti64, "r0");
+  LLVMValueRef rb = slot(G, pars, 4, G->ti64, "rb");
+  LLVMValueRef other = slot(G, pars, 5, G->tptr, "other");
+  LLVMBasicBlockRef folds = LLVMAppendBasicBlockInContext(G->C, fn, "fold");
+  LLVMBasicBlockRef combine = LLVMAppendBasicBlockInContext(G->C, fn, "combine");
+  LLVMBasicBlockRef finish = LLVMAppendBasicBlockInContext(G->C, fn, "finish");
+  LLVMValueRef sw = LLVMBuildSwitch(B, what, folds, 2);
+  LLVMAddCase(sw, i64c(G, ROWS_COMBINE), combine);
+  LLVMAddCase(sw, i64c(G, ROWS_FINISH), finish);
+
+  /* The rows ROWS_AT_ONCE at a time, then the rest one by one. */
+  LLVMPositionBuilderAtEnd(B, folds);
   for (int s = 0; s < p->narrays; s++) {
-    base[s] = load_array_ptr(G, LLVMGetParam(fn, 2), s);
-    LLVMValueRef idx = LLVMConstInt(G->ti64, (unsigned)s, 0);
-    step[s] = LLVMBuildLoad2(B, G->ti64, LLVMBuildGEP2(B, G->ti64, steps, &idx, 1, ""), "");
+    X.base[s] = load_array_ptr(G, LLVMGetParam(fn, 2), s);
+    LLVMValueRef at = i64c(G, s);
+    X.step[s] = LLVMBuildLoad2(B, G->ti64, LLVMBuildGEP2(B, G->ti64, other, &at, 1, ""), "");
   }
   load_params(G, pars, NULL, 0);
-  LLVMBasicBlockRef fold = LLVMAppendBasicBlockInContext(G->C, fn, "fold");
-  LLVMBasicBlockRef finish = LLVMAppendBasicBlockInContext(G->C, fn, "finish");
-  LLVMBuildCondBr(B, LLVMBuildIsNull(B, part, ""), fold, finish);
-
-  /* Each row: the arrays' row, its lane set, then the kernel's loop over
-  ** the columns with the lanes in memory (cpu/reduce.c). */
-  LLVMPositionBuilderAtEnd(B, fold);
-  Loop R;
-  rows_open(G, fn, &R, LLVMConstInt(G->ti64, 0, 0), nrows, 1, "row");
-  for (int s = 0; s < p->narrays; s++) {
-    LLVMValueRef off = LLVMBuildMul(B, R.v, step[s], "");
-    G->arr[s] = LLVMBuildGEP2(B, G->ti8, base[s], &off, 1, "");
-  }
-  for (int s = 0; s < p->narrays; s++)
-    if (p->arrays[s].role != JITC_RESULT) prefetch_row(G, fn, base[s], step[s], R.v, begin, end, s);
-  LLVMValueRef d = LLVMBuildAdd(B, d0, R.v, "");
-  rg.k = LLVMBuildAnd(B, d, LLVMConstInt(G->ti64, W - 1, 0), "");
-  rg.off = LLVMBuildTrunc(B, LLVMBuildSub(B, d, rg.k, ""), G->ti32, "");
-  rg.first = LLVMBuildICmp(B, LLVMIntSLT, d, LLVMConstInt(G->ti64, W, 0), "");
-  G->row = &rg;
-  gen_loop(G, fn, 0, p->nstmts, begin, end);
-  rows_close(G, &R);
+  Loop R, R1;
+  loop_open(G, fn, &R, i64c(G, 0), LLVMBuildSub(B, nrows, i64c(G, ROWS_AT_ONCE - 1), ""),
+            ROWS_AT_ONCE, "rows");
+  columns(G, fn, begin, end, &X, ROWS_AT_ONCE, R.v, r0, rb);
+  loop_close(G, &R);
+  loop_open(G, fn, &R1, R.v, nrows, 1, "row");
+  columns(G, fn, begin, end, &X, 1, R1.v, r0, rb);
+  loop_close(G, &R1);
   LLVMBuildRetVoid(B);
 
-  /* The Partials of the block, W columns at a time. */
-  LLVMPositionBuilderAtEnd(B, finish);
+  /* Another block's accumulators into these. */
+  LLVMPositionBuilderAtEnd(B, combine);
   Loop Q;
-  rows_open(G, fn, &Q, begin, end, W, "chunk");
-  LLVMValueRef q = LLVMBuildSub(B, Q.v, begin, "");
-  LLVMValueRef at = LLVMBuildMul(B, q, LLVMConstInt(G->ti64, (unsigned long long)(rg.chunk / W), 0), "");
-  LLVMValueRef chunk = LLVMBuildGEP2(B, G->ti8, rg.acc, &at, 1, "");
+  LLVMValueRef a = rg.acc, b = other, q;
+  chunks_open(G, fn, &Q, begin, end, &a, &b, &q);
+  for (int r = 0; r < p->nreduce; r++) red_row_combine(G, r, a, b);
+  loop_close(G, &Q);
+  LLVMBuildRetVoid(B);
+
+  /* The Partials, W columns at a time. */
+  LLVMPositionBuilderAtEnd(B, finish);
+  a = rg.acc;
+  chunks_open(G, fn, &Q, begin, end, &a, NULL, &q);
   int64_t cstride = (int64_t)sizeof(Partial) * p->nreduce;
   for (int r = 0; r < p->nreduce; r++) {
-    LLVMValueRef o = LLVMBuildMul(B, q, LLVMConstInt(G->ti64, (unsigned long long)cstride, 0), "");
-    o = LLVMBuildAdd(B, o, LLVMConstInt(G->ti64, (unsigned long long)r * sizeof(Partial), 0), "");
-    LLVMValueRef dst = LLVMBuildGEP2(B, G->ti8, part, &o, 1, "");
-    red_row_finish(G, r, chunk, rb, d0, dst, cstride);
+    LLVMValueRef o = LLVMBuildMul(B, q, i64c(G, cstride), "");
+    o = LLVMBuildAdd(B, o, i64c(G, r * (int64_t)sizeof(Partial)), "");
+    red_row_finish(G, r, a, LLVMBuildGEP2(B, G->ti8, other, &o, 1, ""), cstride);
   }
-  rows_close(G, &Q);
+  loop_close(G, &Q);
   LLVMBuildRetVoid(B);
   G->row = NULL;
-  free(base);
-  free(step);
+  free(X.base);
+  free(X.step);
+  free(X.rows);
   return 0;
 }
 

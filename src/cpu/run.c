@@ -197,7 +197,9 @@ static size_t blocks_bytes(const Layout *L) {
 ** tile, by layout.c's transposed move).  Where the reduced axes lie outside
 ** the kept ones in memory (sum(x, axis=0) of a C-order matrix), run_job
 ** takes the row form instead (cpu/rowrun.c), which reads the arrays once in
-** memory's order and gives the same bits. */
+** memory's order: its blocks are blocks of rows, each column's added in
+** order, so a float sum's bits are not the ones of the segment reduced
+** here, but again the same on every thread count. */
 
 /* The blocks of elements [lo, lo + m): at[a] is element lo of array a, in
 ** place or in its block of its own (mine[a]), gathered. */
