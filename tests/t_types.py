@@ -171,8 +171,13 @@ def alias_rows():
     text = open(os.path.join(ROOT, "src", "ops.h")).read()
     ids = {m.group(1): (m.group(2), int(m.group(3))) for m in re.finditer(
         r'^OP\(\s*(\w+),\s*"[^"]+",\s*(\w+),\s*(\d),\s*NULL', text, re.M)}
+    names = {m.group(1): m.group(2) for m in re.finditer(
+        r'^OP\(\s*(\w+),\s*"([^"]+)"', text, re.M)}
+    # An alias that is NumPy's other name of its row's ufunc (asin,
+    # absolute) types as the row does: only one NumPy names otherwise (fabs).
     return [(m.group(1), ids[m.group(2)][0], ids[m.group(2)][1], None)
-            for m in re.finditer(r'FN\("(\w+)",\s*(\w+)\)', text) if m.group(2) in ids]
+            for m in re.finditer(r'FN\("(\w+)",\s*(\w+)\)', text) if m.group(2) in ids
+            and getattr(np, m.group(1), None) is not getattr(np, names[m.group(2)], None)]
 
 
 def check_rules(rows):
