@@ -137,23 +137,17 @@ static void put_element(Buf *b, const Program *p, const CudaPattern *pat) {
   cuda_access_element(b, p, pat, "g", "e", "      ");
 }
 
-/* The G lanes' accumulators combined in a fixed tree into lane 0's. */
+static void each_result(Buf *b, const void *p, const char *fmt) {
+  cuda_axis_per_result(b, p, fmt);
+}
+
+/* The G lanes' accumulators combined in a fixed tree into lane 0's (a
+** block's: cuda_block_tree). */
 static void put_tree(Buf *b, const Program *p) {
   buf_puts(b, "  if (G == 32) {\n#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
   cuda_axis_per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
   buf_printf(b, "    }\n  } else if (G == %d) {\n", CUDA_BLOCK);
-  char sh[80];
-  snprintf(sh, sizeof sh, "    __shared__ jitc_p%%d sh%%d[%d];\n", CUDA_BLOCK / 32);
-  cuda_axis_per_result(b, p, sh);
-  buf_puts(b, "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
-  cuda_axis_per_result(b, p, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
-  buf_puts(b, "    }\n    if ((threadIdx.x & 31) == 0) {\n");
-  cuda_axis_per_result(b, p, "      sh%d[threadIdx.x >> 5] = x%d;\n");
-  buf_puts(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
-  snprintf(sh, sizeof sh, "      x%%d = sh%%d[threadIdx.x & %d];\n", CUDA_BLOCK / 32 - 1);
-  cuda_axis_per_result(b, p, sh);
-  buf_printf(b, "#pragma unroll\n      for (int o = %d; o > 0; o >>= 1) {\n", CUDA_BLOCK / 64);
-  cuda_axis_per_result(b, p, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  cuda_block_tree(b, each_result, p);
   buf_puts(b, "      }\n    }\n  }\n");
 }
 

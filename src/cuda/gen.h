@@ -154,6 +154,13 @@ static inline void cuda_part_type(Buf *b, int k, const char *acc) {
              acc, k, k, (int)CUDA_PART, (int)CUDA_PART, k);
 }
 
+/* Prints fmt for each reduction of `of` (its slot three times). */
+typedef void (*CudaEach)(Buf *b, const void *of, const char *fmt);
+/* A whole block's partials of the reductions `each` names combined in a
+** fixed tree into lane 0's: warp shuffles, then one over the warps'
+** partials in shared memory (one barrier); it ends inside `if
+** (threadIdx.x < 32) {`'s shuffle loop, which the caller closes. */
+void cuda_block_tree(Buf *b, CudaEach each, const void *of);
 /* The partial type and device functions of every reduction (the prelude),
 ** and unless `split`, jitc_finish of them all. */
 void cuda_reduce_text(Buf *b, const Program *p, bool split);

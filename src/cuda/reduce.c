@@ -347,24 +347,29 @@ void cuda_reduce_init(Buf *b, const Program *p, int from, int to) {
   free(S.k);
 }
 
-/* The block's partial of each selected reduction in thread 0, all of them
-** in step: a fixed tree of warp shuffles, then one over the warps'
-** partials in shared memory (one barrier); thread 0 then does `write` (a
-** line given the slot three times, the partial in xK). */
-static void put_blocks(Buf *b, Sel S, const char *write) {
-  buf_puts(b, "  {\n");
+void cuda_block_tree(Buf *b, CudaEach each, const void *of) {
   char sh[64];
   snprintf(sh, sizeof sh, "    __shared__ jitc_p%%d sh%%d[%d];\n", CUDA_BLOCK / 32);
-  put_sel(b, S, sh);
+  each(b, of, sh);
   buf_puts(b, "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) {\n");
-  put_sel(b, S, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  each(b, of, "      x%d = jitc_down(x%d, jitc_c%d(), o);\n");
   buf_puts(b, "    }\n    if ((threadIdx.x & 31) == 0) {\n");
-  put_sel(b, S, "      sh%d[threadIdx.x >> 5] = x%d;\n");
-  buf_printf(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
+  each(b, of, "      sh%d[threadIdx.x >> 5] = x%d;\n");
+  buf_puts(b, "    }\n    __syncthreads();\n    if (threadIdx.x < 32) {\n");
   snprintf(sh, sizeof sh, "      x%%d = sh%%d[threadIdx.x & %d];\n", CUDA_BLOCK / 32 - 1);
-  put_sel(b, S, sh);
+  each(b, of, sh);
   buf_printf(b, "#pragma unroll\n      for (int o = %d; o > 0; o >>= 1) {\n", CUDA_BLOCK / 64);
-  put_sel(b, S, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+  each(b, of, "        x%d = jitc_down(x%d, jitc_c%d(), o);\n");
+}
+
+static void each_sel(Buf *b, const void *S, const char *fmt) { put_sel(b, *(const Sel *)S, fmt); }
+
+/* The block's partial of each selected reduction in thread 0, all of them
+** in step (cuda_block_tree); thread 0 then does `write` (a line given the
+** slot three times, the partial in xK). */
+static void put_blocks(Buf *b, Sel S, const char *write) {
+  buf_puts(b, "  {\n");
+  cuda_block_tree(b, each_sel, &S);
   buf_puts(b, "      }\n      if (threadIdx.x == 0) {\n");
   put_sel(b, S, write);
   buf_puts(b, "      }\n    }\n  }\n");
