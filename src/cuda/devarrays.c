@@ -41,6 +41,16 @@ static char kind_of(const Layout *L, int j) {
   return x->strides[L->ndim - 1] == 0 ? CUDA_BCAST : CUDA_STRIDED;
 }
 
+/* The error of array j, whose elements are not aligned to their size:
+** `what` the GPU cannot do with them, and the way out. */
+static jitc_status unaligned(jitc_context *ctx, const Program *p, const Layout *L, int j,
+                             const char *what) {
+  return ctx_error(ctx, JITC_E_INPUT, "cuda: device array '%s' (%s at 0x%llx) has elements not "
+                   "aligned to their size, which the GPU cannot %s", p->arrays[j].name,
+                   jitc_dtype_name(p->arrays[j].dtype), (unsigned long long)(uintptr_t)L->a[j].base,
+                   what);
+}
+
 /* Checks that every element of array j is aligned to its size: the GPU
 ** loads no other. */
 static jitc_status check_aligned(jitc_context *ctx, const Program *p, const Layout *L, int j) {
@@ -48,12 +58,7 @@ static jitc_status check_aligned(jitc_context *ctx, const Program *p, const Layo
   bool ok = (uintptr_t)x->base % x->esize == 0;
   for (int d = 0; d < L->ndim && ok; d++)
     ok = x->strides[d] % (int64_t)x->esize == 0;
-  if (ok)
-    return JITC_OK;
-  return ctx_error(ctx, JITC_E_INPUT, "cuda: device array '%s' (%s at 0x%llx) has elements not "
-                   "aligned to their size, which the GPU cannot load; copy it into an array "
-                   "of its own first", p->arrays[j].name, jitc_dtype_name(p->arrays[j].dtype),
-                   (unsigned long long)(uintptr_t)x->base);
+  return ok ? JITC_OK : unaligned(ctx, p, L, j, "load; copy it into an array of its own first");
 }
 
 /* Over axes, result j's kind: CUDA_CONTIG when its element of segment s
@@ -70,12 +75,7 @@ static jitc_status kept_kind(jitc_context *ctx, const Program *p, const Layout *
     c *= L->kshape[d];
   }
   *kind = contig ? CUDA_CONTIG : CUDA_STRIDED;
-  if (aligned)
-    return JITC_OK;
-  return ctx_error(ctx, JITC_E_INPUT, "cuda: device array '%s' (%s at 0x%llx) has elements not "
-                   "aligned to their size, which the GPU cannot store; give it an array of "
-                   "its own", p->arrays[j].name, jitc_dtype_name(p->arrays[j].dtype),
-                   (unsigned long long)(uintptr_t)x->base);
+  return aligned ? JITC_OK : unaligned(ctx, p, L, j, "store; give it an array of its own");
 }
 
 /* Over axes: the results' kinds (kind[]), the pattern's kept axes (*kd, 0
