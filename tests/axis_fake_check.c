@@ -242,6 +242,18 @@ static void reference(const char *base, int nd, const int64_t *shape, const int6
 
 static double value(int64_t i) { return (double)(i * 7 % 11 - 5); }
 
+/* Why a run over n elements failed, or "" (status, the fake kernels'
+** complaint, the elements they folded). */
+static void run_verdict(char *why, size_t size, jitc_context *ctx, jitc_status st,
+                        const Emu *E, int64_t n) {
+  if (st != JITC_OK)
+    snprintf(why, size, "status %d: %s", st, jitc_errmsg(ctx));
+  else if (E->why[0])
+    snprintf(why, size, "%s", E->why);
+  else if (E->visited != n)
+    snprintf(why, size, "%lld elements folded of %lld", (long long)E->visited, (long long)n);
+}
+
 /* One case over host arrays (jitc_run_arrays): x a view of `shape` and
 ** byte `strides` over a buffer of `cap` doubles from element `at`; the
 ** result of rshape (rnd axes) written with rstrides (NULL: C order) into
@@ -274,12 +286,7 @@ static void host_case(jitc_context *ctx, const char *label, const char *src, int
   jitc_array arr[2] = {{xb + at, nd, shape, strides}, {rb + rat, rnd, rshape, rstrides}};
   jitc_status st = jitc_run_arrays(ctx, k, arr, NULL, NULL);
   char why[300] = "";
-  if (st != JITC_OK)
-    snprintf(why, sizeof why, "status %d: %s", st, jitc_errmsg(ctx));
-  else if (E.why[0])
-    snprintf(why, sizeof why, "%s", E.why);
-  else if (E.visited != n)
-    snprintf(why, sizeof why, "%lld elements folded of %lld", (long long)E.visited, (long long)n);
+  run_verdict(why, sizeof why, ctx, st, &E, n);
   int64_t placed = 0;
   for (int64_t r = 0; r < nres && !why[0]; r++) {
     int64_t w = r, off = rat, mul = 1;
@@ -388,12 +395,9 @@ static void device_case(jitc_context *ctx, const Dev *c) {
   jitc_status st = jitc_run_device_arrays(ctx, k, arr, NULL, NULL);
   A.cuStreamSynchronize(NULL);
   char why[300] = "";
-  if (st != JITC_OK)
-    snprintf(why, sizeof why, "status %d: %s", st, jitc_errmsg(ctx));
-  else if (E.why[0])
-    snprintf(why, sizeof why, "%s", E.why);
-  else if (E.visited != n)
-    snprintf(why, sizeof why, "%lld elements folded of %lld", (long long)E.visited, (long long)n);
+  run_verdict(why, sizeof why, ctx, st, &E, n);
+  if (why[0])
+    ; /* the run's own failure says it */
   else if (c->pcs ? E.cols != 1 || E.units != 1 || E.pcs != c->pcs : E.cols != 0)
     snprintf(why, sizeof why, "%d column launches of %d, %lld pieces a segment (want %lld)",
              E.cols, E.units, (long long)E.pcs, (long long)c->pcs);
