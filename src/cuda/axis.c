@@ -159,7 +159,7 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_printf(b, ") {\n  const i64 u = (i64)blockIdx.x * (%d / G) + (i64)(threadIdx.x / G);\n"
                 "  const int l = (int)(threadIdx.x %% G);\n", CUDA_BLOCK);
   cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
-  buf_printf(b, "  i64 s = 0, q = 0;\n  if (u < nq) {\n    q = q0 + u;\n    s = q / pps;\n"
+  buf_printf(b, "  i64 s = 0, q = 0;\n  if (u < nq) {\n    q = q0 + u;\n    s = pps == 1 ? q : q / pps;\n"
                 "    const i64 lo = (q - s * pps) * %d;\n"
                 "    const i64 hi = seg - lo < %d ? seg : lo + %d;\n"
                 "    for (i64 e = lo + l; e < hi; e += G) {\n",
@@ -195,7 +195,7 @@ static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_printf(b, ") {\n  const i64 t = (i64)blockIdx.x * %d + (i64)threadIdx.x;\n"
                 "  if (t >= ns)\n    return;\n  const i64 s = s0 + t;\n", CUDA_BLOCK);
   cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
-  buf_puts(b, "#pragma unroll 4\n  for (i64 j = 0; j < pps; j++) {\n");
+  buf_puts(b, "#pragma unroll 16\n  for (i64 j = 0; j < pps; j++) {\n");
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
       buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * ss + j * js]);\n", k, k, k, k);

@@ -8,16 +8,22 @@
 ** row apart in memory, and the threads of cuda/axis.c's kernels, which
 ** share a segment, read one element per row, far apart.  Where the
 ** innermost kept axis steps by one element in every array but the results
-** (cuda/axisrun.c: cuda_axis_col_plan decides), consecutive threads take
+** (cuda/axisrun.c: cuda_axis_col_plan decides), the lanes of a warp take
 ** consecutive segments instead, so that a warp reads consecutive elements
 ** of each row.  To fill the GPU a segment's elements (its rows, in the
 ** order of the flat index) are cut into pcs pieces of rows =
-** ceil(seg / pcs) elements (the last shorter): unit u of the run is piece
-** q = u / nseg of segment s = u % nseg, folded element by element in order
-** into one accumulator by one thread.  A segment of one piece is finished
-** there; otherwise the partial goes to qK[q * nseg + s] and jitc_ac
-** (ss = 1, js = nseg) combines a segment's pieces in order.  pcs is a
-** function of the shape alone (cuda_axis_col_plan), so the bits are too.
+** ceil(seg / pcs) elements (the last shorter).  A block's 8 warps take pw
+** consecutive pieces (pw = 1, 2, 4 or 8, the most that pcs allows) of
+** 8 / pw runs of 32 segments: warp w of block (x, y) holds segments
+** 32 (x 8 / pw + w / pw) + lane and piece pw y + w % pw of each.  Each
+** thread folds its piece element by element in order into one
+** accumulator; the block's pw partials of a segment are combined in order
+** through shared memory, so a block reads pw pieces' worth of rows for one
+** partial.  Where one block holds every piece of its segments (pcs <= pw)
+** it finishes them; otherwise its partial goes to qK[y * nseg + s] and
+** jitc_ac (ss = 1, js = nseg) combines a segment's ceil(pcs / pw)
+** partials in order.  pcs and pw are functions of the shape alone
+** (cuda_axis_col_plan), so the bits are too.
 **
 ** A thread's elements are addressed as cuda/axis.c's are (the pattern's
 ** unravel of the flat index g = s * seg + e), but only where a run along
@@ -30,9 +36,15 @@
 
 #include <stdio.h>
 
+/* Blocks of jitc_acol a multiprocessor holds at least: without it NVRTC
+** fits a thread in 32 registers (8 blocks) and spills around the loop
+** over a piece; 4 blocks leave 64, and 16 loads in flight a thread keep
+** the memory busy at that occupancy. */
+enum { COL_BLOCKS = 4 };
+
 /* The parameters (decl) of jitc_acol. */
 static void put_params(Buf *b, const Program *p, const CudaPattern *pat) {
-  buf_puts(b, "const i64 u0, const i64 nu, const i64 seg, const i64 pcs, const i64 nseg");
+  buf_puts(b, "const i64 seg, const i64 pcs, const i64 nseg, const int pw");
   cuda_access_params(b, p);
   cuda_axis_red_params(b, p, true, false);
   cuda_access_nd_param(b, p, pat, true);
@@ -79,21 +91,38 @@ static void put_run(Buf *b, const Program *p, const CudaPattern *pat) {
 }
 
 void cuda_axis_col_kernel(Buf *b, const Program *p, const CudaPattern *pat) {
-  buf_printf(b, "\n// The column form: unit u0 + t, t in [0, nu), is piece q = u / nseg of\n"
-                "// segment s = u %% nseg, its elements [q * rows, (q + 1) * rows) in order,\n"
-                "// rows = ceil(seg / pcs): consecutive threads, consecutive segments.\n"
-                "extern \"C\" __global__ void __launch_bounds__(%d) jitc_acol(", CUDA_BLOCK);
+  buf_printf(b, "\n// The column form: warp w of block (x, y) holds segments\n"
+                "// s = 32 (x 8 / pw + w / pw) + lane, piece q = pw y + w %% pw of each, its\n"
+                "// elements [q * rows, (q + 1) * rows) in order, rows = ceil(seg / pcs);\n"
+                "// the block's pw pieces of a segment combined in order.\n"
+                "extern \"C\" __global__ void __launch_bounds__(%d, %d) jitc_acol(", CUDA_BLOCK,
+             COL_BLOCKS);
   put_params(b, p, pat);
-  buf_printf(b, ") {\n  const i64 t = (i64)blockIdx.x * %d + (i64)threadIdx.x;\n"
-                "  if (t >= nu)\n    return;\n"
-                "  const i64 u = u0 + t, q = u / nseg, s = u - q * nseg;\n"
+  buf_printf(b, ") {\n  const int w = (int)(threadIdx.x >> 5), l = (int)(threadIdx.x & 31);\n"
+                "  const i64 s = ((i64)blockIdx.x * (%d / pw) + w / pw) * 32 + l;\n"
+                "  const i64 q = (i64)blockIdx.y * pw + w %% pw;\n"
                 "  const i64 rows = (seg - 1) / pcs + 1, lo = q * rows;\n"
-                "  const i64 hi = seg - lo < rows ? seg : lo + rows;\n",
-             CUDA_BLOCK);
+                "  const i64 hi = q >= pcs || s >= nseg ? lo : seg - lo < rows ? seg : lo + rows;\n",
+             CUDA_BLOCK / 32);
   cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
   buf_puts(b, "  for (i64 e = lo; e < hi;) {\n");
   put_run(b, p, pat);
-  buf_puts(b, "  }\n");
-  cuda_axis_store(b, p, pat, "  ", "pcs", "    q%d[q * nseg + s] = x%d;\n");
+  buf_puts(b, "  }\n  if (pw > 1) {\n");
+  /* One result at a time through the same bytes (CUDA_PART a thread). */
+  buf_printf(b, "    __shared__ __align__(16) unsigned char sh_[%d * %d];\n", CUDA_BLOCK, CUDA_PART);
+  for (int k = 0, first = 1; k < p->narrays; k++) {
+    if (p->arrays[k].role != JITC_RESULT)
+      continue;
+    if (!first)
+      buf_puts(b, "    __syncthreads();\n");
+    first = 0;
+    buf_printf(b, "    jitc_p%d *sh%d = (jitc_p%d *)sh_;\n    sh%d[threadIdx.x] = x%d;\n"
+                  "    __syncthreads();\n    if (w %% pw == 0) {\n      x%d = jitc_id%d();\n"
+                  "      for (int v = 0; v < pw && (i64)blockIdx.y * pw + v < pcs; v++)\n"
+                  "        x%d = jitc_c%d()(x%d, sh%d[(w + v) * 32 + l]);\n    }\n",
+               k, k, k, k, k, k, k, k, k, k, k);
+  }
+  buf_puts(b, "  }\n  if (w % pw != 0 || s >= nseg)\n    return;\n");
+  cuda_axis_store(b, p, pat, "  ", "gridDim.y", "    q%d[(i64)blockIdx.y * nseg + s] = x%d;\n");
   buf_puts(b, "}\n");
 }

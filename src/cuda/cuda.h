@@ -217,11 +217,12 @@ typedef struct CudaNdRun {
 ** reduction, in the order of the results, nseg * pps of CUDA_PART bytes),
 ** the results' device memory (res[a] for result array a: its element of
 ** segment 0) and the strides of device arrays (nd, or NULL).  `col`: the
-** column form (cuda/axiscol.c), pps pieces of rows per segment, partials
-** piece by piece (piece j of segment s at j * nseg + s). */
+** column form (cuda/axiscol.c), pps pieces of rows per segment, `warps`
+** of them a block (pw), one partial per block's pieces (`groups` a
+** segment: partial j of segment s at j * nseg + s). */
 typedef struct CudaAxisRun {
-  int64_t seg, nseg, pps;
-  int lanes, which;
+  int64_t seg, nseg, pps, groups;
+  int lanes, which, warps;
   bool col;
   CUdeviceptr parts;
   const CUdeviceptr *res;
@@ -387,10 +388,12 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
 jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                              const CudaModule *m, const CudaAxisRun *A, CUstream s);
 /* The whole run over the caller's device arrays d (results included) on
-** stream s, in the current context: nd->axis says the segments. */
+** stream s, in the current context: nd->axis says the segments; parts is
+** scratch of cuda_axis_parts_bytes() for the pieces' partials. */
 jitc_status cuda_axis_device(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                              const CudaModule *m, int64_t n, const CUdeviceptr *d,
-                             const ParamSlot *params, const CudaNdRun *nd, CUstream s);
+                             const ParamSlot *params, const CudaNdRun *nd, CUdeviceptr parts,
+                             CUstream s);
 
 /* ---- cuda/copy.c: the copier ---- */
 

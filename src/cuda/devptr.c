@@ -222,44 +222,49 @@ static int kept_scratch(CudaState *S, CudaModule *m, size_t bytes) {
 /* launch_here, and with reductions their partials in scratch that no other
 ** queued run uses (kept_scratch(), else memory allocated and freed in the
 ** order of stream s: two runs queued on two streams each have their own),
-** then jitc_r writing the results into the caller's memory: the host waits
-** for nothing.  Kept scratch spares the stream-ordered allocator's
-** mapping of memory on each call (about 0.14 ms on an H100, where a pool
-** gives its memory back once the stream is idle). */
+** then jitc_r writing the results into the caller's memory, or over axes
+** cuda/axisrun.c's kernels: the host waits for nothing.  Kept scratch
+** spares the stream-ordered allocator's mapping of memory on each call
+** (about 0.14 ms on an H100, where a pool gives its memory back once the
+** stream is idle). */
 static jitc_status reduce_here(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                                CudaModule *m, int64_t n, const CUdeviceptr *d,
                                const ParamSlot *params, const CudaNdRun *nd, CUstream s) {
   const Program *p = k->prog;
   CudaApi *A = &S->api;
-  if (nd && nd->axis) /* over axes: cuda/axisrun.c */
-    return cuda_axis_device(ctx, S, k, m, n, d, params, nd, s);
+  bool axes = nd && nd->axis;
   if (!p->nreduce)
     return launch_here(ctx, S, k, m, n, d, params, NULL, nd, s);
-  if (!A->cuMemAllocAsync || !A->cuMemFreeAsync)
+  CudaParts parts = {.cap = axes ? 0 : cuda_partials(S, k, n)};
+  size_t bytes = axes ? cuda_axis_parts_bytes(p, nd->axis) : cuda_parts_bytes(p, parts.cap);
+  if (bytes && (!A->cuMemAllocAsync || !A->cuMemFreeAsync))
     return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: reductions on the caller's stream need "
                      "the driver's stream-ordered allocator (CUDA 11.2 or later)");
-  CudaParts parts = {.cap = cuda_partials(S, k, n)};
-  size_t bytes = cuda_parts_bytes(p, parts.cap);
-  int kept = kept_scratch(S, m, bytes);
+  int kept = bytes ? kept_scratch(S, m, bytes) : -1;
   CUresult r = CUDA_SUCCESS;
   if (kept >= 0)
     parts.base = m->rscratch[kept];
-  else
+  else if (bytes)
     r = A->cuMemAllocAsync(&parts.base, bytes, s);
   if (r != CUDA_SUCCESS)
     return cuda_fail(ctx, S, r, "allocating scratch for the reductions' partials");
-  jitc_status st = cuda_reduce_begin(ctx, S, p, &parts, d, s);
-  if (st == JITC_OK)
-    st = launch_here(ctx, S, k, m, n, d, params, &parts, nd, s);
-  if (st == JITC_OK)
-    st = cuda_reduce_end(ctx, S, k, m, &parts, n, s);
+  jitc_status st;
+  if (axes) { /* over axes: cuda/axisrun.c */
+    st = cuda_axis_device(ctx, S, k, m, n, d, params, nd, parts.base, s);
+  } else {
+    st = cuda_reduce_begin(ctx, S, p, &parts, d, s);
+    if (st == JITC_OK)
+      st = launch_here(ctx, S, k, m, n, d, params, &parts, nd, s);
+    if (st == JITC_OK)
+      st = cuda_reduce_end(ctx, S, k, m, &parts, n, s);
+  }
   if (kept >= 0) {
     /* Recorded even after a failure: whatever was queued uses the scratch. */
-    CUresult r = A->cuEventRecord(m->rscratch_done[kept], s);
+    r = A->cuEventRecord(m->rscratch_done[kept], s);
     if (st == JITC_OK && r != CUDA_SUCCESS)
       st = cuda_fail(ctx, S, r, "ordering the reductions' scratch");
   } else if (parts.base) {
-    CUresult r = A->cuMemFreeAsync(parts.base, s);
+    r = A->cuMemFreeAsync(parts.base, s);
     if (st == JITC_OK && r != CUDA_SUCCESS)
       st = cuda_fail(ctx, S, r, "freeing the reductions' partials");
   }

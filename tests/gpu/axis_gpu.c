@@ -311,7 +311,8 @@ int main(int argc, char **argv) {
   }
   /* The column form: whole C-order views reduced over outer axes, every
   ** reduction and type; columns not a multiple of a warp, pieces of rows
-  ** that do not divide them, a tuple of axes, kept axes on both sides. */
+  ** that do not divide them, blocks of 1, 2, 4 and 8 pieces, the last
+  ** block's short, a tuple of axes, kept axes on both sides. */
   c_order = true;
   for (int q = 0; q < (quick ? 9 : 36); q++) {
     jitc_dtype t = types[(q / 9) % 4];
@@ -320,6 +321,9 @@ int main(int argc, char **argv) {
       trial(ctx, s, q % 9, t, 2, (int64_t[]){100, 64}, 0, 2100 + q);
       trial(ctx, s, q % 9, t, 3, (int64_t[]){50, 41, 70}, q % 9 < 7 ? 10 : 0, 2200 + q);
       trial(ctx, s, q % 9, t, 3, (int64_t[]){7, 500, 40}, 1, 2300 + q);
+      /* 3 and 4 pieces a column: blocks of 2 and 4 pieces (pw) */
+      trial(ctx, s, q % 9, t, 2, (int64_t[]){200, 5000}, 0, 2500 + q);
+      trial(ctx, s, q % 9, t, 2, (int64_t[]){300, 2000}, 0, 2600 + q);
     }
   }
   if (!quick)
