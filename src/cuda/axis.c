@@ -183,13 +183,11 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
 
 /* jitc_ac: segments [s0, s0 + ns), one thread each: its pps pieces'
 ** partials combined in order, finished (pps == 0: an empty segment);
-** piece j of segment s at s * ss + j * js (ss = pps, js = 1 for the
-** pieces of jitc_aG; ss = 1, js = nseg for the column form's,
-** cuda/axiscol.c). */
+** piece j of segment s at s * pps + j. */
 static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_printf(b, "\n// Segments s0 + t, t in [0, ns): the partials of their pieces in order.\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d) jitc_ac(const i64 s0, "
-                "const i64 ns, const i64 seg, const i64 pps, const i64 ss, const i64 js", CUDA_BLOCK);
+                "const i64 ns, const i64 seg, const i64 pps", CUDA_BLOCK);
   cuda_axis_red_params(b, p, true, true);
   cuda_axis_kept_param(b, p, pat, true);
   buf_printf(b, ") {\n  const i64 t = (i64)blockIdx.x * %d + (i64)threadIdx.x;\n"
@@ -198,7 +196,7 @@ static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_puts(b, "#pragma unroll 16\n  for (i64 j = 0; j < pps; j++) {\n");
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * ss + j * js]);\n", k, k, k, k);
+      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * pps + j]);\n", k, k, k, k);
   buf_puts(b, "  }\n");
   char at[64];
   for (int k = 0; k < p->narrays; k++)

@@ -20,10 +20,12 @@
 ** accumulator; the block's pw partials of a segment are combined in order
 ** through shared memory, so a block reads pw pieces' worth of rows for one
 ** partial.  Where one block holds every piece of its segments (pcs <= pw)
-** it finishes them; otherwise its partial goes to qK[y * nseg + s] and
-** jitc_ac (ss = 1, js = nseg) combines a segment's ceil(pcs / pw)
-** partials in order.  pcs and pw are functions of the shape alone
-** (cuda_axis_col_plan), so the bits are too.
+** it finishes them; otherwise its partial goes to qK[y * nseg + s], and
+** the last block of the column of blocks x to arrive (a counter per x,
+** cnt[x], zeroed before the launch) combines the column's ceil(pcs / pw)
+** partials of each segment in the order of y and finishes them: the
+** order is fixed whichever block comes last.  pcs and pw are functions of
+** the shape alone (cuda_axis_col_plan), so the bits are too.
 **
 ** A thread's elements are addressed as cuda/axis.c's are (the pattern's
 ** unravel of the flat index g = s * seg + e), but only where a run along
@@ -47,6 +49,7 @@ static void put_params(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_puts(b, "const i64 seg, const i64 pcs, const i64 nseg, const int pw");
   cuda_access_params(b, p);
   cuda_axis_red_params(b, p, true, false);
+  buf_puts(b, ", u32 *__restrict__ cnt");
   cuda_access_nd_param(b, p, pat, true);
   cuda_axis_kept_param(b, p, pat, true);
 }
@@ -122,7 +125,30 @@ void cuda_axis_col_kernel(Buf *b, const Program *p, const CudaPattern *pat) {
                   "        x%d = jitc_c%d()(x%d, sh%d[(w + v) * 32 + l]);\n    }\n",
                k, k, k, k, k, k, k, k, k, k, k);
   }
-  buf_puts(b, "  }\n  if (w % pw != 0 || s >= nseg)\n    return;\n");
-  cuda_axis_store(b, p, pat, "  ", "gridDim.y", "    q%d[(i64)blockIdx.y * nseg + s] = x%d;\n");
+  buf_puts(b, "  }\n  const bool mine = w % pw == 0 && s < nseg;\n");
+  char at[64];
+  buf_puts(b, "  if (gridDim.y == 1) {\n    if (mine) {\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "      a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
+                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
+  buf_puts(b, "    }\n    return;\n  }\n  if (mine) {\n");
+  cuda_axis_per_result(b, p, "    q%d[(i64)blockIdx.y * nseg + s] = x%d;\n");
+  /* The last block of a column of blocks to arrive (the counter) combines
+  ** the column's partials in the order of y, whichever block came last. */
+  buf_puts(b, "  }\n  __threadfence();\n  __syncthreads();\n  __shared__ bool last_;\n"
+              "  if (threadIdx.x == 0)\n"
+              "    last_ = atomicAdd(&cnt[blockIdx.x], 1u) == gridDim.y - 1;\n"
+              "  __syncthreads();\n  if (!last_ || !mine)\n    return;\n  __threadfence();\n");
+  cuda_axis_per_result(b, p, "  x%d = jitc_id%d();\n");
+  buf_puts(b, "#pragma unroll 8\n  for (u32 j = 0; j < gridDim.y; j++) {\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[(i64)j * nseg + s]);\n", k, k, k, k);
+  buf_puts(b, "  }\n");
+  for (int k = 0; k < p->narrays; k++)
+    if (p->arrays[k].role == JITC_RESULT)
+      buf_printf(b, "  a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
+                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
   buf_puts(b, "}\n");
 }

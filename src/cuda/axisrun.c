@@ -151,16 +151,20 @@ static int put_results(const Program *p, const CudaAxisRun *A, CUdeviceptr *ptr,
 }
 
 /* The kernels' arguments after their counts: the arrays read or written in
-** place, the parameters, the results and their partials, the strides;
-** the count of args[] after them. */
+** place, the parameters, the results and their partials, the column
+** form's counters (cnt, or NULL), the strides; the count of args[] after
+** them. */
 static int put_rest(const Program *p, const CudaAxisRun *A, const CUdeviceptr *dptr,
-                    const ParamSlot *params, CUdeviceptr *ptr, void **args, int na) {
+                    const ParamSlot *params, CUdeviceptr *ptr, void **args, int na,
+                    CUdeviceptr *cnt) {
   for (int a = 0; a < p->narrays; a++)
     if (p->arrays[a].role != JITC_RESULT)
       args[na++] = (void *)&dptr[a];
   for (int a = 0; a < p->nparams; a++)
     args[na++] = (void *)&params[a]; /* the value sits at offset 0 of its slot */
   na = put_results(p, A, ptr, args, na);
+  if (cnt)
+    args[na++] = cnt;
   if (has_nd(p, A->nd))
     args[na++] = (void *)A->nd->nd;
   if (A->nd && A->nd->kept)
@@ -168,20 +172,35 @@ static int put_rest(const Program *p, const CudaAxisRun *A, const CUdeviceptr *d
   return na;
 }
 
+/* The column form's blocks along x: CUDA_BLOCK / warps segments each. */
+static int64_t col_blocks(const CudaAxisRun *A) {
+  int64_t per = CUDA_BLOCK / A->warps;
+  return (A->nseg - 1) / per + 1;
+}
+
 /* The column form: one launch, a block per `warps` pieces of
-** CUDA_BLOCK / warps segments (cuda/axiscol.c). */
+** CUDA_BLOCK / warps segments (cuda/axiscol.c); where a segment's pieces
+** take several blocks, a counter per column of blocks, zeroed first, after
+** the partials. */
 static jitc_status launch_col(jitc_context *ctx, CudaState *S, const Program *p,
                               const CudaModule *m, const CudaAxisRun *A, const CUdeviceptr *dptr,
                               const ParamSlot *params, CUstream s, void **args, CUdeviceptr *ptr) {
-  int64_t seg = A->seg, pps = A->pps, nseg = A->nseg, per = CUDA_BLOCK / A->warps;
+  int64_t seg = A->seg, pps = A->pps, nseg = A->nseg, bx = col_blocks(A);
   int pw = A->warps;
+  CUdeviceptr cnt = 0;
+  if (A->groups > 1) {
+    cnt = A->parts + (CUdeviceptr)((size_t)p->nreduce * (size_t)(nseg * A->groups) * CUDA_PART);
+    CUresult r = S->api.cuMemsetD8Async(cnt, 0, (size_t)bx * 4, s);
+    if (r != CUDA_SUCCESS)
+      return cuda_fail(ctx, S, r, "zeroing the column form's counters");
+  }
   args[0] = &seg;
   args[1] = &pps;
   args[2] = &nseg;
   args[3] = &pw;
-  put_rest(p, A, dptr, params, ptr, args, 4);
-  unsigned bx = (unsigned)((nseg - 1) / per + 1), by = (unsigned)A->groups;
-  CUresult r = S->api.cuLaunchKernel(m->afn[4], bx, by, 1, CUDA_BLOCK, 1, 1, 0, s, args, NULL);
+  put_rest(p, A, dptr, params, ptr, args, 4, &cnt);
+  CUresult r = S->api.cuLaunchKernel(m->afn[4], (unsigned)bx, (unsigned)A->groups, 1, CUDA_BLOCK,
+                                     1, 1, 0, s, args, NULL);
   return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "launching the kernel of columns");
 }
 
@@ -205,7 +224,7 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
     args[2] = &seg;
     args[3] = &pps;
     args[4] = &off;
-    put_rest(p, A, dptr, params, ptr, args, 5);
+    put_rest(p, A, dptr, params, ptr, args, 5, NULL);
   }
   for (; st == JITC_OK && !A->col && q < q1; q += nq) {
     nq = q1 - q < per ? q1 - q : per;
@@ -223,10 +242,9 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
 jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                              const CudaModule *m, const CudaAxisRun *A, CUstream s) {
   const Program *p = k->prog;
-  if (per_segment(A) == 1 || A->nseg == 0)
-    return JITC_OK; /* finished by the pieces' threads */
-  int64_t s0 = 0, ns = 0, seg = A->seg, pps = per_segment(A);
-  int64_t ss = A->col ? 1 : pps, js = A->col ? A->nseg : 1; /* piece j of segment s */
+  if (A->col || A->pps == 1 || A->nseg == 0)
+    return JITC_OK; /* finished by the pieces' threads, or the columns' last blocks */
+  int64_t s0 = 0, ns = 0, seg = A->seg, pps = A->pps;
   int64_t per = (int64_t)MAX_BLOCKS * CUDA_BLOCK;
   void **args = malloc(((size_t)p->narrays * 2 + 8) * sizeof *args);
   CUdeviceptr *ptr = malloc(((size_t)p->narrays * 2 + 1) * sizeof *ptr);
@@ -237,8 +255,6 @@ jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel 
     args[na++] = &ns;
     args[na++] = &seg;
     args[na++] = &pps;
-    args[na++] = &ss;
-    args[na++] = &js;
     na = put_results(p, A, ptr, args, na);
     if (A->nd && A->nd->kept)
       args[na++] = (void *)A->nd->kept;
@@ -258,7 +274,10 @@ jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel 
 
 size_t cuda_axis_parts_bytes(const Program *p, const CudaAxisRun *A) {
   int64_t per = per_segment(A);
-  return per > 1 ? (size_t)p->nreduce * (size_t)(A->nseg * per) * CUDA_PART : 0;
+  if (per <= 1)
+    return 0;
+  size_t bytes = (size_t)p->nreduce * (size_t)(A->nseg * per) * CUDA_PART;
+  return A->col ? bytes + (size_t)col_blocks(A) * 4 : bytes; /* the counters */
 }
 
 jitc_status cuda_axis_device(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
