@@ -475,20 +475,24 @@ def nd_gpu_section():
          "checked against NumPy first.", "",
          "- The broadcasts and the strided view run at the copy's speed (1.01x, 1.01x and "
          "0.99x), ahead of PyTorch and CuPy.",
-         "- The transpose is read a column at a time by each warp (one kernel per pattern, "
-         "src/cuda/access.c): 3.0x the copy, as CuPy's; PyTorch's `a.T + 1` writes its "
-         "result in the input's (transposed) order, so it is a contiguous operation and "
-         "not the same job.",
+         "- The transpose runs in tiles (src/cuda/access.c: a block takes 32 columns by "
+         "32 rows of the result, its 8 warps every 8th row, so that the sectors of the "
+         "transposed input a warp touches are used whole by the block's warps together): "
+         "1.72x the copy, ahead of CuPy (0.1392 ms); in the flat order it took 0.1448 ms "
+         "(3.0x), and tiles of 8 rows 0.0891.  The rest of the gap is the transposed reads "
+         "themselves, which only staging through shared memory would make whole lines.  "
+         "PyTorch's `a.T + 1` writes its result in the input's (transposed) order, so it "
+         "is a contiguous operation and not the same job.",
          "- `sum(a, axis=1)`: each row is one piece of 256 threads (src/cuda/axis.c), 0.99x "
-         "the copy, ahead of PyTorch and level with CuPy's CUB reduction (0.0253 against "
-         "0.0247 ms: both read the 64 MB at the memory's pace; on the H200 of an earlier run "
+         "the copy, ahead of PyTorch and level with CuPy's CUB reduction (0.0251 against "
+         "0.0245 ms: both read the 64 MB at the memory's pace; on the H200 of an earlier run "
          "0.0211 against 0.0179).",
          "- `sum(a, axis=0)` of a C-order matrix runs in the column form "
          "(src/cuda/axiscol.c, docs/architecture.md): the lanes of a warp take consecutive "
          "columns, a block's 8 warps consecutive pieces of their rows, combined in order "
          "through shared memory, and the last block of each column of blocks to finish "
-         "combines the blocks' partials in order: 1.18x the copy, ahead of PyTorch (0.0347) "
-         "and CuPy (0.1024).  The form it replaced (one thread per piece, each writing a "
+         "combines the blocks' partials in order: 1.19x the copy, ahead of PyTorch (0.0347) "
+         "and CuPy (0.1021).  The form it replaced (one thread per piece, each writing a "
          "partial that a second kernel combined, NVRTC's default of 32 registers a thread "
          "spilling around the loop) took 0.0522 ms on this H100.", ""]
     md = load("gpu_nd.md")

@@ -64,7 +64,8 @@ static void env_devices(Env *e) {
 
 /* $JITC_CUDA_PATTERN: axes, ':', a letter per array (c, b or s), then
 ** ':64' or nothing, then ':kD' (D kept axes of results over axes) or
-** nothing; the cuda target checks the letters against the program. */
+** ':t' (tiles) or nothing; the cuda target checks the letters against the
+** program. */
 static void env_pattern(Env *e) {
   const char *s = e->cuda_pattern;
   if (!s)
@@ -79,12 +80,15 @@ static void env_pattern(Env *e) {
       strspn(rest + 2, "0123456789") <= 2 && atoi(rest + 2) >= 1 &&
       atoi(rest + 2) <= JITC_MAXDIMS)
     rest += 2 + strspn(rest + 2, "0123456789");
+  else if (!strcmp(rest, ":t") && atoi(s) >= 2)
+    rest += 2;
   if (digits >= 1 && digits <= 2 && atoi(s) >= 1 && atoi(s) <= JITC_MAXDIMS && !*rest)
     return;
   if (!e->bad[0])
     snprintf(e->bad, sizeof e->bad, "environment variable JITC_CUDA_PATTERN='%s': expected "
              "the number of axes, ':' and a letter per array (c, b or s), then ':64' or "
-             "nothing, then ':kD' (D kept axes) or nothing, such as 2:sc", s);
+             "nothing, then ':kD' (D kept axes), ':t' (tiles, 2 axes or more) or nothing, "
+             "such as 2:sc", s);
 }
 
 bool env_read(Env *e) {

@@ -167,12 +167,20 @@ def main():
     else:
         fail("kernel_text_64", "exit %d %s" % (rc, err.strip()))
 
+    rc, text, err = jitc(["--dtype", "f64", "--emit", "cuda", "c = a + b"], "2:sbc:t")
+    if rc == 0 and "Tiles of 32 elements" in text and "jitc_elem(g," in text and \
+            "if (vec)" not in text:
+        ok("kernel_text_tile (a block per tile of 32 by 32, no vector step)")
+    else:
+        fail("kernel_text_tile", "exit %d %s" % (rc, err.strip()))
+
     # Patterns that are not one, or do not fit the program.
     for pat, words in [("2:sx", ["JITC_CUDA_PATTERN='2:sx'", "c, b or s"]),
                        ("0:sbc", ["JITC_CUDA_PATTERN"]), ("65:sbc", ["JITC_CUDA_PATTERN"]),
                        ("2:sbc:32", ["JITC_CUDA_PATTERN"]), (":sbc", ["JITC_CUDA_PATTERN"]),
                        ("2:sb", ["JITC_CUDA_PATTERN='2:sb'", "3 arrays"]),
-                       ("2:sbcs", ["3 arrays"])]:
+                       ("2:sbcs", ["3 arrays"]), ("1:sbc:t", ["JITC_CUDA_PATTERN"]),
+                       ("2:sbc:tt", ["JITC_CUDA_PATTERN"])]:
         rc, _, err = jitc(["--dtype", "f64", "--emit", "cuda", "c = a + b"], pat)
         if rc == 64 and all(w in err for w in words):
             ok("refused %s" % pat)

@@ -59,6 +59,8 @@ void cuda_pattern_key(Buf *b, const CudaPattern *pat, const Program *p) {
     buf_puts(b, ":64");
   if (pat->kd)
     buf_printf(b, ":k%d", pat->kd);
+  if (pat->tile)
+    buf_puts(b, ":t");
 }
 
 void cuda_access_struct(Buf *b, const Program *p, const CudaPattern *pat) {
@@ -189,6 +191,32 @@ void cuda_access_element(Buf *b, const Program *p, const CudaPattern *pat, const
                  cuda_access_index(at, sizeof at, pat, p, k, "j"), k);
 }
 
+void cuda_access_tile_body(Buf *b, const Program *p, const CudaPattern *pat) {
+  buf_printf(b, "  // Tiles of 32 elements along the inner axis by 32 rows (the flat index\n"
+                "  // cut into rows of the inner extent): a block's 8 warps take every 8th of a\n"
+                "  // tile's rows, their lanes its columns, so that an array whose inner axis\n"
+                "  // steps far and whose next steps by one element (a transpose) is read or\n"
+                "  // written in whole lines by the block's warps together.  Tile (tx, ty),\n"
+                "  // grid-stride, stepped without dividing.\n"
+                "  if (n == 0)\n    return;\n"
+                "  const i64 len = nd.n[%d], r0 = base / len, tc = (len + 31) / 32;\n"
+                "  const i64 tr = ((base + (i64)n - 1) / len - r0) / 32 + 1;\n"
+                "  const i64 sx = gridDim.x %% tc, sy = gridDim.x / tc;\n"
+                "  i64 tx = blockIdx.x %% tc, ty = blockIdx.x / tc;\n"
+                "  for (; ty < tr; tx += sx, ty += sy) {\n"
+                "    if (tx >= tc) {\n      tx -= tc;\n      ty++;\n      if (ty >= tr)\n"
+                "        break;\n    }\n"
+                "    const i64 col = tx * 32 + (i64)(threadIdx.x & 31);\n"
+                "#pragma unroll\n"
+                "    for (int rr = 0; rr < 32; rr += 8) {\n"
+                "      const i64 g = (r0 + ty * 32 + rr + (i64)(threadIdx.x >> 5)) * len + col;\n"
+                "      if (col >= len || g < base || g >= base + (i64)n)\n        continue;\n"
+                "      const I j = (I)(g - base);\n",
+             pat->nd - 1);
+  cuda_access_element(b, p, pat, "g", "g", "      ");
+  buf_puts(b, "    }\n  }\n");
+}
+
 void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat) {
   cuda_access_element(b, p, pat, "base + (i64)j", "base + (i64)j", "    ");
 }
@@ -293,8 +321,11 @@ int cuda_pattern_parse(const char *s, CudaPattern *pat) {
       return -1;
     rest += k;
   }
-  if (*rest)
+  bool tile = !strcmp(rest, ":t");
+  if (*rest && !tile)
     return -1;
-  *pat = (CudaPattern){nd, wide, letters, kd};
+  if (tile && nd < 2)
+    return -1;
+  *pat = (CudaPattern){nd, wide, letters, kd, tile};
   return n;
 }

@@ -41,6 +41,30 @@ static char kind_of(const Layout *L, int j) {
   return x->strides[L->ndim - 1] == 0 ? CUDA_BCAST : CUDA_STRIDED;
 }
 
+/* Whether element-wise work over these arrays goes in tiles
+** (CudaPattern.tile, cuda_access_tile_body): some array reached through its
+** strides steps 8 elements or more along the inner axis (a warp's elements
+** each in a sector of its own) and one element along the next, as a
+** transpose does, so that a block's warps, on neighbouring rows of a tile, share its lines;
+** the inner axis a warp wide and the next 8 deep at least.  Not where the
+** thread of an element sets the bits (reductions) or the program is split
+** into kernels that map elements their own way. */
+static bool tiled(const Layout *L, const jitc_kernel *k, const char *kind) {
+  const Program *p = k->prog;
+  int nd = L->ndim;
+  if (L->axes || p->nreduce || ((CudaKernel *)k->impl)->plan || nd < 2 ||
+      L->shape[nd - 1] < 32 || L->shape[nd - 2] < 8)
+    return false;
+  for (int j = 0; j < p->narrays; j++) {
+    int64_t e = (int64_t)L->a[j].esize, in = L->a[j].strides[nd - 1];
+    int64_t next = L->a[j].strides[nd - 2];
+    if (p->arrays[j].role != JITC_RESULT && kind[j] == CUDA_STRIDED &&
+        (in >= 8 * e || in <= -8 * e) && (next == e || next == -e))
+      return true;
+  }
+  return false;
+}
+
 /* The error of array j, whose elements are not aligned to their size:
 ** `what` the GPU cannot do with them, and the way out. */
 static jitc_status unaligned(jitc_context *ctx, const Program *p, const Layout *L, int j,
@@ -161,7 +185,7 @@ jitc_status cuda_run_device_layout(jitc_context *ctx, const jitc_kernel *k, cons
         row[d] = L->a[j].strides[d] / (int64_t)L->a[j].esize;
       row += nd;
     }
-    CudaPattern pat = {nd, L->n > (int64_t)UINT32_MAX, kind, kd};
+    CudaPattern pat = {nd, L->n > (int64_t)UINT32_MAX, kind, kd, tiled(L, k, kind)};
     CudaAxisRun ax = {0};
     if (L->axes) {
       cuda_axis_plan(L->seg, L->nseg, &ax);

@@ -692,16 +692,22 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
                 "template <typename I>\n" DEV "void jitc_body(const I n, const i64 base, const int vec", vec);
   cuda_access_params(b, p);
   cuda_access_nd_param(b, p, pat, true);
-  buf_puts(b, ") {\n"
-              "  const I stride = (I)gridDim.x * (I)blockDim.x;\n"
-              "  const I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;\n"
-              "  I done = 0;\n"
-              "  if (vec) {\n");
-  buf_printf(b, "    const I nv = n / %d;\n    for (I w = t; w < nv; w += stride) {\n", vec);
-  cuda_access_vec_body(b, p, pat, vec);
-  buf_printf(b, "    }\n    done = nv * %d;\n  }\n  for (I j = done + t; j < n; j += stride) {\n", vec);
-  cuda_access_one(b, p, pat);
-  buf_puts(b, "  }\n}\n\n");
+  if (pat && pat->tile) {
+    buf_puts(b, ") {\n  (void)vec;\n");
+    cuda_access_tile_body(b, p, pat);
+    buf_puts(b, "}\n\n");
+  } else {
+    buf_puts(b, ") {\n"
+                "  const I stride = (I)gridDim.x * (I)blockDim.x;\n"
+                "  const I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;\n"
+                "  I done = 0;\n"
+                "  if (vec) {\n");
+    buf_printf(b, "    const I nv = n / %d;\n    for (I w = t; w < nv; w += stride) {\n", vec);
+    cuda_access_vec_body(b, p, pat, vec);
+    buf_printf(b, "    }\n    done = nv * %d;\n  }\n  for (I j = done + t; j < n; j += stride) {\n", vec);
+    cuda_access_one(b, p, pat);
+    buf_puts(b, "  }\n}\n\n");
+  }
   {
     /* The kernel: 32-bit indices, as the launcher keeps every range below
     ** 2^31 elements (cuda/run.c). */

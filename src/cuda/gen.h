@@ -204,12 +204,14 @@ typedef struct CudaPattern {
                        through the kept axes' strides) */
   int kd;           /* over axes: the kept axes of the results' strides, 0 when
                        every result is one contiguous run in segment order */
+  bool tile;        /* element-wise programs: a block takes tiles of 32 elements
+                       of the inner axis by 32 of the next (cuda_access_tile_body) */
 } CudaPattern;
 /* Whether pat reaches some array through its strides. */
 bool cuda_pattern_any(const CudaPattern *pat, const Program *p);
 /* The pattern as text: "2:scb" (axes, then a letter per array), ":64"
-** added when wide, ":kD" when kd is D (--emit's JITC_CUDA_PATTERN and the
-** generated comment). */
+** added when wide, ":kD" when kd is D, ":t" when tiled (--emit's
+** JITC_CUDA_PATTERN and the generated comment). */
 void cuda_pattern_key(Buf *b, const CudaPattern *pat, const Program *p);
 /* Reads such a text into *pat (kind then points into s): the number of
 ** letters, or -1 when s is not one. */
@@ -231,6 +233,10 @@ void cuda_access_unravel(Buf *b, const Program *p, const CudaPattern *pat, const
 /* The index of array k's element in its pointer: j, or oK when strided. */
 const char *cuda_access_index(char *out, size_t len, const CudaPattern *pat, const Program *p,
                               int k, const char *j);
+/* jitc_body of a tiled pattern (CudaPattern.tile): a block of CUDA_BLOCK
+** threads per tile of 32 elements of the inner axis by 32 rows, tiles
+** grid-stride, each element as cuda_access_element does it. */
+void cuda_access_tile_body(Buf *b, const Program *p, const CudaPattern *pat);
 /* The body of the one-element loops: element base + j of every array
 ** loaded (an output declared), jitc_elem, then the outputs stored. */
 void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat);

@@ -17,8 +17,9 @@
 ** ones with `i`, in place, a program split into several kernels, and
 ** reductions: exact ones against interp, float sums against the bits of
 ** the same cuda kernel over contiguous copies (jitc_run_device), as the
-** docs promise.  check also runs 2^32 + 4102 uint8 elements of two axes (a
-** 64-bit index) against the values they must have.  Prints "ok NAME",
+** docs promise; then transposed views, which run in tiles.  check also runs
+** 2^32 + 4102 uint8 elements of two axes (a 64-bit index) against the values
+** they must have.  Prints "ok NAME",
 ** "FAIL NAME: why", "skip NAME: why" (tests/run.sh protocol).
 */
 #include "../../src/jitc_int.h"
@@ -58,6 +59,11 @@ static void fill(char *p, jitc_dtype t, int64_t n) {
   }
 }
 
+/* Views stored in the reverse order of their axes with no steps, of frames
+** of 2 or 3 axes of 33 to 129: transposes, which the kernels run in tiles
+** (cuda/access.c: cuda_access_tile_body). */
+static bool transposes;
+
 /* A view of `shape` (broadcasting to the frame when `bcast`): steps of 1 or
 ** 2, reversed axes, a random storage order, zero strides where bcast. */
 static NdView view_new(int nd, const int64_t *shape, jitc_dtype t, bool bcast) {
@@ -78,6 +84,8 @@ static NdView view_new(int nd, const int64_t *shape, jitc_dtype t, bool bcast) {
     int64_t t = order[d];
     order[d] = order[e], order[e] = t;
   }
+  for (int d = 0; d < nd && transposes; d++)
+    order[d] = nd - 1 - d, step[d] = 1, ext[d] = zero[d] ? 1 : shape[d];
   int64_t c = (int64_t)es, total = 1;
   for (int q = nd - 1; q >= 0; q--) {
     int d = (int)order[q];
@@ -196,11 +204,11 @@ static void trial(jitc_context *ctx, CUstream s, const char *prog, jitc_dtype t,
     jitc_kernel_free(ki);
     return;
   }
-  static const int64_t sizes[] = {1, 2, 3, 5, 8, 17, 64, 129};
-  int fnd = 1 + (int)(next() % 5);
+  static const int64_t sizes[] = {1, 2, 3, 5, 8, 17, 64, 129}, tsizes[] = {33, 40, 64, 129};
+  int fnd = transposes ? 2 + (int)(next() % 2) : 1 + (int)(next() % 5);
   int64_t fshape[5], n = 1;
   for (int d = 0; d < fnd; d++) {
-    fshape[d] = pick(sizes, 8);
+    fshape[d] = transposes ? pick(tsizes, 4) : pick(sizes, 8);
     while (n * fshape[d] > 300000)
       fshape[d] = 1;
     n *= fshape[d];
@@ -345,6 +353,10 @@ int main(int argc, char **argv) {
     const char *prog = q % 10 == 9 ? many_statements() : PROGS[q % 5];
     trial(ctx, s, prog, q % 10 == 9 ? JITC_FLOAT64 : types[(q / 5) % 4], q);
   }
+  transposes = true;
+  for (int q = 0; q < (quick ? 10 : 60); q++)
+    trial(ctx, s, PROGS[q % 5], types[(q / 5) % 4], 1000 + q);
+  transposes = false;
   if (!quick)
     big(ctx, s);
   A.cuStreamDestroy(s);
