@@ -117,14 +117,20 @@ void cuda_axis_per_result(Buf *b, const Program *p, const char *fmt) {
       buf_printf(b, fmt, k, k, k);
 }
 
-void cuda_axis_store(Buf *b, const Program *p, const CudaPattern *pat, const char *ind,
-                     const char *pieces, const char *part) {
-  buf_printf(b, "%sif (%s == 1) {\n", ind, pieces);
+void cuda_axis_finish_results(Buf *b, const Program *p, const CudaPattern *pat, const char *ind) {
   char at[64];
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "%s  a%d[%s] = jitc_fin%d(x%d, seg);\n", ind, k,
+      buf_printf(b, "%sa%d[%s] = jitc_fin%d(x%d, seg);\n", ind, k,
                  cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
+}
+
+void cuda_axis_store(Buf *b, const Program *p, const CudaPattern *pat, const char *ind,
+                     const char *pieces, const char *part) {
+  buf_printf(b, "%sif (%s == 1) {\n", ind, pieces);
+  char in2[32];
+  snprintf(in2, sizeof in2, "%s  ", ind);
+  cuda_axis_finish_results(b, p, pat, in2);
   buf_printf(b, "%s} else {\n", ind);
   cuda_axis_per_result(b, p, part);
   buf_printf(b, "%s}\n", ind);
@@ -198,11 +204,7 @@ static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
     if (p->arrays[k].role == JITC_RESULT)
       buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * pps + j]);\n", k, k, k, k);
   buf_puts(b, "  }\n");
-  char at[64];
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "  a%d[%s] = jitc_fin%d(x%d, seg);\n", k, cuda_axis_result_at(at, sizeof at, pat, p, k),
-                 k, k);
+  cuda_axis_finish_results(b, p, pat, "  ");
   buf_puts(b, "}\n");
 }
 

@@ -126,12 +126,8 @@ void cuda_axis_col_kernel(Buf *b, const Program *p, const CudaPattern *pat) {
                k, k, k, k, k, k, k, k, k, k, k);
   }
   buf_puts(b, "  }\n  const bool mine = w % pw == 0 && s < nseg;\n");
-  char at[64];
   buf_puts(b, "  if (gridDim.y == 1) {\n    if (mine) {\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "      a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
-                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
+  cuda_axis_finish_results(b, p, pat, "      ");
   buf_puts(b, "    }\n    return;\n  }\n  if (mine) {\n");
   cuda_axis_per_result(b, p, "    q%d[(i64)blockIdx.y * nseg + s] = x%d;\n");
   /* The last block of a column of blocks to arrive (the counter) combines
@@ -146,9 +142,6 @@ void cuda_axis_col_kernel(Buf *b, const Program *p, const CudaPattern *pat) {
     if (p->arrays[k].role == JITC_RESULT)
       buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[(i64)j * nseg + s]);\n", k, k, k, k);
   buf_puts(b, "  }\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "  a%d[%s] = jitc_fin%d(x%d, seg);\n", k,
-                 cuda_axis_result_at(at, sizeof at, pat, p, k), k, k);
+  cuda_axis_finish_results(b, p, pat, "  ");
   buf_puts(b, "}\n");
 }

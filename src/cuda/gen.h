@@ -278,6 +278,9 @@ const char *cuda_axis_result_at(char *out, size_t len, const CudaPattern *pat, c
                                 int k);
 void cuda_axis_red_params(Buf *b, const Program *p, bool decl, bool in);
 void cuda_axis_per_result(Buf *b, const Program *p, const char *fmt);
+/* Each result's element of segment s finished from its accumulator xK,
+** a line each, indented by ind. */
+void cuda_axis_finish_results(Buf *b, const Program *p, const CudaPattern *pat, const char *ind);
 /* A thread's finished accumulators, at `ind`: where its segment is one
 ** piece (`pieces` == 1) the results (jitc_fin), else its partials by `part`
 ** (cuda_axis_per_result's format). */
