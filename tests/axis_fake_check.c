@@ -28,9 +28,10 @@
 static CudaApi A;
 static int nfail;
 
-typedef void (*AxisFn)(void *arg, const char *name, unsigned gx, unsigned bx, void **params);
+typedef void (*AxisFn)(void *arg, const char *name, unsigned gx, unsigned gy, unsigned bx,
+                       void **params);
 static void (*fake_axis_kernel)(AxisFn fn, void *arg, int n, const int *sizes, int cn,
-                                const int *csizes);
+                                const int *csizes, int ln, const int *lsizes);
 
 /* What the kernels' bodies know of a case, and what they saw. */
 typedef struct Emu {
@@ -79,47 +80,65 @@ static int64_t x_at(const Emu *E, const int64_t *nd, int64_t g, int64_t off) {
   return o;
 }
 
-/* The column form, cuda/axiscol.c's jitc_acol(u0, nu, seg, pcs, nseg, a0,
-** q1, a1[, nd][, kp]): unit u is piece u / nseg of segment u % nseg, its
-** elements unravelled where a run along the innermost axis starts, then
-** stepped by x's innermost stride. */
-static void column(Emu *E, unsigned gx, void **pp) {
-  int64_t u0 = *(int64_t *)pp[0], nu = *(int64_t *)pp[1], seg = *(int64_t *)pp[2],
-          pcs = *(int64_t *)pp[3], nseg = *(int64_t *)pp[4];
-  const double *x = *(const double **)pp[5];
-  Part *qp = *(Part **)pp[6];
-  double *res = *(double **)pp[7];
+/* The column form, cuda/axiscol.c's jitc_acol(seg, pcs, nseg, pw, a0, q1,
+** a1, cnt[, nd][, kp]) over a grid of (gx, gy) blocks of 256 threads:
+** warp w of block (bx, by) holds segments 32 (bx 8 / pw + w / pw) + lane
+** and piece pw by + w % pw of each, its elements unravelled where a run
+** along the innermost axis starts, then stepped by x's innermost stride;
+** a block's pw pieces of a segment combined in order, then, where gy > 1,
+** the blocks' partials of a column of blocks in the order of by (the
+** counters must be zero when the kernel starts). */
+static void column(Emu *E, unsigned gx, unsigned gy, void **pp) {
+  int64_t seg = *(int64_t *)pp[0], pcs = *(int64_t *)pp[1], nseg = *(int64_t *)pp[2];
+  int pw = *(int *)pp[3];
+  const double *x = *(const double **)pp[4];
+  Part *qp = *(Part **)pp[5];
+  double *res = *(double **)pp[6];
+  const unsigned *cnt = *(const unsigned **)pp[7];
   const int64_t *nd = E->nd ? (const int64_t *)pp[8] : NULL;
   const int64_t *kp = E->kd ? (const int64_t *)pp[8 + (E->nd > 0)] : NULL;
   int64_t rows = (seg - 1) / pcs + 1;
-  if ((int64_t)gx * 256 < nu || (int64_t)(gx - 1) * 256 >= nu)
-    wrong(E, "jitc_acol: %lld blocks for %lld units", gx, nu);
-  if (u0 != 0 || nu != nseg * pcs)
-    wrong(E, "jitc_acol: units from %lld, %lld of them", u0, nu);
+  int want = 1;
+  while (want < 8 && want * 2 <= pcs)
+    want *= 2;
+  if (pw != want)
+    wrong(E, "jitc_acol: blocks of %lld pieces where %lld fit", pw, pcs);
+  if ((int64_t)gx != (nseg - 1) / (256 / pw) + 1 || (int64_t)gy != (pcs - 1) / pw + 1)
+    wrong(E, "jitc_acol: a grid of %lld by %lld blocks", gx, gy);
   if ((pcs - 1) * rows >= seg) /* every piece holds an element */
     wrong(E, "jitc_acol: %lld pieces of segments of %lld", pcs, seg);
   if (!nd)
     wrong(E, "jitc_acol without jitc_nd (%lld, %lld)", 0, 0);
+  for (unsigned b = 0; b < gx && gy > 1; b++)
+    if (!cnt || cnt[b] != 0)
+      wrong(E, "jitc_acol: counter %lld not zero (%lld)", b, cnt ? (long long)cnt[b] : -1);
   E->pcs = pcs;
-  for (int64_t t = 0; t < nu && nd; t++) {
-    int64_t u = u0 + t, q = u / nseg, s = u - q * nseg, lo = q * rows;
-    int64_t hi = seg - lo < rows ? seg : lo + rows;
-    double acc = 0;
-    for (int64_t e = lo; e < hi;) {
-      int64_t g = s * seg + e, last = nd[E->nd - 1], run = hi - e;
-      if (last - g % last < run)
-        run = last - g % last;
-      int64_t w = x_at(E, nd, g, 0);
-      for (int64_t i = 0; i < run; i++, w += nd[2 * E->nd - 1]) {
-        acc += x[w];
-        E->visited++;
+  for (int64_t s = 0; s < nseg && nd; s++) {
+    double total = 0;
+    for (unsigned by = 0; by < gy; by++) {
+      double block = 0;
+      for (int v = 0; v < pw; v++) {
+        int64_t q = (int64_t)by * pw + v, lo = q * rows;
+        int64_t hi = q >= pcs ? lo : seg - lo < rows ? seg : lo + rows;
+        double acc = 0;
+        for (int64_t e = lo; e < hi;) {
+          int64_t g = s * seg + e, last = nd[E->nd - 1], run = hi - e;
+          if (last - g % last < run)
+            run = last - g % last;
+          int64_t w = x_at(E, nd, g, 0);
+          for (int64_t i = 0; i < run; i++, w += nd[2 * E->nd - 1]) {
+            acc += x[w];
+            E->visited++;
+          }
+          e += run;
+        }
+        block += acc;
       }
-      e += run;
+      if (gy > 1)
+        qp[(int64_t)by * nseg + s] = (Part){block, -1};
+      total += block;
     }
-    if (pcs == 1)
-      res[result_at(E, kp, s)] = acc;
-    else
-      qp[q * nseg + s] = (Part){acc, -1};
+    res[result_at(E, kp, s)] = total;
   }
   E->units++;
   E->cols++;
@@ -127,31 +146,30 @@ static void column(Emu *E, unsigned gx, void **pp) {
 
 /* The kernels of cuda/axis.c for `s = sum(x, ...)`, x float64 (array 0),
 ** s float64 (array 1): jitc_aG(q0, nq, seg, pps, off, a0, q1, a1[, nd][, kp]),
-** jitc_ac(s0, ns, seg, pps, ss, js, q1, a1[, kp]) and the column form's
+** jitc_ac(s0, ns, seg, pps, q1, a1[, kp]) and the column form's
 ** jitc_acol. */
-static void body(void *arg, const char *name, unsigned gx, unsigned bx, void **pp) {
+static void body(void *arg, const char *name, unsigned gx, unsigned gy, unsigned bx, void **pp) {
   Emu *E = arg;
   int64_t a = *(int64_t *)pp[0], n = *(int64_t *)pp[1], seg = *(int64_t *)pp[2],
           pps = *(int64_t *)pp[3];
   if (bx != 256)
     wrong(E, "a block of %lld threads (%lld)", bx, 0);
   if (!strcmp(name, "jitc_acol")) {
-    column(E, gx, pp);
+    column(E, gx, gy, pp);
     return;
   }
   if (!strcmp(name, "jitc_ac")) {
-    int64_t ss = *(int64_t *)pp[4], js = *(int64_t *)pp[5];
-    Part *q = *(Part **)pp[6];
-    double *res = *(double **)pp[7];
-    const int64_t *kp = E->kd ? (const int64_t *)pp[8] : NULL;
+    Part *q = *(Part **)pp[4];
+    double *res = *(double **)pp[5];
+    const int64_t *kp = E->kd ? (const int64_t *)pp[6] : NULL;
     if ((int64_t)gx * 256 < n || (int64_t)(gx - 1) * 256 >= n)
       wrong(E, "jitc_ac: %lld blocks for %lld segments", gx, n);
-    if (E->cols ? ss != 1 || js < n : ss != pps || js != 1)
-      wrong(E, "jitc_ac: pieces at s * %lld + j * %lld", ss, js);
+    if (E->cols)
+      wrong(E, "jitc_ac after the column form, which finishes its segments (%lld, %lld)", 0, 0);
     for (int64_t t = 0; t < n; t++) {
       double acc = 0;
       for (int64_t j = 0; j < pps; j++)
-        acc += q[(a + t) * ss + j * js].v;
+        acc += q[(a + t) * pps + j].v;
       res[result_at(E, kp, a + t)] = acc;
     }
     E->combines++;
@@ -193,13 +211,14 @@ static void arm(Emu *E, int nd, int kd) {
   memset(E, 0, sizeof *E);
   E->nd = nd;
   E->kd = kd;
-  int sizes[10] = {8, 8, 8, 8, 8, 8, 8, 8}, csizes[9] = {8, 8, 8, 8, 8, 8, 8, 8};
-  int n = 8, cn = 8;
+  int sizes[10] = {8, 8, 8, 8, 8, 8, 8, 8}, csizes[9] = {8, 8, 8, 8, 8, 8};
+  int lsizes[10] = {8, 8, 8, (int)sizeof(int), 8, 8, 8, 8};
+  int n = 8, cn = 6, ln = 8;
   if (nd)
-    sizes[n++] = 16 * nd;
+    sizes[n++] = 16 * nd, lsizes[ln++] = 16 * nd;
   if (kd)
-    sizes[n++] = 16 * kd, csizes[cn++] = 16 * kd;
-  fake_axis_kernel(body, E, n, sizes, cn, csizes);
+    sizes[n++] = 16 * kd, csizes[cn++] = 16 * kd, lsizes[ln++] = 16 * kd;
+  fake_axis_kernel(body, E, n, sizes, cn, csizes, ln, lsizes);
 }
 
 static jitc_kernel *compile(jitc_context *ctx, const char *src) {
@@ -401,7 +420,7 @@ static void device_case(jitc_context *ctx, const Dev *c) {
   else if (c->pcs ? E.cols != 1 || E.units != 1 || E.pcs != c->pcs : E.cols != 0)
     snprintf(why, sizeof why, "%d column launches of %d, %lld pieces a segment (want %lld)",
              E.cols, E.units, (long long)E.pcs, (long long)c->pcs);
-  else if (c->pcs && E.combines != (c->pcs > 1))
+  else if (c->pcs && E.combines != 0) /* the column form finishes its segments */
     snprintf(why, sizeof why, "%d combines for %lld pieces a segment", E.combines,
              (long long)c->pcs);
   for (int64_t r = 0; r < nres && !why[0]; r++) {
@@ -566,13 +585,16 @@ static void cut_unit(void) {
 /* cuda_axis_col_plan, without a driver: for a C-order matrix of `rows` x
 ** `cols` reduced over axis 0, the column form's pieces per segment: a
 ** function of the shape, at least 64 elements a piece (one piece below
-** 128), no piece empty, about 2^16 units where the rows allow. */
+** 128), no piece empty, about 2^17 units where the rows allow; a block's
+** pieces the largest power of 2 up to 8 that they fill, and blocks enough
+** for every piece. */
 static void col_plan_unit(void) {
   static const int64_t shp[][3] = {/* rows, cols, pcs */
-                                   {4096, 4096, 16}, {4096, 256, 64}, {63, 1000, 1},
+                                   {4096, 4096, 32}, {4096, 256, 64}, {63, 1000, 1},
                                    {128, 1000, 2},   {100, 32, 1},     {1000, 70, 15},
-                                   {2, 32, 1},       {200, 32768, 2},  {1 << 20, 1 << 18, 1},
-                                   {5000, 3, 0},     {1, 4096, 0},     {1 << 20, 32, 2048}};
+                                   {2, 32, 1},       {200, 32768, 3},  {1 << 20, 1 << 18, 1},
+                                   {5000, 3, 0},     {1, 4096, 0},     {1 << 20, 32, 4096},
+                                   {300, 30000, 4},  {600, 20000, 7}};
   int bad = 0;
   for (size_t i = 0; i < sizeof shp / sizeof *shp; i++) {
     int64_t shape[2] = {shp[i][1], shp[i][0]}, xs[2] = {8, 8 * shp[i][1]}, rs[2] = {8, 0};
@@ -587,9 +609,14 @@ static void col_plan_unit(void) {
     cuda_axis_plan(L.seg, L.nseg, &R);
     bool col = cuda_axis_col_plan(&L, &p, (const char[]){CUDA_STRIDED, CUDA_CONTIG}, &R);
     int64_t rows = col ? (L.seg - 1) / R.pps + 1 : 0;
+    int pw = 1;
+    while (col && pw < 8 && pw * 2 <= R.pps)
+      pw *= 2;
     bool ok = col == (shp[i][2] > 0) && (!col || (R.pps == shp[i][2] && R.col &&
                                                    (R.pps - 1) * rows < L.seg &&
-                                                   (R.pps == 1 || rows >= 64)));
+                                                   (R.pps == 1 || rows >= 64) &&
+                                                   R.warps == pw &&
+                                                   R.groups == (R.pps - 1) / pw + 1));
     if (!ok && bad++ < 3)
       printf("FAIL axis_fake.col_plan: (%lld, %lld): column form %d, %lld pieces (want %lld)\n",
              (long long)shp[i][0], (long long)shp[i][1], col, (long long)(col ? R.pps : 0),
@@ -623,7 +650,7 @@ int main(void) {
   host_cases(ctx);
   device_cases(ctx);
   flat_cases(ctx);
-  fake_axis_kernel(NULL, NULL, 0, NULL, 0, NULL);
+  fake_axis_kernel(NULL, NULL, 0, NULL, 0, NULL, 0, NULL);
   jitc_context_free(ctx);
   return nfail ? 1 : 0;
 }

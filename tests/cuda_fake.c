@@ -82,13 +82,15 @@ typedef struct Op {
   char *nd; /* the parameter's bytes, or NULL */
   /* OP_AXIS: the kernel's name, grid and block, its parameters' bytes. */
   const char *name;
-  unsigned gx, bx;
+  unsigned gx, gy, bx;
   void *pp[64];
 } Op;
 /* A body for the kernels of reductions over axes (jitc_a1, jitc_a32,
-** jitc_a256, jitc_ac): fn(arg, name, grid, block, params), params pointing
-** to copies of the launch's, in its stream's order. */
-typedef void (*AxisFn)(void *arg, const char *name, unsigned gx, unsigned bx, void **params);
+** jitc_a256, jitc_ac, jitc_acol): fn(arg, name, grid x, grid y, block,
+** params), params pointing to copies of the launch's, in its stream's
+** order. */
+typedef void (*AxisFn)(void *arg, const char *name, unsigned gx, unsigned gy, unsigned bx,
+                       void **params);
 typedef struct Stream {
   Op *head, *tail;
 } Stream;
@@ -131,7 +133,7 @@ static void run(Stream *s, Op *upto) {
       q->fn(q->arg, q->base, (unsigned)q->n, q->ptr, q->nd);
       free(q->nd);
     } else if (q->kind == OP_AXIS) {
-      ((AxisFn)(void *)q->fn)(q->arg, q->name, q->gx, q->bx, q->pp);
+      ((AxisFn)(void *)q->fn)(q->arg, q->name, q->gx, q->gy, q->bx, q->pp);
       free(q->nd);
     }
     else if (q->n == q->ev->gen) {
@@ -395,27 +397,30 @@ API(cuEventElapsedTime, (float *ms, void *a, void *b)) {
   return OK;
 }
 /* The body of the axis kernels (NULL: nothing), and the bytes of each of
-** the first `n` parameters of each (jitc_a*: sizes, jitc_ac: csizes). */
+** the first `n` parameters of each (jitc_a1, jitc_a32, jitc_a256: sizes;
+** jitc_ac: csizes; jitc_acol: lsizes). */
 static AxisFn axis_fn;
 static void *axis_arg;
-static int axis_n, axis_sizes[64], axis_cn, axis_csizes[64];
-void fake_axis_kernel(AxisFn fn, void *arg, int n, const int *sizes, int cn, const int *csizes) {
+static int axis_n[3], axis_sizes[3][64];
+void fake_axis_kernel(AxisFn fn, void *arg, int n, const int *sizes, int cn, const int *csizes,
+                      int ln, const int *lsizes) {
   pthread_mutex_lock(&mu);
   axis_fn = fn;
   axis_arg = arg;
-  axis_n = n < 64 ? n : 64;
-  axis_cn = cn < 64 ? cn : 64;
-  for (int k = 0; k < axis_n; k++)
-    axis_sizes[k] = sizes[k];
-  for (int k = 0; k < axis_cn; k++)
-    axis_csizes[k] = csizes[k];
+  const int ns[3] = {n, cn, ln}, *sz[3] = {sizes, csizes, lsizes};
+  for (int w = 0; w < 3; w++) {
+    axis_n[w] = ns[w] < 64 ? ns[w] : 64;
+    for (int k = 0; k < axis_n[w]; k++)
+      axis_sizes[w][k] = sz[w][k];
+  }
   pthread_mutex_unlock(&mu);
 }
 /* Queues an axis kernel's launch: its parameters copied, 16-byte aligned. */
-static void push_axis(void *s, const char *f, unsigned gx, unsigned bx, void **params) {
-  int comb = !strcmp(f, "jitc_ac");
-  int n = comb ? axis_cn : axis_n;
-  const int *sz = comb ? axis_csizes : axis_sizes;
+static void push_axis(void *s, const char *f, unsigned gx, unsigned gy, unsigned bx,
+                      void **params) {
+  int w = !strcmp(f, "jitc_ac") ? 1 : !strcmp(f, "jitc_acol") ? 2 : 0;
+  int n = axis_n[w];
+  const int *sz = axis_sizes[w];
   size_t total = 0;
   for (int k = 0; k < n; k++)
     total += ((size_t)sz[k] + 15) / 16 * 16;
@@ -424,6 +429,7 @@ static void push_axis(void *s, const char *f, unsigned gx, unsigned bx, void **p
   o.arg = axis_arg;
   o.name = f;
   o.gx = gx;
+  o.gy = gy;
   o.bx = bx;
   o.nd = malloc(total + 1);
   for (int k = 0, at = 0; k < n; k++) {
@@ -457,7 +463,7 @@ API(cuLaunchKernel, (void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
   ** order; jitc_k32 and jitc_g0 take (n, base, ...). */
   if (axis_fn && !strncmp(f, "jitc_a", 6)) {
     pthread_mutex_lock(&mu);
-    push_axis(s, f, gx, bx, params);
+    push_axis(s, f, gx, gy, bx, params);
     pthread_mutex_unlock(&mu);
   }
   if (!strcmp(f, "jitc_k32") || !strcmp(f, "jitc_g0")) {
@@ -542,11 +548,19 @@ typedef struct Prog {
 } Prog;
 const char *nvrtcGetErrorString(int r) { return "fake"; }
 int nvrtcVersion(int *ma, int *mi) { *ma = 13, *mi = 0; return 0; }
+/* The CUDA C of the last program made (fake_source). */
+static char *last_source;
 int nvrtcCreateProgram(void **p, const char *src, const char *name, int n, const char *const *h,
                        const char *const *i) {
   *p = calloc(1, sizeof(Prog));
+  pthread_mutex_lock(&mu);
+  free(last_source);
+  last_source = strdup(src ? src : "");
+  pthread_mutex_unlock(&mu);
   return 0;
 }
+/* The CUDA C of the last program handed to NVRTC ("" before any). */
+const char *fake_source(void) { return last_source ? last_source : ""; }
 int nvrtcDestroyProgram(void **p) { free(*p); *p = NULL; return 0; }
 static int compiles;
 int nvrtcCompileProgram(void *p, int n, const char *const *o) {

@@ -32,6 +32,7 @@ static void (*fake_kernel)(void (*fn)(void *, long long, unsigned, const CUdevic
                                       const void *),
                            void *arg, int nptr, int ndat, int ndbytes);
 static int (*fake_compiles)(void);
+static const char *(*fake_source)(void);
 
 static unsigned long long rng = 88172645463325252ull;
 static unsigned long long next(void) {
@@ -207,6 +208,16 @@ static void one(jitc_context *ctx, const char *src, const int *kinds, int64_t r,
     printf("FAIL %s: contiguous arrays compiled a kernel\n", name);
     bad = 1;
   }
+  /* A transpose of an element-wise program, 8 rows by a warp's columns at
+  ** least, runs in tiles (cuda/devarrays.c: tiled); nothing else does. */
+  bool transposed = false;
+  for (int w = 0; w < 3; w++)
+    transposed |= kinds[w] == V_TRANSPOSED;
+  bool tiles = transposed && !strstr(src, "sum(") && r >= 8 && c >= 32;
+  if (!bad && compiles && tiles != (strstr(fake_source(), "Tiles of 32") != NULL)) {
+    printf("FAIL %s: its pattern's kernel %s in tiles\n", name, tiles ? "does not run" : "runs");
+    bad = 1;
+  }
   for (int w = 0; w < 3 && !bad; w++) {
     if (kinds[w] < 0)
       continue;
@@ -324,8 +335,9 @@ int main(void) {
   if (fake) {
     *(void **)&fake_kernel = dlsym(fake, "fake_kernel");
     *(void **)&fake_compiles = dlsym(fake, "fake_compiles");
+    *(void **)&fake_source = dlsym(fake, "fake_source");
   }
-  if (!fake_kernel || !fake_compiles) {
+  if (!fake_kernel || !fake_compiles || !fake_source) {
     printf("skip dev_arrays: the driver is not tests/cuda_fake.c\n");
     jitc_context_free(ctx);
     return 0;
