@@ -105,11 +105,13 @@ on every call of a target.
 
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
 ``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
-raised as one of ``ProgramSyntaxError`` (also a SyntaxError: the program
-does not parse), ``UnknownNameError`` (also a KeyError: a name that is
-nowhere), ``ProgramValueError`` (also a ValueError: a value NumPy refuses,
-such as an integer to a negative integer power) and ``ProgramTypeError``
-(also a TypeError: any other error of the program), the exceptions numexpr's
+raised as one of ``ProgramSyntaxError`` (also a SyntaxError and a
+ValueError: the program does not parse; numexpr raises the one, or the other
+where its sanitizer refuses the text), ``UnknownNameError`` (also a
+KeyError: a name that is nowhere), ``ProgramValueError`` (also a ValueError:
+a value NumPy refuses, such as an integer to a negative integer power) and
+``ProgramTypeError`` (also a TypeError: any other error of the program,
+Python's ``and``, ``or`` and ``not`` included), the exceptions numexpr's
 users catch; ``EmptyReductionError`` is
 one too,
 ``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
@@ -162,9 +164,11 @@ class ProgramError(Error):
         self.col = col
 
 
-class ProgramSyntaxError(ProgramError, SyntaxError):
-    """A program that does not parse (Python's eval, and so numexpr, raise
-    SyntaxError there)."""
+class ProgramSyntaxError(ProgramError, SyntaxError, ValueError):
+    """A program that does not parse: a SyntaxError, as Python's eval and so
+    numexpr raise, and a ValueError, as numexpr's sanitizer raises for the
+    strings it refuses (``a < [0, 0]``, ``lambda x: x``, ``import os;``),
+    and as a malformed string argument is one."""
 
 
 class UnknownNameError(ProgramError, KeyError):
@@ -184,7 +188,10 @@ class ProgramValueError(ProgramError, ValueError):
 
 class ProgramTypeError(ProgramError, TypeError):
     """Any other error of the program: the types of an operation, a function
-    it does not have or its arguments, an assignment it cannot make."""
+    it does not have or its arguments, an assignment it cannot make, and
+    Python's boolean operators ``and``, ``or``, ``not``, which the language
+    lacks (``&``, ``|``, ``~`` are its): Python parses them, and they fail on
+    arrays, with the TypeError numexpr raises there."""
 
 
 class InputError(Error, ValueError, TypeError):

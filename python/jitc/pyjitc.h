@@ -87,6 +87,7 @@ typedef struct Failure {
   char *msg;
   int line, col;
   int kind; /* JITC_E_PROGRAM: P_SYNTAX, P_NAME, P_TYPE or P_VALUE (failure_classify) */
+  int boolean; /* every error is about Python's and, or, not (failure_confirm) */
 } Failure;
 
 typedef struct Bound {
@@ -164,6 +165,9 @@ PyObject *raise_input(const char *fmt, ...);
 PyObject *raise_usage(const char *fmt, ...);
 void failure_take(Failure *f, jitc_status s);
 void failure_classify(Failure *f, const char *src);
+/* With the GIL, after failure_classify: Python's parser's word on a program
+** whose every error is about Python's boolean operators. */
+void failure_confirm(Failure *f, const char *src);
 PyObject *failure_raise(Failure *f);
 PyObject *failure_raise_as(Failure *f, PyObject *cls);
 
