@@ -30,6 +30,20 @@ The functions:
   the variables the caller's own code uses); ``out=`` receives the result,
   ``order=`` lays out the arrays the call makes, ``casting=`` rules writing
   into an ``out=`` of another dtype, each as NumPy's and numexpr's.
+  numexpr's ``sanitize=`` is taken and not used: numexpr checks the text
+  before Python's ``eval`` runs it, while jitc parses its own language and
+  never hands the text to Python, so no text runs Python code; what
+  numexpr's check refuses is a ``ProgramSyntaxError`` (a SyntaxError and a
+  ValueError, the exceptions numexpr raises) unless it is a program of the
+  language (``a[i] += 1``; two statements, ``c = a; d = b``).
+- ``re_evaluate(local_dict=None, global_dict=None, **names)``: runs the last
+  ``evaluate`` or ``validate`` call of this thread again, as numexpr's does,
+  with its target, threads, order, casting and ``out=`` (held weakly: while
+  that array lives), on the values its names have now (names given by
+  keyword to the last call are not kept: give them again).
+  ``validate(ex, ...)``, evaluate's arguments: compiles and keeps the call
+  for ``re_evaluate`` without running it; returns None or the exception
+  ``evaluate`` would raise, as numexpr's.
 - ``compile(program, target=None, **signature)``: a ``Kernel`` to call many
   times.
 - ``set_num_threads(n)`` (returns the count it replaces, as numexpr's) and
@@ -130,10 +144,10 @@ import os as _os
 import numpy as _np
 
 from . import _dlpack, _jitc
-from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
+from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate, re_evaluate, validate
 
 __all__ = [
-    "evaluate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
+    "evaluate", "re_evaluate", "validate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
     "set_num_threads", "get_num_threads",
     "clear_cache", "Error", "ProgramError", "ProgramSyntaxError", "UnknownNameError",
     "ProgramTypeError", "ProgramValueError", "EmptyReductionError", "InputError", "UsageError",
@@ -168,7 +182,8 @@ class ProgramSyntaxError(ProgramError, SyntaxError, ValueError):
     """A program that does not parse: a SyntaxError, as Python's eval and so
     numexpr raise, and a ValueError, as numexpr's sanitizer raises for the
     strings it refuses (``a < [0, 0]``, ``lambda x: x``, ``import os;``),
-    and as a malformed string argument is one."""
+    and as a malformed string argument is one (jitc never hands the text to
+    Python, so ``sanitize=`` is taken and changes nothing)."""
 
 
 class UnknownNameError(ProgramError, KeyError):

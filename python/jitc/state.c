@@ -57,9 +57,10 @@ int mod_state_init(void) {
   st->s_out = PyUnicode_InternFromString("out");
   st->s_order = PyUnicode_InternFromString("order");
   st->s_casting = PyUnicode_InternFromString("casting");
+  st->s_sanitize = PyUnicode_InternFromString("sanitize");
   if (!st->ctx || !st->lock || !st->progs || !st->s_target || !st->s_cai ||
       !st->s_dlpack_device || !st->s_array_interface || !st->s_threads || !st->s_local_dict ||
-      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting) {
+      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting || !st->s_sanitize) {
     PyErr_NoMemory();
     return -1;
   }
