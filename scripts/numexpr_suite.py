@@ -49,7 +49,7 @@ def main(argv):
                               global_dict=global_dict, out=out, order=order,
                               casting=casting, **names)
 
-    def validate(ex, local_dict=None, global_dict=None, out=None, order="K", casting="safe",
+    def validate(ex, local_dict=None, global_dict=None, out=None, order="K", casting="same_kind",
                  _frame_depth=None, sanitize=None, **kwargs):
         caller = sys._getframe(1)
         return evaluate(ex, caller.f_locals if local_dict is None else local_dict,

@@ -23,7 +23,7 @@ several of them with element-wise outputs in one pass over the data.  It is comp
 The functions:
 
 - ``evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
-  casting='safe', *, target=None, threads=None, **names)``: compiles (once)
+  casting='same_kind', *, target=None, threads=None, **names)``: compiles (once)
   and runs, a drop-in for ``numexpr.evaluate``; names not given are taken
   from ``local_dict`` and ``global_dict``, or the caller's variables, as
   numexpr does (its locals, then its globals; of an enclosing function only

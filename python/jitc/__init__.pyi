@@ -56,12 +56,12 @@ class Kernel:
 
 def evaluate(ex: str, local_dict: Optional[Mapping[str, Any]] = None,
              global_dict: Optional[Mapping[str, Any]] = None, out: Optional[Any] = None,
-             order: str = "K", casting: str = "safe", *, target: Optional[str] = None,
+             order: str = "K", casting: str = "same_kind", *, target: Optional[str] = None,
              threads: Optional[int] = None, sanitize: Optional[bool] = None,
              **names: Value) -> Result: ...
 def validate(ex: str, local_dict: Optional[Mapping[str, Any]] = None,
              global_dict: Optional[Mapping[str, Any]] = None, out: Optional[Any] = None,
-             order: str = "K", casting: str = "safe", *, target: Optional[str] = None,
+             order: str = "K", casting: str = "same_kind", *, target: Optional[str] = None,
              threads: Optional[int] = None, sanitize: Optional[bool] = None,
              **names: Value) -> Optional[Exception]: ...
 def re_evaluate(local_dict: Optional[Mapping[str, Any]] = None,

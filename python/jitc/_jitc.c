@@ -158,7 +158,7 @@ static PyObject *py_default_target(PyObject *self, PyObject *noargs) {
 
 static PyMethodDef methods[] = {
   {"evaluate", (PyCFunction)(void (*)(void))evaluate, METH_FASTCALL | METH_KEYWORDS,
-   "evaluate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe', "
+   "evaluate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='same_kind', "
    "*, target=None, threads=None, sanitize=None, **names)\n--\n\n"
    "Runs an element-wise program on arrays and scalars and returns what it\n"
    "assigns, as numexpr.evaluate does.\n"
@@ -180,7 +180,7 @@ static PyMethodDef methods[] = {
    "  out a ufunc's result after the operands' strides), as NumPy's order=.\n"
    "casting: NumPy's rule ('no', 'equiv', 'safe', 'same_kind', 'unsafe') for\n"
    "  writing the result into an out= of another dtype (a TypeError when it\n"
-   "  does not allow it).\n"
+   "  does not allow it); 'same_kind' as NumPy's ufuncs' and numexpr's.\n"
    "target: 'interp', 'cpu' or 'cuda'; None: 'cuda' for device arrays, else\n"
    "  jitc.default_target(). (A string as the second argument is the target,\n"
    "  as before local_dict was.)\n"
@@ -230,7 +230,7 @@ static PyMethodDef methods[] = {
    "jitc.TargetUnavailable; jitc.EmptyReductionError (a ProgramError and a\n"
    "ValueError) for min, max, argmin or argmax of no elements."},
   {"validate", (PyCFunction)(void (*)(void))py_validate, METH_FASTCALL | METH_KEYWORDS,
-   "validate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe', "
+   "validate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='same_kind', "
    "*, target=None, threads=None, sanitize=None, **names)\n--\n\n"
    "Checks a call of evaluate without running it, as numexpr.validate does: finds the\n"
    "names, compiles the kernel for their types (or finds it in the cache) and keeps the\n"

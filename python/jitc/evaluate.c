@@ -155,7 +155,7 @@ int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Optio
   PyObject **pos[] = {&o->local_dict, &o->global_dict, &o->out, &o->order, &o->casting};
   if (nargs < 1 || nargs > 6 || !PyUnicode_Check(args[0])) {
     raise_status(JITC_E_USAGE, "evaluate(ex, local_dict=None, global_dict=None, out=None, "
-                 "order='K', casting='safe', target=None, threads=None, **names): give the "
+                 "order='K', casting='same_kind', target=None, threads=None, **names): give the "
                  "program as a string, and at most five more arguments by position");
     return -1;
   }
@@ -296,7 +296,7 @@ PyObject *run_call(PyObject *program, Options o, PyObject *const *kwv, PyObject 
   Bound b[MAXNAMES];
   int nb = 0, nvals = 0, threads, at = -1;
   NPY_ORDER order;
-  NPY_CASTING casting = NPY_SAFE_CASTING;
+  NPY_CASTING casting = NPY_SAME_KIND_CASTING; /* NumPy's ufuncs' and numexpr's default */
   if (o.out == Py_None) o.out = NULL;
   if (parse_order(o.order, &order) || parse_threads(o.threads, &threads) ||
       (o.casting && !PyArray_CastingConverter(o.casting, &casting)))
@@ -399,7 +399,7 @@ out:
 }
 
 /* evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
-**          casting='safe', *, target=None, threads=None, sanitize=None,
+**          casting='same_kind', *, target=None, threads=None, sanitize=None,
 **          **names); sanitize is numexpr's, and means nothing here: the
 ** text is jitc's language, parsed by jitc, never Python's eval. */
 PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
