@@ -6,12 +6,13 @@ in the place of numexpr.evaluate, and prints how many of its tests pass.
 numexpr must be installed (scripts/install-deps.sh installs it), and jitc
 importable (PYTHONPATH).  The suite's evaluate() calls go to jitc.evaluate
 through a wrapper that drops numexpr's own keywords (optimization,
-truediv, sanitize, _frame_depth, disable_cache: they tune numexpr's
-compiler and mean nothing to jitc) and hands over the caller's variables,
-which a wrapper's own frame would hide.  The rest of the suite (NumExpr,
-re_evaluate, validate, the thread settings) tests numexpr itself and runs
-as it is.  The last line is "numexpr suite on TARGET: P passed, F failed,
-S skipped of N".
+truediv, _frame_depth, disable_cache: they tune numexpr's compiler and
+mean nothing to jitc; sanitize jitc takes) and hands over the caller's
+variables, which a wrapper's own frame would hide; validate() and
+re_evaluate() go to jitc's the same way, where jitc has them.  The rest of
+the suite (NumExpr, the thread settings) tests numexpr itself and runs as
+it is.  The last line is "numexpr suite on TARGET: P passed, F failed, S
+skipped of N".
 """
 import sys
 
@@ -26,9 +27,11 @@ def main(argv):
     import numexpr.tests.test_numexpr as suite
     takes_dicts = "local_dict" in (getattr(jitc.evaluate, "__text_signature__", None) or "")
 
+    takes_sanitize = "sanitize" in (getattr(jitc.evaluate, "__text_signature__", None) or "")
+
     def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K",
                  casting="same_kind", optimization=None, truediv=None, sanitize=None,
-                 _frame_depth=None, disable_cache=None, **names):
+                 _frame_depth=None, disable_cache=None, _jitc_function=jitc.evaluate, **names):
         caller = sys._getframe(1)
         if local_dict is None:
             local_dict = caller.f_locals
@@ -40,9 +43,23 @@ def main(argv):
             scope = dict(local_dict, _jitc_evaluate=jitc.evaluate, _ex=ex, _target=target,
                          _names=names)
             return eval("_jitc_evaluate(_ex, _target, **_names)", dict(global_dict), scope)
-        return jitc.evaluate(ex, target=target, local_dict=local_dict,
-                             global_dict=global_dict, out=out, order=order,
-                             casting=casting, **names)
+        if takes_sanitize:
+            names["sanitize"] = sanitize
+        return _jitc_function(ex, target=target, local_dict=local_dict,
+                              global_dict=global_dict, out=out, order=order,
+                              casting=casting, **names)
+
+    def validate(ex, local_dict=None, global_dict=None, out=None, order="K", casting="same_kind",
+                 _frame_depth=None, sanitize=None, **kwargs):
+        caller = sys._getframe(1)
+        return evaluate(ex, caller.f_locals if local_dict is None else local_dict,
+                        caller.f_globals if global_dict is None else global_dict, out, order,
+                        casting, sanitize=sanitize, _jitc_function=jitc.validate, **kwargs)
+
+    def re_evaluate(local_dict=None, global_dict=None, _frame_depth=None):
+        caller = sys._getframe(1)
+        return jitc.re_evaluate(caller.f_locals if local_dict is None else local_dict,
+                                caller.f_globals if global_dict is None else global_dict)
 
     class Counts:
         def __init__(self):
@@ -50,6 +67,8 @@ def main(argv):
 
         def pytest_collection_finish(self, session):
             suite.evaluate = evaluate
+            if hasattr(jitc, "re_evaluate"):
+                suite.validate, suite.re_evaluate = validate, re_evaluate
 
         def pytest_runtest_logreport(self, report):
             if report.when == "call" or report.outcome != "passed":

@@ -26,7 +26,7 @@ static const char *rule_name(TypeRule r) {
       [R_PROMOTE] = "promote", [R_PRED] = "pred",       [R_WHERE] = "where",
       [R_CAST] = "cast",     [R_LDEXP] = "ldexp",       [R_EXPONENT] = "exponent",
       [R_PART] = "part",     [R_CONJ] = "conj",         [R_ANGLE] = "angle",
-      [R_COMPLEX] = "complex",
+      [R_COMPLEX] = "complex", [R_LIKE] = "like",
       [R_RSUM] = "rsum",     [R_RSAME] = "rsame",
       [R_RMEAN] = "rmean",   [R_RBOOL] = "rbool",       [R_RARG] = "rarg"};
   return names[r];

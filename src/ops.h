@@ -61,6 +61,12 @@
 **                  16-bit float to float32), the result the complex type of
 **                  that width; complex operands are an error; of weak values
 **                  a weak value, as Python's complex(re, im)
+**       R_LIKE     copy(x), ones_like(x) (numexpr's functions, NumPy's
+**                  np.copy and np.ones_like): x's type, strong (of a weak
+**                  value its default type: copy(2) is int64); no op of the
+**                  IR: copy(x) is x, ones_like(x) the constant 1 of x's
+**                  type, x giving only the shape, as every array the
+**                  program reads does
 **     and for reductions, NumPy's result over elements of type t (reduce.c):
 **       R_RSUM     bool and integers accumulate in int64; floats keep t
 **       R_RSAME    t itself
@@ -180,6 +186,8 @@ OP(IMAG,       "imag",       FUNCTION, 1, NULL, P_NONE,    R_PART,     NOLIB,   
 OP(CONJ,       "conjugate",  FUNCTION, 1, NULL, P_NONE,    R_CONJ,     NOLIB,    NULL,             0)
 OP(ANGLE,      "angle",      FUNCTION, 1, NULL, P_NONE,    R_ANGLE,    NOLIB,    NULL,             0)
 OP(COMPLEX,    "complex",    FUNCTION, 2, NULL, P_NONE,    R_COMPLEX,  NOLIB,    NULL,             0)
+OP(COPY,       "copy",       FUNCTION, 1, NULL, P_NONE,    R_LIKE,     NOLIB,    NULL,             0)
+OP(ONES_LIKE,  "ones_like",  FUNCTION, 1, NULL, P_NONE,    R_LIKE,     NOLIB,    NULL,             0)
 OP(CAST,       "cast",       CAST,     1, NULL, P_NONE,    R_CAST,     NOLIB,    NULL,             0)
 OP(SUM,        "sum",        REDUCE,   1, NULL, P_NONE,    R_RSUM,     NOLIB,    NULL,             0)
 OP(PROD,       "prod",       REDUCE,   1, NULL, P_NONE,    R_RSUM,     NOLIB,    NULL,             0)

@@ -358,6 +358,25 @@ static Val check_conj(Checker *K, int off, Val x) {
   return (Val){convert(K, x, t == JITC_BOOL ? JITC_INT8 : t), false, false};
 }
 
+/* copy(x), ones_like(x) (R_LIKE), as np.copy and np.ones_like: of x's type,
+** strong (a weak x is already of its default type: np.copy(2) is an int64
+** array).  No op of the IR: copy(x) is x, and ones_like(x) the constant 1
+** of that type (True, 1+0j), x giving only its shape, as every array the
+** program reads does. */
+static Val check_like(Checker *K, OpId op, int off, Val x) {
+  if (op == OP_COPY)
+    return (Val){x.n, false, false};
+  jitc_dtype t = x.n->type;
+  Node *one = new_node(K, N_CONST, t, off);
+  if (dtype_is_complex(t))
+    one->k.z[0] = 1.0;
+  else if (dtype_is_float(t))
+    one->k.f = 1.0;
+  else
+    one->k.i = 1;
+  return (Val){one, false, false};
+}
+
 /* angle(x) (R_ANGLE): of a complex value its argument, in the part's type;
 ** of a real x, arctan2(0, x) as np.angle computes it (x as an array, 0 a
 ** Python int: angle of int8 is float16, of bool float64). */
@@ -438,6 +457,7 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
   case R_CONJ: return check_conj(K, off, v[0]);
   case R_ANGLE: return check_angle(K, off, v[0]);
   case R_COMPLEX: return check_complex(K, off, v, t, weak);
+  case R_LIKE: return check_like(K, op, off, v[0]);
   default: break;
   }
   /* Python's bools are ints: True + True is 2, ~True is -2 (NumPy's

@@ -125,6 +125,8 @@ static const char *check_op(const Node *n) {
   case R_COMPLEX:
     return (t == JITC_FLOAT32 || t == JITC_FLOAT64) && r == dtype_complex_of(t)
                ? NULL : "parts not float32 or float64, or the result not their complex type";
+  case R_LIKE: /* the checker makes them their operand, or a constant */
+    return "copy or ones_like in the IR";
   case R_RSUM: case R_RSAME: case R_RMEAN: case R_RBOOL: case R_RARG:
     return "a reduction inside an expression";
   }

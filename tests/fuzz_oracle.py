@@ -687,6 +687,8 @@ class Oracle:
             return self.power(args[0], args[1], False)
         if all(is_weak(a) for a in args):
             args = [self.strong(a) for a in args]
+        if name in ("copy", "ones_like"):  # numexpr's functions, NumPy's np.copy, np.ones_like
+            return getattr(np, name)(args[0])
         if FUNCS.get(name, (0, ""))[1] == "float":
             # A float function takes a Python int as its float loop does
             # (copysign(-1, uint16) is float32): the strong operands alone

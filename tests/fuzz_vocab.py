@@ -13,7 +13,7 @@ Operators and functions.  Every operator and function is generated whose
 typing rule the generator knows (the RULE column of ops.h: arith, arith_nb,
 truediv, bitwise, shift, compare, same, same_nb, float, promote, pred,
 where, and part, conj, angle and complex: real, imag, conjugate, angle and
-complex(re, im)); others (ldexp's, and the functions of two results, frexp and modf:
+complex(re, im); like: copy and ones_like); others (ldexp's, and the functions of two results, frexp and modf:
 tests/t_mixed_fns.py's) are named in Vocab.not_generated.  Aliases are
 called as well as the canonical names; `**` and its aliases power and pow
 are the rule "pow", for the integer powers' own rules.  The functions not
@@ -48,7 +48,8 @@ WB, WI, WF, WC = "wbool", "wint", "wfloat", "wcomplex"  # weak (Python-scalar) k
 KNOWN_KINDS = {"bool": 0, "signed": 1, "unsigned": 1, "float": 2, "complex": 3}
 # The rules of ops.h the generator types (see result_type); "pow" is `**`'s.
 GEN_RULES = {"arith", "arith_nb", "truediv", "bitwise", "shift", "compare", "same", "same_nb",
-             "float", "promote", "pred", "where", "pow", "part", "conj", "angle", "complex"}
+             "float", "promote", "pred", "where", "pow", "part", "conj", "angle", "complex",
+             "like"}
 
 # Python's syntax (which the oracle reads the programs with) to NumPy's ufuncs.
 BIN_UFUNC = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
@@ -327,6 +328,8 @@ class Vocab:
             return r and self.strongify(r)
         if self.combine(ts) is None and rule != "pred":
             return None
+        if rule == "like":  # copy, ones_like: the operand's type (np.copy, np.ones_like)
+            return self.strongify(self.combine(ts))
         if rule == "same" and not cplx:  # abs of complex is its part's type: NumPy's
             r = self.strongify(self.combine(ts))
             return "float16" if name == "round" and r == "bool" else r

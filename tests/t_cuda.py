@@ -186,6 +186,21 @@ def main():
     else:
         ok("cuda_nvrtc_coverage (%d ops)" % len(table))
 
+    # A program large enough to be split into several kernels (cuda/plan.c),
+    # with `//` of floats in its first group alone: the other groups declare
+    # no remainder variable of jitc_divmod (NVRTC warns of one set and never
+    # read).  Not from the cache: a cached image carries no warnings.
+    prog = "q = a // b\n" + "\n".join("o%d = a + %d" % (k, k) for k in range(300))
+    rc, ptx, err = jitc("-t", "cuda", "--emit", "ptx", "--arch", "sm_90", "--no-cache",
+                        "--dtype", "float32", prog)
+    warns = [l for l in ptx.splitlines() if l.startswith("// nvrtc:")]
+    rc2, src, _ = jitc("-t", "cuda", "--emit", "cuda", "--dtype", "float32", prog)
+    if rc == 0 and rc2 == 0 and src.count("// Group ") > 1 and not warns:
+        ok("cuda_nvrtc_split_divmod")
+    else:
+        fail("cuda_nvrtc_split_divmod", "exit %d, %d groups: %s %s" % (
+            rc, src.count("// Group "), err.strip()[:500], warns[:5]))
+
     # Mixed dtypes (promotion inserts casts), typed and weak scalars,
     # constants that need care (NaN, inf, -0.0, extremes), and `i`.
     with tempfile.TemporaryDirectory() as d:

@@ -239,7 +239,7 @@ def half_values(name, signalling=True):
     return a, b, np.roll(a, 5)
 
 
-HALF_BITS = {"NEG", "ABS", "COPYSIGN", "MINIMUM", "MAXIMUM", "FMIN", "FMAX", "CLIP"}
+HALF_BITS = {"NEG", "ABS", "COPYSIGN", "MINIMUM", "MAXIMUM", "FMIN", "FMAX", "CLIP", "COPY"}
 
 
 def half_bits_ref(opid, a, b, c):
@@ -248,7 +248,7 @@ def half_bits_ref(opid, a, b, c):
     first, then the second of two equal ones), a NaN kept whole, sign and
     payload, as NumPy's float16 and ml_dtypes' bfloat16 negative, absolute,
     copysign and minimum keep it (float32's, rounded back, would not keep a
-    bfloat16 payload)."""
+    bfloat16 payload); copy, the operand's bits (np.copy's)."""
     u = [x.view(np.uint16) for x in (a, b, c)]
     w = [x.astype(np.float32) for x in (a, b, c)]
 
@@ -257,7 +257,9 @@ def half_bits_ref(opid, a, b, c):
         return np.where(take, ui, uj), np.where(take, wi, wj)
 
     lt, gt = np.less, np.greater
-    if opid == "NEG":
+    if opid == "COPY":  # np.copy: the bits as they are
+        r = u[0]
+    elif opid == "NEG":
         r = u[0] ^ 0x8000
     elif opid == "ABS":
         r = u[0] & 0x7fff

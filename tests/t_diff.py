@@ -511,6 +511,8 @@ UNARY = [
     ("signbit", "signbit({a})", np.signbit, EXACT, always),
     ("isinf", "isinf({a})", np.isinf, EXACT, always),
     ("isfinite", "isfinite({a})", np.isfinite, EXACT, always),
+    ("copy", "copy({a})", np.copy, EXACT, always),
+    ("ones_like", "ones_like({a})", np.ones_like, EXACT, always),
 ] + [(f, "%s({a})" % f, f_of(getattr(np, f)), ULP, lambda t: t != B)
      for f in TRANSCENDENTAL] + [
     (c, "%s({a})" % c, f_of(getattr(np, f)), ULP, lambda t: t != B)

@@ -151,8 +151,9 @@ UFUNC = {"+": "add", "-": "subtract", "*": "multiply", "/": "true_divide", "//":
          "!=": "not_equal", "neg": "negative", "invert": "invert", "abs": "absolute",
          "arcsin": "arcsin"}
 # Functions of the table that NumPy has as array functions, not ufuncs:
-# np.round keeps an integer's type where np.rint makes it a float.
-NOT_UFUNC = {"round": np.round}
+# np.round keeps an integer's type where np.rint makes it a float; copy and
+# ones_like (numexpr's) keep any type.
+NOT_UFUNC = {"round": np.round, "copy": np.copy, "ones_like": np.ones_like}
 
 
 def ops_rows():
@@ -308,6 +309,23 @@ def check_complex_functions(rows):
     result("complex_functions_are_numpy", problems)
 
 
+def check_like_of_scalars():
+    """copy and ones_like of Python scalars next to arrays: their results are
+    NumPy's 0-d arrays, strong (int8 plus copy(3) is int64, float32 plus
+    ones_like(2.5) float64), against NumPy's."""
+    problems = []
+    for arr in ("bool", "int8", "uint16", "float16", "float32", "complex64"):
+        for name in ("copy", "ones_like"):
+            for w in ("True", "3", "-1", "2.5", "2j"):
+                want = (np.ones(2, arr) + getattr(np, name)(eval(w))).dtype.name
+                p = run(["--emit", "types", "--dtype", "a=" + arr, "c = a + %s(%s)" % (name, w)])
+                got = re.search(r"array c: (\w+)", p.stdout)
+                got = got.group(1) if got and p.returncode == 0 else None
+                if got != want:
+                    problems.append("%s a + %s(%s): jitc %s, NumPy %s" % (arr, name, w, got, want))
+    result("like_of_scalars_is_numpy", problems)
+
+
 def check_complex_of_parts(rows):
     """complex(re, im), numexpr's function and Python's: the parts in the
     float type NumPy computes sqrt of their common type in, the complex type of that
@@ -354,6 +372,7 @@ def main():
     check_weak(rows)
     check_complex_functions(rows)
     check_complex_of_parts(rows)
+    check_like_of_scalars()
     return 1 if fails else 0
 
 

@@ -23,13 +23,27 @@ several of them with element-wise outputs in one pass over the data.  It is comp
 The functions:
 
 - ``evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
-  casting='safe', *, target=None, threads=None, **names)``: compiles (once)
+  casting='same_kind', *, target=None, threads=None, **names)``: compiles (once)
   and runs, a drop-in for ``numexpr.evaluate``; names not given are taken
   from ``local_dict`` and ``global_dict``, or the caller's variables, as
   numexpr does (its locals, then its globals; of an enclosing function only
   the variables the caller's own code uses); ``out=`` receives the result,
   ``order=`` lays out the arrays the call makes, ``casting=`` rules writing
   into an ``out=`` of another dtype, each as NumPy's and numexpr's.
+  numexpr's ``sanitize=`` is taken and not used: numexpr checks the text
+  before Python's ``eval`` runs it, while jitc parses its own language and
+  never hands the text to Python, so no text runs Python code; what
+  numexpr's check refuses is a ``ProgramSyntaxError`` (a SyntaxError and a
+  ValueError, the exceptions numexpr raises) unless it is a program of the
+  language (``a[i] += 1``; two statements, ``c = a; d = b``).
+- ``re_evaluate(local_dict=None, global_dict=None, **names)``: runs the last
+  ``evaluate`` or ``validate`` call of this thread again, as numexpr's does,
+  with its target, threads, order, casting and ``out=`` (held weakly: while
+  that array lives), on the values its names have now (names given by
+  keyword to the last call are not kept: give them again).
+  ``validate(ex, ...)``, evaluate's arguments: compiles and keeps the call
+  for ``re_evaluate`` without running it; returns None or the exception
+  ``evaluate`` would raise, as numexpr's.
 - ``compile(program, target=None, **signature)``: a ``Kernel`` to call many
   times.
 - ``set_num_threads(n)`` (returns the count it replaces, as numexpr's) and
@@ -105,11 +119,13 @@ on every call of a target.
 
 Errors raise ``jitc.Error`` subclasses named after the library's statuses:
 ``ProgramError`` (with ``.line``, ``.col`` and the caret in the message),
-raised as one of ``ProgramSyntaxError`` (also a SyntaxError: the program
-does not parse), ``UnknownNameError`` (also a KeyError: a name that is
-nowhere), ``ProgramValueError`` (also a ValueError: a value NumPy refuses,
-such as an integer to a negative integer power) and ``ProgramTypeError``
-(also a TypeError: any other error of the program), the exceptions numexpr's
+raised as one of ``ProgramSyntaxError`` (also a SyntaxError and a
+ValueError: the program does not parse; numexpr raises the one, or the other
+where its sanitizer refuses the text), ``UnknownNameError`` (also a
+KeyError: a name that is nowhere), ``ProgramValueError`` (also a ValueError:
+a value NumPy refuses, such as an integer to a negative integer power) and
+``ProgramTypeError`` (also a TypeError: any other error of the program,
+Python's ``and``, ``or`` and ``not`` included), the exceptions numexpr's
 users catch; ``EmptyReductionError`` is
 one too,
 ``InputError`` (also a ValueError and a TypeError), ``UsageError`` (also a
@@ -128,10 +144,10 @@ import os as _os
 import numpy as _np
 
 from . import _dlpack, _jitc
-from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate
+from ._jitc import Kernel, cache_info, clear_cache, default_target, evaluate, re_evaluate, validate
 
 __all__ = [
-    "evaluate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
+    "evaluate", "re_evaluate", "validate", "compile", "Kernel", "available", "default_target", "dtypes", "cache_info",
     "set_num_threads", "get_num_threads",
     "clear_cache", "Error", "ProgramError", "ProgramSyntaxError", "UnknownNameError",
     "ProgramTypeError", "ProgramValueError", "EmptyReductionError", "InputError", "UsageError",
@@ -162,9 +178,12 @@ class ProgramError(Error):
         self.col = col
 
 
-class ProgramSyntaxError(ProgramError, SyntaxError):
-    """A program that does not parse (Python's eval, and so numexpr, raise
-    SyntaxError there)."""
+class ProgramSyntaxError(ProgramError, SyntaxError, ValueError):
+    """A program that does not parse: a SyntaxError, as Python's eval and so
+    numexpr raise, and a ValueError, as numexpr's sanitizer raises for the
+    strings it refuses (``a < [0, 0]``, ``lambda x: x``, ``import os;``),
+    and as a malformed string argument is one (jitc never hands the text to
+    Python, so ``sanitize=`` is taken and changes nothing)."""
 
 
 class UnknownNameError(ProgramError, KeyError):
@@ -184,7 +203,10 @@ class ProgramValueError(ProgramError, ValueError):
 
 class ProgramTypeError(ProgramError, TypeError):
     """Any other error of the program: the types of an operation, a function
-    it does not have or its arguments, an assignment it cannot make."""
+    it does not have or its arguments, an assignment it cannot make, and
+    Python's boolean operators ``and``, ``or``, ``not``, which the language
+    lacks (``&``, ``|``, ``~`` are its): Python parses them, and they fail on
+    arrays, with the TypeError numexpr raises there."""
 
 
 class InputError(Error, ValueError, TypeError):

@@ -3,8 +3,10 @@
 ** (jitc.h): the module, its functions and its start.  state.c is its
 ** state and its errors, values.c turns Python values into arrays and
 ** scalars, kernel.c is the Kernel type and its call, names.c finds a
-** program's names in the caller's variables, evaluate.c is jitc.evaluate
-** and its cache (pyjitc.h: each calls only those before it).
+** program's names in the caller's variables, last.c keeps each thread's
+** last call, evaluate.c is jitc.evaluate and its cache, reeval.c
+** jitc.validate and jitc.re_evaluate (pyjitc.h: each calls only those before
+** it).
 **
 ** Everything a call does on its way to jitc_run is here, in C, because at
 ** 1,000 elements the kernel takes a fraction of a microsecond and the call
@@ -156,8 +158,8 @@ static PyObject *py_default_target(PyObject *self, PyObject *noargs) {
 
 static PyMethodDef methods[] = {
   {"evaluate", (PyCFunction)(void (*)(void))evaluate, METH_FASTCALL | METH_KEYWORDS,
-   "evaluate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe', "
-   "*, target=None, threads=None, **names)\n--\n\n"
+   "evaluate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='same_kind', "
+   "*, target=None, threads=None, sanitize=None, **names)\n--\n\n"
    "Runs an element-wise program on arrays and scalars and returns what it\n"
    "assigns, as numexpr.evaluate does.\n"
    "\n"
@@ -178,12 +180,17 @@ static PyMethodDef methods[] = {
    "  out a ufunc's result after the operands' strides), as NumPy's order=.\n"
    "casting: NumPy's rule ('no', 'equiv', 'safe', 'same_kind', 'unsafe') for\n"
    "  writing the result into an out= of another dtype (a TypeError when it\n"
-   "  does not allow it).\n"
+   "  does not allow it); 'same_kind' as NumPy's ufuncs' and numexpr's.\n"
    "target: 'interp', 'cpu' or 'cuda'; None: 'cuda' for device arrays, else\n"
    "  jitc.default_target(). (A string as the second argument is the target,\n"
    "  as before local_dict was.)\n"
    "threads: how many threads the cpu target runs the call on; None: the\n"
    "  count set_num_threads set (every core at the start).\n"
+   "sanitize: numexpr's, taken and not used: numexpr checks the text before\n"
+   "  Python's eval runs it; jitc parses its own language and never hands the\n"
+   "  text to Python, so no text runs Python code. What numexpr's check refuses\n"
+   "  is a ProgramSyntaxError (a SyntaxError and a ValueError) unless it is a\n"
+   "  program of the language ('a[i] += 1', two statements 'c = a; d = b').\n"
    "names: the arrays and scalars by name. An array the program only assigns\n"
    "  is allocated, unless given (then it is written in place). The caller's\n"
    "  names win: a name given, or a variable of the caller, is that value even\n"
@@ -213,14 +220,30 @@ static PyMethodDef methods[] = {
    "copied). The kernel is compiled on the first call and kept: later calls\n"
    "with the same program, target, types and threads only run it.\n"
    "\n"
-   "Raises jitc.ProgramError (the program: ProgramSyntaxError, a SyntaxError;\n"
-   "UnknownNameError, a KeyError, for a name that is nowhere, the message\n"
-   "saying where it was looked for; ProgramValueError, a ValueError, for a\n"
-   "value NumPy refuses, such as an integer to a negative integer power;\n"
-   "ProgramTypeError, a TypeError, for the rest), jitc.InputError (the values;\n"
+   "Raises jitc.ProgramError (the program: ProgramSyntaxError, a SyntaxError\n"
+   "and a ValueError; UnknownNameError, a KeyError, for a name that is\n"
+   "nowhere, the message saying where it was looked for; ProgramValueError, a\n"
+   "ValueError, for a value NumPy refuses, such as an integer to a negative\n"
+   "integer power; ProgramTypeError, a TypeError, for the rest, Python's and,\n"
+   "or and not included), jitc.InputError (the values;\n"
    "a ValueError and a TypeError), jitc.UsageError (a ValueError),\n"
    "jitc.TargetUnavailable; jitc.EmptyReductionError (a ProgramError and a\n"
    "ValueError) for min, max, argmin or argmax of no elements."},
+  {"validate", (PyCFunction)(void (*)(void))py_validate, METH_FASTCALL | METH_KEYWORDS,
+   "validate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='same_kind', "
+   "*, target=None, threads=None, sanitize=None, **names)\n--\n\n"
+   "Checks a call of evaluate without running it, as numexpr.validate does: finds the\n"
+   "names, compiles the kernel for their types (or finds it in the cache) and keeps the\n"
+   "call for re_evaluate. Returns None, or the exception evaluate would raise (it\n"
+   "raises none). The shapes are checked when the program runs."},
+  {"re_evaluate", (PyCFunction)(void (*)(void))py_re_evaluate, METH_FASTCALL | METH_KEYWORDS,
+   "re_evaluate(local_dict=None, global_dict=None, **names)\n--\n\n"
+   "Runs the last evaluate or validate call of this thread again, as numexpr.re_evaluate\n"
+   "does: the same program, target, threads, order, casting and out= (while that array\n"
+   "lives: the call is kept with a weak reference to it), on the values its names have\n"
+   "now: given by keyword (those of the last call are not kept), else in local_dict and\n"
+   "global_dict, else the caller's variables. An option given by keyword replaces the\n"
+   "last call's. Raises UsageError when this thread has made no call to run again."},
   {"_compile", py_compile, METH_VARARGS, "_compile(program, target, decls) -> Kernel"},
   {"_init", py_init, METH_VARARGS,
    "_init(exceptions, program_error_kinds, device_info, device_empty, "

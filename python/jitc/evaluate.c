@@ -144,23 +144,18 @@ static PyObject *entry_run(const Prog *p, const Entry *e, Bound *b, NPY_ORDER or
   return result;
 }
 
-/* evaluate's arguments besides the program and its names. */
-typedef struct Options {
-  PyObject *target, *threads, *local_dict, *global_dict, *out, *order, *casting;
-} Options;
-
 /* Splits evaluate's arguments: the options (positional as numexpr's
 ** evaluate takes them: local_dict, global_dict, out, order, casting; or,
 ** as before them, the target alone) and the keywords that are names, into
 ** kwv2/kwnames2 (a new tuple, or kwnames itself when it has no option). */
-static int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Options *o,
-                      PyObject **kwv2, PyObject **kwnames2) {
+int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Options *o,
+               PyObject **kwv2, PyObject **kwnames2) {
   ModuleState *st = mod_state();
   memset(o, 0, sizeof *o);
   PyObject **pos[] = {&o->local_dict, &o->global_dict, &o->out, &o->order, &o->casting};
   if (nargs < 1 || nargs > 6 || !PyUnicode_Check(args[0])) {
     raise_status(JITC_E_USAGE, "evaluate(ex, local_dict=None, global_dict=None, out=None, "
-                 "order='K', casting='safe', target=None, threads=None, **names): give the "
+                 "order='K', casting='same_kind', target=None, threads=None, **names): give the "
                  "program as a string, and at most five more arguments by position");
     return -1;
   }
@@ -170,9 +165,9 @@ static int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
   PyObject *const *kwv = args + nargs;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, nnames = 0;
   PyObject *keys[] = {st->s_target, st->s_threads, st->s_local_dict, st->s_global_dict,
-                      st->s_out, st->s_order, st->s_casting};
+                      st->s_out, st->s_order, st->s_casting, st->s_sanitize};
   PyObject **slots[] = {&o->target, &o->threads, &o->local_dict, &o->global_dict, &o->out,
-                        &o->order, &o->casting};
+                        &o->order, &o->casting, &o->sanitize};
   enum { NOPT = sizeof keys / sizeof keys[0] };
   int isopt[MAXNAMES + NOPT];
   if (nkw > MAXNAMES + NOPT) {
@@ -291,20 +286,17 @@ static int check_cast(PyObject *name, jitc_dtype t, jitc_dtype ot, NPY_CASTING c
   return ok ? 0 : -1;
 }
 
-/* evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
-**          casting='safe', *, target=None, threads=None, **names) */
-PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                   PyObject *kwnames) {
-  Options o;
-  PyObject *kwv[MAXNAMES], *kwn = NULL;
-  if (split_args(args, nargs, kwnames, &o, kwv, &kwn)) return NULL;
-  PyObject *program = args[0];
+/* evaluate's work after split_args: the program's kernel for these values,
+** compiled or from the cache, then (run) its run; run == 0 (validate) stops
+** before the run and gives None.  Either records the call for re_evaluate
+** once the kernel is there. */
+PyObject *run_call(PyObject *program, Options o, PyObject *const *kwv, PyObject *kwn, int run) {
   PyObject *result = NULL, *vals[MAXNAMES], *cap = NULL;
   Scope sc = {0};
   Bound b[MAXNAMES];
   int nb = 0, nvals = 0, threads, at = -1;
   NPY_ORDER order;
-  NPY_CASTING casting = NPY_SAFE_CASTING;
+  NPY_CASTING casting = NPY_SAME_KIND_CASTING; /* NumPy's ufuncs' and numexpr's default */
   if (o.out == Py_None) o.out = NULL;
   if (parse_order(o.order, &order) || parse_threads(o.threads, &threads) ||
       (o.casting && !PyArray_CastingConverter(o.casting, &casting)))
@@ -369,6 +361,11 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
       goto out_ob;
     }
     if (check_cast(p->names[at], e->K->adtypes[slot], DT(ob.code), casting)) goto out_ob;
+    last_record(program, &o);
+    if (!run) {
+      result = Py_NewRef(Py_None);
+      goto out_ob;
+    }
     PyObject *v = entry_run(p, e, b, order);
     if (v && PyObject_SetItem(o.out, Py_Ellipsis, v) == 0) result = Py_NewRef(o.out);
     Py_XDECREF(v);
@@ -389,7 +386,8 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     b[at] = ob;
     ob = (Bound){0}; /* b[at] holds it now */
   }
-  result = entry_run(p, e, b, order);
+  last_record(program, &o);
+  result = run ? entry_run(p, e, b, order) : Py_NewRef(Py_None);
 out_ob:
   bound_clear(&ob);
 out:
@@ -397,6 +395,19 @@ out:
   for (int i = 0; i < nvals; i++) Py_XDECREF(vals[i]);
   scope_clear(&sc);
   Py_XDECREF(cap);
+  return result;
+}
+
+/* evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
+**          casting='same_kind', *, target=None, threads=None, sanitize=None,
+**          **names); sanitize is numexpr's, and means nothing here: the
+** text is jitc's language, parsed by jitc, never Python's eval. */
+PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames) {
+  Options o;
+  PyObject *kwv[MAXNAMES], *kwn = NULL;
+  if (split_args(args, nargs, kwnames, &o, kwv, &kwn)) return NULL;
+  PyObject *result = run_call(args[0], o, kwv, kwn, 1);
   Py_XDECREF(kwn);
   return result;
 }

@@ -44,6 +44,7 @@ jitc_status compile_locked(const char *src, const jitc_array_decl *ad, int na,
   }
   PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
+  if (s) failure_confirm(f, src);
   return s;
 }
 

@@ -169,6 +169,7 @@ static int check_program(const char *src, int nn, PyObject *const *names, const 
   }
   PyThread_release_lock(st->lock);
   Py_END_ALLOW_THREADS
+  if (c->status == JITC_E_PROGRAM) failure_confirm(&c->f, src);
   return 0;
 }
 

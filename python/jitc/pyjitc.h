@@ -9,7 +9,9 @@
 **               broadcasting, the outputs' layout, overlaps
 **   kernel.c    the Kernel type: a compiled program and its call
 **   names.c     a program's names in the caller's variables
+**   last.c      each thread's last call, kept for re_evaluate
 **   evaluate.c  jitc.evaluate and its cache
+**   reeval.c    jitc.validate and jitc.re_evaluate
 **   _jitc.c     the module: its functions and its start
 */
 #ifndef PYJITC_H
@@ -73,6 +75,11 @@ typedef struct ModuleState {
   /* Interned attribute and keyword names. */
   PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
   PyObject *s_threads, *s_local_dict, *s_global_dict, *s_out, *s_order, *s_casting;
+  PyObject *s_sanitize;
+  /* last.c: the last thread's record of its last call, at hand, and that
+  ** thread's id (PyThreadState_GetID; 0: none). */
+  uint64_t last_id;
+  struct LastCall *last;
 } ModuleState;
 
 ModuleState *mod_state(void);
@@ -87,6 +94,7 @@ typedef struct Failure {
   char *msg;
   int line, col;
   int kind; /* JITC_E_PROGRAM: P_SYNTAX, P_NAME, P_TYPE or P_VALUE (failure_classify) */
+  int boolean; /* every error is about Python's and, or, not (failure_confirm) */
 } Failure;
 
 typedef struct Bound {
@@ -164,6 +172,9 @@ PyObject *raise_input(const char *fmt, ...);
 PyObject *raise_usage(const char *fmt, ...);
 void failure_take(Failure *f, jitc_status s);
 void failure_classify(Failure *f, const char *src);
+/* With the GIL, after failure_classify: Python's parser's word on a program
+** whose every error is about Python's boolean operators. */
+void failure_confirm(Failure *f, const char *src);
 PyObject *failure_raise(Failure *f);
 PyObject *failure_raise_as(Failure *f, PyObject *cls);
 
@@ -206,9 +217,34 @@ PyObject *kw_lookup(PyObject *const *kwv, PyObject *kwnames, PyObject *name);
 Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwnames, Scope *sc);
 void prog_release(Prog *p);
 
+/* evaluate's arguments besides the program and its names (borrowed; NULL
+** where not given).  sanitize is numexpr's, taken and not used. */
+typedef struct Options {
+  PyObject *target, *threads, *local_dict, *global_dict, *out, *order, *casting, *sanitize;
+} Options;
+
+/* last.c: a call as re_evaluate runs it again: its program and the options
+** given (NULL where not), out= by a weak reference (new references). */
+typedef struct LastCall {
+  PyObject *program, *target, *threads, *order, *casting, *out;
+} LastCall;
+void last_record(PyObject *program, const Options *o);
+/* This thread's record, or NULL: no call recorded. */
+const LastCall *last_get(void);
+/* The record's out= (a new reference), or NULL: none, or gone. */
+PyObject *last_out(const LastCall *L);
+
 /* evaluate.c */
+int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Options *o,
+               PyObject **kwv2, PyObject **kwnames2);
+PyObject *run_call(PyObject *program, Options o, PyObject *const *kwv, PyObject *kwn, int run);
 PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *py_cache_info(PyObject *self, PyObject *noargs);
 PyObject *py_clear_cache(PyObject *self, PyObject *noargs);
+
+/* reeval.c */
+PyObject *py_validate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *py_re_evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames);
 
 #endif

@@ -57,9 +57,10 @@ int mod_state_init(void) {
   st->s_out = PyUnicode_InternFromString("out");
   st->s_order = PyUnicode_InternFromString("order");
   st->s_casting = PyUnicode_InternFromString("casting");
+  st->s_sanitize = PyUnicode_InternFromString("sanitize");
   if (!st->ctx || !st->lock || !st->progs || !st->s_target || !st->s_cai ||
       !st->s_dlpack_device || !st->s_array_interface || !st->s_threads || !st->s_local_dict ||
-      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting) {
+      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting || !st->s_sanitize) {
     PyErr_NoMemory();
     return -1;
   }
@@ -143,6 +144,7 @@ PyObject *raise_usage(const char *fmt, ...) {
 
 void failure_take(Failure *f, jitc_status s) {
   f->status = s;
+  f->boolean = 0;
   f->msg = strdup(jitc_errmsg(the_state.ctx));
   for (size_t l = f->msg ? strlen(f->msg) : 0; l && (f->msg[l - 1] == '\n' || f->msg[l - 1] == ' ');)
     f->msg[--l] = 0;
@@ -167,19 +169,33 @@ static int value_message(const char *m) {
   return 0;
 }
 
+/* Whether a parser's message is about one of Python's boolean operators,
+** which the language lacks (use &, |, ~): where Python parses the program,
+** it fails on the operands, as numexpr's raises a TypeError there (its
+** nodes have no truth value). */
+static int boolean_message(const char *m) {
+  static const char *const says[] = {"'and' is not an operator", "'or' is not an operator",
+                                     "'not' is not an operator"};
+  for (size_t k = 0; k < sizeof says / sizeof says[0]; k++)
+    if (!strncmp(m, says[k], strlen(says[k]))) return 1;
+  return 0;
+}
+
 /* Sets f->kind of a program error, with the lock held and right after
 ** failure_take (it replaces the context's errors): a syntax error when the
-** program does not parse alone, a name error when a diagnostic is about an
-** unknown name (the names are looked up before the types are checked, as
-** numexpr and Python do), a value error when the first is about a value
-** (value_message), else a type error. */
+** program does not parse alone (unless every error is about Python's
+** boolean operators: f->boolean, for failure_confirm); a name error when a
+** diagnostic is about an unknown name (the names are looked up before the
+** types are checked, as numexpr and Python do), a value error when the
+** first is about a value (value_message), else a type error. */
 void failure_classify(Failure *f, const char *src) {
   if (f->status != JITC_E_PROGRAM) return;
-  int name = 0, value = 0;
-  for (int e = 0; e < jitc_error_count(the_state.ctx) && !name; e++) {
+  int n = jitc_error_count(the_state.ctx), name = 0, value = 0, boolean = n > 0;
+  for (int e = 0; e < n; e++) {
     jitc_error er;
     if (jitc_error_get(the_state.ctx, e, &er) != JITC_OK || !er.message) continue;
-    name = !strncmp(er.message, "unknown name '", 14);
+    name |= !strncmp(er.message, "unknown name '", 14);
+    boolean &= boolean_message(er.message);
     if (e == 0) value = value_message(er.message);
   }
   jitc_options o;
@@ -189,6 +205,20 @@ void failure_classify(Failure *f, const char *src) {
   jitc_status s = jitc_emit(the_state.ctx, src, NULL, 0, NULL, 0, &o, "ast", &ast);
   jitc_free(ast);
   f->kind = s == JITC_E_PROGRAM ? P_SYNTAX : name ? P_NAME : value ? P_VALUE : P_TYPE;
+  f->boolean = s == JITC_E_PROGRAM && boolean;
+}
+
+/* A program whose only errors are Python's and, or, not (the parser goes
+** on after each, but may not report every other mistake): a type error
+** where Python's parser takes the text (numexpr's TypeError), else a syntax
+** error, as numexpr's compile() gives. */
+void failure_confirm(Failure *f, const char *src) {
+  if (f->status != JITC_E_PROGRAM || !f->boolean) return;
+  PyCompilerFlags flags = {PyCF_ONLY_AST, PY_MINOR_VERSION};
+  PyObject *ast = Py_CompileStringFlags(src, "<program>", Py_file_input, &flags);
+  if (ast) f->kind = P_TYPE;
+  Py_XDECREF(ast);
+  PyErr_Clear();
 }
 
 PyObject *failure_raise(Failure *f) { return failure_raise_as(f, NULL); }

@@ -554,10 +554,12 @@ static void emit_prelude(Emit *E, Buf *b, bool split) {
   cuda_reduce_text(b, p, split);
 }
 
-/* The remainder out-parameters of jitc_divmod, one per float type used. */
-static void emit_divmod_vars(Emit *E, Buf *b) {
+/* The remainder out-parameters of jitc_divmod, one per float type the code
+** uses (used: H_FLOORDIV's row of Emit.used, or a group's alone: a
+** variable set and never read is one NVRTC warns of). */
+static void emit_divmod_vars(const bool *used, Buf *b) {
   for (int t = JITC_FLOAT32; t <= JITC_FLOAT64; t++)
-    if (E->used[H_FLOORDIV][t])
+    if (used[t])
       buf_printf(b, "  %s m_%s = 0; (void)m_%s;\n", cuda_ctype(t), cuda_ctype(t), cuda_ctype(t));
 }
 
@@ -659,7 +661,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   for (int k = 0; k < p->nparams; k++)
     buf_printf(b, ", const %s p%d", cuda_ctype(p->params[k].type), k);
   buf_puts(b, ") {\n  (void)i;\n");
-  emit_divmod_vars(&E, b);
+  emit_divmod_vars(E.used[H_FLOORDIV], b);
   /* The prelude's line count, to shift the statements' lines. */
   int pre = 1;
   for (size_t k = 0; k < b->len; k++)
@@ -736,13 +738,21 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
                               const CudaPattern *pat, Buf *out) {
   Emit E = {.p = p, .src = src, .line = 1};
   Buf *bodies = calloc((size_t)P->ng, sizeof(Buf));
+  bool(*divmod)[JITC_NDTYPES] = calloc((size_t)P->ng, sizeof *divmod); /* each group's */
   E.temp_reads = calloc((size_t)p->ntemps + 1, sizeof(int));
-  bool ok = bodies && E.temp_reads;
+  bool ok = bodies && divmod && E.temp_reads;
   for (int q = 0; ok && q < p->nstmts; q++)
     count_temp_reads(&E, p->stmts[q].value);
   for (int g = 0; ok && g < P->ng; g++) {
+    bool before[JITC_NDTYPES];
+    memcpy(before, E.used[H_FLOORDIV], sizeof before);
+    memset(E.used[H_FLOORDIV], 0, sizeof before);
     E.b = &bodies[g];
     ok = emit_stmts(&E, P->start[g], P->start[g + 1], NULL, P->cross) && !bodies[g].oom;
+    for (int t = 0; t < JITC_NDTYPES; t++) {
+      divmod[g][t] = E.used[H_FLOORDIV][t];
+      E.used[H_FLOORDIV][t] |= before[t];
+    }
   }
   if (ok) {
     Buf *b = out;
@@ -767,7 +777,7 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
       cuda_reduce_init(b, p, P->start[g], P->start[g + 1]);
       buf_puts(b, "  for (u32 j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {\n"
                   "  const i64 i = base + (i64)j;\n  (void)i;\n");
-      emit_divmod_vars(&E, b);
+      emit_divmod_vars(divmod[g], b);
       cuda_access_unravel(b, p, pat, P->arr[g], P->narr[g], CUDA_LOADS | CUDA_STORES, "i", "  ");
       char at[32];
       for (int k = 0; k < P->narr[g]; k++) {
@@ -800,6 +810,7 @@ static jitc_status emit_split(const Program *p, const char *src, const CudaPlan 
   for (int g = 0; bodies && g < P->ng; g++)
     buf_free(&bodies[g]);
   free(bodies);
+  free(divmod);
   free(E.temp_reads);
   return E.bad_op ? JITC_E_INTERNAL : ok && !out->oom ? JITC_OK : JITC_E_NOMEM;
 }

@@ -325,3 +325,21 @@ def test_comparison_of_known_names():
     r = jitc.evaluate("a == b")
     np.testing.assert_array_equal(r, a == b)
     np.testing.assert_array_equal(jitc.evaluate("a[i] == b"), a == b)
+
+
+@pytest.mark.parametrize("dt", DTYPES + [np.int8, np.float16, np.complex64],
+                         ids=lambda d: np.dtype(d).name)
+def test_copy_and_ones_like(target, rng, dt):
+    """numexpr's copy() and ones_like() as np.copy and np.ones_like: their
+    operand's type, ones_like giving its shape to the run (a row a next to
+    a (3, 4) b + c: numexpr's suite's `a + ones_like(b+c)`)."""
+    a = (rng.random(4) * 10).astype(dt)
+    b, c = (rng.random((3, 4)) * 10).astype(dt), (rng.random((3, 4)) * 10).astype(dt)
+    with np.errstate(all="ignore"):
+        same(jitc.evaluate("a + ones_like(b + c)", target=target), a + np.ones_like(b + c))
+        same(jitc.evaluate("a + copy(b + c)", target=target), a + np.copy(b + c))
+        same(jitc.evaluate("ones_like(b)", target=target), np.ones_like(b))
+        same(jitc.evaluate("copy(b)", target=target), np.copy(b))
+        # a Python scalar's copy is a strong 0-d array of its default type
+        same(jitc.evaluate("a + copy(3)", target=target), a + np.copy(3))
+        same(jitc.evaluate("a + ones_like(2.5)", target=target), a + np.ones_like(2.5))

@@ -247,14 +247,24 @@ def test_outputs_give_the_shape(target, rng):
 
 
 def test_out_casting(target):
+    """NumPy's casting rules for an out= of another dtype; by default
+    'same_kind', NumPy's ufuncs' default (np.add(a, 1, out=f32)) and
+    numexpr's."""
     a = np.arange(6.0)
     with pytest.raises(TypeError, match="Cannot cast .* from dtype\\('float64'\\) to "
                        "dtype\\('float32'\\) with casting rule 'safe'"):
-        jitc.evaluate("a + 1", target=target, out=np.empty(6, np.float32))
+        jitc.evaluate("a + 1", target=target, out=np.empty(6, np.float32), casting="safe")
     f32 = np.empty(6, np.float32)
+    assert jitc.evaluate("a + 1", target=target, out=f32) is f32
+    assert np.array_equal(f32, np.add(a, 1, out=np.empty(6, np.float32)))
+    f32[:] = 0
     assert jitc.evaluate("a + 1", target=target, out=f32, casting="same_kind") is f32
     assert np.array_equal(f32, (a + 1).astype(np.float32))
     i32 = np.empty(6, np.int32)
+    with pytest.raises(TypeError):
+        np.multiply(a, 1.5, out=i32)  # NumPy's default refuses it too
+    with pytest.raises(TypeError, match="same_kind"):
+        jitc.evaluate("a * 1.5", target=target, out=i32)
     with pytest.raises(TypeError, match="same_kind"):
         jitc.evaluate("a * 1.5", target=target, out=i32, casting="same_kind")
     jitc.evaluate("a * 1.5", target=target, out=i32, casting="unsafe")
