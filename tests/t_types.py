@@ -301,12 +301,17 @@ def check_complex_functions(rows):
             for w in ("True", "3", "2.5", "2j"):
                 x = np.ones(2, arr)
                 want = (x + fn(eval(w))).dtype.name
-                p = run(["--emit", "types", "--dtype", "a=" + arr, "c = a + %s(%s)" % (name, w)])
-                got = re.search(r"array c: (\w+)", p.stdout)
-                got = got.group(1) if got and p.returncode == 0 else None
-                if got != want:
-                    problems.append("%s a + %s(%s): jitc %s, NumPy %s" % (arr, name, w, got, want))
+                typed_plus(problems, arr, name, w, want)
     result("complex_functions_are_numpy", problems)
+
+
+def typed_plus(problems, arr, name, w, want):
+    """The type jitc gives c = a + name(w), a of dtype arr, against want."""
+    p = run(["--emit", "types", "--dtype", "a=" + arr, "c = a + %s(%s)" % (name, w)])
+    got = re.search(r"array c: (\w+)", p.stdout)
+    got = got.group(1) if got and p.returncode == 0 else None
+    if got != want:
+        problems.append("%s a + %s(%s): jitc %s, NumPy %s" % (arr, name, w, got, want))
 
 
 def check_like_of_scalars():
@@ -318,11 +323,7 @@ def check_like_of_scalars():
         for name in ("copy", "ones_like"):
             for w in ("True", "3", "-1", "2.5", "2j"):
                 want = (np.ones(2, arr) + getattr(np, name)(eval(w))).dtype.name
-                p = run(["--emit", "types", "--dtype", "a=" + arr, "c = a + %s(%s)" % (name, w)])
-                got = re.search(r"array c: (\w+)", p.stdout)
-                got = got.group(1) if got and p.returncode == 0 else None
-                if got != want:
-                    problems.append("%s a + %s(%s): jitc %s, NumPy %s" % (arr, name, w, got, want))
+                typed_plus(problems, arr, name, w, want)
     result("like_of_scalars_is_numpy", problems)
 
 
