@@ -62,33 +62,52 @@ static void env_devices(Env *e) {
              "or device numbers separated by commas, such as 0,1", e->devices);
 }
 
-/* $JITC_CUDA_PATTERN: axes, ':', a letter per array (c, b or s), then
-** ':64' or nothing, then ':kD' (D kept axes of results over axes) or
-** ':t' (tiles) or nothing; the cuda target checks the letters against the
-** program. */
+/* A number of 1 or 2 digits from 1 to JITC_MAXDIMS at *s, its digits
+** passed over; 0 where there is none. */
+static int axes_at(const char **s) {
+  size_t digits = strspn(*s, "0123456789");
+  int v = digits >= 1 && digits <= 2 ? atoi(*s) : 0;
+  *s += digits;
+  return v >= 1 && v <= JITC_MAXDIMS ? v : 0;
+}
+
+/* $JITC_CUDA_PATTERN into e->pattern: axes, ':', a letter per array (c, b
+** or s), then ':64' or nothing, then ':kD' (D kept axes of results over
+** axes) or nothing, then ':t' (tiles, 2 axes or more) or nothing, as
+** cuda_pattern_key writes a pattern; the cuda target checks the letters
+** against the program. */
 static void env_pattern(Env *e) {
   const char *s = e->cuda_pattern;
   if (!s)
     return;
-  size_t digits = strspn(s, "0123456789");
-  const char *t = s + digits;
-  size_t letters = *t == ':' ? strspn(t + 1, "cbs") : 0;
-  const char *rest = letters ? t + 1 + letters : "x";
-  if (!strncmp(rest, ":64", 3))
-    rest += 3;
-  if (!strncmp(rest, ":k", 2) && strspn(rest + 2, "0123456789") >= 1 &&
-      strspn(rest + 2, "0123456789") <= 2 && atoi(rest + 2) >= 1 &&
-      atoi(rest + 2) <= JITC_MAXDIMS)
-    rest += 2 + strspn(rest + 2, "0123456789");
-  else if (!strcmp(rest, ":t") && atoi(s) >= 2)
-    rest += 2;
-  if (digits >= 1 && digits <= 2 && atoi(s) >= 1 && atoi(s) <= JITC_MAXDIMS && !*rest)
+  const char *r = s;
+  int nd = axes_at(&r), kd = 0;
+  const char *letters = *r == ':' ? r + 1 : "";
+  size_t n = strspn(letters, "cbs");
+  r = letters + n;
+  bool wide = !strncmp(r, ":64", 3);
+  r += wide ? 3 : 0;
+  bool ok = nd && n;
+  if (!strncmp(r, ":k", 2)) {
+    r += 2;
+    ok &= (kd = axes_at(&r)) > 0;
+  }
+  bool tile = !strcmp(r, ":t");
+  r += tile ? 2 : 0;
+  if (ok && !*r && (!tile || nd >= 2)) {
+    e->pattern.nd = nd;
+    e->pattern.nletters = (int)n;
+    e->pattern.kd = kd;
+    e->pattern.letters = letters;
+    e->pattern.wide = wide;
+    e->pattern.tile = tile;
     return;
+  }
   if (!e->bad[0])
     snprintf(e->bad, sizeof e->bad, "environment variable JITC_CUDA_PATTERN='%s': expected "
              "the number of axes, ':' and a letter per array (c, b or s), then ':64' or "
-             "nothing, then ':kD' (D kept axes), ':t' (tiles, 2 axes or more) or nothing, "
-             "such as 2:sc", s);
+             "nothing, then ':kD' (D kept axes) or nothing, then ':t' (tiles, 2 axes or more) "
+             "or nothing, such as 2:sc", s);
 }
 
 bool env_read(Env *e) {

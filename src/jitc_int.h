@@ -741,8 +741,7 @@ extern const Target target_cuda;
 typedef struct Env {
   char *cpu;             /* JITC_CPU: the default of jitc_options.cpu */
   bool sleef_only;       /* JITC_VECMATH=sleef: vector math from SLEEF only */
-  char *cache_dir;       /* JITC_CACHE_DIR, else $XDG_CACHE_HOME/jitc, else
-                         ** ~/.cache/jitc; NULL: none */
+  char *cache_dir;       /* JITC_CACHE_DIR, else $XDG_CACHE_HOME/jitc or ~/.cache/jitc, or NULL */
   char *libcuda;         /* JITC_LIBCUDA: the CUDA driver library to load */
   char *libnvrtc;        /* JITC_LIBNVRTC: the NVRTC library to load */
   char *cuda_home;       /* CUDA_HOME, else CUDA_PATH: where NVRTC is looked for */
@@ -758,7 +757,8 @@ typedef struct Env {
   int cuda_chunk_mb;     /* JITC_CUDA_CHUNK_MB: host pipeline chunk, MiB (0: by size) */
   char *nvrtc_extra;     /* JITC_NVRTC_EXTRA: one more NVRTC option */
   char *cuda_pattern;    /* JITC_CUDA_PATTERN: --emit cuda|ptx of the kernel for device
-                            arrays of this pattern ("2:sc"; cuda/access.c) */
+                            arrays of this pattern ("2:sc"; cuda/access.c), whose parts: */
+  struct { int nd, nletters, kd; const char *letters; bool wide, tile; } pattern;
   char bad[300];         /* the first variable with a bad value, as a message */
   bool oom;
 } Env;

@@ -301,31 +301,3 @@ void cuda_access_vec_body(Buf *b, const Program *p, const CudaPattern *pat, int 
                  k);
   }
 }
-
-int cuda_pattern_parse(const char *s, CudaPattern *pat) {
-  int nd = 0, k = 0;
-  for (; s[k] >= '0' && s[k] <= '9' && k < 3; k++)
-    nd = nd * 10 + (s[k] - '0');
-  if (k == 0 || s[k] != ':' || nd < 1 || nd > JITC_MAXDIMS)
-    return -1;
-  const char *letters = s + k + 1, *rest = letters + strspn(letters, "cbs");
-  if (rest == letters)
-    return -1;
-  int n = (int)(rest - letters), kd = 0;
-  bool wide = !strncmp(rest, ":64", 3);
-  rest += wide ? 3 : 0;
-  if (!strncmp(rest, ":k", 2)) { /* the kept axes of the results over axes */
-    for (k = 2; rest[k] >= '0' && rest[k] <= '9' && k < 5; k++)
-      kd = kd * 10 + (rest[k] - '0');
-    if (k == 2 || kd < 1 || kd > JITC_MAXDIMS)
-      return -1;
-    rest += k;
-  }
-  bool tile = !strcmp(rest, ":t");
-  if (*rest && !tile)
-    return -1;
-  if (tile && nd < 2)
-    return -1;
-  *pat = (CudaPattern){nd, wide, letters, kd, tile};
-  return n;
-}

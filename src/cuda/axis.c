@@ -114,7 +114,7 @@ static void put_unit_params(Buf *b, const Program *p, const CudaPattern *pat, bo
 void cuda_axis_per_result(Buf *b, const Program *p, const char *fmt) {
   for (int k = 0; k < p->narrays; k++)
     if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, fmt, k, k, k);
+      buf_printf(b, fmt, k, k, k, k);
 }
 
 void cuda_axis_finish_results(Buf *b, const Program *p, const CudaPattern *pat, const char *ind) {
@@ -200,9 +200,7 @@ static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
                 "  if (t >= ns)\n    return;\n  const i64 s = s0 + t;\n", CUDA_BLOCK);
   cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
   buf_puts(b, "#pragma unroll 16\n  for (i64 j = 0; j < pps; j++) {\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[s * pps + j]);\n", k, k, k, k);
+  cuda_axis_per_result(b, p, "    x%d = jitc_c%d()(x%d, q%d[s * pps + j]);\n");
   buf_puts(b, "  }\n");
   cuda_axis_finish_results(b, p, pat, "  ");
   buf_puts(b, "}\n");

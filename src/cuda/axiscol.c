@@ -138,9 +138,7 @@ void cuda_axis_col_kernel(Buf *b, const Program *p, const CudaPattern *pat) {
               "  __syncthreads();\n  if (!last_ || !mine)\n    return;\n  __threadfence();\n");
   cuda_axis_per_result(b, p, "  x%d = jitc_id%d();\n");
   buf_puts(b, "#pragma unroll 8\n  for (u32 j = 0; j < gridDim.y; j++) {\n");
-  for (int k = 0; k < p->narrays; k++)
-    if (p->arrays[k].role == JITC_RESULT)
-      buf_printf(b, "    x%d = jitc_c%d()(x%d, q%d[(i64)j * nseg + s]);\n", k, k, k, k);
+  cuda_axis_per_result(b, p, "    x%d = jitc_c%d()(x%d, q%d[(i64)j * nseg + s]);\n");
   buf_puts(b, "  }\n");
   cuda_axis_finish_results(b, p, pat, "  ");
   buf_puts(b, "}\n");

@@ -48,7 +48,7 @@ void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A) {
 enum { COL_UNITS = 1 << 17, COL_ROWS = 64, COL_COLS = 32, COL_WARPS = CUDA_BLOCK / 32 };
 
 bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, CudaAxisRun *A) {
-  if (!L->axes || L->seg < 2 || L->nseg < 2 || (L->nseg - 1) / 32 >= UINT32_MAX)
+  if (!L->axes || L->seg < 2 || L->nseg < 2 || (L->nseg - 1) / 32 >= INT32_MAX)
     return false;
   /* The kept axes of the layout: those whose extents multiply to nseg. */
   int nk = -1;
@@ -125,11 +125,14 @@ static int64_t per_segment(const CudaAxisRun *A) {
   return A->col ? A->groups : A->pps;
 }
 
+/* The bytes of the partials of n results. */
+static size_t partial_bytes(const CudaAxisRun *A, int n) {
+  return (size_t)n * (size_t)(A->nseg * per_segment(A)) * CUDA_PART;
+}
+
 /* The partials of result r (its rank among the results) from piece 0. */
 static CUdeviceptr parts_of(const CudaAxisRun *A, int r) {
-  if (!A->parts)
-    return 0;
-  return A->parts + (CUdeviceptr)((size_t)r * (size_t)(A->nseg * per_segment(A)) * CUDA_PART);
+  return A->parts ? A->parts + (CUdeviceptr)partial_bytes(A, r) : 0;
 }
 
 /* The kernels' last arguments but the strides: each result's partials,
@@ -189,7 +192,7 @@ static jitc_status launch_col(jitc_context *ctx, CudaState *S, const Program *p,
   int pw = A->warps;
   CUdeviceptr cnt = 0;
   if (A->groups > 1) {
-    cnt = A->parts + (CUdeviceptr)((size_t)p->nreduce * (size_t)(nseg * A->groups) * CUDA_PART);
+    cnt = A->parts + (CUdeviceptr)partial_bytes(A, p->nreduce);
     CUresult r = S->api.cuMemsetD8Async(cnt, 0, (size_t)bx * 4, s);
     if (r != CUDA_SUCCESS)
       return cuda_fail(ctx, S, r, "zeroing the column form's counters");
@@ -216,23 +219,23 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
   void **args = malloc(((size_t)p->narrays * 2 + (size_t)p->nparams + 8) * sizeof *args);
   CUdeviceptr *ptr = malloc(((size_t)p->narrays * 2 + 1) * sizeof *ptr);
   jitc_status st = args && ptr ? JITC_OK : ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
-  if (st == JITC_OK && A->col) /* device arrays: every piece at once, off 0 */
+  if (st == JITC_OK && A->col) { /* device arrays: every piece at once, off 0 */
     st = launch_col(ctx, S, p, m, A, dptr, params, s, args, ptr);
-  else if (st == JITC_OK) {
+  } else if (st == JITC_OK) {
     args[0] = &q;
     args[1] = &nq;
     args[2] = &seg;
     args[3] = &pps;
     args[4] = &off;
     put_rest(p, A, dptr, params, ptr, args, 5, NULL);
-  }
-  for (; st == JITC_OK && !A->col && q < q1; q += nq) {
-    nq = q1 - q < per ? q1 - q : per;
-    int64_t units = CUDA_BLOCK / A->lanes, blocks = (nq + units - 1) / units;
-    CUresult r = S->api.cuLaunchKernel(m->afn[A->which], (unsigned)blocks, 1, 1, CUDA_BLOCK, 1, 1,
-                                       0, s, args, NULL);
-    if (r != CUDA_SUCCESS)
-      st = cuda_fail(ctx, S, r, "launching the kernel of segments");
+    for (; st == JITC_OK && q < q1; q += nq) {
+      nq = q1 - q < per ? q1 - q : per;
+      int64_t units = CUDA_BLOCK / A->lanes, blocks = (nq + units - 1) / units;
+      CUresult r = S->api.cuLaunchKernel(m->afn[A->which], (unsigned)blocks, 1, 1, CUDA_BLOCK, 1,
+                                         1, 0, s, args, NULL);
+      if (r != CUDA_SUCCESS)
+        st = cuda_fail(ctx, S, r, "launching the kernel of segments");
+    }
   }
   free(args);
   free(ptr);
@@ -273,10 +276,9 @@ jitc_status cuda_axis_finish(jitc_context *ctx, CudaState *S, const jitc_kernel 
 }
 
 size_t cuda_axis_parts_bytes(const Program *p, const CudaAxisRun *A) {
-  int64_t per = per_segment(A);
-  if (per <= 1)
+  if (per_segment(A) <= 1)
     return 0;
-  size_t bytes = (size_t)p->nreduce * (size_t)(A->nseg * per) * CUDA_PART;
+  size_t bytes = partial_bytes(A, p->nreduce);
   return A->col ? bytes + (size_t)col_blocks(A) * 4 : bytes; /* the counters */
 }
 

@@ -608,8 +608,11 @@ static jitc_status emit_pattern(jitc_context *ctx, CudaState *S, const jitc_kern
   *use = s && *s;
   if (!*use)
     return JITC_OK;
-  int n = cuda_pattern_parse(s, pat), na = k->prog->narrays;
-  if (n == na)
+  /* Its parts as env.c read them. */
+  *pat = (CudaPattern){S->env->pattern.nd, S->env->pattern.wide, S->env->pattern.letters,
+                       S->env->pattern.kd, S->env->pattern.tile};
+  int na = k->prog->narrays;
+  if (S->env->pattern.nletters == na)
     return JITC_OK;
   return ctx_error(ctx, JITC_E_USAGE, "cuda: environment variable JITC_CUDA_PATTERN='%s': "
                    "expected the number of axes, ':' and a letter for each of the program's "

@@ -213,9 +213,6 @@ bool cuda_pattern_any(const CudaPattern *pat, const Program *p);
 ** added when wide, ":kD" when kd is D, ":t" when tiled (--emit's
 ** JITC_CUDA_PATTERN and the generated comment). */
 void cuda_pattern_key(Buf *b, const CudaPattern *pat, const Program *p);
-/* Reads such a text into *pat (kind then points into s): the number of
-** letters, or -1 when s is not one. */
-int cuda_pattern_parse(const char *s, CudaPattern *pat);
 /* The struct jitc_nd of pat's shape and strides (nothing without strided
 ** arrays), and the kernels' parameter of it, or the argument when !decl. */
 void cuda_access_struct(Buf *b, const Program *p, const CudaPattern *pat);
@@ -272,7 +269,7 @@ void cuda_axis_kernels(Buf *b, const Program *p, const CudaPattern *pat);
 ** parameter of jitc_kept (when a result needs it); the index of result k's
 ** element of segment s; the partials' and results' parameters (decl) or
 ** arguments in the order of the results' slots (`in`: the partials are
-** read); fmt (a format taking the slot three times) once per result. */
+** read); fmt (a format taking the slot up to four times) once per result. */
 void cuda_axis_kept_param(Buf *b, const Program *p, const CudaPattern *pat, bool decl);
 const char *cuda_axis_result_at(char *out, size_t len, const CudaPattern *pat, const Program *p,
                                 int k);
