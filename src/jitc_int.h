@@ -636,9 +636,9 @@ struct Layout {
   LayoutArray *a;    /* per kernel array; a JITC_RESULT array is direct */
   void **bases;      /* a[j].base for each j: the arrays of a contiguous run */
   bool transposed;   /* some array's last axis steps more than the one before
-                        it: layout_gather moves blocks of whole rows of it a
-                        column at a time, so a target's blocks should hold
-                        several rows */
+                        it: layout_gather moves whole rows of it in tiles of
+                        several rows, so a target's blocks should hold a
+                        band of rows */
   bool axes;         /* segments (above): n == seg * nseg */
   int64_t seg, nseg;
   int kdim;          /* the kept axes, coalesced over the results */

@@ -541,7 +541,76 @@ static void copy_run(char *mem, int64_t step, char *buf, int64_t bstep, int64_t 
   }
 }
 
-/* Moves elements [lo, lo + m) of array j to or from buf, a row at a time. */
+/* Copies `rows` whole rows of w elements between a transposed run at mem
+** (a row's elements s2 bytes apart, the rows s1 apart, |s1| < |s2|) and buf
+** (the rows one after the other): to buf when in, else from it.  It goes by
+** tiles of T rows by T elements through a tile of its own, the tiles of T
+** elements of each row in turn, so that the run is read or written along its
+** memory, T elements of a line a time, and buf along its rows.  Element by
+** element, each of the run's lines would be fetched once per row of buf,
+** which is w * size bytes away from the next, and whose lines the caches
+** keep too few of when w is a power of two (4096 floats: 16 KB apart, so
+** one set of the first-level cache holds them all).  A memcpy of a fixed
+** size per case, as an element may be unaligned. */
+enum { T = 16, TR = 64 };
+static void tile_run(char *mem, int64_t s1, int64_t s2, char *buf, int64_t rows, int64_t w,
+                     size_t size, bool in) {
+  for (int64_t c0 = 0; c0 < w; c0 += T) {
+    int cw = (int)(w - c0 < T ? w - c0 : T);
+    for (int64_t r0 = 0; r0 < rows; r0 += TR) {
+      int rh = (int)(rows - r0 < TR ? rows - r0 : TR);
+      char *run = mem + r0 * s1 + c0 * s2, *row = buf + ((size_t)r0 * w + c0) * size;
+/* Element q of the tile's row k and of buf's, and of the run's: a run
+** whose rows are contiguous moves T of them at once, and a whole tile's
+** rows with a fixed count, which the compiler unrolls. */
+#define BUF(S, op)                                                                      \
+  for (int k = 0; k < rh; k++)                                                          \
+    if (cw == T)                                                                        \
+      for (int q = 0; q < T; q++) op(row + ((size_t)k * w + q) * S, t[q][k], S);        \
+    else                                                                                \
+      for (int q = 0; q < cw; q++) op(row + ((size_t)k * w + q) * S, t[q][k], S);
+#define RUN(S, op)                                                                      \
+  for (int q = 0; q < cw; q++)                                                          \
+    if (s1 == S && rh == TR)                                                            \
+      op(run + q * s2, t[q][0], TR * S);                                                \
+    else if (s1 == S)                                                                   \
+      op(run + q * s2, t[q][0], (size_t)rh * S);                                        \
+    else                                                                                \
+      for (int k = 0; k < rh; k++) op(run + k * s1 + q * s2, t[q][k], S);
+#define TO(dst, src, n) memcpy(dst, src, n)
+#define FROM(src, dst, n) memcpy(dst, src, n)
+#define TILE(S)                                                                         \
+  {                                                                                     \
+    unsigned char t[T][TR][S]; /* t[q][k]: element q of row k */                        \
+    if (in) {                                                                           \
+      RUN(S, FROM)                                                                      \
+      BUF(S, TO)                                                                        \
+    } else {                                                                            \
+      BUF(S, FROM)                                                                      \
+      RUN(S, TO)                                                                        \
+    }                                                                                   \
+    break;                                                                              \
+  }
+      switch (size) {
+      case 1: TILE(1)
+      case 2: TILE(2)
+      case 4: TILE(4)
+      case 8: TILE(8)
+      case 16: TILE(16)
+      default: unreachable();
+      }
+#undef TILE
+#undef BUF
+#undef RUN
+#undef TO
+#undef FROM
+    }
+  }
+}
+
+/* Moves elements [lo, lo + m) of array j to or from buf, a row at a time,
+** or, where the array's rows step less than their elements (a transposed
+** view), whole rows of it at a time in tiles. */
 static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool in) {
   const LayoutArray *x = &L->a[j];
   if (x->direct) {
@@ -552,29 +621,35 @@ static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool 
   int last = L->ndim - 1;
   int64_t idx[JITC_MAXDIMS];
   int64_t off = unravel(L, x, lo, idx);
-  /* A block of whole rows of an array whose outer axis steps less than its
-  ** inner one (a transposed view) moves a column at a time, so that memory
-  ** is taken in the order it lies and the block's buffer, in cache, out of
-  ** order: a transpose then costs about a copy, as a tiled one does. */
   int64_t w = L->shape[last], es = (int64_t)x->esize;
-  if (last > 0 && idx[last] == 0 && m % w == 0 && m > w &&
-      idx[last - 1] + m / w <= L->shape[last - 1] &&
-      x->strides[last - 1] && llabs(x->strides[last - 1]) < llabs(x->strides[last])) {
-    for (int64_t c = 0; c < w; c++)
-      copy_run(x->base + off + c * x->strides[last], x->strides[last - 1], buf + c * es, w * es,
-               m / w, x->esize, in);
-    return;
-  }
+  bool tiles = last > 0 && x->strides[last - 1] &&
+               llabs(x->strides[last - 1]) < llabs(x->strides[last]);
   while (m > 0) {
-    int64_t r = L->shape[last] - idx[last];
-    if (r > m) r = m;
-    copy_run(x->base + off, x->strides[last], buf, es, r, x->esize, in);
-    buf += (size_t)r * x->esize;
-    m -= r;
-    /* The next row: the odometer's carry from the last axis outwards. */
-    off += r * x->strides[last];
-    idx[last] += r;
-    for (int d = last; d > 0 && idx[d] == L->shape[d]; d--) {
+    int64_t rows = 0;
+    if (tiles && idx[last] == 0) {
+      rows = m / w;
+      if (rows > L->shape[last - 1] - idx[last - 1]) rows = L->shape[last - 1] - idx[last - 1];
+    }
+    int d = last; /* the axis that advanced */
+    if (rows > 1) {
+      tile_run(x->base + off, x->strides[last - 1], x->strides[last], buf, rows, w, x->esize,
+               in);
+      buf += (size_t)(rows * w) * x->esize;
+      m -= rows * w;
+      off += rows * x->strides[last - 1];
+      idx[last - 1] += rows;
+      d = last - 1;
+    } else {
+      int64_t r = w - idx[last];
+      if (r > m) r = m;
+      copy_run(x->base + off, x->strides[last], buf, es, r, x->esize, in);
+      buf += (size_t)r * x->esize;
+      m -= r;
+      off += r * x->strides[last];
+      idx[last] += r;
+    }
+    /* The odometer's carry from axis d outwards. */
+    for (; d > 0 && idx[d] == L->shape[d]; d--) {
       off -= idx[d] * x->strides[d];
       idx[d] = 0;
       idx[d - 1]++;

@@ -316,8 +316,59 @@ def errors():
     R.r.close()
 
 
+def transposes():
+    """Transposed views, which the cpu target moves whole rows at a time in
+    tiles (layout.c): whole tiles and tiles cut by the edges, blocks that
+    start and end inside a row, rows past the end of an outer axis, rows
+    that step back or over elements, every element size, written through a
+    transposed output, in place, and under a whole reduction."""
+    rng_t = np.random.default_rng(5)
+
+    def base(shape, dt):
+        return ND.fill(rng_t, np.empty(shape, dt))
+
+    cases = []  # (name, program, inputs, outs, NumPy's)
+    for dt in (np.int8, np.float16, np.float32, np.float64, np.complex128):
+        for shape in ((256, 256), (600, 700), (130, 77), (2, 5000), (5000, 3)):
+            m = base(shape, dt)
+            cases.append((f"{dt.__name__}{shape}", "c = a * 2", {"a": m.T}, None, m.T * 2))
+    m = base((3, 40, 50), np.float32)
+    a = m.transpose(0, 2, 1)  # a row band runs past each of the outer axis's ends
+    cases.append(("3-d", "c = a - 1", {"a": a}, None, a - 1))
+    m = base((300, 400), np.float64)
+    for nm, v in (("reversed", m[::-1].T), ("steps", m[:, ::2].T), ("both", m[::-2, ::-1].T)):
+        cases.append((nm, "c = a + 1", {"a": v}, None, v + 1))
+    out = np.zeros((500, 300), np.float32)
+    x = base((300, 500), np.float32)
+    cases.append(("output", "c = x * 3", {"x": x}, {"c": out.T}, x * 3))
+    m, b = base((400, 300), np.float64), base((400,), np.float64)
+    cases.append(("row", "c = a + b", {"a": m.T, "b": b}, None, m.T + b))
+    bad = []
+    for target in TARGETS:
+        R = Run()
+        for name, prog, inputs, outs, want in cases:
+            got = R.run(prog, inputs, target, outs=outs)["c"]
+            if not same(got if outs is None else outs["c"], want):
+                bad.append(f"{target} {name}")
+        a0 = base((350, 650), np.float64)
+        a, b = a0.T, a0.T + 0
+        R.run("a += 1.5", {"a": a}, target)
+        if not same(a, b + 1.5):
+            bad.append(f"{target} in place")
+        q = base((700, 900), np.int64)
+        got = R.run("s = sum(a * 3)", {"a": q.T}, target)["s"]
+        if not same(got, np.sum(q.T * 3)):
+            bad.append(f"{target} sum")
+        R.r.close()
+    if bad:
+        fail("transposes", "; ".join(bad[:4]))
+    else:
+        ok(f"transposes ({len(cases) + 2} views on {' '.join(TARGETS)})")
+
+
 elementwise()
 large()
+transposes()
 inplace_and_outputs()
 reductions()
 scalars_alone()
