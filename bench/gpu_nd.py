@@ -123,6 +123,8 @@ def main():
     p.add_argument("--side", type=int, default=4096)
     p.add_argument("--batch", type=int, default=20)
     p.add_argument("--reps", type=int, default=25)
+    p.add_argument("--only", help="comma-separated workloads (default: all); the results "
+                   "are written only when all run")
     a = p.parse_args()
     import cupy as cp
     import torch
@@ -134,6 +136,8 @@ def main():
     rows = []
     with torch.cuda.stream(torch.cuda.ExternalStream(stream.ptr)):
         for w, (prog, shapes, how, tfn, cfn, nbytes) in workloads(a.side).items():
+            if a.only and w not in a.only.split(","):
+                continue
             host = {k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
             hv = {k: view(x, how) for k, x in host.items()}
             dev = {k: view(cp.asarray(x), how) for k, x in host.items()}
@@ -170,6 +174,8 @@ def main():
             rows.append(row)
             print("%-10s %s" % (w, "  ".join("%s %.4f" % (i, row[i]) for i in IMPLS if i in row)),
                   row.get("jitc_error", ""), flush=True)
+    if a.only:
+        return
     name = torch.cuda.get_device_name()
     os.makedirs(a.out_dir, exist_ok=True)
     with open(os.path.join(a.out_dir, "gpu_nd.json"), "w") as f:
