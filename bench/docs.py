@@ -520,8 +520,9 @@ def nd_cpu_section():
          "- How it runs (src/layout.c, docs/architecture.md \"How a run moves data\"): a "
          "row lies inside each block of one row of the result and is read in place; a "
          "column is one element over each such block and a variant of the kernel reads it "
-         "once into every lane; a strided view is gathered block by block (every other "
-         "element by typed loads); a transposed view is gathered in bands of whole rows of "
+         "once into every lane; `x[::2]` is read in place by a variant of the kernel, every "
+         "other element (two vector loads and their even lanes), where other strided views "
+         "are gathered block by block; a transposed view is gathered in bands of whole rows of "
          "the result (64 rows of this matrix, a block of 256K elements), each band in tiles "
          "of 16 of its columns by 64 rows through a tile of the thread's own, so that each "
          "64-byte line of the transposed matrix is read whole, once.",

@@ -636,9 +636,8 @@ struct Layout {
   LayoutArray *a;    /* per kernel array; a JITC_RESULT array is direct */
   void **bases;      /* a[j].base for each j: the arrays of a contiguous run */
   bool transposed;   /* some array's last axis steps more than the one before
-                        it: layout_gather moves whole rows of it in tiles of
-                        several rows, so a target's blocks should hold a
-                        band of rows */
+                        it: layout_gather moves whole rows of it in tiles, so
+                        a target's blocks should hold a band of rows */
   bool axes;         /* segments (above): n == seg * nseg */
   int64_t seg, nseg;
   int kdim;          /* the kept axes, coalesced over the results */
@@ -657,11 +656,12 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
                        Layout *L, bool *contig);
 void layout_free(Layout *L);
 /* Elements [lo, lo + m) of array j: whether they are one aligned
-** contiguous run, and if so *at is the address of element lo. */
+** contiguous run (block), all one element (const: inside one of its
+** zero-stride runs) or every other element of one aligned row (every2),
+** and if so *at is the address of element lo. */
 bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at);
-/* Whether elements [lo, lo + m) of array j are all one element (inside
-** one of its zero-stride runs), and if so *at is its address. */
 bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at);
+bool layout_every2(const Layout *L, int j, int64_t lo, int64_t m, char **at);
 /* Copies elements [lo, lo + m) of array j to dst (contiguous), or from src. */
 void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst);
 void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src);

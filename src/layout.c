@@ -474,6 +474,18 @@ bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
   return true;
 }
 
+bool layout_every2(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
+  const LayoutArray *x = &L->a[j];
+  int64_t w = L->shape[L->ndim - 1];
+  if (x->strides[L->ndim - 1] != 2 * (int64_t)x->esize || lo / w != (lo + m - 1) / w)
+    return false;
+  int64_t idx[JITC_MAXDIMS];
+  char *p = x->base + unravel(L, x, lo, idx);
+  if ((uintptr_t)p % x->esize) return false;
+  *at = p;
+  return true;
+}
+
 /* Fills m elements of `size` bytes at buf with the one at mem (a
 ** broadcast axis): the element, then the filled part copied after itself,
 ** so that the C library's memcpy does the work in vector moves. */

@@ -366,9 +366,56 @@ def transposes():
         ok(f"transposes ({len(cases) + 2} views on {' '.join(TARGETS)})")
 
 
+def every_other():
+    """Views stepping two elements (x[::2]), which the cpu target reads in
+    place, every other element, in a variant of the kernel (cpu/memory.c):
+    every vector width's tail, the last element the last of its memory,
+    rows of a matrix long enough for the variant and too short for it, one
+    beside a broadcast column (both kinds of variant at once), written
+    (not read in place), and under a whole reduction, whose bits must be
+    those over a contiguous copy."""
+    rng_e = np.random.default_rng(7)
+    cases = []  # (name, program, inputs, NumPy's)
+    for dt in (np.bool_, np.int8, np.uint16, np.float16, np.float32, np.float64, np.int64):
+        for n in (1, 15, 16, 17, 4095, 4096, 4097, 70001):
+            x = ND.fill(rng_e, np.empty(2 * n - 1, dt))[::2]  # its last element ends the memory
+            if dt == np.bool_:
+                cases.append((f"bool {n}", "c = a != b", {"a": x, "b": x[::-1]}, x != x[::-1]))
+            else:
+                cases.append((f"{dt.__name__} {n}", "c = a * 3 - a", {"a": x}, x * dt(3) - x))
+    x = ND.fill(rng_e, np.empty(20001, np.float32))[1::2]
+    cases.append(("odd start", "c = a + 1", {"a": x}, x + np.float32(1)))
+    for shape in ((3, 10000), (40, 30)):
+        m = ND.fill(rng_e, np.empty(shape, np.float64))[:, ::2]
+        col = ND.fill(rng_e, np.empty((shape[0], 1), np.float64))
+        cases.append((f"rows {shape}", "c = a * b", {"a": m, "b": col}, m * col))
+    bad = []
+    for target in TARGETS:
+        R = Run()
+        for name, prog, inputs, want in cases:
+            if not same(R.run(prog, inputs, target)["c"], want):
+                bad.append(f"{target} {name}")
+        x = ND.fill(rng_e, np.empty(20000, np.float32))
+        a, want = x[::2], x[::2] * 2
+        R.run("a *= 2", {"a": a}, target)
+        if not same(a, want):
+            bad.append(f"{target} in place")
+        x = ND.fill(rng_e, np.empty(50001, np.float64))[::2]
+        s1 = R.run("s = sum(a * 0.5)", {"a": x}, target)["s"]
+        s2 = R.run("s = sum(a * 0.5)", {"a": x.copy()}, target)["s"]
+        if s1.tobytes() != s2.tobytes():
+            bad.append(f"{target} sum {s1!r} against {s2!r} over a copy")
+        R.r.close()
+    if bad:
+        fail("every_other", "; ".join(bad[:4]))
+    else:
+        ok(f"every_other ({len(cases) + 2} views on {' '.join(TARGETS)})")
+
+
 elementwise()
 large()
 transposes()
+every_other()
 inplace_and_outputs()
 reductions()
 scalars_alone()

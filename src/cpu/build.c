@@ -30,7 +30,7 @@ CpuBuild *cpu_build_new(jitc_context *ctx) {
 }
 void cpu_build_free(CpuBuild *b) {}
 void cpu_build_describe(const CpuBuild *b, char *out, size_t n) { snprintf(out, n, "none"); }
-jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, uint64_t bcast,
+jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, Reads reads,
                              bool rows, KernelFn *fn, size_t *scratch) {
   return JITC_E_UNAVAILABLE;
 }
@@ -291,10 +291,10 @@ static bool lib_has(const void *host, int lib, const char *name) {
 /* The kernel of k for machine mc, as an LLVM module in a new context (*C,
 ** the caller's to dispose of); NULL when out of memory. */
 static LLVMModuleRef gen(CpuBuild *st, const Machine *mc, const jitc_kernel *k, const char *fname,
-                         uint64_t bcast, bool rows, LLVMContextRef *C) {
+                         Reads reads, bool rows, LLVMContextRef *C) {
   GenTarget gt = {mc->cpu, mc->features, mc->level, mc->vec_bits,
                   {lib_has, st, st->mvec != NULL, st->sleef != NULL}, k->opt.fast_math != 0,
-                  bcast, rows ? rows_gen : NULL};
+                  reads, rows ? rows_gen : NULL};
   LLVMModuleRef M = cpu_gen_module(&gt, k->prog, fname, C);
   if (!M) return NULL;
   LLVMSetTarget(M, st->triple);
@@ -325,7 +325,7 @@ static LLVMErrorRef optimize(const Machine *mc, LLVMModuleRef M) {
 
 /* Everything that changes the machine code, in one string: the program's
 ** canonical typed form, the options that matter, the compiler and host. */
-static char *full_key(CpuBuild *st, const Machine *mc, const jitc_kernel *k, uint64_t bcast,
+static char *full_key(CpuBuild *st, const Machine *mc, const jitc_kernel *k, Reads reads,
                       bool rows) {
   unsigned maj, min, pat;
   LLVMGetVersion(&maj, &min, &pat);
@@ -338,7 +338,8 @@ static char *full_key(CpuBuild *st, const Machine *mc, const jitc_kernel *k, uin
              "convert %s\ncomplex %s\nbuild %s %s\n", st->sleef != NULL, st->mvec != NULL,
              k->opt.fast_math != 0, PIPELINE, PIPELINE_SPLIT, cpu_gen_stamp, cpu_math_stamp,
              cpu_reduce_stamp, cpu_convert_stamp, cpu_complex_stamp, __DATE__, __TIME__);
-  if (bcast) buf_printf(&b, "bcast %llx\n", (unsigned long long)bcast);
+  if (reads.one) buf_printf(&b, "bcast %llx\n", (unsigned long long)reads.one);
+  if (reads.two) buf_printf(&b, "every2 %llx\n", (unsigned long long)reads.two);
   if (rows) buf_printf(&b, "rows %s\n", cpu_rowacc_stamp);
   buf_puts(&b, k->key ? k->key : "");
   return buf_steal(&b);
@@ -407,12 +408,12 @@ static void *copy_bytes(const void *p, size_t n) {
 ** malloc'ed *data of *len bytes.  The kernel's symbol is fname; ci (when
 ** not NULL) gets the times of the steps. */
 static jitc_status compile(jitc_context *ctx, CpuBuild *st, Machine *mc, const jitc_kernel *k,
-                           uint64_t bcast, bool rows, const char *fname, int stage, void **data,
+                           Reads reads, bool rows, const char *fname, int stage, void **data,
                            size_t *len, jitc_compile_info *ci) {
   double t0 = now_ms();
   if (!get_tm(ctx, st, mc)) return JITC_E_UNAVAILABLE;
   LLVMContextRef C;
-  LLVMModuleRef M = gen(st, mc, k, fname, bcast, rows, &C);
+  LLVMModuleRef M = gen(st, mc, k, fname, reads, rows, &C);
   if (!M) {
     LLVMContextDispose(C);
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
@@ -457,7 +458,7 @@ typedef struct BuildJob {
   CpuBuild *st;
   Machine *mc;
   const jitc_kernel *k;
-  uint64_t bcast;  /* GenTarget.bcast */
+  Reads reads;     /* GenTarget.reads */
   bool rows;       /* GenTarget.rows */
   jitc_compile_info *ci;
   char fname[40]; /* the kernel's symbol */
@@ -466,7 +467,7 @@ typedef struct BuildJob {
 /* CodeBuild.build: the object code. */
 static jitc_status build_object(jitc_context *ctx, void *arg, void **data, size_t *len) {
   BuildJob *j = arg;
-  return compile(ctx, j->st, j->mc, j->k, j->bcast, j->rows, j->fname, STAGE_OBJECT, data, len,
+  return compile(ctx, j->st, j->mc, j->k, j->reads, j->rows, j->fname, STAGE_OBJECT, data, len,
                  j->ci);
 }
 
@@ -477,7 +478,7 @@ static jitc_status load(jitc_context *ctx, void *arg, const void *data, size_t l
   return load_object(ctx, j->st, data, len, j->fname, code);
 }
 
-jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, uint64_t bcast,
+jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, Reads reads,
                              bool rows, KernelFn *fn, size_t *scratch) {
   Machine *mc = get_machine(ctx, st, k->opt.cpu);
   if (!mc) return JITC_E_USAGE;
@@ -488,14 +489,14 @@ jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, ui
                      st->host_cpu, level_names[st->host_level], mc->name,
                      level_names[st->host_level]);
   *scratch = cpu_gen_scratch(k->prog);
-  char *key = full_key(st, mc, k, bcast, rows);
+  char *key = full_key(st, mc, k, reads, rows);
   if (!key || *scratch == SIZE_MAX) {
     free(key);
     return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
   }
   /* A variant's times are not the kernel's compile: they go nowhere. */
-  jitc_compile_info variant = {0}, *ci = bcast || rows ? &variant : &k->cinfo;
-  BuildJob job = {st, mc, k, bcast, rows, ci, ""};
+  jitc_compile_info variant = {0}, *ci = reads.one || reads.two || rows ? &variant : &k->cinfo;
+  BuildJob job = {st, mc, k, reads, rows, ci, ""};
   snprintf(job.fname, sizeof job.fname, "jitc_k_%016llx",
            (unsigned long long)hash64(key, strlen(key), 0));
   ci->ir_ms = ci->optimize_ms = ci->codegen_ms = ci->load_ms = 0;
@@ -520,7 +521,7 @@ jitc_status cpu_build_emit(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, int 
   if (!mc) return JITC_E_USAGE;
   void *data = NULL;
   size_t len;
-  jitc_status s = compile(ctx, st, mc, k, 0, false, "kernel", stage, &data, &len, NULL);
+  jitc_status s = compile(ctx, st, mc, k, (Reads){0, 0}, false, "kernel", stage, &data, &len, NULL);
   if (!s) buf_putn(out, data, len);
   free(data);
   return s;

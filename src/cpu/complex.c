@@ -46,15 +46,6 @@ const char cpu_complex_stamp[] = "built " __DATE__ " " __TIME__;
 
 static unsigned nlanes(LLVMValueRef v) { return LLVMGetVectorSize(LLVMTypeOf(v)); }
 
-/* Lanes idx[0..n) of a and b (b's lanes numbered after a's; b NULL: a alone). */
-static LLVMValueRef shuffle(Gen *G, LLVMValueRef a, LLVMValueRef b, const unsigned *idx,
-                            unsigned n) {
-  LLVMValueRef m[2 * W];
-  for (unsigned k = 0; k < n; k++) m[k] = LLVMConstInt(G->ti32, idx[k], 0);
-  return LLVMBuildShuffleVector(G->B, a, b ? b : LLVMGetPoison(LLVMTypeOf(a)),
-                                LLVMConstVector(m, n), "");
-}
-
 LLVMValueRef cx_part(Gen *G, LLVMValueRef v, int k) {
   unsigned m = nlanes(v) / 2, idx[W];
   for (unsigned j = 0; j < m; j++) idx[j] = (unsigned)k * m + j;

@@ -67,15 +67,21 @@ typedef struct VecLibs {
 /* What code is generated for: the machine's LLVM names, its x86-64 level
 ** (1..4, 0: not x86-64; it picks the vector math) and vector width. */
 typedef struct Gen Gen;
+/* The arrays (bit = slot) that a variant of the kernel reads otherwise,
+** for blocks where they lie so (cpu/run.c): `one`, as the one element at
+** their address in every lane (a broadcast column, a 0-d array, over the
+** block); `two`, as every other element from their address (x[::2]). */
+typedef struct Reads {
+  uint64_t one, two;
+} Reads;
 typedef struct GenTarget {
   const char *cpu, *features;
   int level;
   int vec_bits; /* 128, 256 or 512 */
   VecLibs libs;
   bool fast;    /* --fast-math */
-  uint64_t bcast; /* arrays (bit = slot) read as the one element at their
-                     address, in every lane: a variant of the kernel for
-                     blocks where an input is constant (cpu/run.c) */
+  Reads reads;  /* arrays a variant of the kernel (cpu/run.c) reads
+                   otherwise than as W contiguous elements */
   /* The row form of a kernel reducing over outer axes instead of the
   ** kernel: its builder (rows_gen, cpu/rowacc.c, which builds on gen.c's
   ** pieces, so that gen.c names it not), or NULL. */
@@ -305,11 +311,13 @@ LLVMValueRef math_accurate(Gen *G, OpId op, LLVMValueRef a);
 
 /* cpu/memory.c: W elements of type t at base[idx] as a vector (under
 ** G->mask, lanes out of range read as zero), stored likewise; and array
-** s's value at the iteration, by load_vec or, where GenTarget.bcast says,
-** its one element in every lane. */
+** s's value at the iteration, by load_vec or as GenTarget.reads says.
+** shuffle: lanes idx[0..n) of a and b (b's lanes numbered after a's; b
+** NULL: a alone). */
 LLVMValueRef load_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx);
 void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v);
 LLVMValueRef load_array(Gen *G, int s);
+LLVMValueRef shuffle(Gen *G, LLVMValueRef a, LLVMValueRef b, const unsigned *idx, unsigned n);
 
 /* cpu/complex.c: complex64 and complex128.  W elements of a complex type
 ** are one vector of 2W parts, the real parts first; cx_part takes half k
@@ -379,10 +387,10 @@ void cpu_build_free(CpuBuild *b);
 ** line (what a kernel's code is for is its compile info's `machine`). */
 void cpu_build_describe(const CpuBuild *b, char *out, size_t n);
 /* Compiles k (through the code cache) and loads it: *fn is its entry, and
-** a call needs *scratch bytes of scratch memory (cpu_gen_scratch).  bcast:
-** 0, or the variant reading those arrays as one element (GenTarget.bcast);
+** a call needs *scratch bytes of scratch memory (cpu_gen_scratch).  reads:
+** {0, 0}, or the variant reading those arrays so (GenTarget.reads);
 ** rows: the row form (GenTarget.rows, cpu/rowacc.c) instead. */
-jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, uint64_t bcast,
+jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, Reads reads,
                              bool rows, KernelFn *fn, size_t *scratch);
 /* ---- cpu/rowrun.c: the row form's runs ---- */
 

@@ -28,10 +28,10 @@ typedef struct CpuState {
   char device[320];
 } CpuState;
 
-/* A variant of the kernel reading some inputs as one element each
-** (GenTarget.bcast), for blocks where they are constant. */
+/* A variant of the kernel reading some inputs otherwise (GenTarget.reads),
+** for blocks where they are so: one element each, or every other one. */
 typedef struct Variant {
-  uint64_t bcast;
+  Reads reads;
   KernelFn fn;
 } Variant;
 
@@ -90,7 +90,7 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
   if (!st) return JITC_E_UNAVAILABLE;
   CpuKernel *ck = calloc(1, sizeof *ck);
   if (!ck) return ctx_error(ctx, JITC_E_NOMEM, "out of memory");
-  jitc_status s = cpu_build_kernel(ctx, st->build, k, 0, false, &ck->fn, &ck->scratch);
+  jitc_status s = cpu_build_kernel(ctx, st->build, k, (Reads){0, 0}, false, &ck->fn, &ck->scratch);
   if (s) {
     free(ck);
     return s;
@@ -122,7 +122,7 @@ typedef struct Job {
   int64_t nblocks;
   atomic_bool oom;  /* a call could not allocate its scratch */
   const Layout *L;  /* run_layout: where the arrays' elements are; else NULL */
-  uint64_t bcast;   /* with L: the arrays the variant vfn reads as one element */
+  Reads reads;      /* with L: the arrays the variant vfn reads otherwise */
   KernelFn vfn;
   const Program *p; /* with L->axes: the program, and how the threads share */
   int64_t cps;      /* the segments: by whole segments, or (spread) by chunks */
@@ -168,15 +168,21 @@ static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot
   for (int64_t lo = begin; lo < end;) {
     int64_t m = (lo / bl + 1) * bl - lo;
     if (m > end - lo) m = end - lo;
-    /* The variant where each of its one-element arrays is one here. */
-    bool var = j->bcast != 0;
-    for (int a = 0; a < na && var; a++) {
+    /* The variant where each of its one-element arrays is one here, and
+    ** each of its arrays of every other element one run of them (the
+    ** variant's element k of such an array is 2 k elements on). */
+    uint64_t other = j->reads.one | j->reads.two;
+    bool var = other != 0;
+    for (int a = 0; a < na && a < 64 && var; a++) {
       char *at;
-      if (a < 64 && (j->bcast >> a & 1)) var = layout_const(L, a, lo, m, &at), arrays[a] = at;
+      if (j->reads.one >> a & 1) var = layout_const(L, a, lo, m, &at), arrays[a] = at;
+      if (j->reads.two >> a & 1)
+        var = layout_every2(L, a, lo, m, &at),
+        arrays[a] = (void *)((uintptr_t)at - 2 * (uintptr_t)lo * L->a[a].esize);
     }
     for (int a = 0; a < na; a++) {
       char *in;
-      if (var && a < 64 && (j->bcast >> a & 1)) continue;
+      if (var && a < 64 && (other >> a & 1)) continue;
       if (!layout_block(L, a, lo, m, &in)) {
         in = mine[a];
         if (L->a[a].read) layout_gather(L, a, lo, m, in);
@@ -338,24 +344,31 @@ static jitc_status cpu_run(jitc_context *ctx, const jitc_kernel *k, int64_t n,
 
 /* The variant for L: its inputs of real types that repeat one element over
 ** runs of at least a block (a broadcast column, a 0-d array) read it once
-** instead of a block filled with it.  Made on first use and kept. */
+** instead of a block filled with it, and those that step two elements
+** along rows of at least a block (x[::2]) are read in place, every other
+** element, instead of gathered.  Made on first use and kept. */
 static jitc_status variant(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
-                           uint64_t *bcast, KernelFn *fn) {
-  *bcast = 0;
+                           Reads *reads, KernelFn *fn) {
+  *reads = (Reads){0, 0};
+  int last = L->ndim - 1;
   for (int a = 0; a < L->narrays && a < 64; a++) {
     const LayoutArray *x = &L->a[a];
-    if (x->read && !x->written && !x->direct && x->zrun >= block_of(L) &&
-        !dtype_is_complex(k->prog->arrays[a].dtype))
-      *bcast |= (uint64_t)1 << a;
+    if (!x->read || x->written || x->direct || dtype_is_complex(k->prog->arrays[a].dtype))
+      continue;
+    if (x->zrun >= block_of(L))
+      reads->one |= (uint64_t)1 << a;
+    else if (x->strides[last] == 2 * (int64_t)x->esize && L->shape[last] >= block_of(L))
+      reads->two |= (uint64_t)1 << a;
   }
-  if (!*bcast) return JITC_OK;
+  if (!reads->one && !reads->two) return JITC_OK;
   CpuKernel *ck = k->impl;
   for (int v = 0; v < ck->nvar; v++)
-    if (ck->var[v].bcast == *bcast) return *fn = ck->var[v].fn, JITC_OK;
+    if (ck->var[v].reads.one == reads->one && ck->var[v].reads.two == reads->two)
+      return *fn = ck->var[v].fn, JITC_OK;
   size_t scratch;
   CpuState *st = ctx->target_state[JITC_TARGET_CPU];
-  jitc_status s = cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, *bcast, false, fn, &scratch);
-  if (!s && ck->nvar < 4) ck->var[ck->nvar++] = (Variant){*bcast, *fn};
+  jitc_status s = cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, *reads, false, fn, &scratch);
+  if (!s && ck->nvar < 4) ck->var[ck->nvar++] = (Variant){*reads, *fn};
   return s;
 }
 
@@ -382,14 +395,14 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   Job job = {ck->fn, arrays, params, k->prog->nparams, ck->scratch, NULL, 0, false, L,
              .p = k->prog};
   if (L && !L->axes) {
-    jitc_status s = variant(ctx, k, L, &job.bcast, &job.vfn);
+    jitc_status s = variant(ctx, k, L, &job.reads, &job.vfn);
     if (s) return s;
   }
   int nreduce = k->prog->nreduce;
   RowPlan rp;
   if (L && L->axes && !ck->scratch && rows_plan(L, k->prog, &rp)) { /* rows (cpu/rowrun.c) */
     size_t scratch;
-    jitc_status s = ck->rows ? JITC_OK : cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, 0, true,
+    jitc_status s = ck->rows ? JITC_OK : cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, (Reads){0, 0}, true,
                                                           &((CpuKernel *)ck)->rows, &scratch);
     int used = 0;
     if (!s) s = rows_run(ctx, st->pool, threads, !st->pool || threads == 1 ? 1 : threads > 0 ? threads
