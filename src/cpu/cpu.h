@@ -47,6 +47,14 @@
 ** threads better. */
 #define RB 4096
 
+/* The arrays (bit = slot) that a variant of the kernel reads otherwise,
+** for blocks where they lie so (cpu/run.c): `one`, as the one element at
+** their address in every lane (a broadcast column, a 0-d array, over the
+** block); `two`, as every other element from their address (x[::2]). */
+typedef struct Reads {
+  uint64_t one, two;
+} Reads;
+
 /* ---- cpu/gen.c and cpu/math.c: generation ---- */
 
 #ifdef JITC_HAVE_LLVM
@@ -67,13 +75,6 @@ typedef struct VecLibs {
 /* What code is generated for: the machine's LLVM names, its x86-64 level
 ** (1..4, 0: not x86-64; it picks the vector math) and vector width. */
 typedef struct Gen Gen;
-/* The arrays (bit = slot) that a variant of the kernel reads otherwise,
-** for blocks where they lie so (cpu/run.c): `one`, as the one element at
-** their address in every lane (a broadcast column, a 0-d array, over the
-** block); `two`, as every other element from their address (x[::2]). */
-typedef struct Reads {
-  uint64_t one, two;
-} Reads;
 typedef struct GenTarget {
   const char *cpu, *features;
   int level;
