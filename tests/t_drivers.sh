@@ -3,7 +3,8 @@
 # machine: that the GPU suite's drivers (tests/gpu/build.sh) and the
 # benchmarks' (bench/build.sh: jitc_bench, c_loops) build as those build
 # them, so that one that no longer builds is found here rather than on the
-# GPU machine or in a benchmark run; and that
+# GPU machine or in a benchmark run; that the library compiles without
+# LLVM, as the GPU machine builds it; and that
 # - types_gpu's rules hold (types_gpu selftest): -0.0 is not 0.0 where a
 #   result is exact, any NaN is taken where arithmetic makes one, the ulps
 #   of the C library's functions, and its poisoned outputs show a run that
@@ -28,6 +29,14 @@ else
   echo "FAIL drivers.gpu_tests: $(head -c 2000 "$tmp/err")"
   exit 1
 fi
+# The GPU machine builds the library without LLVM (make LLVM_CONFIG=): the
+# files that read JITC_HAVE_LLVM must compile without it too.
+nollvm=ok
+for f in src/jitc.c src/cpu/*.c; do
+  $CC -std=c11 -D_GNU_SOURCE -fsyntax-only -Wall -Werror "$f" >"$tmp/err" 2>&1 ||
+    { nollvm="$f: $(head -c 1000 "$tmp/err")"; break; }
+done
+if [ "$nollvm" = ok ]; then echo "ok drivers.no_llvm"; else echo "FAIL drivers.no_llvm: $nollvm"; fi
 "$tmp/types_gpu" selftest | sed 's/^\(ok\|FAIL\) types\./\1 drivers.types_gpu./'
 case " ${JITC_TARGETS:-interp cpu} " in
 *" cpu "*)
