@@ -229,6 +229,14 @@ static inline LLVMValueRef isnan_v(Gen *G, LLVMValueRef a) { return fcmp(G, LLVM
 static inline LLVMValueRef icmp(Gen *G, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildICmp(G->B, p, a, b, "");
 }
+/* Lanes idx[0..n) of a and b (b's lanes numbered after a's; b NULL: a alone). */
+static inline LLVMValueRef shuffle(Gen *G, LLVMValueRef a, LLVMValueRef b, const unsigned *idx,
+                                   unsigned n) {
+  LLVMValueRef m[2 * W];
+  for (unsigned k = 0; k < n; k++) m[k] = LLVMConstInt(G->ti32, idx[k], 0);
+  return LLVMBuildShuffleVector(G->B, a, b ? b : LLVMGetPoison(LLVMTypeOf(a)),
+                                LLVMConstVector(m, n), "");
+}
 /* A run-time scalar broadcast to every lane. */
 static inline LLVMValueRef splat(Gen *G, LLVMValueRef s) {
   LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), W);
@@ -312,13 +320,10 @@ LLVMValueRef math_accurate(Gen *G, OpId op, LLVMValueRef a);
 
 /* cpu/memory.c: W elements of type t at base[idx] as a vector (under
 ** G->mask, lanes out of range read as zero), stored likewise; and array
-** s's value at the iteration, by load_vec or as GenTarget.reads says.
-** shuffle: lanes idx[0..n) of a and b (b's lanes numbered after a's; b
-** NULL: a alone). */
+** s's value at the iteration, by load_vec or as GenTarget.reads says. */
 LLVMValueRef load_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx);
 void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMValueRef v);
 LLVMValueRef load_array(Gen *G, int s);
-LLVMValueRef shuffle(Gen *G, LLVMValueRef a, LLVMValueRef b, const unsigned *idx, unsigned n);
 
 /* cpu/complex.c: complex64 and complex128.  W elements of a complex type
 ** are one vector of 2W parts, the real parts first; cx_part takes half k

@@ -46,13 +46,6 @@ void store_vec(Gen *G, jitc_dtype t, LLVMValueRef base, LLVMValueRef idx, LLVMVa
   }
 }
 
-LLVMValueRef shuffle(Gen *G, LLVMValueRef a, LLVMValueRef b, const unsigned *idx, unsigned n) {
-  LLVMValueRef m[2 * W];
-  for (unsigned k = 0; k < n; k++) m[k] = LLVMConstInt(G->ti32, idx[k], 0);
-  return LLVMBuildShuffleVector(G->B, a, b ? b : LLVMGetPoison(LLVMTypeOf(a)),
-                                LLVMConstVector(m, n), "");
-}
-
 /* The W elements base[2 idx], base[2 idx + 2], ... (a step of two
 ** elements).  A whole iteration loads W elements from base[2 idx] and W
 ** that end on the last one wanted, base[2 idx + W - 1] on, so that nothing
