@@ -316,6 +316,25 @@ def errors():
     R.r.close()
 
 
+def views(name, cases, more):
+    """Runs cases (name, program, inputs, outs or None, NumPy's result c) on
+    every target against NumPy, then more(R, target), which gives a list of
+    what went wrong; one line for them all."""
+    bad = []
+    for target in TARGETS:
+        R = Run()
+        for case, prog, inputs, outs, want in cases:
+            got = R.run(prog, inputs, target, outs=outs)["c"]
+            if not same(got if outs is None else outs["c"], want):
+                bad.append(f"{target} {case}")
+        bad += [f"{target} {b}" for b in more(R, target)]
+        R.r.close()
+    if bad:
+        fail(name, "; ".join(bad[:4]))
+    else:
+        ok(f"{name} ({len(cases)} views and more on {' '.join(TARGETS)})")
+
+
 def transposes():
     """Transposed views, which the cpu target moves whole rows at a time in
     tiles (layout.c): whole tiles and tiles cut by the edges, blocks that
@@ -327,7 +346,7 @@ def transposes():
     def base(shape, dt):
         return ND.fill(rng_t, np.empty(shape, dt))
 
-    cases = []  # (name, program, inputs, outs, NumPy's)
+    cases = []
     for dt in (np.int8, np.float16, np.float32, np.float64, np.complex128):
         for shape in ((256, 256), (600, 700), (130, 77), (2, 5000), (5000, 3)):
             m = base(shape, dt)
@@ -343,27 +362,19 @@ def transposes():
     cases.append(("output", "c = x * 3", {"x": x}, {"c": out.T}, x * 3))
     m, b = base((400, 300), np.float64), base((400,), np.float64)
     cases.append(("row", "c = a + b", {"a": m.T, "b": b}, None, m.T + b))
-    bad = []
-    for target in TARGETS:
-        R = Run()
-        for name, prog, inputs, outs, want in cases:
-            got = R.run(prog, inputs, target, outs=outs)["c"]
-            if not same(got if outs is None else outs["c"], want):
-                bad.append(f"{target} {name}")
+
+    def more(R, target):
+        bad = []
         a0 = base((350, 650), np.float64)
         a, b = a0.T, a0.T + 0
         R.run("a += 1.5", {"a": a}, target)
         if not same(a, b + 1.5):
-            bad.append(f"{target} in place")
+            bad.append("in place")
         q = base((700, 900), np.int64)
-        got = R.run("s = sum(a * 3)", {"a": q.T}, target)["s"]
-        if not same(got, np.sum(q.T * 3)):
-            bad.append(f"{target} sum")
-        R.r.close()
-    if bad:
-        fail("transposes", "; ".join(bad[:4]))
-    else:
-        ok(f"transposes ({len(cases) + 2} views on {' '.join(TARGETS)})")
+        if not same(R.run("s = sum(a * 3)", {"a": q.T}, target)["s"], np.sum(q.T * 3)):
+            bad.append("sum")
+        return bad
+    views("transposes", cases, more)
 
 
 def every_other():
@@ -375,41 +386,37 @@ def every_other():
     (not read in place), and under a whole reduction, whose bits must be
     those over a contiguous copy."""
     rng_e = np.random.default_rng(7)
-    cases = []  # (name, program, inputs, NumPy's)
+    cases = []
     for dt in (np.bool_, np.int8, np.uint16, np.float16, np.float32, np.float64, np.int64):
         for n in (1, 15, 16, 17, 4095, 4096, 4097, 70001):
             x = ND.fill(rng_e, np.empty(2 * n - 1, dt))[::2]  # its last element ends the memory
             if dt == np.bool_:
-                cases.append((f"bool {n}", "c = a != b", {"a": x, "b": x[::-1]}, x != x[::-1]))
+                cases.append((f"bool {n}", "c = a != b", {"a": x, "b": x[::-1]}, None,
+                              x != x[::-1]))
             else:
-                cases.append((f"{dt.__name__} {n}", "c = a * 3 - a", {"a": x}, x * dt(3) - x))
+                cases.append((f"{dt.__name__} {n}", "c = a * 3 - a", {"a": x}, None,
+                              x * dt(3) - x))
     x = ND.fill(rng_e, np.empty(20001, np.float32))[1::2]
-    cases.append(("odd start", "c = a + 1", {"a": x}, x + np.float32(1)))
+    cases.append(("odd start", "c = a + 1", {"a": x}, None, x + np.float32(1)))
     for shape in ((3, 10000), (40, 30)):
         m = ND.fill(rng_e, np.empty(shape, np.float64))[:, ::2]
         col = ND.fill(rng_e, np.empty((shape[0], 1), np.float64))
-        cases.append((f"rows {shape}", "c = a * b", {"a": m, "b": col}, m * col))
-    bad = []
-    for target in TARGETS:
-        R = Run()
-        for name, prog, inputs, want in cases:
-            if not same(R.run(prog, inputs, target)["c"], want):
-                bad.append(f"{target} {name}")
+        cases.append((f"rows {shape}", "c = a * b", {"a": m, "b": col}, None, m * col))
+
+    def more(R, target):
+        bad = []
         x = ND.fill(rng_e, np.empty(20000, np.float32))
         a, want = x[::2], x[::2] * 2
         R.run("a *= 2", {"a": a}, target)
         if not same(a, want):
-            bad.append(f"{target} in place")
+            bad.append("in place")
         x = ND.fill(rng_e, np.empty(50001, np.float64))[::2]
         s1 = R.run("s = sum(a * 0.5)", {"a": x}, target)["s"]
         s2 = R.run("s = sum(a * 0.5)", {"a": x.copy()}, target)["s"]
         if s1.tobytes() != s2.tobytes():
-            bad.append(f"{target} sum {s1!r} against {s2!r} over a copy")
-        R.r.close()
-    if bad:
-        fail("every_other", "; ".join(bad[:4]))
-    else:
-        ok(f"every_other ({len(cases) + 2} views on {' '.join(TARGETS)})")
+            bad.append(f"sum {s1!r} against {s2!r} over a copy")
+        return bad
+    views("every_other", cases, more)
 
 
 elementwise()
