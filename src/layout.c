@@ -451,39 +451,37 @@ static int64_t unravel(const Layout *L, const LayoutArray *x, int64_t lo, int64_
   return off;
 }
 
+/* Whether elements [lo, lo + m) of x lie inside one of its runs of `run`
+** elements (0: it has none), with element lo aligned to its size where
+** `aligned`; if so *at is element lo's address. */
+static bool in_run(const Layout *L, const LayoutArray *x, int64_t run, bool aligned, int64_t lo,
+                   int64_t m, char **at) {
+  if (!run || lo / run != (lo + m - 1) / run) return false;
+  int64_t idx[JITC_MAXDIMS];
+  char *p = x->base + unravel(L, x, lo, idx);
+  if (aligned && (uintptr_t)p % x->esize) return false;
+  *at = p;
+  return true;
+}
+
 bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
   const LayoutArray *x = &L->a[j];
   if (x->direct) {
     *at = x->base + lo * (int64_t)x->esize;
     return true;
   }
-  /* Inside one of the array's contiguous runs? */
-  if (m > 1 && (!x->run || lo / x->run != (lo + m - 1) / x->run)) return false;
-  int64_t idx[JITC_MAXDIMS];
-  char *p = x->base + unravel(L, x, lo, idx);
-  if ((uintptr_t)p % x->esize) return false;
-  *at = p;
-  return true;
+  /* One of the array's contiguous runs; one element is a run of itself. */
+  return in_run(L, x, m > 1 ? x->run : 1, true, lo, m, at);
 }
 
 bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
-  const LayoutArray *x = &L->a[j];
-  if (!x->zrun || lo / x->zrun != (lo + m - 1) / x->zrun) return false;
-  int64_t idx[JITC_MAXDIMS];
-  *at = x->base + unravel(L, x, lo, idx);
-  return true;
+  return in_run(L, &L->a[j], L->a[j].zrun, false, lo, m, at);
 }
 
 bool layout_every2(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
   const LayoutArray *x = &L->a[j];
-  int64_t w = L->shape[L->ndim - 1];
-  if (x->strides[L->ndim - 1] != 2 * (int64_t)x->esize || lo / w != (lo + m - 1) / w)
-    return false;
-  int64_t idx[JITC_MAXDIMS];
-  char *p = x->base + unravel(L, x, lo, idx);
-  if ((uintptr_t)p % x->esize) return false;
-  *at = p;
-  return true;
+  int last = L->ndim - 1;
+  return x->strides[last] == 2 * (int64_t)x->esize && in_run(L, x, L->shape[last], true, lo, m, at);
 }
 
 /* Fills m elements of `size` bytes at buf with the one at mem (a

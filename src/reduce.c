@@ -330,15 +330,14 @@ static void finish_n(OpId op, jitc_dtype in, const Partial *acc, int64_t step, i
     } else if (h == H_COMPLEX) {
       for (int j = 0; j < k; j++) b.z[j] = cvalue(op, a[j * step], n);
       sem_cast(o, r, b.z, JITC_COMPLEX128, k);
-    } else if (h == H_FLOAT && (r == JITC_FLOAT32 || r == JITC_FLOAT64)) {
-      /* The common results cast here as sem_cast would, without its
-      ** widened copy: a column's finish costs little beside its fold. */
-      for (int j = 0; j < k; j++) b.f[j] = fvalue(op, a[j * step], n);
-      if (r == JITC_FLOAT64) memcpy(o, b.f, (size_t)k * sizeof(double));
-      else for (int j = 0; j < k; j++) ((float *)(void *)o)[j] = (float)b.f[j];
     } else if (h == H_FLOAT) {
       for (int j = 0; j < k; j++) b.f[j] = fvalue(op, a[j * step], n);
-      sem_cast(o, r, b.f, JITC_FLOAT64, k);
+      /* The common results cast here as sem_cast would, without its
+      ** widened copy: a column's finish costs little beside its fold. */
+      if (r == JITC_FLOAT64) memcpy(o, b.f, (size_t)k * sizeof(double));
+      else if (r == JITC_FLOAT32)
+        for (int j = 0; j < k; j++) ((float *)(void *)o)[j] = (float)b.f[j];
+      else sem_cast(o, r, b.f, JITC_FLOAT64, k);
     } else {
       for (int j = 0; j < k; j++) b.i[j] = a[j * step].v.i;
       sem_cast(o, r, b.i, held_type(h), k);

@@ -137,14 +137,14 @@ typedef struct Job {
 ** that each of the 64-byte lines of the transposed array is read whole at
 ** once (a band of 4 rows took 6x the contiguous program there, 64 rows
 ** 2.5x), no fewer than 16 bands where the array has them, for the
-** threads, and no more than TBYTES of blocks a thread.  The rows of a matrix whose rows divide the block stay whole,
-** so that a broadcast row is one contiguous run.  Each array's block is
-** used in place where it is one contiguous run, else gathered into a block
-** of the thread's own (and scattered back when written).  The kernel
-** addresses array j's element k at arrays[j] + k * size, so a block of its
-** own at buffer b is passed as b - lo * size: that address is only ever
-** offset back into b (the kernel's address arithmetic is not `inbounds`;
-** cpu/gen.c). */
+** threads, and no more than TBYTES of blocks a thread.  The rows of a
+** matrix whose rows divide the block stay whole, so that a broadcast row
+** is one contiguous run.  Each array's block is used in place where it is
+** one contiguous run, else gathered into a block of the thread's own (and
+** scattered back when written).  The kernel addresses array j's element k
+** at arrays[j] + k * size, so a block of its own at buffer b is passed as
+** b - lo * size: that address is only ever offset back into b (the
+** kernel's address arithmetic is not `inbounds`; cpu/gen.c). */
 #define LB (4 * RB)
 #define TB (64 * RB)
 #define TBYTES (4 << 20)
@@ -169,16 +169,16 @@ static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot
     int64_t m = (lo / bl + 1) * bl - lo;
     if (m > end - lo) m = end - lo;
     /* The variant where each of its one-element arrays is one here, and
-    ** each of its arrays of every other element one run of them (the
-    ** variant's element k of such an array is 2 k elements on). */
+    ** each of its arrays of every other element one run of them: its
+    ** element k of those is 0, and 2 k elements on, from the address. */
     uint64_t other = j->reads.one | j->reads.two;
     bool var = other != 0;
     for (int a = 0; a < na && a < 64 && var; a++) {
       char *at;
-      if (j->reads.one >> a & 1) var = layout_const(L, a, lo, m, &at), arrays[a] = at;
-      if (j->reads.two >> a & 1)
-        var = layout_every2(L, a, lo, m, &at),
-        arrays[a] = (void *)((uintptr_t)at - 2 * (uintptr_t)lo * L->a[a].esize);
+      if (!(other >> a & 1)) continue;
+      bool two = j->reads.two >> a & 1;
+      var = two ? layout_every2(L, a, lo, m, &at) : layout_const(L, a, lo, m, &at);
+      arrays[a] = (void *)((uintptr_t)at - (two ? 2 : 0) * (uintptr_t)lo * L->a[a].esize);
     }
     for (int a = 0; a < na; a++) {
       char *in;
@@ -402,8 +402,9 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
   RowPlan rp;
   if (L && L->axes && !ck->scratch && rows_plan(L, k->prog, &rp)) { /* rows (cpu/rowrun.c) */
     size_t scratch;
-    jitc_status s = ck->rows ? JITC_OK : cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, (Reads){0, 0}, true,
-                                                          &((CpuKernel *)ck)->rows, &scratch);
+    jitc_status s = ck->rows ? JITC_OK
+                             : cpu_build_kernel(ctx, st->build, (jitc_kernel *)k, (Reads){0, 0},
+                                                true, &((CpuKernel *)ck)->rows, &scratch);
     int used = 0;
     if (!s) s = rows_run(ctx, st->pool, threads, !st->pool || threads == 1 ? 1 : threads > 0 ? threads
                          : pool_threads(st->pool), ck->rows, k->prog, L, &rp, params, &used);
