@@ -5,9 +5,9 @@ in the place of numexpr.evaluate, and prints how many of its tests pass.
 
 numexpr must be installed (scripts/install-deps.sh installs it), and jitc
 importable (PYTHONPATH).  The suite's evaluate() calls go to jitc.evaluate
-through a wrapper that drops numexpr's own keywords (optimization,
-truediv, _frame_depth, disable_cache: they tune numexpr's compiler and
-mean nothing to jitc; sanitize jitc takes) and hands over the caller's
+through a wrapper that drops numexpr's _frame_depth (jitc takes
+sanitize, optimization, truediv and disable_cache where it has them, and
+they change nothing there) and hands over the caller's
 variables, which a wrapper's own frame would hide; validate() and
 re_evaluate() go to jitc's the same way, where jitc has them.  The rest of
 the suite (NumExpr, the thread settings) tests numexpr itself and runs as
@@ -26,8 +26,9 @@ def main(argv):
     import jitc
     import numexpr.tests.test_numexpr as suite
     takes_dicts = "local_dict" in (getattr(jitc.evaluate, "__text_signature__", None) or "")
-
-    takes_sanitize = "sanitize" in (getattr(jitc.evaluate, "__text_signature__", None) or "")
+    signature = getattr(jitc.evaluate, "__text_signature__", None) or ""
+    takes_sanitize = "sanitize" in signature
+    takes_context = "truediv" in signature  # optimization=, truediv=, disable_cache=
 
     def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K",
                  casting="same_kind", optimization=None, truediv=None, sanitize=None,
@@ -45,6 +46,11 @@ def main(argv):
             return eval("_jitc_evaluate(_ex, _target, **_names)", dict(global_dict), scope)
         if takes_sanitize:
             names["sanitize"] = sanitize
+        if takes_context:
+            for k, v in (("optimization", optimization), ("truediv", truediv),
+                         ("disable_cache", disable_cache)):
+                if v is not None:
+                    names[k] = v
         return _jitc_function(ex, target=target, local_dict=local_dict,
                               global_dict=global_dict, out=out, order=order,
                               casting=casting, **names)

@@ -35,7 +35,10 @@ The functions:
   never hands the text to Python, so no text runs Python code; what
   numexpr's check refuses is a ``ProgramSyntaxError`` (a SyntaxError and a
   ValueError, the exceptions numexpr raises) unless it is a program of the
-  language (``a[i] += 1``; two statements, ``c = a; d = b``).
+  language (``a[i] += 1``; two statements, ``c = a; d = b``).  numexpr's
+  ``optimization=``, ``truediv=`` and ``disable_cache=`` are taken and not
+  used either (they tune numexpr's compiler and cache; ``/`` is true division,
+  as numexpr's is), their values checked as numexpr checks them.
 - ``re_evaluate(local_dict=None, global_dict=None, **names)``: runs the last
   ``evaluate`` or ``validate`` call of this thread again, as numexpr's does,
   with its target, threads, order, casting and ``out=`` (held weakly: while

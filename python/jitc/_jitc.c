@@ -159,7 +159,8 @@ static PyObject *py_default_target(PyObject *self, PyObject *noargs) {
 static PyMethodDef methods[] = {
   {"evaluate", (PyCFunction)(void (*)(void))evaluate, METH_FASTCALL | METH_KEYWORDS,
    "evaluate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='same_kind', "
-   "*, target=None, threads=None, sanitize=None, **names)\n--\n\n"
+   "*, target=None, threads=None, sanitize=None, optimization='aggressive', truediv='auto', "
+   "disable_cache=False, **names)\n--\n\n"
    "Runs an element-wise program on arrays and scalars and returns what it\n"
    "assigns, as numexpr.evaluate does.\n"
    "\n"
@@ -191,6 +192,11 @@ static PyMethodDef methods[] = {
    "  text to Python, so no text runs Python code. What numexpr's check refuses\n"
    "  is a ProgramSyntaxError (a SyntaxError and a ValueError) unless it is a\n"
    "  program of the language ('a[i] += 1', two statements 'c = a; d = b').\n"
+   "optimization, truediv, disable_cache: numexpr's, taken and not used: they\n"
+   "  tune numexpr's own compiler and cache. Their values are checked as numexpr\n"
+   "  checks them (a ValueError for optimization outside 'none', 'moderate',\n"
+   "  'aggressive', or truediv outside False, True, 'auto'); '/' is always\n"
+   "  true division, as numexpr's is.\n"
    "names: the arrays and scalars by name. An array the program only assigns\n"
    "  is allocated, unless given (then it is written in place). The caller's\n"
    "  names win: a name given, or a variable of the caller, is that value even\n"
@@ -231,7 +237,8 @@ static PyMethodDef methods[] = {
    "ValueError) for min, max, argmin or argmax of no elements."},
   {"validate", (PyCFunction)(void (*)(void))py_validate, METH_FASTCALL | METH_KEYWORDS,
    "validate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='same_kind', "
-   "*, target=None, threads=None, sanitize=None, **names)\n--\n\n"
+   "*, target=None, threads=None, sanitize=None, optimization='aggressive', truediv='auto', "
+   "disable_cache=False, **names)\n--\n\n"
    "Checks a call of evaluate without running it, as numexpr.validate does: finds the\n"
    "names, compiles the kernel for their types (or finds it in the cache) and keeps the\n"
    "call for re_evaluate. Returns None, or the exception evaluate would raise (it\n"

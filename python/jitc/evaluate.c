@@ -144,6 +144,29 @@ static PyObject *entry_run(const Prog *p, const Entry *e, Bound *b, NPY_ORDER or
   return result;
 }
 
+/* numexpr's optimization= and truediv=, which tune its own compiler and
+** mean nothing here, checked as numexpr's getContext checks them (by ==,
+** so truediv=0 is False), with its message: a ValueError. */
+static int numexpr_context(const Options *o) {
+  static const char *const names[] = {"optimization", "truediv"};
+  static const char *const allowed[] = {"('none', 'moderate', 'aggressive')",
+                                        "(False, True, 'auto')"};
+  PyObject *given[] = {o->optimization, o->truediv};
+  for (int k = 0; k < 2; k++) {
+    if (!given[k]) continue;
+    PyObject *ok = k == 0 ? Py_BuildValue("(sss)", "none", "moderate", "aggressive")
+                          : Py_BuildValue("(OOs)", Py_False, Py_True, "auto");
+    int in = ok ? PySequence_Contains(ok, given[k]) : -1;
+    Py_XDECREF(ok);
+    if (in < 0) return -1;
+    if (!in) {
+      raise_usage("'%s' must be one of %s", names[k], allowed[k]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* Splits evaluate's arguments: the options (positional as numexpr's
 ** evaluate takes them: local_dict, global_dict, out, order, casting; or,
 ** as before them, the target alone) and the keywords that are names, into
@@ -165,9 +188,11 @@ int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Optio
   PyObject *const *kwv = args + nargs;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, nnames = 0;
   PyObject *keys[] = {st->s_target, st->s_threads, st->s_local_dict, st->s_global_dict,
-                      st->s_out, st->s_order, st->s_casting, st->s_sanitize};
+                      st->s_out, st->s_order, st->s_casting, st->s_sanitize,
+                      st->s_optimization, st->s_truediv, st->s_disable_cache};
   PyObject **slots[] = {&o->target, &o->threads, &o->local_dict, &o->global_dict, &o->out,
-                        &o->order, &o->casting, &o->sanitize};
+                        &o->order, &o->casting, &o->sanitize, &o->optimization,
+                        &o->truediv, &o->disable_cache};
   enum { NOPT = sizeof keys / sizeof keys[0] };
   int isopt[MAXNAMES + NOPT];
   if (nkw > MAXNAMES + NOPT) {
@@ -197,6 +222,7 @@ int split_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Optio
     }
     *slots[isopt[j]] = kwv[j];
   }
+  if (numexpr_context(o)) return -1;
   if (nnames == nkw) {
     *kwnames2 = Py_XNewRef(kwnames);
     return 0;

@@ -75,7 +75,7 @@ typedef struct ModuleState {
   /* Interned attribute and keyword names. */
   PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
   PyObject *s_threads, *s_local_dict, *s_global_dict, *s_out, *s_order, *s_casting;
-  PyObject *s_sanitize;
+  PyObject *s_sanitize, *s_optimization, *s_truediv, *s_disable_cache;
   /* last.c: the last thread's record of its last call, at hand, and that
   ** thread's id (PyThreadState_GetID; 0: none). */
   uint64_t last_id;
@@ -218,9 +218,12 @@ Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwnames, S
 void prog_release(Prog *p);
 
 /* evaluate's arguments besides the program and its names (borrowed; NULL
-** where not given).  sanitize is numexpr's, taken and not used. */
+** where not given).  sanitize, optimization, truediv and disable_cache are
+** numexpr's, taken and not used (optimization's and truediv's values
+** checked as numexpr checks them). */
 typedef struct Options {
   PyObject *target, *threads, *local_dict, *global_dict, *out, *order, *casting, *sanitize;
+  PyObject *optimization, *truediv, *disable_cache;
 } Options;
 
 /* last.c: a call as re_evaluate runs it again: its program and the options

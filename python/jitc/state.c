@@ -58,9 +58,13 @@ int mod_state_init(void) {
   st->s_order = PyUnicode_InternFromString("order");
   st->s_casting = PyUnicode_InternFromString("casting");
   st->s_sanitize = PyUnicode_InternFromString("sanitize");
+  st->s_optimization = PyUnicode_InternFromString("optimization");
+  st->s_truediv = PyUnicode_InternFromString("truediv");
+  st->s_disable_cache = PyUnicode_InternFromString("disable_cache");
   if (!st->ctx || !st->lock || !st->progs || !st->s_target || !st->s_cai ||
       !st->s_dlpack_device || !st->s_array_interface || !st->s_threads || !st->s_local_dict ||
-      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting || !st->s_sanitize) {
+      !st->s_global_dict || !st->s_out || !st->s_order || !st->s_casting || !st->s_sanitize ||
+      !st->s_optimization || !st->s_truediv || !st->s_disable_cache) {
     PyErr_NoMemory();
     return -1;
   }

@@ -124,3 +124,23 @@ def test_sanitize_is_taken_and_changes_nothing(target):
             with pytest.raises(jitc.ProgramSyntaxError) as e:
                 jitc.evaluate(text, target=target, sanitize=s)
             assert isinstance(e.value, ValueError) and isinstance(e.value, SyntaxError)
+
+
+def test_numexpr_compiler_keywords_are_taken(target):
+    """numexpr's optimization=, truediv= and disable_cache= tune its own
+    compiler and cache: taken, changing nothing ('/' is true division
+    either way, as numexpr's), and not names of the program; their values
+    checked as numexpr's getContext checks them, with its message."""
+    a, b = np.arange(5), np.full(5, 2)
+    want = np.arange(5) / 2
+    for kw in ({"optimization": "none"}, {"optimization": "moderate"},
+               {"optimization": "aggressive"}, {"truediv": False}, {"truediv": True},
+               {"truediv": "auto"}, {"truediv": 0}, {"disable_cache": True},
+               {"optimization": "none", "truediv": True, "disable_cache": False}):
+        np.testing.assert_array_equal(jitc.evaluate("a / b", target=target, **kw), want)
+        assert jitc.validate("a / b", target=target, **kw) is None
+    for kw, msg in (({"optimization": "fast"}, "'optimization' must be one of"),
+                    ({"optimization": None}, "'optimization' must be one of"),
+                    ({"truediv": "yes"}, r"'truediv' must be one of \(False, True, 'auto'\)")):
+        with pytest.raises(ValueError, match=msg):
+            jitc.evaluate("a / b", target=target, **kw)
