@@ -468,24 +468,29 @@ def nd_gpu_section():
          "    sh bench/gpu.sh --nd     # bench/gpu_nd.py: builds jitc without LLVM, then runs it",
          "",
          "jitc_run_device_arrays (through ctypes) over CuPy arrays of any strides, in place, "
-         "against PyTorch and CuPy on the same views and a device-to-device copy of the bytes "
-         "the program moves (the limit; for `x[::2]` all of x's bytes, as the sectors of "
-         "every other float are all fetched); one stream, the GPU time of batches of calls "
-         "queued behind a spin kernel, as bench/gpu_types.py measures.  Each result is "
-         "checked against NumPy first.", "",
-         "- The broadcasts and the strided view run at the copy's speed (1.01x, 1.01x and "
-         "0.99x), ahead of PyTorch and CuPy.",
+         "and `jitc.evaluate` on the same CuPy views (the Python package, which gpu.sh "
+         "builds), against PyTorch and CuPy on the same views and a device-to-device copy of "
+         "the bytes the program moves (the limit; for `x[::2]` all of x's bytes, as the "
+         "sectors of every other float are all fetched); one stream, the GPU time of batches "
+         "of calls queued behind a spin kernel, as bench/gpu_types.py measures.  Each result "
+         "is checked against NumPy first.", "",
+         "- The broadcasts and the strided view run at the copy's speed (1.00x, 1.01x and "
+         "1.00x), ahead of PyTorch and CuPy, from C and from Python alike.",
+         "- From Python, `jitc.evaluate(\"c = a + 1\", a=m.T)` lays its result out as "
+         "NumPy's ufuncs do (order 'K'): in the order of the transposed input, so the run is "
+         "one contiguous pass, at the copy's speed as PyTorch's (0.0479 ms), where CuPy's "
+         "`m.T + 1` takes 0.1395; the C driver's row below writes a C-order result.",
          "- The transpose runs in tiles (src/cuda/access.c: a block takes 32 columns by "
          "32 rows of the result, its 8 warps every 8th row, so that the sectors of the "
          "transposed input a warp touches are used whole by the block's warps together): "
-         "1.72x the copy, ahead of CuPy (0.1392 ms); in the flat order it took 0.1448 ms "
+         "1.70x the copy, ahead of CuPy (0.1395 ms); in the flat order it took 0.1448 ms "
          "(3.0x), and tiles of 8 rows 0.0891.  The rest of the gap is the transposed reads "
          "themselves, which only staging through shared memory would make whole lines.  "
          "PyTorch's `a.T + 1` writes its result in the input's (transposed) order, so it "
          "is a contiguous operation and not the same job.",
          "- `sum(a, axis=1)`: each row is one piece of 256 threads (src/cuda/axis.c), 0.99x "
-         "the copy, ahead of PyTorch and level with CuPy's CUB reduction (0.0251 against "
-         "0.0245 ms, 2% behind it; on the H200 of an earlier run 0.0211 against 0.0179).  "
+         "the copy, ahead of PyTorch and level with CuPy's CUB reduction (0.0253 against "
+         "0.0249 ms, 2% behind it; on the H200 of an earlier run 0.0211 against 0.0179).  "
          "Nsight Compute on the H100 (`ncu --metrics gpu__time_duration.sum` over `python3 "
          "bench/gpu_nd.py --only sum_axis1`): jitc's kernel a median of 24.9 us (22 calls), "
          "CUB's 24.2, so the gap is in the kernel and not its launch; unrolling its loop 4 to 16 "
@@ -494,8 +499,8 @@ def nd_gpu_section():
          "(src/cuda/axiscol.c, docs/architecture.md): the lanes of a warp take consecutive "
          "columns, a block's 8 warps consecutive pieces of their rows, combined in order "
          "through shared memory, and the last block of each column of blocks to finish "
-         "combines the blocks' partials in order: 1.19x the copy, ahead of PyTorch (0.0347) "
-         "and CuPy (0.1021).  The form it replaced (one thread per piece, each writing a "
+         "combines the blocks' partials in order: 1.19x the copy, ahead of PyTorch (0.0344) "
+         "and CuPy (0.1023).  The form it replaced (one thread per piece, each writing a "
          "partial that a second kernel combined, NVRTC's default of 32 registers a thread "
          "spilling around the loop) took 0.0522 ms on this H100.", ""]
     md = load("gpu_nd.md")

@@ -9,7 +9,7 @@
 #   sh bench/gpu.sh --nd           # broadcasts, strided views, sums over an axis (bench/gpu_nd.py)
 #
 # Builds jitc without the cpu target (LLVM_CONFIG=) in build-gpu/, builds the
-# timing driver, runs bench/gpu.py (well inside 10 minutes), which writes
+# timing driver and the Python package (into build-gpu/site), runs bench/gpu.py (well inside 10 minutes), which writes
 # bench/results/gpu.json, gpu.md and gpu_*.png, then regenerates
 # docs/PERFORMANCE.md from the results.  When COPY_RESULTS_TO names a
 # directory, the results are copied there too.
@@ -30,6 +30,14 @@ mkdir -p "$BUILD/bench"
 make -j"$JOBS" BUILD="$BUILD" LLVM_CONFIG= "$BUILD/libjitc_int.a" "$BUILD/libjitc.so" "$BUILD/jitc" >"$BUILD/make.log" 2>&1 ||
   { tail -30 "$BUILD/make.log"; echo "bench: building jitc failed"; exit 1; }
 JITC_BENCH_ONLY=1 LLVM_LIBS= BUILD="$BUILD" sh bench/build.sh
+# The Python package on this build, for the tables' "jitc from Python" columns.
+rm -rf "$BUILD/site"
+if JITC_BUILD="$BUILD" $PY -m pip install -q --no-build-isolation --no-deps --target "$BUILD/site" . \
+     >"$BUILD/pip.log" 2>&1; then
+  export PYTHONPATH="$PWD/$BUILD/site${PYTHONPATH:+:$PYTHONPATH}"
+else
+  echo "bench: the Python package did not build (its columns stay empty); see $BUILD/pip.log"
+fi
 
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Broadcasts, strided views and reductions over an axis on the GPU: jitc's
-cuda target over device arrays of any strides (jitc_run_device_arrays)
+cuda target over device arrays of any strides (jitc_run_device_arrays,
+and jitc.evaluate on the same CuPy views where the package is importable)
 against PyTorch, CuPy and a device-to-device copy of the bytes moved, in
 one run (bench/nd_cpu.py and bench/axis_cpu.py are the CPU's side).
 
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from gpu_reduce import JITC_CUDA, SPIN, Decl, Jitc, timed  # noqa: E402
 
-IMPLS = ["jitc", "limit", "torch", "cupy"]
+IMPLS = ["jitc", "jitc.py", "limit", "torch", "cupy"]
 
 
 class Arr(ctypes.Structure):
@@ -129,6 +130,10 @@ def main():
     import cupy as cp
     import torch
     J = Lib(a.build)
+    try:
+        import jitc as jitc_py  # the Python package, where it is installed
+    except ImportError:
+        jitc_py = None
     stream = cp.cuda.Stream(non_blocking=False)  # one stream for everyone
     stream.use()
     spin = cp.RawKernel(SPIN, "spin")
@@ -162,6 +167,17 @@ def main():
             except RuntimeError as e:
                 row["jitc_error"] = str(e)[:200]
                 fns.pop("jitc", None)
+            if jitc_py is not None:
+                # The same program from Python on the same device views, as
+                # a CuPy user calls it: outputs and results made by the call.
+                py = lambda: jitc_py.evaluate(prog, **dev)  # noqa: E731
+                got = cp.asnumpy(py())
+                ok = (np.allclose(got, want, rtol=0, atol=1e-4 * np.abs(want).max()) if red
+                      else np.array_equal(got, want))
+                if ok:
+                    fns["jitc.py"] = py
+                else:
+                    row["jitc.py_error"] = "differs from NumPy"
             src = torch.full((nbytes // 8,), 1.5, device="cuda")
             dst = torch.empty_like(src)
             fns["limit"] = lambda: dst.copy_(src)
@@ -182,14 +198,18 @@ def main():
         json.dump({"device": name, "rows": rows}, f, indent=1)
     md = ["GPU time per call in ms (%s), (%d, %d) float32, median of %d batches of %d:" %
           (name, a.side, a.side, a.reps, a.batch), "",
-          "| workload | program | jitc | limit | torch | cupy | jitc / limit |",
-          "|---|---|---:|---:|---:|---:|---:|"]
+          "| workload | program | jitc | jitc from Python | limit | torch | cupy | "
+          "jitc / limit |",
+          "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         cell = lambda i: "%.4f" % r[i] if i in r else "-"  # noqa: E731
         ratio = "%.2f" % (r["jitc"] / r["limit"]) if "jitc" in r else "-"
-        md.append("| %s | `%s` | %s | %s | %s | %s | %s |" % (
-            r["workload"], r["program"], cell("jitc"), cell("limit"), cell("torch"),
-            cell("cupy"), ratio))
+        md.append("| %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
+            r["workload"], r["program"], cell("jitc"), cell("jitc.py"), cell("limit"),
+            cell("torch"), cell("cupy"), ratio))
+    md += ["", "`jitc` runs the kernel from C (jitc_run_device_arrays) into an output "
+           "made once; `jitc from Python` is `jitc.evaluate(program, a=a, b=b)` on the same "
+           "CuPy views, the call making its output (\"-\": the package not installed)."]
     with open(os.path.join(a.out_dir, "gpu_nd.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))

@@ -74,10 +74,13 @@ Values:
   input that overlaps an array the program writes, other than by being its
   very elements, is copied first, as NumPy's ufuncs copy it.  Device
   arrays are taken with their strides as they come
-  (``__cuda_array_interface__``, DLPack); the cuda target runs them of one
-  shape and memory order, contiguous, for now: a strided one is refused,
-  never copied behind your back.  Host and device arrays do not mix in one
-  call.
+  (``__cuda_array_interface__``, DLPack) and run as host arrays do, in place
+  on their stream: views of any strides, broadcasting, 0-d arrays, outputs
+  of the first array's kind laid out as NumPy's, reductions over axes giving
+  device arrays.  Nothing is copied behind your back: a written device array
+  may share memory with another only by being its very elements (where
+  NumPy would copy an overlapping input, jitc refuses).  Host and device
+  arrays do not mix in one call.
 - Scalars: Python ``bool``, ``int``, ``float`` and ``complex`` are weak (a
   ``float32`` array times ``2.5`` stays ``float32``, as in NumPy 2; plus
   ``1j`` it is ``complex64``, an integer array plus ``1j`` ``complex128``);
@@ -215,7 +218,7 @@ class ProgramTypeError(ProgramError, TypeError):
 class InputError(Error, ValueError, TypeError):
     """A value jitc cannot take: a dtype it does not have, arrays whose shapes
     do not broadcast, an out= of another shape or a dtype the casting rule
-    refuses, a strided device array."""
+    refuses, a device array written over another's memory."""
 
 
 class EmptyReductionError(ProgramError, ValueError):
@@ -405,14 +408,17 @@ def _device_info(obj):
             name, stream, device, obj)
 
 
-def _device_empty(like, shape, dtype, fortran):
-    """A new device array of the kind of ``like``, on its device."""
+def _device_empty(like, shape, dtype, axes):
+    """A new device array of the kind of ``like``, on its device, of
+    ``shape``, its axes laid out in memory in the order ``axes`` gives them,
+    outermost first (None: C order): the array made in C order with its
+    axes so ordered, then its axes put back."""
+    laid = shape if axes is None else tuple(shape[a] for a in axes)
+    back = None if axes is None else tuple(sorted(range(len(axes)), key=axes.__getitem__))
     if _module_of(like) == "torch":
         import torch
-        t = getattr(torch, dtype)
-        if fortran and len(shape) > 1:
-            return torch.empty(tuple(reversed(shape)), dtype=t, device=like.device).T
-        return torch.empty(shape, dtype=t, device=like.device)
+        t = torch.empty(laid, dtype=getattr(torch, dtype), device=like.device)
+        return t if back is None else t.permute(back)
     try:
         import cupy
     except ImportError:
@@ -420,7 +426,8 @@ def _device_empty(like, shape, dtype, fortran):
                          "CuPy, or pass the outputs") from None
     dev = getattr(like, "device", None)
     with cupy.cuda.Device(dev.id if hasattr(dev, "id") else None):
-        return cupy.empty(shape, dtype=_numpy_dtype(dtype), order="F" if fortran else "C")
+        a = cupy.empty(laid, dtype=_numpy_dtype(dtype))
+    return a if back is None else a.transpose(back)
 
 
 def _missing_note(message, missing, local_vars, global_vars, caller, given=(False, False)):

@@ -128,8 +128,8 @@ static int result_alloc(const KernelObject *K, int j, Bound *b, int dev, PyObjec
   }
   const ModuleState *st = mod_state();
   PyObject *shape = PyTuple_New(0);
-  PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsi", like, shape,
-                                              dt_name(K->adtypes[j]), 0)
+  PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsO", like, shape,
+                                              dt_name(K->adtypes[j]), Py_None)
                       : NULL;
   Py_XDECREF(shape);
   PyObject *info = a ? PyObject_CallOneArg(st->device_info, a) : NULL;
@@ -150,122 +150,6 @@ static int result_alloc(const KernelObject *K, int j, Bound *b, int dev, PyObjec
 
 int name_eq(PyObject *a, PyObject *b) {
   return a == b || PyUnicode_Compare(a, b) == 0;
-}
-
-/* Device arrays: one shape, one memory order, contiguous (the cuda target
-** runs no strided device array yet), no overlap; outputs not given are
-** allocated of the arrays' kind.  Runs on the first array's stream. */
-static int run_device_arrays(KernelObject *K, Bound *arrs, const jitc_value *vals, int first) {
-  const ModuleState *st = mod_state();
-  int na = K->narrays, order = 3;
-  const Bound *shape_of = NULL;
-  for (int j = 0; j < na; j++) {
-    const Bound *b = &arrs[j];
-    if (KIND(b->code) != K_DEV) continue;
-    const char *nm = PyUnicode_AsUTF8(K->anames[j]);
-    if (!shape_of) {
-      shape_of = b;
-    } else if (b->ndim != shape_of->ndim ||
-               memcmp(b->shape, shape_of->shape, sizeof(npy_intp) * b->ndim)) {
-      PyObject *s1 = PyArray_IntTupleFromIntp(shape_of->ndim, shape_of->shape);
-      PyObject *s2 = PyArray_IntTupleFromIntp(b->ndim, b->shape);
-      raise_input("'%s' has shape %R and '%s' %R: the device arrays of a program have one "
-                  "shape (the cuda target does not broadcast device arrays yet)",
-                  PyUnicode_AsUTF8(K->anames[first]), s1, nm, s2);
-      Py_XDECREF(s1);
-      Py_XDECREF(s2);
-      return -1;
-    }
-    order &= b->layout;
-    if (!order) {
-      raise_input("'%s' is in %s order and another device array in the other: the device "
-                  "arrays of a program have one memory order for now (copy one with "
-                  "cupy.asfortranarray or cupy.ascontiguousarray)", nm,
-                  b->layout == 2 ? "Fortran" : "C");
-      return -1;
-    }
-  }
-  if (!shape_of) {
-    raise_status(JITC_E_USAGE, "no device array gives the shape: pass at least one input "
-                 "array, or the output arrays");
-    return -1;
-  }
-  int64_t n = shape_of->n;
-  /* NumPy's argmin and argmax index the elements in C order, a run over
-  ** device arrays in memory order: over arrays only Fortran-contiguous they differ. */
-  for (int j = 0; j < na && order == 2; j++)
-    if (K->areds[j] && !strncmp(K->areds[j], "arg", 3)) {
-      raise_input("%s() over Fortran-ordered device arrays: its index would count in memory "
-                  "order, not NumPy's C order (pass C-ordered arrays)", K->areds[j]);
-      return -1;
-    }
-  int fortran = order == 2;
-  for (int j = 0; j < na; j++) {
-    Bound *b = &arrs[j];
-    if (KIND(b->code) != K_NONE || K->aroles[j] != JITC_OUTPUT) continue;
-    PyObject *shape = PyArray_IntTupleFromIntp(shape_of->ndim, shape_of->shape);
-    PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsi", arrs[first].obj,
-                                                shape, dt_name(K->adtypes[j]), fortran)
-                        : NULL;
-    Py_XDECREF(shape);
-    if (!a) return -1;
-    PyObject *info = PyObject_CallOneArg(st->device_info, a);
-    if (!info || !PyTuple_Check(info) || bind_device(b, "output", info)) {
-      Py_XDECREF(info);
-      Py_DECREF(a);
-      if (!PyErr_Occurred()) raise_input("could not allocate a device output");
-      return -1;
-    }
-    b->dev = info;
-    b->obj = a;
-    b->own = a;
-    b->code = K_DEV | K->adtypes[j];
-  }
-  /* jitc_run_device's arrays must not overlap where one is written.
-  ** Results are the call's own. */
-  for (int j = 0; j < na; j++) {
-    if (K->aroles[j] == JITC_INPUT || K->aroles[j] == JITC_RESULT) continue;
-    uint64_t lo = arrs[j].ptr, hi = lo + (uint64_t)n * jitc_dtype_size(K->adtypes[j]);
-    for (int i = 0; i < na && n > 0; i++) {
-      uint64_t lo2 = arrs[i].ptr, hi2 = lo2 + (uint64_t)n * jitc_dtype_size(K->adtypes[i]);
-      if (i != j && K->aroles[i] != JITC_RESULT && lo < hi2 && lo2 < hi) {
-        raise_input("'%U' and '%U' share memory: the device arrays of a call must not "
-                    "overlap (update an array in place with a[i] = ...)",
-                    K->anames[j], K->anames[i]);
-        return -1;
-      }
-    }
-  }
-  uint64_t ptrs_stack[16];
-  uint64_t *ptrs = na <= 16 ? ptrs_stack : PyMem_Malloc(sizeof(uint64_t) * na);
-  if (!ptrs) {
-    PyErr_NoMemory();
-    return -1;
-  }
-  for (int j = 0; j < na; j++) ptrs[j] = arrs[j].ptr;
-  void *stream = NULL;
-  PyObject *s = PyTuple_GET_SIZE(arrs[first].dev) > 4 ? PyTuple_GET_ITEM(arrs[first].dev, 4)
-                                                       : Py_None;
-  if (s != Py_None) stream = PyLong_AsVoidPtr(s);
-  if (PyErr_Occurred()) {
-    if (ptrs != ptrs_stack) PyMem_Free(ptrs);
-    return -1;
-  }
-  Failure f = {0};
-  jitc_status rs;
-  ModuleState *ms = mod_state();
-  Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(ms->lock, WAIT_LOCK);
-  rs = jitc_run_device(ms->ctx, K->k, n, ptrs, vals, stream);
-  if (rs) failure_take(&f, rs);
-  PyThread_release_lock(ms->lock);
-  Py_END_ALLOW_THREADS
-  if (ptrs != ptrs_stack) PyMem_Free(ptrs);
-  if (rs) {
-    failure_raise_as(&f, rs == JITC_E_PROGRAM ? st->empty_exc : NULL);
-    return -1;
-  }
-  return 0;
 }
 
 /* Runs K on bound values: arrs[j] for kernel array j (code K_NONE for an
@@ -325,6 +209,8 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals, NPY_ORDER order
   for (int j = 0; j < na; j++) {
     if (KIND(arrs[j].code) != K_NONE) continue;
     if (K->aroles[j] == JITC_RESULT) {
+      /* Results over axes are made by the run, of the shape it finds. */
+      if (dev == 1 && over_axes(K, j)) continue;
       if (result_alloc(K, j, &arrs[j], dev == 1, dev == 1 ? arrs[first].obj : NULL)) return NULL;
     } else if (K->aroles[j] != JITC_OUTPUT) {
       return raise_status(JITC_E_USAGE, "an input array is missing");
@@ -335,7 +221,7 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals, NPY_ORDER order
                                        : PyMem_Malloc(sizeof(jitc_value) * K->nscalars);
   if (!vals) return PyErr_NoMemory();
   for (int j = 0; j < K->nscalars; j++) vals[j] = scals[j].val;
-  int rc = dev == 1 ? run_device_arrays(K, arrs, vals, first) : run_host(K, arrs, vals, order);
+  int rc = dev == 1 ? run_device(K, arrs, vals, first, order) : run_host(K, arrs, vals, order);
   if (vals != vals_stack) PyMem_Free(vals);
   if (rc) return NULL;
   /* A reduction's result: a NumPy scalar, as np.sum gives one, unless it

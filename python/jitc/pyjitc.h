@@ -7,6 +7,8 @@
 **   values.c    a Python value as an array or a scalar of one of the types
 **   run.c       a kernel's run over host arrays of any shape and strides:
 **               broadcasting, the outputs' layout, overlaps
+**   device.c    the same over device arrays (CuPy, PyTorch, DLPack), in
+**               place, on their stream
 **   kernel.c    the Kernel type: a compiled program and its call
 **   names.c     a program's names in the caller's variables
 **   last.c      each thread's last call, kept for re_evaluate
@@ -62,7 +64,8 @@ typedef struct ModuleState {
   PyObject *program_exc[P_KINDS]; /* a program error's class by its kind (P_SYNTAX, ...) */
   PyObject *empty_exc;        /* a reduction without identity over no elements */
   PyObject *device_info;      /* obj -> None | ndarray (host view) | tuple */
-  PyObject *device_empty;     /* (like, shape, dtype name, fortran) -> array */
+  PyObject *device_empty;     /* (like, shape, dtype name, axes outermost first or None:
+                                 C order) -> array */
   PyObject *missing_note;     /* (message, names, locals, globals, caller) -> message */
   PyObject *numpy_dtype;      /* dtype name -> np.dtype (bfloat16: ml_dtypes') */
   /* NumPy's dtype of each type, got from numpy_dtype when first needed. */
@@ -209,6 +212,17 @@ int parse_target(PyObject *t, int device, jitc_target *out);
 
 /* run.c */
 int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order);
+/* What device.c shares with the host's run: */
+int run_shape(const KernelObject *K, const Bound *arrs, int *ndim, npy_intp *shape);
+int over_axes(const KernelObject *K, int j);
+int result_shape(const KernelObject *K, const jitc_array *ja, int j, int *nd, int64_t *shape);
+void frame_strides(int xnd, const npy_intp *xs, const npy_intp *xst, int nd,
+                   const npy_intp *shape, npy_intp *out);
+const char *shape_text(char *buf, size_t cap, int nd, const npy_intp *s);
+
+/* device.c */
+int run_device(KernelObject *K, Bound *arrs, const jitc_value *vals, int first,
+               NPY_ORDER order);
 
 /* names.c */
 PyObject *scope_lookup(Scope *sc, PyObject *name);

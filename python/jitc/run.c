@@ -25,7 +25,7 @@ _Static_assert(sizeof(npy_intp) == sizeof(int64_t), "shapes and strides are hand
 static int reads(jitc_role r) { return r == JITC_INPUT || r == JITC_INOUT; }
 
 /* NumPy's spelling of a shape: "(2,3)", "(4,)", "()". */
-static const char *shape_text(char *buf, size_t cap, int nd, const npy_intp *s) {
+const char *shape_text(char *buf, size_t cap, int nd, const npy_intp *s) {
   size_t at = (size_t)snprintf(buf, cap, "(");
   for (int d = 0; d < nd && at < cap; d++)
     at += (size_t)snprintf(buf + at, cap - at, d ? ",%lld" : "%lld", (long long)s[d]);
@@ -53,7 +53,13 @@ static int broadcast_into(int *nd, npy_intp *shape, int xnd, const npy_intp *xs)
 
 /* The library's error for inputs that do not broadcast: its message names
 ** both arrays, their shapes and the axis. */
-static PyObject *raise_broadcast(const KernelObject *K, const jitc_array *arrays) {
+static PyObject *raise_broadcast(const KernelObject *K, const Bound *arrs) {
+  jitc_array arrays[MAXNAMES];
+  for (int i = 0; i < K->narrays; i++) {
+    int bound = KIND(arrs[i].code) == K_HOST || KIND(arrs[i].code) == K_DEV;
+    arrays[i] = (jitc_array){(void *)(uintptr_t)arrs[i].ptr, bound ? arrs[i].ndim : 0,
+                             (const int64_t *)arrs[i].shape, (const int64_t *)arrs[i].strides};
+  }
   ModuleState *st = mod_state();
   Failure f = {0};
   int nd;
@@ -72,7 +78,7 @@ static PyObject *raise_broadcast(const KernelObject *K, const jitc_array *arrays
 
 /* The steps of an array of shape xs and strides xst in the frame of nd
 ** axes of extents shape (0 on an axis it is broadcast over). */
-static void frame_strides(int xnd, const npy_intp *xs, const npy_intp *xst, int nd,
+void frame_strides(int xnd, const npy_intp *xs, const npy_intp *xst, int nd,
                           const npy_intp *shape, npy_intp *out) {
   for (int d = 0; d < nd; d++) {
     int e = d - (nd - xnd);
@@ -204,11 +210,31 @@ out:
 /* Whether result j reduces over axes (`sum(m, axis=0)`, `prod(m,
 ** keepdims=True)`): its result is an array of jitc_array_shape()'s shape,
 ** not the one element of a reduction over every element. */
-static int over_axes(const KernelObject *K, int j) {
+int over_axes(const KernelObject *K, int j) {
   int naxes = -1, keep = 0;
   return K->aroles[j] == JITC_RESULT &&
          jitc_kernel_reduction_axes(K->k, j, &naxes, NULL, &keep) == JITC_OK &&
          (naxes >= 0 || keep);
+}
+
+/* The shape of result j over axes in a run over the arrays ja (the
+** library's, jitc_array_shape).  -1 with an exception set (an axis out of
+** bounds is the library's input error). */
+int result_shape(const KernelObject *K, const jitc_array *ja, int j, int *nd, int64_t *shape) {
+  ModuleState *st = mod_state();
+  Failure f = {0};
+  jitc_status s;
+  Py_BEGIN_ALLOW_THREADS
+  PyThread_acquire_lock(st->lock, WAIT_LOCK);
+  s = jitc_array_shape(st->ctx, K->k, ja, j, nd, shape);
+  if (s) failure_take(&f, s);
+  PyThread_release_lock(st->lock);
+  Py_END_ALLOW_THREADS
+  if (s) {
+    failure_raise(&f);
+    return -1;
+  }
+  return 0;
 }
 
 /* Allocates each result over axes (C order, of the shape the library
@@ -216,23 +242,11 @@ static int over_axes(const KernelObject *K, int j) {
 ** ja[j] at it; the array is owned by its Bound.  -1 with an exception set
 ** (an axis out of bounds is the library's input error). */
 static int allocate_axis_results(const KernelObject *K, Bound *arrs, jitc_array *ja) {
-  ModuleState *st = mod_state();
   for (int j = 0; j < K->narrays; j++) {
     if (!over_axes(K, j)) continue;
-    Failure f = {0};
-    jitc_status s;
     int nd = 0;
     int64_t shape[JITC_MAXDIMS];
-    Py_BEGIN_ALLOW_THREADS
-    PyThread_acquire_lock(st->lock, WAIT_LOCK);
-    s = jitc_array_shape(st->ctx, K->k, ja, j, &nd, shape);
-    if (s) failure_take(&f, s);
-    PyThread_release_lock(st->lock);
-    Py_END_ALLOW_THREADS
-    if (s) {
-      failure_raise(&f);
-      return -1;
-    }
+    if (result_shape(K, ja, j, &nd, shape)) return -1;
     PyArray_Descr *d = mod_descr(K->adtypes[j]); /* stolen by PyArray_Empty */
     PyArrayObject *a = d ? (PyArrayObject *)PyArray_Empty(nd, (npy_intp *)shape, d, 0) : NULL;
     if (!a) return -1;
@@ -249,22 +263,16 @@ static int allocate_axis_results(const KernelObject *K, Bound *arrs, jitc_array 
   return 0;
 }
 
-/* Runs K over host arrays arrs (outputs not given have code K_NONE) and
-** scalars, outputs laid out as `order` says; the outputs made are owned by
-** their Bound (b->own).  -1 with an exception set. */
-int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order) {
-  ModuleState *st = mod_state();
+/* The run's shape (*ndim axes into shape): the inputs' broadcast shape,
+** or an output given that is larger; each output given has it.  -1 with
+** NumPy's error (the library's for inputs that do not broadcast). */
+int run_shape(const KernelObject *K, const Bound *arrs, int *ndim, npy_intp *shape) {
   int na = K->narrays, nd = 0;
-  npy_intp shape[NPY_MAXDIMS];
   /* The inputs' broadcast shape. */
   for (int j = 0; j < na; j++) {
-    if (!reads(K->aroles[j]) || !arrs[j].arr) continue;
+    if (!reads(K->aroles[j]) || KIND(arrs[j].code) == K_NONE) continue;
     if (broadcast_into(&nd, shape, arrs[j].ndim, arrs[j].shape) == 0) continue;
-    jitc_array ja[MAXNAMES];
-    for (int i = 0; i < na; i++)
-      ja[i] = (jitc_array){(void *)(uintptr_t)arrs[i].ptr, arrs[i].arr ? arrs[i].ndim : 0,
-                           (const int64_t *)arrs[i].shape, (const int64_t *)arrs[i].strides};
-    raise_broadcast(K, ja);
+    raise_broadcast(K, arrs);
     return -1;
   }
   /* An output given may be larger: the run is then its shape (the
@@ -275,10 +283,10 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
   memcpy(in_shape, shape, sizeof(npy_intp) * (size_t)nd);
   int outs_broadcast = 1;
   for (int j = 0; j < na; j++)
-    if (K->aroles[j] == JITC_OUTPUT && arrs[j].arr && outs_broadcast)
+    if (K->aroles[j] == JITC_OUTPUT && KIND(arrs[j].code) != K_NONE && outs_broadcast)
       outs_broadcast = broadcast_into(&nd, shape, arrs[j].ndim, arrs[j].shape) == 0;
   for (int j = 0; j < na; j++) {
-    if (K->aroles[j] != JITC_OUTPUT || !arrs[j].arr) continue;
+    if (K->aroles[j] != JITC_OUTPUT || KIND(arrs[j].code) == K_NONE) continue;
     if (outs_broadcast && arrs[j].ndim == nd && PyArray_CompareLists(arrs[j].shape, shape, nd))
       continue;
     char s1[256], s2[256];
@@ -288,6 +296,18 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
                 : shape_text(s2, sizeof s2, in_nd, in_shape), K->anames[j]);
     return -1;
   }
+  *ndim = nd;
+  return 0;
+}
+
+/* Runs K over host arrays arrs (outputs not given have code K_NONE) and
+** scalars, outputs laid out as `order` says; the outputs made are owned by
+** their Bound (b->own).  -1 with an exception set. */
+int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order) {
+  ModuleState *st = mod_state();
+  int na = K->narrays, nd = 0;
+  npy_intp shape[NPY_MAXDIMS];
+  if (run_shape(K, arrs, &nd, shape)) return -1;
   int alloc[MAXNAMES], nalloc = 0;
   for (int j = 0; j < na; j++)
     nalloc += alloc[j] = K->aroles[j] == JITC_OUTPUT && !arrs[j].arr;

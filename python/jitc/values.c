@@ -31,8 +31,8 @@ int dtype_of_descr(PyArray_Descr *d, jitc_dtype *out) {
   return -1;
 }
 
-/* Whether a strided layout is C- (1) or Fortran- (2) contiguous, or both
-** (device arrays: host arrays run with any strides). */
+/* Whether a strided layout is C- (1) or Fortran- (2) contiguous, both, or
+** neither (0): device arrays of either run as one flat run (device.c). */
 static int layout_of(int ndim, const npy_intp *shape, const npy_intp *strides, npy_intp item) {
   int c = 1, f = 1;
   npy_intp s = item;
@@ -294,11 +294,13 @@ int bind_device(Bound *b, const char *name, PyObject *info) {
   b->n = 1;
   for (int d = 0; d < nd; d++) {
     b->shape[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+    if (b->shape[d] < 0 && !PyErr_Occurred()) return raise_input("'%s': bad shape", name), -1;
     b->n *= b->shape[d];
   }
-  for (int d = nd - 1, acc = size; d >= 0; d--) { /* C order when strides is None */
+  npy_intp acc = size;
+  for (int d = nd - 1; d >= 0; d--) { /* C order when strides is None */
     st[d] = acc;
-    acc *= (int)b->shape[d];
+    acc *= b->shape[d];
   }
   if (strides != Py_None) {
     if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != nd)
@@ -306,21 +308,9 @@ int bind_device(Bound *b, const char *name, PyObject *info) {
     for (int d = 0; d < nd; d++) st[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, d));
   }
   if (PyErr_Occurred()) return -1;
+  /* Any strides: the run addresses the array through them (device.c). */
   b->ndim = nd;
   b->layout = layout_of(nd, b->shape, st, size);
-  if (!b->layout) {
-    PyObject *s = PyArray_IntTupleFromIntp(nd, st);
-    raise_input("'%s' is a strided device array (strides %R bytes): the cuda target runs "
-                "contiguous device arrays only for now, and jitc copies nothing behind your "
-                "back (copy it with cupy.ascontiguousarray or .contiguous())", name,
-                s ? s : Py_None);
-    Py_XDECREF(s);
-    return -1;
-  }
-  if (nd == 0) {
-    raise_input("'%s' is a 0-d device array; pass a scalar or an array", name);
-    return -1;
-  }
   b->ptr = ptr;
   b->writable = 1;
   b->code = K_DEV | t;
