@@ -281,14 +281,26 @@ def _numpy_dtype(name):
     return _np.dtype(getattr(ml_dtypes, name))
 
 
+_KNOWN = {}  # (dtype, typestr) -> _known_name's answer: NumPy's dtype.name is slow
+
+
 def _known_name(dtype=None, typestr=None):
     """The name of one of the types for an array's dtype (by its name, as
     NumPy, CuPy and PyTorch name them: 'uint8', 'torch.bfloat16') or its
     typestr ('<u1'; not a bare void, which says no type), else None."""
+    try:
+        return _KNOWN[dtype, typestr]
+    except (KeyError, TypeError):
+        pass
     name = str(getattr(dtype, "name", dtype) if dtype is not None else "").rpartition(".")[2]
-    if name in _DTYPES:
-        return name
-    return _BY_TYPESTR.get(typestr[1:]) if typestr else None
+    known = name if name in _DTYPES else \
+        _BY_TYPESTR.get(typestr[1:]) if typestr else None
+    try:
+        if len(_KNOWN) < 256:
+            _KNOWN[dtype, typestr] = known
+    except TypeError:  # an unhashable dtype
+        pass
+    return known
 
 
 def dtypes():
@@ -382,6 +394,12 @@ def _device_info(obj):
         return (obj.data_ptr(), tuple(obj.shape), tuple(s * item for s in obj.stride()),
                 _known_name(obj.dtype) or str(obj.dtype),
                 torch.cuda.current_stream(obj.device).cuda_stream, obj.device.index, obj)
+    if kind == "cupy" and hasattr(obj, "data") and hasattr(obj.data, "ptr"):
+        # A CuPy array's own attributes: its __cuda_array_interface__ says the
+        # same, through a dict made on each call.
+        import cupy
+        return (obj.data.ptr, obj.shape, obj.strides, _known_name(obj.dtype) or str(obj.dtype),
+                cupy.cuda.get_current_stream().ptr, obj.device.id, obj)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is None:
         dev = obj.__dlpack_device__()

@@ -36,8 +36,10 @@
 # NumPy; and tests/gpu/axis_gpu.c: reductions over axes of device arrays of
 # any strides against interp, each run twice bit for bit, long segments of
 # several pieces, millions of short ones, columns.
+# tests/t_python.sh: the Python package's suite (tests/python), whose
+# device tests run here on CuPy arrays and PyTorch tensors against NumPy.
 # GPU_GROUPS="NAME ..." runs those groups alone (all when unset): diff,
-# split, cuda, cuda_gpu, devptr, reduce, host, nd, axis, types,
+# split, cuda, cuda_gpu, devptr, reduce, host, nd, axis, python, types,
 # reduce_numpy, multi, memcheck, types_memcheck, timings.
 # Ends with "N passed, N failed, N skipped" and a table of the timings.
 set -u
@@ -140,6 +142,10 @@ if want axis; then
   group tests/t_axis.py env JITC_TARGETS="interp cuda" $PYTHON tests/t_axis.py
   echo "== axis_gpu check: reductions over axes of device arrays of any strides against interp"
   group axis_gpu "$out/axis_gpu" check
+fi
+if want python; then
+  echo "== tests/t_python.sh: the Python package on CuPy arrays and PyTorch tensors (tests/python)"
+  group tests/t_python.sh env BUILD="$BUILD" sh tests/t_python.sh
 fi
 if want types; then
   # Side by side: types_gpu in six processes of a few types each, and the
