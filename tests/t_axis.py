@@ -319,14 +319,15 @@ def rows_form():
     NumPy's value within its bound; on 1 and 3 threads alike.  Columns not
     a multiple of the vector width, one row, several blocks of rows and a
     part of one, a transpose, a row step, NaN at the ends and within a
-    column."""
+    column, a wide and short matrix (many tiles, each folded and finished at
+    once; float results written by the kernel itself)."""
     if "cpu" not in TARGETS:
         return
     bad, total = [], 0
     Rs = {t: ND.Run(threads=t) for t in (1, 3)}
     views = [((64, 35), 0), ((1, 37), 0), ((9000, 21), 0), ((5, 6, 19), (0, 1)),
              ((3, 40, 17), 1), ((300, 70), "T"), ((300, 70), "step"), ((4200, 5), 0),
-             ((2 * ROW_BLOCK + 37, 300), 0)]
+             ((2 * ROW_BLOCK + 37, 300), 0), ((3, 70001), 0)]
     for v, (shape, how) in enumerate(views):
         for op in NUMPY:
             dt = ROW_TYPES[(v + list(NUMPY).index(op)) % len(ROW_TYPES)]

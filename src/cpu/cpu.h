@@ -281,6 +281,16 @@ bool red_some(Gen *G, int from, int to);
 size_t red_row_bytes(const Program *p, RAcc *racc);
 void red_row_combine(Gen *G, int r, LLVMValueRef a, LLVMValueRef b);
 void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef dst, int64_t cstride);
+/* red_row_direct: whether the row form finishes every reduction of p into
+** its results itself (ROWS_RESULT): sums, products, means, minima and
+** maxima held as float32 or float64 whose results are float32 or float64,
+** finished by one conversion (a mean divided by its n first), as
+** reduce_finish finishes them.  red_row_result: reduction r's results for
+** the W columns of the chunk at `chunk` (n elements a column), stored at
+** dst[q] on (under G->mask). */
+bool red_row_direct(const Program *p);
+void red_row_result(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef dst, LLVMValueRef q,
+                    LLVMValueRef n);
 /* Scratch bytes of one reduction's lanes in a split kernel (red_move): W
 ** values of up to 16 bytes (complex128), W offsets. */
 #define RSTATE (W * 16 + W * 4)
@@ -401,9 +411,9 @@ jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, Rea
 /* ---- cpu/rowrun.c: the row form's runs ---- */
 
 /* The row form's calls (cpu/rowacc.c): fold rows into the accumulators,
-** combine two blocks' accumulators, or finish them into Partials; its
-** parameter slots after the program's. */
-enum { ROWS_FOLD, ROWS_COMBINE, ROWS_FINISH };
+** combine two blocks' accumulators, finish them into Partials, or into the
+** results (where red_row_direct); its parameter slots after the program's. */
+enum { ROWS_FOLD, ROWS_COMBINE, ROWS_FINISH, ROWS_RESULT };
 #define ROWS_SLOTS 6
 /* Rows that one iteration of the row form's loop over the columns folds
 ** in turn, the accumulators held in registers: they are loaded and stored
@@ -419,6 +429,7 @@ typedef struct RowPlan {
   int nk;
   int64_t cols, outer, tile, ntiles;
   size_t chunk;
+  bool direct; /* red_row_direct: the results written by the row form */
 } RowPlan;
 /* Fewer columns than this: the kernel, segment by segment. */
 #define ROWS_MIN_COLS 4

@@ -388,6 +388,38 @@ void red_row_finish(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef dst, int64_t
   }
 }
 
+bool red_row_direct(const Program *p) {
+  for (int s = 0; s < p->nstmts; s++) {
+    const IrStmt *st = &p->stmts[s];
+    if (st->kind != IR_REDUCE) continue;
+    jitc_dtype in = st->value->type, acc = compute_type(reduce_acc(st->op, in));
+    jitc_dtype r = reduce_result(st->op, in);
+    bool op = st->op == OP_SUM || st->op == OP_PROD || st->op == OP_MEAN || st->op == OP_MIN ||
+              st->op == OP_MAX;
+    if (!op || dtype_is_complex(in) || (acc != JITC_FLOAT32 && acc != JITC_FLOAT64) ||
+        (r != JITC_FLOAT32 && r != JITC_FLOAT64))
+      return false;
+  }
+  return true;
+}
+
+void red_row_result(Gen *G, int r, LLVMValueRef chunk, LLVMValueRef dst, LLVMValueRef q,
+                    LLVMValueRef n) {
+  const IrStmt *st = G->racc[r].st;
+  LLVMBuilderRef B = G->B;
+  LLVMValueRef v = row_load(G, &G->racc[r], chunk, false);
+  if (st->op == OP_MEAN) { /* in float64, as reduce_finish divides */
+    LLVMTypeRef dt = LLVMVectorType(G->tf64, W);
+    if (LLVMTypeOf(v) != dt) v = LLVMBuildFPExt(B, v, dt, "");
+    v = LLVMBuildFDiv(B, v, splat(G, LLVMBuildSIToFP(B, n, G->tf64, "")), "");
+  }
+  jitc_dtype rt = reduce_result(st->op, st->value->type);
+  LLVMTypeRef vt = LLVMVectorType(scalar_type(G, rt), W);
+  if (LLVMTypeOf(v) != vt)
+    v = rt == JITC_FLOAT32 ? LLVMBuildFPTrunc(B, v, vt, "") : LLVMBuildFPExt(B, v, vt, "");
+  store_vec(G, rt, dst, q, v);
+}
+
 void red_init(Gen *G) {
   const Program *p = G->prog;
   for (int s = 0, r = 0; s < p->nstmts; s++) {

@@ -25,7 +25,10 @@
 **   +5  fold: the address of each array's step from row to row, in bytes;
 **       combine: the accumulators of later rows, combined into +0's;
 **       finish: the Partials, column j's of reduction r at
-**       + (j * nreduce + r) * sizeof(Partial)
+**       + (j * nreduce + r) * sizeof(Partial);
+**       result: an array of each reduction's address of column 0's
+**       result, the columns' results contiguous (red_row_direct; +2 the
+**       elements of a column, a mean's n)
 ** arrays[a] is array a's element (first row, column 0); column c of row r
 ** is at + r * step + c * size, the columns contiguous.
 */
@@ -199,9 +202,11 @@ int rows_gen(Gen *G, const char *fname) {
   LLVMBasicBlockRef folds = LLVMAppendBasicBlockInContext(G->C, fn, "fold");
   LLVMBasicBlockRef combine = LLVMAppendBasicBlockInContext(G->C, fn, "combine");
   LLVMBasicBlockRef finish = LLVMAppendBasicBlockInContext(G->C, fn, "finish");
-  LLVMValueRef sw = LLVMBuildSwitch(B, what, folds, 2);
+  LLVMBasicBlockRef result = LLVMAppendBasicBlockInContext(G->C, fn, "result");
+  LLVMValueRef sw = LLVMBuildSwitch(B, what, folds, 3);
   LLVMAddCase(sw, i64c(G, ROWS_COMBINE), combine);
   LLVMAddCase(sw, i64c(G, ROWS_FINISH), finish);
+  LLVMAddCase(sw, i64c(G, ROWS_RESULT), result);
 
   /* The rows ROWS_AT_ONCE at a time, then the rest one by one. */
   LLVMPositionBuilderAtEnd(B, folds);
@@ -241,6 +246,24 @@ int rows_gen(Gen *G, const char *fname) {
     red_row_finish(G, r, a, LLVMBuildGEP2(B, G->ti8, other, &o, 1, ""), cstride);
   }
   loop_close(G, &Q);
+  LLVMBuildRetVoid(B);
+
+  /* The results, W columns at a time, the last chunk's under a mask. */
+  LLVMPositionBuilderAtEnd(B, result);
+  if (red_row_direct(p)) {
+    LLVMValueRef iota[W];
+    for (int k = 0; k < W; k++) iota[k] = i64c(G, k);
+    a = rg.acc;
+    chunks_open(G, fn, &Q, begin, end, &a, NULL, &q);
+    G->mask = icmp(G, LLVMIntSLT, LLVMConstVector(iota, W), splat(G, LLVMBuildSub(B, end, Q.v, "")));
+    for (int r = 0; r < p->nreduce; r++) {
+      LLVMValueRef at = i64c(G, r);
+      LLVMValueRef d = LLVMBuildLoad2(B, G->tptr, LLVMBuildGEP2(B, G->tptr, other, &at, 1, ""), "");
+      red_row_result(G, r, a, d, q, nrows);
+    }
+    G->mask = NULL;
+    loop_close(G, &Q);
+  }
   LLVMBuildRetVoid(B);
   G->row = NULL;
   free(X.base);

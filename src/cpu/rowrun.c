@@ -61,6 +61,7 @@ bool rows_plan(const Layout *L, const Program *p, RowPlan *rp) {
   rp->outer = L->nseg / rp->cols;
 #ifdef JITC_HAVE_LLVM
   rp->chunk = red_row_bytes(p, NULL);
+  rp->direct = red_row_direct(p);
 #else
   return false; /* no cpu target: nothing runs here */
 #endif
@@ -115,48 +116,54 @@ static ParamSlot *slots_new(const RowJob *j, int64_t **steps, void ***arrays) {
   return ps;
 }
 
-/* Pass 1, units [begin, end) of j->per elements: block b of tile v (of
-** the columns of outer index o), its rows folded run by run (a run: along
-** the innermost reduced axis) into the block's accumulators. */
-static void fold_units(void *arg, int64_t begin, int64_t end) {
-  RowJob *j = arg;
+/* Block b of tile v (of the columns of outer index o) of unit u: its rows
+** folded run by run (a run: along the innermost reduced axis) into the
+** accumulators at acc.  ps: a thread's slots (slots_new). */
+static void fold_unit(const RowJob *j, ParamSlot *ps, void **arrays, int64_t u,
+                      unsigned char *acc) {
   const Layout *L = j->L;
   const Program *p = j->p;
   const RowPlan *rp = j->rp;
+  ParamSlot *rs = ps + p->nparams;
+  int nk = rp->nk, last = L->ndim - 1;
+  int64_t run = L->ndim > nk ? L->shape[last] : 1;
+  int64_t v = u / j->bps, b = u % j->bps;
+  int64_t o = v / rp->ntiles, c0 = v % rp->ntiles * rp->tile;
+  int64_t tc = rp->cols - c0 < rp->tile ? rp->cols - c0 : rp->tile;
+  int64_t rb = b * RR, len = L->seg - rb < RR ? L->seg - rb : RR;
+  rs[0].bits = (uint64_t)(uintptr_t)acc;
+  rs[1].i64 = ROWS_FOLD;
+  rs[4].i64 = rb;
+  for (int64_t r = rb; r < rb + len;) {
+    int64_t m = run - r % run;
+    if (m > rb + len - r) m = rb + len - r;
+    for (int a = 0; a < L->narrays; a++) {
+      const LayoutArray *x = &L->a[a];
+      if (p->arrays[a].role == JITC_RESULT) continue;
+      arrays[a] = x->base + offset(L, x, 0, nk - 1, o) + c0 * (int64_t)x->esize +
+                  offset(L, x, nk, L->ndim, r);
+    }
+    rs[2].i64 = m;
+    rs[3].i64 = r;
+    j->fn(0, tc, arrays, ps);
+    r += m;
+  }
+}
+
+/* Pass 1, units [begin, end) of j->per elements: each unit's block folded
+** into its accumulators of j->acc. */
+static void fold_units(void *arg, int64_t begin, int64_t end) {
+  RowJob *j = arg;
   int64_t *steps;
   void **arrays;
-  ParamSlot *ps = slots_new(j, &steps, &arrays), *rs;
+  ParamSlot *ps = slots_new(j, &steps, &arrays);
   if (!ps) {
     atomic_store(&j->oom, true);
     return;
   }
-  rs = ps + p->nparams;
-  int nk = rp->nk, last = L->ndim - 1;
-  int64_t run = L->ndim > nk ? L->shape[last] : 1;
-  rs[1].i64 = ROWS_FOLD;
-  rs[5].bits = (uint64_t)(uintptr_t)steps;
-  for (int64_t u = begin / j->per; u < end / j->per; u++) {
-    int64_t v = u / j->bps, b = u % j->bps;
-    int64_t o = v / rp->ntiles, c0 = v % rp->ntiles * rp->tile;
-    int64_t tc = rp->cols - c0 < rp->tile ? rp->cols - c0 : rp->tile;
-    int64_t rb = b * RR, len = L->seg - rb < RR ? L->seg - rb : RR;
-    rs[0].bits = (uint64_t)(uintptr_t)(j->acc + (size_t)u * j->tacc);
-    rs[4].i64 = rb;
-    for (int64_t r = rb; r < rb + len;) {
-      int64_t m = run - r % run;
-      if (m > rb + len - r) m = rb + len - r;
-      for (int a = 0; a < L->narrays; a++) {
-        const LayoutArray *x = &L->a[a];
-        if (p->arrays[a].role == JITC_RESULT) continue;
-        arrays[a] = x->base + offset(L, x, 0, nk - 1, o) + c0 * (int64_t)x->esize +
-                    offset(L, x, nk, L->ndim, r);
-      }
-      rs[2].i64 = m;
-      rs[3].i64 = r;
-      j->fn(0, tc, arrays, ps);
-      r += m;
-    }
-  }
+  ps[j->p->nparams + 5].bits = (uint64_t)(uintptr_t)steps;
+  for (int64_t u = begin / j->per; u < end / j->per; u++)
+    fold_unit(j, ps, arrays, u, j->acc + (size_t)u * j->tacc);
   free(ps);
 }
 
@@ -175,37 +182,108 @@ static void tree(const RowJob *j, ParamSlot *ps, void **arrays, unsigned char *a
   j->fn(0, m, arrays, ps);
 }
 
+/* The results the row form writes itself: at most this many reductions. */
+#define MAXRESULTS 16
+
+/* Whether the results of segments [s, s + m) lie side by side in every
+** result array, each aligned to its element (as reduce_segments writes
+** them straight from finish_n), and where each starts (dst, in the
+** program's order of its reductions). */
+static bool results_at(const RowJob *j, int64_t s, int64_t m, void **dst) {
+  const Program *p = j->p;
+  const Layout *L = j->L;
+  if (p->nreduce > MAXRESULTS) return false;
+  int64_t run = L->kdim ? L->kshape[L->kdim - 1] : 1;
+  for (int k = 0, r = 0; k < p->nstmts; k++) {
+    const IrStmt *st = &p->stmts[k];
+    if (st->kind != IR_REDUCE) continue;
+    size_t es = jitc_dtype_size(p->arrays[st->slot].dtype);
+    int64_t step = L->kdim ? L->a[st->slot].kstrides[L->kdim - 1] : 0;
+    char *at = layout_result(L, st->slot, s);
+    if ((step != (int64_t)es && m > 1) || s % run + m > run || (uintptr_t)at % es) return false;
+    dst[r++] = at;
+  }
+  return true;
+}
+
+/* Piece k of tile v, unit u of pass 2: its blocks' accumulators (those of
+** the tile at tacc, block by block) combined, finished into Partials at
+** part and written. */
+static void finish_piece(const RowJob *j, ParamSlot *ps, void **arrays, Partial *part,
+                         int64_t u, unsigned char *tacc) {
+  const Program *p = j->p;
+  const RowPlan *rp = j->rp;
+  ParamSlot *rs = ps + p->nparams;
+  int64_t v = u / j->pieces, c = u % j->pieces * PIECE;
+  int64_t o = v / rp->ntiles, c0 = v % rp->ntiles * rp->tile + c;
+  int64_t m = rp->cols - c0 < PIECE ? rp->cols - c0 : PIECE;
+  if (m <= 0) return; /* past the end of a run's last tile, a narrower one */
+  if (m > rp->tile - c) m = rp->tile - c;
+  unsigned char *acc = tacc + (size_t)(c / W) * rp->chunk;
+  tree(j, ps, arrays, acc, 0, j->bps, m);
+  rs[0].bits = (uint64_t)(uintptr_t)acc;
+  void *dst[MAXRESULTS];
+  if (rp->direct && results_at(j, o * rp->cols + c0, m, dst)) {
+    rs[1].i64 = ROWS_RESULT; /* the kernel writes the results itself */
+    rs[2].i64 = j->L->seg;
+    rs[5].bits = (uint64_t)(uintptr_t)dst;
+    j->fn(0, m, arrays, ps);
+    return;
+  }
+  rs[1].i64 = ROWS_FINISH;
+  rs[5].bits = (uint64_t)(uintptr_t)part;
+  j->fn(0, m, arrays, ps);
+  reduce_segments(p, j->L->seg, part, 1, j->L, o * rp->cols + c0, m);
+}
+
 /* Pass 2, units [begin, end) of j->per elements: piece k of tile v, its
 ** blocks combined, finished into Partials and written. */
 static void finish_units(void *arg, int64_t begin, int64_t end) {
   RowJob *j = arg;
-  const Program *p = j->p;
-  const RowPlan *rp = j->rp;
   int64_t *steps;
   void **arrays;
   ParamSlot *ps = slots_new(j, &steps, &arrays);
-  Partial *part = malloc((size_t)PIECE * (size_t)p->nreduce * sizeof(Partial));
+  Partial *part = malloc((size_t)PIECE * (size_t)j->p->nreduce * sizeof(Partial));
   if (!ps || !part) {
     free(ps);
     free(part);
     atomic_store(&j->oom, true);
     return;
   }
-  ParamSlot *rs = ps + p->nparams;
   for (int64_t u = begin / j->per; u < end / j->per; u++) {
-    int64_t v = u / j->pieces, c = u % j->pieces * PIECE;
-    int64_t o = v / rp->ntiles, c0 = v % rp->ntiles * rp->tile + c;
-    int64_t m = rp->cols - c0 < PIECE ? rp->cols - c0 : PIECE;
-    if (m <= 0) continue; /* past the end of a run's last tile, a narrower one */
-    if (m > rp->tile - c) m = rp->tile - c;
-    unsigned char *acc = j->acc + (size_t)v * (size_t)j->bps * j->tacc + (size_t)(c / W) * rp->chunk;
-    tree(j, ps, arrays, acc, 0, j->bps, m);
-    rs[0].bits = (uint64_t)(uintptr_t)acc;
-    rs[1].i64 = ROWS_FINISH;
-    rs[5].bits = (uint64_t)(uintptr_t)part;
-    j->fn(0, m, arrays, ps);
-    reduce_segments(p, j->L->seg, part, 1, j->L, o * rp->cols + c0, m);
+    int64_t v = u / j->pieces;
+    finish_piece(j, ps, arrays, part, u, j->acc + (size_t)v * (size_t)j->bps * j->tacc);
   }
+  free(part);
+  free(ps);
+}
+
+/* Both passes at once where a segment is one block (its rows RR or fewer:
+** sum(x, axis=0) of a wide and short matrix): each unit, a tile, folded
+** into accumulators of the thread's own, then its pieces finished and
+** written while those are in the cache, instead of all the tiles'
+** accumulators going to memory and back between two passes. */
+static void fold_finish_units(void *arg, int64_t begin, int64_t end) {
+  RowJob *j = arg;
+  int64_t *steps;
+  void **arrays;
+  ParamSlot *ps = slots_new(j, &steps, &arrays);
+  Partial *part = malloc((size_t)PIECE * (size_t)j->p->nreduce * sizeof(Partial));
+  unsigned char *acc = malloc(j->tacc ? j->tacc : 1);
+  if (!ps || !part || !acc) {
+    free(ps);
+    free(part);
+    free(acc);
+    atomic_store(&j->oom, true);
+    return;
+  }
+  for (int64_t v = begin / j->per; v < end / j->per; v++) {
+    ps[j->p->nparams + 5].bits = (uint64_t)(uintptr_t)steps;
+    fold_unit(j, ps, arrays, v, acc);
+    for (int64_t k = 0; k < j->pieces; k++)
+      finish_piece(j, ps, arrays, part, v * j->pieces + k, acc);
+  }
+  free(acc);
   free(part);
   free(ps);
 }
@@ -231,6 +309,13 @@ jitc_status rows_run(jitc_context *ctx, Pool *pool, int threads, int most, Kerne
   int64_t tiles = tp.outer * tp.ntiles;
   j.tacc = (size_t)(tp.tile / W) * tp.chunk;
   j.pieces = (tp.tile - 1) / PIECE + 1;
+  if (j.bps == 1) {
+    j.per = tp.tile * (L->seg + 16);
+    *used = pool_run(pool, threads, scale(tiles, &j.per), j.per, fold_finish_units, &j);
+    return atomic_load(&j.oom) ? ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for "
+                                           "the accumulators of a reduction over outer axes")
+                               : JITC_OK;
+  }
   /* Not cleared: a block's first row writes every accumulator (from the
   ** identity) before any is read, and pass 2 reads no others. */
   size_t bytes;
