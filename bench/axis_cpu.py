@@ -9,7 +9,9 @@ in bench/results/axis_cpu.{json,md}, shown in docs/PERFORMANCE.md,
   once, each call one jitc_run_arrays, all cores), NumPy's np.sum(x, axis=...)
   (one thread), numexpr's evaluate('sum(x, axis=...)'), jitc on one thread
   (as NumPy runs), jitc's whole
-  `sum(x)` (one pass over the same 64 MB, the reduction's own pace), and the
+  `sum(x)` (one pass over the same 64 MB, the reduction's own pace), `sum(w,
+  axis=0)` of the same bytes as a (2, 8388608) matrix (many columns of two
+  rows) by jitc, NumPy and numexpr, and the
   copy of 64 MB (the C memcpy of bench/c_loops.c on all cores where the
   drivers are built, and NumPy's copyto).
 
@@ -33,6 +35,7 @@ import common  # noqa: E402
 import nd_lib  # noqa: E402  (jitc_run_arrays through ctypes, shared with the tests)
 
 SIDE = 4096
+WIDE = "%%s sum(w, axis=0), w (2, %d)" % (SIDE * SIDE // 2)
 
 
 def parse_args():
@@ -103,6 +106,13 @@ def main():
                 lambda ax=ax: numexpr.evaluate(f"sum(x, axis={ax})", local_dict={"x": x}))
     whole = Jitc(R, "s = sum(x)", x)
     calls["jitc sum(x), every element"] = whole
+    # The same 64 MB as a wide and short matrix: two rows, each column's
+    # result a step of its own (NumPy adds the two rows).
+    w = x.reshape(2, -1)
+    calls[WIDE % "jitc"] = Jitc(R, "s = sum(x, axis=0)", w)
+    calls[WIDE % "numpy"] = lambda: np.sum(w, axis=0)
+    if numexpr:
+        calls[WIDE % "numexpr"] = lambda: numexpr.evaluate("sum(x, axis=0)", local_dict={"x": w})
     calls["copy 64 MB, numpy copyto"] = lambda: np.copyto(dst, x)
 
     # The checks, before any time counts.
@@ -110,9 +120,9 @@ def main():
         if "copy" in name:
             continue
         ax = None if "every" in name else int(name.split("axis=")[1][0])
-        want = np.sum(x, axis=ax, dtype=np.float64)
+        want = np.sum(w if "(2," in name else x, axis=ax, dtype=np.float64)
         got = np.asarray(fn(), np.float64)
-        tol = 1e-5 * np.sum(np.abs(x), axis=ax, dtype=np.float64)
+        tol = 1e-5 * np.sum(np.abs(w if "(2," in name else x), axis=ax, dtype=np.float64)
         if got.shape != np.shape(want) or np.any(np.abs(got - want) > tol):
             sys.exit(f"axis_cpu: {name} differs from NumPy's float64 sum")
 
