@@ -16,8 +16,9 @@ CUDA events on CuPy's current stream around the call, median, two ways:
   call queued, as C's events time its kernel;
 - call: the events around the call on an idle GPU: the host side included,
   as bench/gpu.py times the peers.
-Every result is checked against NumPy before its time counts.  Writes
-python_gpu.json and python_gpu.md into --out-dir.
+Every result is checked against NumPy before its time counts.  Then the
+cost of one call on small device arrays (small_calls), against CuPy and
+PyTorch.  Writes python_gpu.json and python_gpu.md into --out-dir.
 """
 import argparse
 import json
@@ -26,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -117,10 +119,11 @@ def main():
                   f"({row['ratio']:.2f}x)  call {row['py_call_ms']:.4f} ms", flush=True)
             del dev, r, got
             cp.get_default_memory_pool().free_all_blocks()
+    small = small_calls(cp)
     dev_name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     out = {"device": dev_name, "cupy": cp.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
            "command": "python3 bench/python_gpu.py --build build-gpu --n %s" % a.n,
-           "results": rows}
+           "results": rows, "small_calls": small}
     os.makedirs(a.out_dir, exist_ok=True)
     common.write_json(os.path.join(a.out_dir, "python_gpu.json"), out)
     md = [f"# jitc from Python on CuPy arrays against C, {common.fmt_n(n)} elements",
@@ -136,7 +139,69 @@ def main():
         md.append(f"| `{r['program']}` {np.dtype(BYNAME[r['workload']].dtype).name} | "
                   f"{r['c_kernel_ms']:.4f} | {r['py_kernel_ms']:.4f} | {r['ratio']:.2f}x | "
                   f"{r['py_call_ms']:.4f} |")
+    md += ["", "One call where the host's work is all of it: 1000-element float64 arrays on "
+           "the device (`m` (100, 10), `row` (10,)), calls back to back, the stream "
+           "synchronized at the end; microseconds per call, the fastest of 5 rounds of 20,000. "
+           "The peers run the same expression on their own arrays.", "",
+           "| program | jitc.evaluate | CuPy | PyTorch |", "|---|---|---|---|"]
+    for r in small:
+        torch_us = "%.1f" % r["torch_us"] if "torch_us" in r else "-"
+        md.append(f"| `{r['program']}` (peers: `{r['expr']}`) | {r['jitc_us']:.1f} | "
+                  f"{r['cupy_us']:.1f} | {torch_us} |")
     common.write_md(os.path.join(a.out_dir, "python_gpu.md"), md)
+
+
+SMALL = [("c = 2*a + b", ("a", "b"), "2*a + b", lambda d: 2 * d["a"] + d["b"]),
+         ("a[i] += 1", ("a",), "a += 1", lambda d: d["a"].__iadd__(1)),
+         ("s = sum(a)", ("a",), "a.sum()", lambda d: d["a"].sum()),
+         ("c = m + row", ("m", "row"), "m + row", lambda d: d["m"] + d["row"])]
+
+
+def small_calls(cp, count=20000, rounds=5):
+    """The cost of one call where the host's work is all of it: programs on
+    1000-element float64 device arrays, called back to back, the stream
+    synchronized at the end; per call, the fastest of `rounds` rounds.
+    jitc.evaluate against the same expression in CuPy and in PyTorch (its
+    own tensors, on the same device)."""
+    try:
+        import torch
+        torch = torch if torch.cuda.is_available() else None
+    except ImportError:
+        torch = None
+    host = {"a": np.arange(1000.0), "b": np.ones(1000), "m": np.ones((100, 10)),
+            "row": np.arange(10.0)}
+    libs = {"jitc": {k: cp.asarray(v) for k, v in host.items()},
+            "cupy": {k: cp.asarray(v) for k, v in host.items()}}
+    if torch is not None:
+        libs["torch"] = {k: torch.as_tensor(v, device="cuda") for k, v in host.items()}
+
+    def per_call(fn, sync):
+        for _ in range(200):
+            fn()
+        sync()
+        best = float("inf")
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for _ in range(count):
+                fn()
+            sync()
+            best = min(best, (time.perf_counter() - t0) / count * 1e6)
+        return best
+    rows = []
+    for prog, used, expr, peer in SMALL:
+        names = {k: libs["jitc"][k] for k in used}
+        row = {"program": prog, "expr": expr,
+               "jitc_us": per_call(lambda: jitc.evaluate(prog, **names),
+                                   cp.cuda.get_current_stream().synchronize),
+               "cupy_us": per_call(lambda: peer(libs["cupy"]),
+                                   cp.cuda.get_current_stream().synchronize)}
+        if torch is not None:
+            row["torch_us"] = per_call(lambda: peer(libs["torch"]), torch.cuda.synchronize)
+        rows.append(row)
+        print("%-12s jitc %.1f us  cupy %.1f us  torch %s us" % (
+            prog, row["jitc_us"], row["cupy_us"], "%.1f" % row["torch_us"] if "torch_us" in row
+            else "-"), flush=True)
+    return rows
 
 
 BYNAME = {w.name: w for w in WORKLOADS}
