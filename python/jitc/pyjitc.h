@@ -75,6 +75,10 @@ typedef struct ModuleState {
   int size[JITC_NDTYPES];
   char type_list[256];        /* "bool, int8, ..., float64", for messages */
   int threads;                /* the cpu target's threads (set_num_threads); 0: all cores */
+  /* Types whose objects device_info described (CuPy's ndarray, torch.Tensor):
+  ** their next objects go to it without a look for __cuda_array_interface__,
+  ** which CuPy makes as a new dict on each look (values.c). */
+  PyTypeObject *dev_types[4];
   /* Interned attribute and keyword names. */
   PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
   PyObject *s_threads, *s_local_dict, *s_global_dict, *s_out, *s_order, *s_casting;

@@ -226,11 +226,18 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
     return bind_weak_complex(b, o);
   /* Device arrays first: a CuPy array also has the buffer protocol's
   ** absence, but a PyTorch CPU tensor has DLPack and no buffer. */
-  const ModuleState *st = mod_state();
-  if (st->device_info &&
-      (PyObject_HasAttr(o, st->s_cai) || PyObject_HasAttr(o, st->s_dlpack_device))) {
+  ModuleState *st = mod_state();
+  int known = 0;
+  for (int k = 0; k < 4 && !known; k++) known = Py_TYPE(o) == st->dev_types[k];
+  if (st->device_info && (known || PyObject_HasAttr(o, st->s_cai) ||
+                          PyObject_HasAttr(o, st->s_dlpack_device))) {
     PyObject *info = PyObject_CallOneArg(st->device_info, o);
     if (!info) return -1;
+    for (int k = 0; k < 4 && !known && (PyArray_Check(info) || PyTuple_Check(info)); k++)
+      if (!st->dev_types[k]) {
+        st->dev_types[k] = (PyTypeObject *)Py_NewRef((PyObject *)Py_TYPE(o));
+        known = 1;
+      }
     if (PyArray_Check(info)) {
       b->arr = (PyArrayObject *)info;
       return bind_ndarray(b, name, b->arr);
