@@ -64,10 +64,10 @@ static void k_order(int nop, npy_intp (*st)[NPY_MAXDIMS], int nd, int *perm) {
   }
 }
 
-/* A new device array of the kind of `like`, on its device, of the run's
-** shape (nd axes), its axes laid out outermost first as perm says (NULL:
-** C order), bound into b.  -1 with an exception set. */
-static int device_new(Bound *b, PyObject *like, int nd, const npy_intp *shape, jitc_dtype t,
+/* A new device array of the kind of `like`, on its device, of nd axes of
+** extents shape, its axes laid out outermost first as perm says (NULL: C
+** order), bound into b and owned by it.  -1 with an exception set. */
+int device_alloc(Bound *b, PyObject *like, int nd, const npy_intp *shape, jitc_dtype t,
                       const int *perm) {
   const ModuleState *st = mod_state();
   PyObject *sh = PyArray_IntTupleFromIntp(nd, shape), *order = Py_None;
@@ -185,36 +185,22 @@ static int axis_results(const KernelObject *K, Bound *arrs, jitc_array *ja, PyOb
     int nd = 0;
     int64_t shape[JITC_MAXDIMS];
     if (result_shape(K, ja, j, &nd, shape) ||
-        device_new(&arrs[j], like, nd, (const npy_intp *)shape, K->adtypes[j], NULL))
+        device_alloc(&arrs[j], like, nd, (const npy_intp *)shape, K->adtypes[j], NULL))
       return -1;
     ja[j] = (jitc_array){(void *)(uintptr_t)arrs[j].ptr, nd, (const int64_t *)arrs[j].shape, NULL};
   }
   return 0;
 }
 
-/* Runs the kernel with the GIL released, on the stream of the first
-** array; ptrs for the flat run, else ja. */
+/* Runs the kernel on the stream of the first array: ptrs for the flat
+** run, else ja. */
 static int launch(const KernelObject *K, const Bound *first, int64_t n, const uint64_t *ptrs,
                   const jitc_array *ja, const jitc_value *vals) {
-  ModuleState *st = mod_state();
   void *stream = NULL;
   PyObject *s = PyTuple_GET_SIZE(first->dev) > 4 ? PyTuple_GET_ITEM(first->dev, 4) : Py_None;
   if (s != Py_None) stream = PyLong_AsVoidPtr(s);
   if (PyErr_Occurred()) return -1;
-  Failure f = {0};
-  jitc_status rs;
-  Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(st->lock, WAIT_LOCK);
-  rs = ptrs ? jitc_run_device(st->ctx, K->k, n, ptrs, vals, stream)
-            : jitc_run_device_arrays(st->ctx, K->k, ja, vals, stream);
-  if (rs) failure_take(&f, rs);
-  PyThread_release_lock(st->lock);
-  Py_END_ALLOW_THREADS
-  if (rs) {
-    failure_raise_as(&f, rs == JITC_E_PROGRAM ? st->empty_exc : NULL);
-    return -1;
-  }
-  return 0;
+  return run_locked(K, n, ptrs, ja, vals, 1, stream);
 }
 
 /* Runs K over device arrays arrs (outputs not given have code K_NONE;
@@ -245,7 +231,7 @@ int run_device(KernelObject *K, Bound *arrs, const jitc_value *vals, int first,
   layout_outputs(K, arrs, fs, nd, shape, order, perm);
   for (int j = 0; j < na; j++) {
     if (KIND(arrs[j].code) != K_NONE || K->aroles[j] != JITC_OUTPUT) continue;
-    if (device_new(&arrs[j], arrs[first].obj, nd, shape, K->adtypes[j], perm) ||
+    if (device_alloc(&arrs[j], arrs[first].obj, nd, shape, K->adtypes[j], perm) ||
         device_strides(&arrs[j], st[j]))
       goto out;
     arrs[j].strides = st[j];

@@ -126,26 +126,7 @@ static int result_alloc(const KernelObject *K, int j, Bound *b, int dev, PyObjec
     b->ptr = (uint64_t)(uintptr_t)b->cell;
     return 0;
   }
-  const ModuleState *st = mod_state();
-  PyObject *shape = PyTuple_New(0);
-  PyObject *a = shape ? PyObject_CallFunction(st->device_empty, "OOsO", like, shape,
-                                              dt_name(K->adtypes[j]), Py_None)
-                      : NULL;
-  Py_XDECREF(shape);
-  PyObject *info = a ? PyObject_CallOneArg(st->device_info, a) : NULL;
-  unsigned long long ptr = 0;
-  if (info && PyTuple_Check(info) && PyTuple_GET_SIZE(info) > 0)
-    ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(info, 0));
-  if (!ptr) {
-    Py_XDECREF(info);
-    Py_XDECREF(a);
-    if (!PyErr_Occurred()) raise_input("could not allocate a device result");
-    return -1;
-  }
-  b->dev = info;
-  b->obj = b->own = a;
-  b->ptr = ptr;
-  return 0;
+  return device_alloc(b, like, 0, NULL, K->adtypes[j], NULL);
 }
 
 int name_eq(PyObject *a, PyObject *b) {

@@ -217,6 +217,12 @@ int parse_target(PyObject *t, int device, jitc_target *out);
 /* run.c */
 int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order);
 /* What device.c shares with the host's run: */
+/* Runs K with the GIL released and the context's lock held, as one flat
+** run of n elements at ptrs (host: void *const *; device: const uint64_t *)
+** or, ptrs NULL, over the arrays ja; on device arrays (device, on stream)
+** or host ones.  -1 with the library's error raised. */
+int run_locked(const KernelObject *K, int64_t n, const void *ptrs, const jitc_array *ja,
+               const jitc_value *vals, int device, void *stream);
 int run_shape(const KernelObject *K, const Bound *arrs, int *ndim, npy_intp *shape);
 int over_axes(const KernelObject *K, int j);
 int result_shape(const KernelObject *K, const jitc_array *ja, int j, int *nd, int64_t *shape);
@@ -225,6 +231,8 @@ void frame_strides(int xnd, const npy_intp *xs, const npy_intp *xst, int nd,
 const char *shape_text(char *buf, size_t cap, int nd, const npy_intp *s);
 
 /* device.c */
+int device_alloc(Bound *b, PyObject *like, int nd, const npy_intp *shape, jitc_dtype t,
+                 const int *perm);
 int run_device(KernelObject *K, Bound *arrs, const jitc_value *vals, int first,
                NPY_ORDER order);
 

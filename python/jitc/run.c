@@ -300,11 +300,32 @@ int run_shape(const KernelObject *K, const Bound *arrs, int *ndim, npy_intp *sha
   return 0;
 }
 
+int run_locked(const KernelObject *K, int64_t n, const void *ptrs, const jitc_array *ja,
+               const jitc_value *vals, int device, void *stream) {
+  ModuleState *st = mod_state();
+  Failure f = {0};
+  jitc_status s;
+  Py_BEGIN_ALLOW_THREADS
+  PyThread_acquire_lock(st->lock, WAIT_LOCK);
+  if (device)
+    s = ptrs ? jitc_run_device(st->ctx, K->k, n, ptrs, vals, stream)
+             : jitc_run_device_arrays(st->ctx, K->k, ja, vals, stream);
+  else
+    s = ptrs ? jitc_run(st->ctx, K->k, n, (void *const *)ptrs, vals, NULL)
+             : jitc_run_arrays(st->ctx, K->k, ja, vals, NULL);
+  if (s) failure_take(&f, s);
+  PyThread_release_lock(st->lock);
+  Py_END_ALLOW_THREADS
+  /* A run fails with JITC_E_PROGRAM only for min, max, argmin or argmax of
+  ** no elements: NumPy raises ValueError there, so the error is one too. */
+  if (s) failure_raise_as(&f, s == JITC_E_PROGRAM ? st->empty_exc : NULL);
+  return s ? -1 : 0;
+}
+
 /* Runs K over host arrays arrs (outputs not given have code K_NONE) and
 ** scalars, outputs laid out as `order` says; the outputs made are owned by
 ** their Bound (b->own).  -1 with an exception set. */
 int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order) {
-  ModuleState *st = mod_state();
   int na = K->narrays, nd = 0;
   npy_intp shape[NPY_MAXDIMS];
   if (run_shape(K, arrs, &nd, shape)) return -1;
@@ -364,19 +385,7 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
         extent(use[q], &qlo, &qhi);
         flat = !(wlo < qhi && qlo < whi);
       }
-  Failure f = {0};
-  jitc_status s;
-  int64_t n = PyArray_MultiplyList(shape, nd);
-  Py_BEGIN_ALLOW_THREADS
-  PyThread_acquire_lock(st->lock, WAIT_LOCK);
-  s = flat ? jitc_run(st->ctx, K->k, n, ptrs, vals, NULL)
-           : jitc_run_arrays(st->ctx, K->k, ja, vals, NULL);
-  if (s) failure_take(&f, s);
-  PyThread_release_lock(st->lock);
-  Py_END_ALLOW_THREADS
-  /* A run fails with JITC_E_PROGRAM only for min, max, argmin or argmax of
-  ** no elements: NumPy raises ValueError there, so the error is one too. */
-  if (s) failure_raise_as(&f, s == JITC_E_PROGRAM ? st->empty_exc : NULL);
+  run_locked(K, PyArray_MultiplyList(shape, nd), flat ? ptrs : NULL, ja, vals, 0, NULL);
 fail:
   for (int j = 0; j < na; j++)
     if (copied[j]) Py_DECREF(use[j]);
