@@ -396,8 +396,12 @@ def _device_info(obj):
                 torch.cuda.current_stream(obj.device).cuda_stream, obj.device.index, obj)
     if kind == "cupy" and hasattr(obj, "data") and hasattr(obj.data, "ptr"):
         # A CuPy array's own attributes: its __cuda_array_interface__ says the
-        # same, through a dict made on each call.
+        # same, through a dict made on each call.  From now on _jitc reads
+        # cupy.ndarray's attributes itself, and makes its outputs.
         import cupy
+        if type(obj) is cupy.ndarray:
+            _jitc._set_cupy(cupy.ndarray, cupy.empty, cupy.cuda.get_current_stream,
+                            cupy.cuda.runtime.getDevice)
         return (obj.data.ptr, obj.shape, obj.strides, _known_name(obj.dtype) or str(obj.dtype),
                 cupy.cuda.get_current_stream().ptr, obj.device.id, obj)
     cai = getattr(obj, "__cuda_array_interface__", None)

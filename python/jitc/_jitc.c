@@ -87,6 +87,27 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* _set_cupy(ndarray, empty, get_current_stream, getDevice): CuPy's, from
+** __init__.py when it first meets a cupy.ndarray: its arrays are then read
+** and made here (values.c's cupy_info, device.c's device_alloc). */
+static PyObject *py_set_cupy(PyObject *self, PyObject *args) {
+  ModuleState *st = mod_state();
+  PyObject *type, *empty, *stream, *device;
+  if (!PyArg_ParseTuple(args, "O!OOO", &PyType_Type, &type, &empty, &stream, &device))
+    return NULL;
+  const char *names[] = {"data", "ptr", "shape", "strides", "dtype", "device", "id",
+                         "transpose"};
+  PyObject **slots[] = {&st->s_data, &st->s_ptr, &st->s_shape, &st->s_strides, &st->s_dtype,
+                        &st->s_device, &st->s_id, &st->s_transpose};
+  for (int k = 0; k < 8; k++)
+    if (!*slots[k] && !(*slots[k] = PyUnicode_InternFromString(names[k]))) return NULL;
+  Py_XSETREF(st->cupy_empty, Py_NewRef(empty));
+  Py_XSETREF(st->cupy_stream, Py_NewRef(stream));
+  Py_XSETREF(st->cupy_device, Py_NewRef(device));
+  Py_XSETREF(st->cupy_type, Py_NewRef(type));
+  Py_RETURN_NONE;
+}
+
 static PyObject *py_available(PyObject *self, PyObject *arg) {
   jitc_target t;
   if (parse_target(arg, 0, &t)) return NULL;
@@ -267,6 +288,7 @@ static PyMethodDef methods[] = {
   {"_nearest_name", py_nearest_name, METH_VARARGS,
    "_nearest_name(name, names) -> the likely typo's fix among names, or None"},
   {"_dtype_parse", py_dtype_parse, METH_O, "_dtype_parse(name) -> the type's number, or None"},
+  {"_set_cupy", py_set_cupy, METH_VARARGS, NULL},
   {"_set_threads", py_set_threads, METH_O,
    "_set_threads(n) -> the thread count it replaces (0: every core)"},
   {"default_target", py_default_target, METH_NOARGS,

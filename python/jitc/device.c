@@ -64,23 +64,68 @@ static void k_order(int nop, npy_intp (*st)[NPY_MAXDIMS], int nd, int *perm) {
   }
 }
 
+/* A new cupy.ndarray on the current device, of nd axes of extents shape,
+** laid out as perm says (NULL: C order): made in C order with its axes so
+** ordered (cupy.empty), then transposed back.  NULL with an exception set. */
+static PyObject *cupy_new(int nd, const npy_intp *shape, jitc_dtype t, const int *perm) {
+  const ModuleState *st = mod_state();
+  npy_intp laid[NPY_MAXDIMS];
+  for (int d = 0; d < nd; d++) laid[d] = shape[perm ? perm[d] : d];
+  PyObject *sh = PyArray_IntTupleFromIntp(nd, laid);
+  PyArray_Descr *dt = sh ? mod_descr(t) : NULL;
+  PyObject *a = dt ? PyObject_CallFunctionObjArgs(st->cupy_empty, sh, (PyObject *)dt, NULL) : NULL;
+  Py_XDECREF(sh);
+  Py_XDECREF(dt);
+  if (!a || !perm) return a;
+  PyObject *back = PyTuple_New(nd);
+  for (int d = 0; back && d < nd; d++) PyTuple_SET_ITEM(back, perm[d], PyLong_FromLong(d));
+  PyObject *v = back ? PyObject_CallMethodOneArg(a, st->s_transpose, back) : NULL;
+  Py_XDECREF(back);
+  Py_DECREF(a);
+  return v;
+}
+
+/* Whether `like` is a cupy.ndarray on CuPy's current device: its outputs
+** are then made by cupy_new, without __init__.py's _device_empty. */
+static int cupy_here(PyObject *like) {
+  const ModuleState *st = mod_state();
+  if (!st->cupy_type || (PyObject *)Py_TYPE(like) != st->cupy_type) return 0;
+  PyObject *dev = PyObject_GetAttr(like, st->s_device);
+  PyObject *id = dev ? PyObject_GetAttr(dev, st->s_id) : NULL;
+  PyObject *cur = id ? PyObject_CallNoArgs(st->cupy_device) : NULL;
+  int here = cur ? PyObject_RichCompareBool(id, cur, Py_EQ) : -1;
+  Py_XDECREF(dev);
+  Py_XDECREF(id);
+  Py_XDECREF(cur);
+  if (here < 0) PyErr_Clear(); /* _device_empty then says what is wrong */
+  return here == 1;
+}
+
 /* A new device array of the kind of `like`, on its device, of nd axes of
 ** extents shape, its axes laid out outermost first as perm says (NULL: C
 ** order), bound into b and owned by it.  -1 with an exception set. */
 int device_alloc(Bound *b, PyObject *like, int nd, const npy_intp *shape, jitc_dtype t,
-                      const int *perm) {
+                 const int *perm) {
   const ModuleState *st = mod_state();
-  PyObject *sh = PyArray_IntTupleFromIntp(nd, shape), *order = Py_None;
-  for (int d = 0; perm && d < nd && order == Py_None; d++)
-    if (perm[d] != d) order = PyTuple_New(nd);
-  for (int d = 0; order != Py_None && order && d < nd; d++)
-    PyTuple_SET_ITEM(order, d, PyLong_FromLong(perm[d]));
-  PyObject *a = sh && order ? PyObject_CallFunction(st->device_empty, "OOsO", like, sh,
-                                                    dt_name(t), order)
-                            : NULL;
-  Py_XDECREF(sh);
-  if (order != Py_None) Py_XDECREF(order);
-  PyObject *info = a ? PyObject_CallOneArg(st->device_info, a) : NULL;
+  int identity = 1;
+  for (int d = 0; perm && d < nd; d++) identity &= perm[d] == d;
+  if (identity) perm = NULL;
+  PyObject *a, *info;
+  if (cupy_here(like)) {
+    a = cupy_new(nd, shape, t, perm);
+    info = a ? cupy_info(a) : NULL;
+  } else {
+    PyObject *sh = PyArray_IntTupleFromIntp(nd, shape), *order = Py_None;
+    if (perm) order = PyTuple_New(nd);
+    for (int d = 0; perm && order && d < nd; d++)
+      PyTuple_SET_ITEM(order, d, PyLong_FromLong(perm[d]));
+    a = sh && order ? PyObject_CallFunction(st->device_empty, "OOsO", like, sh, dt_name(t),
+                                            order)
+                    : NULL;
+    Py_XDECREF(sh);
+    if (order != Py_None) Py_XDECREF(order);
+    info = a ? PyObject_CallOneArg(st->device_info, a) : NULL;
+  }
   if (!info || !PyTuple_Check(info) || bind_device(b, "output", info)) {
     Py_XDECREF(info);
     Py_XDECREF(a);

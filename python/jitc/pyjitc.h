@@ -79,6 +79,11 @@ typedef struct ModuleState {
   ** their next objects go to it without a look for __cuda_array_interface__,
   ** which CuPy makes as a new dict on each look (values.c). */
   PyTypeObject *dev_types[4];
+  /* CuPy, once __init__.py has met a cupy.ndarray (_set_cupy): the type,
+  ** cupy.empty, cupy.cuda.get_current_stream, cupy.cuda.runtime.getDevice
+  ** and the attribute names its arrays are read by (values.c, device.c). */
+  PyObject *cupy_type, *cupy_empty, *cupy_stream, *cupy_device;
+  PyObject *s_data, *s_ptr, *s_shape, *s_strides, *s_dtype, *s_device, *s_id, *s_transpose;
   /* Interned attribute and keyword names. */
   PyObject *s_target, *s_cai, *s_dlpack_device, *s_array_interface;
   PyObject *s_threads, *s_local_dict, *s_global_dict, *s_out, *s_order, *s_casting;
@@ -188,6 +193,9 @@ PyObject *failure_raise_as(Failure *f, PyObject *cls);
 /* values.c */
 int bind_value(Bound *b, const char *name, PyObject *o);
 int bind_device(Bound *b, const char *name, PyObject *info);
+/* A cupy.ndarray's _device_info tuple, read from its attributes here (as
+** _device_info reads them); NULL with an exception set. */
+PyObject *cupy_info(PyObject *o);
 int bind_zero_d(Bound *b, const char *name, int own);
 void bound_clear(Bound *b);
 const char *dt_name(jitc_dtype t);

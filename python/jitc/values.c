@@ -227,6 +227,12 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
   /* Device arrays first: a CuPy array also has the buffer protocol's
   ** absence, but a PyTorch CPU tensor has DLPack and no buffer. */
   ModuleState *st = mod_state();
+  if (st->cupy_type && (PyObject *)Py_TYPE(o) == st->cupy_type) {
+    PyObject *info = cupy_info(o);
+    if (!info) return -1;
+    b->dev = info;
+    return bind_device(b, name, info);
+  }
   int known = 0;
   for (int k = 0; k < 4 && !known; k++) known = Py_TYPE(o) == st->dev_types[k];
   if (st->device_info && (known || PyObject_HasAttr(o, st->s_cai) ||
@@ -265,6 +271,37 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
               "the buffer protocol, __array_interface__, __cuda_array_interface__ or DLPack, "
               "and Python or NumPy scalars", name, Py_TYPE(o)->tp_name);
   return -1;
+}
+
+PyObject *cupy_info(PyObject *o) {
+  ModuleState *st = mod_state();
+  PyObject *data = PyObject_GetAttr(o, st->s_data);
+  PyObject *ptr = data ? PyObject_GetAttr(data, st->s_ptr) : NULL;
+  PyObject *shape = ptr ? PyObject_GetAttr(o, st->s_shape) : NULL;
+  PyObject *strides = shape ? PyObject_GetAttr(o, st->s_strides) : NULL;
+  PyObject *dtype = strides ? PyObject_GetAttr(o, st->s_dtype) : NULL;
+  PyObject *stream = dtype ? PyObject_CallNoArgs(st->cupy_stream) : NULL;
+  PyObject *sptr = stream ? PyObject_GetAttr(stream, st->s_ptr) : NULL;
+  PyObject *dev = sptr ? PyObject_GetAttr(o, st->s_device) : NULL;
+  PyObject *id = dev ? PyObject_GetAttr(dev, st->s_id) : NULL;
+  PyObject *name = NULL, *info = NULL;
+  jitc_dtype t;
+  if (id)
+    name = PyArray_DescrCheck(dtype) && !dtype_of_descr((PyArray_Descr *)dtype, &t)
+               ? PyUnicode_FromString(jitc_dtype_name(t))
+               : PyObject_Str(dtype);
+  if (name) info = PyTuple_Pack(7, ptr, shape, strides, name, sptr, id, o);
+  Py_XDECREF(data);
+  Py_XDECREF(ptr);
+  Py_XDECREF(shape);
+  Py_XDECREF(strides);
+  Py_XDECREF(dtype);
+  Py_XDECREF(stream);
+  Py_XDECREF(sptr);
+  Py_XDECREF(dev);
+  Py_XDECREF(id);
+  Py_XDECREF(name);
+  return info;
 }
 
 /* _device_info's tuple: (ptr, shape, strides in bytes or None, dtype,
