@@ -390,8 +390,12 @@ class GpuBench:
                 cold, cached, memory, init, caches, err = [], [], [], [], [], None
                 for trial in range(3):
                     d = tempfile.mkdtemp(prefix="cold-", dir=self.cache_root)
+                    # An empty CUDA compute cache too: NVRTC keeps an entry
+                    # for each kernel there, and finds the last trial's.
+                    cc = tempfile.mkdtemp(prefix="cuda-cache-", dir=self.cache_root)
                     r = self.driver(self.jitc_args(w) + ["--compile-only", "--cache-dir", d]
-                                    + decl + [w.program])
+                                    + decl + [w.program],
+                                    env=dict(os.environ, CUDA_CACHE_PATH=cc))
                     if "error" in r:
                         err = r["error"]
                         break

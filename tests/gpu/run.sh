@@ -212,14 +212,16 @@ else
 fi
 
 if want timings; then
-  # Three cold compiles, each in a fresh process with an empty disk cache:
-  # the first pays for reading NVRTC's libraries (110 MB) from disk where
-  # nothing on the machine has used them since it started; the others
-  # find them in the page cache, as every later process does.
+  # Three cold compiles, each in a fresh process with an empty disk cache
+  # and an empty CUDA compute cache (CUDA_CACHE_PATH): NVRTC keeps an entry
+  # for each kernel it compiles in ~/.nv/ComputeCache, and a kernel found
+  # there compiles in a fraction of the time (docs/PERFORMANCE.md).
   echo "== compile latency (fresh processes)"
   for r in 1 2 3; do
     cache=$(mktemp -d)
-    JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed "s/^time /time cold${r}_/" | tee -a "$log"
+    ccache=$(mktemp -d)
+    CUDA_CACHE_PATH=$ccache JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed "s/^time /time cold${r}_/" | tee -a "$log"
+    rm -rf "$ccache"
     [ $r -lt 3 ] && rm -rf "$cache"
   done
   JITC_CACHE_DIR=$cache "$out/cuda_gpu" compile 'a[i] = a * 3 + 1' | sed 's/^time /time warm_disk_/' | tee -a "$log"
