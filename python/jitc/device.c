@@ -26,15 +26,8 @@ static int bound(const Bound *b) { return KIND(b->code) == K_DEV; }
 
 /* Device array b's strides in bytes: those it gives, or C order's. */
 static int device_strides(const Bound *b, npy_intp *st) {
-  PyObject *s = PyTuple_GET_ITEM(b->dev, 2);
-  npy_intp acc = mod_state()->size[DT(b->code)];
-  for (int d = b->ndim - 1; d >= 0; d--) {
-    st[d] = acc;
-    acc *= b->shape[d];
-  }
-  for (int d = 0; s != Py_None && d < b->ndim; d++)
-    st[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(s, d));
-  return PyErr_Occurred() ? -1 : 0;
+  return strides_of(b->ndim, b->shape, mod_state()->size[DT(b->code)],
+                    PyTuple_GET_ITEM(b->dev, 2), st);
 }
 
 /* NumPy's iterator's order of the axes for the operands' strides in the

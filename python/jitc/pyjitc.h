@@ -193,6 +193,9 @@ PyObject *failure_raise_as(Failure *f, PyObject *cls);
 /* values.c */
 int bind_value(Bound *b, const char *name, PyObject *o);
 int bind_device(Bound *b, const char *name, PyObject *info);
+/* A device array's strides in bytes into st: those of `strides` (a tuple
+** of nd, as _device_info gives it), or C order's where it is None. */
+int strides_of(int nd, const npy_intp *shape, npy_intp item, PyObject *strides, npy_intp *st);
 /* A cupy.ndarray's _device_info tuple, read from its attributes here (as
 ** _device_info reads them); NULL with an exception set. */
 PyObject *cupy_info(PyObject *o);

@@ -304,6 +304,16 @@ PyObject *cupy_info(PyObject *o) {
   return info;
 }
 
+int strides_of(int nd, const npy_intp *shape, npy_intp item, PyObject *strides, npy_intp *st) {
+  for (int d = nd - 1; d >= 0; d--) {
+    st[d] = item;
+    item *= shape[d];
+  }
+  for (int d = 0; strides != Py_None && d < nd; d++)
+    st[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, d));
+  return PyErr_Occurred() ? -1 : 0;
+}
+
 /* _device_info's tuple: (ptr, shape, strides in bytes or None, dtype,
 ** stream, device, keepalive); dtype is the name of one of the types
 ** (__init__.py found it from the array's own dtype, "bfloat16"), or what
@@ -341,17 +351,9 @@ int bind_device(Bound *b, const char *name, PyObject *info) {
     if (b->shape[d] < 0 && !PyErr_Occurred()) return raise_input("'%s': bad shape", name), -1;
     b->n *= b->shape[d];
   }
-  npy_intp acc = size;
-  for (int d = nd - 1; d >= 0; d--) { /* C order when strides is None */
-    st[d] = acc;
-    acc *= b->shape[d];
-  }
-  if (strides != Py_None) {
-    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != nd)
-      return raise_input("'%s': bad strides", name), -1;
-    for (int d = 0; d < nd; d++) st[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, d));
-  }
-  if (PyErr_Occurred()) return -1;
+  if (strides != Py_None && (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != nd))
+    return raise_input("'%s': bad strides", name), -1;
+  if (PyErr_Occurred() || strides_of(nd, b->shape, size, strides, st)) return -1;
   /* Any strides: the run addresses the array through them (device.c). */
   b->ndim = nd;
   b->layout = layout_of(nd, b->shape, st, size);

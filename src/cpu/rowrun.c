@@ -116,15 +116,45 @@ static ParamSlot *slots_new(const RowJob *j, int64_t **steps, void ***arrays) {
   return ps;
 }
 
+/* A thread's scratch for the passes: its slots, the arrays' steps and row
+** addresses (slots_new); Partials for a piece's columns where it finishes
+** them; one tile's accumulators where it folds and finishes a tile at once. */
+typedef struct Scratch {
+  ParamSlot *ps;
+  int64_t *steps;
+  void **arrays;
+  Partial *part;
+  unsigned char *acc;
+} Scratch;
+
+/* false, the job marked out of memory, where one is missing. */
+static bool scratch_new(RowJob *j, Scratch *S, bool part, bool acc) {
+  S->ps = slots_new(j, &S->steps, &S->arrays);
+  S->part = part ? malloc((size_t)PIECE * (size_t)j->p->nreduce * sizeof(Partial)) : NULL;
+  S->acc = acc ? malloc(j->tacc ? j->tacc : 1) : NULL;
+  if (S->ps && (S->part || !part) && (S->acc || !acc)) return true;
+  free(S->ps);
+  free(S->part);
+  free(S->acc);
+  atomic_store(&j->oom, true);
+  return false;
+}
+
+static void scratch_free(Scratch *S) {
+  free(S->ps);
+  free(S->part);
+  free(S->acc);
+}
+
 /* Block b of tile v (of the columns of outer index o) of unit u: its rows
 ** folded run by run (a run: along the innermost reduced axis) into the
-** accumulators at acc.  ps: a thread's slots (slots_new). */
-static void fold_unit(const RowJob *j, ParamSlot *ps, void **arrays, int64_t u,
-                      unsigned char *acc) {
+** accumulators at acc. */
+static void fold_unit(const RowJob *j, const Scratch *S, int64_t u, unsigned char *acc) {
   const Layout *L = j->L;
   const Program *p = j->p;
   const RowPlan *rp = j->rp;
-  ParamSlot *rs = ps + p->nparams;
+  ParamSlot *ps = S->ps, *rs = ps + p->nparams;
+  void **arrays = S->arrays;
   int nk = rp->nk, last = L->ndim - 1;
   int64_t run = L->ndim > nk ? L->shape[last] : 1;
   int64_t v = u / j->bps, b = u % j->bps;
@@ -134,6 +164,7 @@ static void fold_unit(const RowJob *j, ParamSlot *ps, void **arrays, int64_t u,
   rs[0].bits = (uint64_t)(uintptr_t)acc;
   rs[1].i64 = ROWS_FOLD;
   rs[4].i64 = rb;
+  rs[5].bits = (uint64_t)(uintptr_t)S->steps;
   for (int64_t r = rb; r < rb + len;) {
     int64_t m = run - r % run;
     if (m > rb + len - r) m = rb + len - r;
@@ -154,17 +185,11 @@ static void fold_unit(const RowJob *j, ParamSlot *ps, void **arrays, int64_t u,
 ** into its accumulators of j->acc. */
 static void fold_units(void *arg, int64_t begin, int64_t end) {
   RowJob *j = arg;
-  int64_t *steps;
-  void **arrays;
-  ParamSlot *ps = slots_new(j, &steps, &arrays);
-  if (!ps) {
-    atomic_store(&j->oom, true);
-    return;
-  }
-  ps[j->p->nparams + 5].bits = (uint64_t)(uintptr_t)steps;
+  Scratch S;
+  if (!scratch_new(j, &S, false, false)) return;
   for (int64_t u = begin / j->per; u < end / j->per; u++)
-    fold_unit(j, ps, arrays, u, j->acc + (size_t)u * j->tacc);
-  free(ps);
+    fold_unit(j, &S, u, j->acc + (size_t)u * j->tacc);
+  scratch_free(&S);
 }
 
 /* Blocks [b0, b0 + n) of the columns [0, m) at acc (a piece of a tile)
@@ -207,13 +232,13 @@ static bool results_at(const RowJob *j, int64_t s, int64_t m, void **dst) {
 }
 
 /* Piece k of tile v, unit u of pass 2: its blocks' accumulators (those of
-** the tile at tacc, block by block) combined, finished into Partials at
-** part and written. */
-static void finish_piece(const RowJob *j, ParamSlot *ps, void **arrays, Partial *part,
-                         int64_t u, unsigned char *tacc) {
+** the tile at tacc, block by block) combined, finished (into the results,
+** or into Partials then written). */
+static void finish_piece(const RowJob *j, const Scratch *S, int64_t u, unsigned char *tacc) {
   const Program *p = j->p;
   const RowPlan *rp = j->rp;
-  ParamSlot *rs = ps + p->nparams;
+  ParamSlot *ps = S->ps, *rs = ps + p->nparams;
+  void **arrays = S->arrays;
   int64_t v = u / j->pieces, c = u % j->pieces * PIECE;
   int64_t o = v / rp->ntiles, c0 = v % rp->ntiles * rp->tile + c;
   int64_t m = rp->cols - c0 < PIECE ? rp->cols - c0 : PIECE;
@@ -231,31 +256,20 @@ static void finish_piece(const RowJob *j, ParamSlot *ps, void **arrays, Partial 
     return;
   }
   rs[1].i64 = ROWS_FINISH;
-  rs[5].bits = (uint64_t)(uintptr_t)part;
+  rs[5].bits = (uint64_t)(uintptr_t)S->part;
   j->fn(0, m, arrays, ps);
-  reduce_segments(p, j->L->seg, part, 1, j->L, o * rp->cols + c0, m);
+  reduce_segments(p, j->L->seg, S->part, 1, j->L, o * rp->cols + c0, m);
 }
 
 /* Pass 2, units [begin, end) of j->per elements: piece k of tile v, its
-** blocks combined, finished into Partials and written. */
+** blocks combined, finished and written. */
 static void finish_units(void *arg, int64_t begin, int64_t end) {
   RowJob *j = arg;
-  int64_t *steps;
-  void **arrays;
-  ParamSlot *ps = slots_new(j, &steps, &arrays);
-  Partial *part = malloc((size_t)PIECE * (size_t)j->p->nreduce * sizeof(Partial));
-  if (!ps || !part) {
-    free(ps);
-    free(part);
-    atomic_store(&j->oom, true);
-    return;
-  }
-  for (int64_t u = begin / j->per; u < end / j->per; u++) {
-    int64_t v = u / j->pieces;
-    finish_piece(j, ps, arrays, part, u, j->acc + (size_t)v * (size_t)j->bps * j->tacc);
-  }
-  free(part);
-  free(ps);
+  Scratch S;
+  if (!scratch_new(j, &S, true, false)) return;
+  for (int64_t u = begin / j->per; u < end / j->per; u++)
+    finish_piece(j, &S, u, j->acc + (size_t)(u / j->pieces) * (size_t)j->bps * j->tacc);
+  scratch_free(&S);
 }
 
 /* Both passes at once where a segment is one block (its rows RR or fewer:
@@ -265,27 +279,13 @@ static void finish_units(void *arg, int64_t begin, int64_t end) {
 ** accumulators going to memory and back between two passes. */
 static void fold_finish_units(void *arg, int64_t begin, int64_t end) {
   RowJob *j = arg;
-  int64_t *steps;
-  void **arrays;
-  ParamSlot *ps = slots_new(j, &steps, &arrays);
-  Partial *part = malloc((size_t)PIECE * (size_t)j->p->nreduce * sizeof(Partial));
-  unsigned char *acc = malloc(j->tacc ? j->tacc : 1);
-  if (!ps || !part || !acc) {
-    free(ps);
-    free(part);
-    free(acc);
-    atomic_store(&j->oom, true);
-    return;
-  }
+  Scratch S;
+  if (!scratch_new(j, &S, true, true)) return;
   for (int64_t v = begin / j->per; v < end / j->per; v++) {
-    ps[j->p->nparams + 5].bits = (uint64_t)(uintptr_t)steps;
-    fold_unit(j, ps, arrays, v, acc);
-    for (int64_t k = 0; k < j->pieces; k++)
-      finish_piece(j, ps, arrays, part, v * j->pieces + k, acc);
+    fold_unit(j, &S, v, S.acc);
+    for (int64_t k = 0; k < j->pieces; k++) finish_piece(j, &S, v * j->pieces + k, S.acc);
   }
-  free(acc);
-  free(part);
-  free(ps);
+  scratch_free(&S);
 }
 
 /* pool_run's count of units of `per` elements; per 1 where it overflows. */
