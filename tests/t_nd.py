@@ -351,6 +351,15 @@ def transposes():
         for shape in ((256, 256), (600, 700), (130, 77), (2, 5000), (5000, 3)):
             m = base(shape, dt)
             cases.append((f"{dt.__name__}{shape}", "c = a * 2", {"a": m.T}, None, m.T * 2))
+    # Rows of 1 KB or more whose count of elements divides the blocks.
+    for dt, shape in ((np.float32, (512, 300)), (np.float64, (256, 333)), (np.int16, (1024, 70)),
+                      (np.complex128, (128, 90)), (np.float32, (4096, 3))):
+        m = base(shape, dt)
+        cases.append((f"long rows {dt.__name__}{shape}", "c = a * 2", {"a": m.T}, None, m.T * 2))
+    out = np.zeros((512, 300), np.float32)
+    x = base((300, 512), np.float32)
+    cases.append(("long rows, output", "c = x * 3 + y", {"x": x, "y": x.copy()}, {"c": out.T},
+                  x * 3 + x))
     m = base((3, 40, 50), np.float32)
     a = m.transpose(0, 2, 1)  # a row band runs past each of the outer axis's ends
     cases.append(("3-d", "c = a - 1", {"a": a}, None, a - 1))
@@ -370,9 +379,16 @@ def transposes():
         R.run("a += 1.5", {"a": a}, target)
         if not same(a, b + 1.5):
             bad.append("in place")
-        q = base((700, 900), np.int64)
-        if not same(R.run("s = sum(a * 3)", {"a": q.T}, target)["s"], np.sum(q.T * 3)):
-            bad.append("sum")
+        a0 = base((512, 700), np.float32)
+        a, b = a0.T, a0.T + 0
+        R.run("a += a * 2", {"a": a}, target)
+        if not same(a, b + b * 2):
+            bad.append("in place, long rows")
+        for q in (base((700, 900), np.int64), base((1024, 512), np.float32)):
+            got = R.run("s = sum(a * 3)", {"a": q.T}, target)["s"]
+            if not same(got, R.run("s = sum(a * 3)", {"a": q.T.copy()}, target)["s"]) or \
+                    (q.dtype == np.int64 and not same(got, np.sum(q.T * 3))):
+                bad.append(f"sum {q.dtype}")
         return bad
     views("transposes", cases, more)
 
