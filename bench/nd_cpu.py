@@ -8,6 +8,9 @@ process (results in bench/results/nd_cpu.md):
   column     c = a + b   a (N, N) float32, b (N, 1): a column broadcast
   step2      c = a + 1   a = x[::2] of 2 N^2 float32: a strided view
   transpose  c = a + 1   a = m.T of an (N, N) float32 matrix
+  transpose_k  the same, c laid out as a (Fortran order): the result of
+             NumPy's a + 1 and of jitc.evaluate('a + 1') (order 'K'), given
+             to each as out=
   contiguous c = a + 1   a contiguous (N^2,): what step2 and transpose are
                          measured against
 
@@ -64,13 +67,17 @@ void transpose(int64_t n, const float *m, float *c) { /* c[i][j] = m[j][i] + 1 *
       for (int64_t i = i0; i < i0 + 32 && i < n; i++)
         for (int64_t j = j0; j < j0 + 32 && j < n; j++) c[i * n + j] = m[j * n + i] + 1;
 }
+void transpose_k(int64_t n, const float *m, float *c) { /* c and m.T alike: along the memory */
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) c[i] = m[i] + 1;
+}
 void contiguous(int64_t n, const float *a, float *c) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; i++) c[i] = a[i] + 1;
 }
 """
 
-WORKLOADS = ["row", "column", "step2", "transpose", "contiguous"]
+WORKLOADS = ["row", "column", "step2", "transpose", "transpose_k", "contiguous"]
 COLUMNS = ["jitc", "C loop", "NumPy", "numexpr"]
 
 
@@ -92,10 +99,11 @@ def data(N):
     f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
     a, x, m = f(N, N), f(2 * N * N), f(N, N)
     inputs = {"row": {"a": a, "b": f(N)}, "column": {"a": a, "b": f(N, 1)},
-              "step2": {"a": x[::2]}, "transpose": {"a": m.T},
+              "step2": {"a": x[::2]}, "transpose": {"a": m.T}, "transpose_k": {"a": m.T},
               "contiguous": {"a": np.ascontiguousarray(x[::2])}}
     outs = {w: np.ones(N * N if w in ("step2", "contiguous") else (N, N), np.float32)
             for w in WORKLOADS}
+    outs["transpose_k"] = outs["transpose_k"].T  # the transposed input's order
     ref = {w: (v["a"] + v["b"] if "b" in v else v["a"] + np.float32(1)) for w, v in inputs.items()}
     return inputs, outs, ref
 
@@ -114,11 +122,12 @@ def implementations(inputs, outs, Lc, R, N):
         ptrs = [x.__array_interface__["data"][0] for x in v.values()]
         if w == "step2":
             ptrs = [v["a"].base.ctypes.data if v["a"].base is not None else ptrs[0]]
-        if w == "transpose":
+        if w in ("transpose", "transpose_k"):
             ptrs = [v["a"].T.ctypes.data]
-        impls[(w, "C loop")] = (lambda w=w, ptrs=ptrs, c=c:
-                                getattr(Lc, w)(N * N if w in ("step2", "contiguous") else N,
-                                               *ptrs, c.ctypes.data))
+        flat = w in ("step2", "contiguous", "transpose_k")  # transpose_k: along the memory
+        impls[(w, "C loop")] = (lambda w=w, ptrs=ptrs, c=c, flat=flat:
+                                getattr(Lc, w)(N * N if flat else N, *ptrs,
+                                               c.__array_interface__["data"][0]))
         expr = "a + b" if "b" in v else "a + 1"
         impls[(w, "numexpr")] = (lambda expr=expr, v=v, c=c:
                                  ne.evaluate(expr, local_dict=v, out=c))
@@ -137,6 +146,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="timed calls per round")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "nd_cpu.md"))
     a_ = ap.parse_args()
+    reduce_lib.use_build(a_.build)
     N = a_.N
     inputs, outs, ref = data(N)
     Lc = build_c()

@@ -93,6 +93,7 @@ def driver(argv):
 
 def main():
     a_ = parse_args()
+    reduce_lib.use_build(a_.build)
     n = int(a_.n)
     rng = np.random.default_rng(1)
     a = rng.standard_normal(n).astype(np.float32)

@@ -239,6 +239,7 @@ def implementations(v, out, Lc, R, threads, n):
 def main():
     reduce_lib.under_sanitizers("types_cpu")  # SAN=1: the ASan library, preloaded
     a_ = parse_args()
+    reduce_lib.use_build(a_.build)
     n = int(a_.n)
     v, out, ref = data(n)
     Lc = build_c()

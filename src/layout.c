@@ -324,6 +324,50 @@ static void coalesce(Layout *L) {
   L->ndim = out + 1;
 }
 
+/* Whether p's elements may run in any order: it reads no `i` and reduces
+** nothing (a reduction's blocks, and argmin's positions, are C order's). */
+static bool any_order(const Program *p) {
+  for (int q = 0; q < p->nlang; q++)
+    if (!strcmp(p->lang[q], "i")) return false;
+  return p->nreduce == 0;
+}
+
+/* Orders L's axes as NumPy's iterator does (npyiter_find_best_axis_ordering):
+** an axis goes inside another where every array that steps over both steps
+** less over it, so that arrays laid out alike in any order (a transpose and
+** a result in its order, Fortran-order arrays) are run along their memory,
+** and coalesce makes one run of them; where the arrays disagree, the axes
+** keep C order.  An insertion sort of the axes, innermost first. */
+static void memory_order(Layout *L) {
+  int nd = L->ndim, in[JITC_MAXDIMS];
+  for (int k = 0; k < nd; k++) in[k] = nd - 1 - k;
+  for (int i0 = 1; i0 < nd; i0++) {
+    int pos = i0, ax0 = in[i0];
+    for (int i1 = i0 - 1; i1 >= 0; i1--) {
+      bool ambiguous = true, swap = false;
+      for (int j = 0; j < L->narrays; j++) {
+        int64_t s0 = llabs(L->a[j].strides[ax0]), s1 = llabs(L->a[j].strides[in[i1]]);
+        if (!s0 || !s1) continue;
+        if (s1 <= s0) swap = false;
+        else if (ambiguous) swap = true;
+        ambiguous = false;
+      }
+      if (ambiguous) continue;
+      if (!swap) break;
+      pos = i1;
+    }
+    memmove(in + pos + 1, in + pos, sizeof(int) * (size_t)(i0 - pos));
+    in[pos] = ax0;
+  }
+  int64_t was[JITC_MAXDIMS];
+  memcpy(was, L->shape, (size_t)nd * sizeof *was);
+  for (int d = 0; d < nd; d++) L->shape[d] = was[in[nd - 1 - d]];
+  for (int j = 0; j < L->narrays; j++) {
+    memcpy(was, L->a[j].strides, (size_t)nd * sizeof *was);
+    for (int d = 0; d < nd; d++) L->a[j].strides[d] = was[in[nd - 1 - d]];
+  }
+}
+
 jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, Layout *L,
                        bool *contig) {
   memset(L, 0, sizeof *L);
@@ -392,6 +436,7 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     layout_free(L);
     return st;
   }
+  if (any_order(p)) memory_order(L);
   coalesce(L);
   *contig = !p->by_axis; /* segments: run_layout, always */
   for (int j = 0; j < na; j++) {

@@ -258,17 +258,22 @@ static void compiles_once(void) {
   View r1 = view_new(V_ROW, 30, 40, VIEW_DEVICE), r2 = view_new(V_ROW, 50, 60, VIEW_DEVICE);
   View c1 = view_new(V_CONTIG, 30, 40, VIEW_DEVICE), c2 = view_new(V_CONTIG, 50, 60, VIEW_DEVICE);
   View col = view_new(V_COLUMN, 30, 40, VIEW_DEVICE), c3 = view_new(V_CONTIG, 30, 40, VIEW_DEVICE);
+  View t3 = view_new(V_TRANSPOSED, 30, 40, VIEW_DEVICE), t4 = view_new(V_TRANSPOSED, 30, 40,
+                                                                       VIEW_DEVICE);
 #define ARR(v) {(v).data, (v).nd, (v).shape, (v).strides}
   jitc_array x1[3] = {ARR(t1), ARR(r1), ARR(c1)}, x2[3] = {ARR(t2), ARR(r2), ARR(c2)};
   jitc_array y[3] = {ARR(t1), ARR(col), ARR(c1)}, z[3] = {ARR(c1), ARR(c1), ARR(c3)};
+  jitc_array t[3] = {ARR(t1), ARR(t3), ARR(t4)};
 #undef ARR
-  int got[6];
-  const int want[6] = {1, 0, 0, 1, 0, 0};
-  const char *what[6] = {"first run", "same pattern, other arrays", "again", "other pattern",
-                         "contiguous", "new kernel, first pattern"};
+  /* All transposed alike, in a program of no `i`: their memory's order,
+  ** one contiguous run (layout.c: memory_order), jitc_run_device's kernel. */
+  int got[7];
+  const int want[7] = {1, 0, 0, 1, 0, 0, 0};
+  const char *what[7] = {"first run", "same pattern, other arrays", "again", "other pattern",
+                         "contiguous", "new kernel, first pattern", "all transposed alike"};
   jitc_status st = jitc_compile(ctx, "c = a + b", decl, 2, NULL, 0, &o, &k);
-  jitc_array *runs[6] = {x1, x2, x1, y, z, x1};
-  for (int q = 0; q < 6 && st == JITC_OK; q++) {
+  jitc_array *runs[7] = {x1, x2, x1, y, z, x1, t};
+  for (int q = 0; q < 7 && st == JITC_OK; q++) {
     if (q == 5)
       st = jitc_compile(ctx, "c = a + b", decl, 2, NULL, 0, &o, &k2);
     int before = fake_compiles();
@@ -278,7 +283,7 @@ static void compiles_once(void) {
   }
   A.cuStreamSynchronize(NULL);
   int bad = st != JITC_OK;
-  for (int q = 0; q < 6 && !bad; q++)
+  for (int q = 0; q < 7 && !bad; q++)
     if (got[q] != want[q]) {
       printf("FAIL dev_arrays.compiles_once: %s: %d compiles, expected %d\n", what[q], got[q],
              want[q]);
@@ -289,8 +294,8 @@ static void compiles_once(void) {
   else if (!bad)
     printf("ok dev_arrays.compiles_once (a pattern's kernel on its first run, then kept)\n");
   nfail += bad;
-  View all[8] = {t1, t2, r1, r2, c1, c2, col, c3};
-  for (int q = 0; q < 8; q++)
+  View all[10] = {t1, t2, r1, r2, c1, c2, col, c3, t3, t4};
+  for (int q = 0; q < 10; q++)
     view_free(&all[q]);
   jitc_kernel_free(k);
   jitc_kernel_free(k2);

@@ -12,6 +12,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", "build")
 LIB = os.path.join(ROOT, BUILD, "libjitc.so")
 
+
+def use_build(build):
+    """Loads libjitc from build (a folder, relative to the root) instead of
+    $BUILD's: the benchmarks' --build.  Before the first lib()."""
+    global LIB
+    LIB = os.path.join(ROOT, build, "libjitc.so")
+
 try:
     import ml_dtypes
     BFLOAT16 = ml_dtypes.bfloat16

@@ -360,6 +360,15 @@ def transposes():
     x = base((300, 512), np.float32)
     cases.append(("long rows, output", "c = x * 3 + y", {"x": x, "y": x.copy()}, {"c": out.T},
                   x * 3 + x))
+    # Every array transposed alike: run in their memory's order (one run),
+    # except where `i` counts positions in C order.
+    m, o1, o2 = base((300, 400), np.float64), np.zeros((300, 400)), np.zeros((300, 400))
+    cases.append(("alike", "c = a * 2 + 1", {"a": m.T}, {"c": o1.T}, m.T * 2 + 1))
+    idx = np.arange(m.size, dtype=np.float64).reshape(m.T.shape)
+    cases.append(("alike, i", "c = a + f64(i)", {"a": m.T}, {"c": o2.T}, m.T + idx))
+    f = np.asfortranarray(base((7, 6, 5), np.float32))
+    cases.append(("Fortran, i", "c = a * 2 + f32(i)", {"a": f}, {"c": np.zeros_like(f)},
+                  f * 2 + np.arange(f.size, dtype=np.float32).reshape(f.shape)))
     m = base((3, 40, 50), np.float32)
     a = m.transpose(0, 2, 1)  # a row band runs past each of the outer axis's ends
     cases.append(("3-d", "c = a - 1", {"a": a}, None, a - 1))
@@ -384,7 +393,12 @@ def transposes():
         R.run("a += a * 2", {"a": a}, target)
         if not same(a, b + b * 2):
             bad.append("in place, long rows")
-        for q in (base((700, 900), np.int64), base((1024, 512), np.float32)):
+        ties = np.zeros((40, 30), np.float32)
+        ties[[3, 5, 9], [7, 2, 20]] = 9  # argmax: the first of three in C order
+        if not same(R.run("k = argmax(a)", {"a": ties.T}, target)["k"], np.argmax(ties.T)):
+            bad.append("argmax of ties")
+        for q in (base((700, 900), np.int64), base((1024, 512), np.float32),
+                  base((512, 1024), np.float64)):
             got = R.run("s = sum(a * 3)", {"a": q.T}, target)["s"]
             if not same(got, R.run("s = sum(a * 3)", {"a": q.T.copy()}, target)["s"]) or \
                     (q.dtype == np.int64 and not same(got, np.sum(q.T * 3))):
