@@ -88,6 +88,12 @@ Values:
   ``np.complex64(1j)``, ``ml_dtypes.bfloat16(1)``) and 0-d arrays are typed
   (``float32`` array times ``np.float64(2.5)`` is ``float64``, plus
   ``np.complex128(1j)`` ``complex128``).
+- Byte strings, in ``evaluate`` as numexpr takes them: NumPy ``S`` arrays,
+  ``bytes`` scalars and constants (``b'abc'``, ``'abc'``) compared with
+  ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` or ``contains(s, needle)``,
+  giving bool; each comparison becomes one of the strings' bytes, read in
+  place, which jitc compiles as any program (jitc/_strings.py).  Anything
+  else done with a string is numexpr's NotImplementedError or jitc's error.
 
 Names: the caller's win.  A name given by keyword, or a variable of the
 caller, is that value wherever the program does not call it, also where

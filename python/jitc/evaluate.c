@@ -424,6 +424,34 @@ out:
   return result;
 }
 
+/* Byte strings (NumPy's 'S' arrays, bytes, b'...' in the text) are no
+** jitc type, and a call of them fails with an InputError or a syntax
+** error; jitc/_strings.py's evaluate then rewrites their comparisons into
+** comparisons of their bytes and calls evaluate again.  Where nothing of
+** the call is a string it returns NotImplemented: the first error stands. */
+static PyObject *with_strings(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  ModuleState *st = mod_state();
+  if (!PyErr_ExceptionMatches(st->exc[JITC_E_INPUT]) &&
+      !PyErr_ExceptionMatches(st->program_exc[P_SYNTAX]))
+    return NULL;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject *mod = PyImport_ImportModule("jitc._strings");
+  PyObject *fn = mod ? PyObject_GetAttrString(mod, "evaluate") : NULL;
+  PyObject *r = fn ? PyObject_Vectorcall(fn, args, (size_t)nargs, kwnames) : NULL;
+  Py_XDECREF(fn);
+  Py_XDECREF(mod);
+  if (r != Py_NotImplemented) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return r;
+  }
+  Py_DECREF(r);
+  PyErr_Restore(type, value, tb);
+  return NULL;
+}
+
 /* evaluate(ex, local_dict=None, global_dict=None, out=None, order='K',
 **          casting='same_kind', *, target=None, threads=None, sanitize=None,
 **          **names); sanitize is numexpr's, and means nothing here: the
@@ -435,7 +463,7 @@ PyObject *evaluate(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   if (split_args(args, nargs, kwnames, &o, kwv, &kwn)) return NULL;
   PyObject *result = run_call(args[0], o, kwv, kwn, 1);
   Py_XDECREF(kwn);
-  return result;
+  return result ? result : with_strings(args, nargs, kwnames);
 }
 
 PyObject *py_cache_info(PyObject *self, PyObject *noargs) {
