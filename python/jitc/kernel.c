@@ -173,7 +173,10 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals, NPY_ORDER order
                          ".astype())", nm, dt_name(DT(b->code)), dt_name(K->adtypes[j]),
                          dt_name(DT(b->code)));
     if (K->aroles[j] != JITC_INPUT && !b->writable)
-      return raise_input("'%s' is written by the program and is read-only", nm);
+      return raise_input(PyList_Check(b->obj) || PyTuple_Check(b->obj)
+                             ? "'%s' is written by the program and is a list or tuple: pass an "
+                               "array (np.array(...)) to be written in place"
+                             : "'%s' is written by the program and is read-only", nm);
   }
   if (dev == 1 && !K->device)
     return raise_input("device arrays given to a kernel for the %s target: use target='cuda'",

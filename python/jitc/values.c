@@ -224,6 +224,17 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
   }
   if (PyComplex_Check(o))
     return bind_weak_complex(b, o);
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    /* A list or tuple, as numexpr and NumPy's ufuncs take one: made an
+    ** array (the one copy of an input jitc makes), which the program may
+    ** only read (kernel.c refuses to write into it). */
+    PyObject *a = PyArray_FromAny(o, NULL, 0, 0, NPY_ARRAY_DEFAULT, NULL);
+    if (!a) return -1;
+    b->arr = (PyArrayObject *)a;
+    if (bind_ndarray(b, name, b->arr)) return -1;
+    b->writable = 0;
+    return 0;
+  }
   /* Device arrays first: a CuPy array also has the buffer protocol's
   ** absence, but a PyTorch CPU tensor has DLPack and no buffer. */
   ModuleState *st = mod_state();

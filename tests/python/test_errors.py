@@ -126,8 +126,8 @@ def test_read_only_in_place(target):
 
 
 def test_not_an_array(target):
-    with pytest.raises(jitc.InputError, match="'a' is a list"):
-        jitc.evaluate("c = a + 1", target=target, a=[1.0, 2.0])
+    with pytest.raises(jitc.InputError, match="'a' is a dict"):
+        jitc.evaluate("c = a + 1", target=target, a={"x": 1.0})
     with pytest.raises(jitc.InputError, match="does not fit in int64"):
         jitc.evaluate("c = a + s", target=target, a=np.ones(2), s=2**70)
 

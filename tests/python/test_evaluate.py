@@ -343,3 +343,22 @@ def test_copy_and_ones_like(target, rng, dt):
         # a Python scalar's copy is a strong 0-d array of its default type
         same(jitc.evaluate("a + copy(3)", target=target), a + np.copy(3))
         same(jitc.evaluate("a + ones_like(2.5)", target=target), a + np.ones_like(2.5))
+
+
+def test_lists_and_tuples_as_inputs(target):
+    """Lists and tuples are arrays to read, converted as numexpr and NumPy's
+    ufuncs convert them; one the program writes is refused (its writes
+    would go to a copy), a ragged one is NumPy's ValueError."""
+    same(jitc.evaluate("a + 1", target=target, local_dict={"a": [1, 2, 3]}), np.array([2, 3, 4]))
+    same(jitc.evaluate("a * b", target=target, a=[[1, 2], [3, 4]], b=(1.5, 2)),
+         np.array([[1, 2], [3, 4]]) * np.array([1.5, 2]))
+    same(jitc.evaluate("sum(a)", target=target, a=[True, True, False]), np.int64(2))
+    out = np.zeros(3)
+    assert jitc.evaluate("a * 2", target=target, a=(1, 2, 3), out=out) is out
+    same(out, np.array([2.0, 4.0, 6.0]))
+    a = [1.0, 2.0]
+    with pytest.raises(jitc.InputError, match="list or tuple"):
+        jitc.evaluate("a[i] += 1", target=target, a=a)
+    assert a == [1.0, 2.0]
+    with pytest.raises(ValueError):
+        jitc.evaluate("a + 1", target=target, a=[1, [2]])
