@@ -324,12 +324,17 @@ static void coalesce(Layout *L) {
   L->ndim = out + 1;
 }
 
-/* Whether p's elements may run in any order: it reads no `i` and reduces
-** nothing (a reduction's blocks, and argmin's positions, are C order's). */
+/* Whether p's elements may run in any order: it reads no `i`, finds no
+** argmin or argmax (positions in C order), and reduces over no axes (whose
+** segments take the reduced axes innermost, in C order).  A whole sum,
+** mean or max runs in the memory's order too, as NumPy's does: its bits are
+** those of the same program over contiguous copies laid out in that order. */
 static bool any_order(const Program *p) {
   for (int q = 0; q < p->nlang; q++)
     if (!strcmp(p->lang[q], "i")) return false;
-  return p->nreduce == 0;
+  for (int q = 0; q < p->nstmts; q++)
+    if (p->stmts[q].kind == IR_REDUCE && op_info[p->stmts[q].op].rule == R_RARG) return false;
+  return !p->by_axis;
 }
 
 /* Orders L's axes as NumPy's iterator does (npyiter_find_best_axis_ordering):

@@ -142,6 +142,44 @@ def fill(rng, a):
     return a
 
 
+def memory_order(strides_list):
+    """The order of the axes a run takes where its order is free (no `i`, no
+    argmin or argmax, no axes: src/layout.c's memory_order, NumPy's
+    npyiter_find_best_axis_ordering): from each array's strides over the
+    broadcast shape (0 where broadcast), the axes outermost first."""
+    nd = len(strides_list[0]) if strides_list else 0
+    inner = list(range(nd - 1, -1, -1))
+    for i0 in range(1, nd):
+        pos, ax0 = i0, inner[i0]
+        for i1 in range(i0 - 1, -1, -1):
+            ambiguous, swap = True, False
+            for st in strides_list:
+                s0, s1 = abs(st[ax0]), abs(st[inner[i1]])
+                if not s0 or not s1:
+                    continue
+                if s1 <= s0:
+                    swap = False
+                elif ambiguous:
+                    swap = True
+                ambiguous = False
+            if ambiguous:
+                continue
+            if not swap:
+                break
+            pos = i1
+        inner.insert(pos, inner.pop(i0))
+    return inner[::-1]
+
+
+def copies_in_order(arrays, full, keep_c_order=False):
+    """Contiguous copies of arrays broadcast to shape `full`, laid out in the
+    order a run over them takes (memory_order; C order when keep_c_order):
+    a run over them gives the bits of the run over the views."""
+    views = [np.broadcast_to(a, full) for a in arrays]
+    perm = list(range(len(full))) if keep_c_order else memory_order([v.strides for v in views])
+    return [np.ascontiguousarray(v.transpose(perm)) for v in views]
+
+
 def view_of(rng, shape, dtype):
     """An array of `shape` that is some view: steps, reversal, transpose,
     Fortran order, record field, unaligned, or contiguous."""

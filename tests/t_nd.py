@@ -192,18 +192,21 @@ def reductions():
     for target in TARGETS:
         R = Run()
         bad = []
-        for trial, (prog, name) in enumerate([("s = sum(a * b)", "s"), ("s = max(a - b)", "s"),
-                                              ("s = argmax(a + b)", "s"), ("s = mean(a)", "s"),
-                                              ("s = prod(b)", "s"), ("s = any(a > 3)", "s")] * 4):
-            a = view_of(random_shape(3, 20000), np.float32)
-            b = view_of(broadcast_partner(a.shape), np.float32)
-            if trial % 6 == 5:  # a column repeating over whole blocks
-                a, b = view_of((3, 9000), np.float32), view_of((3, 1), np.float32)
+        progs = [("s = sum(a * b)", "s"), ("s = max(a - b)", "s"), ("s = argmax(a + b)", "s"),
+                 ("s = mean(a)", "s"), ("s = prod(b)", "s"), ("s = any(a > 3)", "s")]
+        for trial, (prog, name) in enumerate(progs * 4 + [("s = sum(a * b)", "s")] * 12):
+            dt = np.float64 if trial >= 24 else np.float32  # float64 sums show the order
+            a = view_of(random_shape(3, 20000), dt)
+            b = view_of(broadcast_partner(a.shape), dt)
+            if trial % 6 == 5 and trial < 24:  # a column repeating over whole blocks
+                a, b = view_of((3, 9000), dt), view_of((3, 1), dt)
             if prog == "s = argmax(a + b)" and trial % 2:
                 a[(0,) * a.ndim] = np.nan  # NaN counts as the extreme, in C order
             full = np.broadcast_shapes(a.shape, b.shape) if "a" in prog[4:] else b.shape
-            ca = np.ascontiguousarray(np.broadcast_to(a, full)) if "a" in prog[4:] else a
-            cb = np.ascontiguousarray(np.broadcast_to(b, full))
+            # The copies laid out in the order the run takes: memory's order,
+            # C order where argmax counts positions.
+            ca, cb = ND.copies_in_order([a if "a" in prog[4:] else b, b], full,
+                                        keep_c_order="argmax" in prog)
             uses = {nm: x for nm, x in (("a", a), ("b", b)) if nm in prog[4:]}
             cuses = {nm: x for nm, x in (("a", ca), ("b", cb)) if nm in prog[4:]}
             got = R.run(prog, uses, target)[name]
@@ -215,7 +218,7 @@ def reductions():
         if bad:
             fail(f"{target}.reductions", "; ".join(bad[:3]))
         else:
-            ok(f"{target}.reductions (bits of the contiguous run)")
+            ok(f"{target}.reductions (bits of the run over copies laid out in the run's order)")
 
 
 def scalars_alone():
@@ -399,8 +402,9 @@ def transposes():
             bad.append("argmax of ties")
         for q in (base((700, 900), np.int64), base((1024, 512), np.float32),
                   base((512, 1024), np.float64)):
+            # A whole sum runs in the memory's order: q's C order.
             got = R.run("s = sum(a * 3)", {"a": q.T}, target)["s"]
-            if not same(got, R.run("s = sum(a * 3)", {"a": q.T.copy()}, target)["s"]) or \
+            if not same(got, R.run("s = sum(a * 3)", {"a": q}, target)["s"]) or \
                     (q.dtype == np.int64 and not same(got, np.sum(q.T * 3))):
                 bad.append(f"sum {q.dtype}")
         return bad

@@ -16,8 +16,9 @@
 ** must agree (what lies around the views included).  Programs: element-wise
 ** ones with `i`, in place, a program split into several kernels, and
 ** reductions: exact ones against interp, float sums against the bits of
-** the same cuda kernel over contiguous copies (jitc_run_device), as the
-** docs promise; then transposed views, which run in tiles.  check also runs
+** the same cuda kernel over contiguous copies (jitc_run_device) laid out in
+** the order the run takes (the arrays' memory order where the program
+** finds no argmin or argmax), as the docs promise; then transposed views, which run in tiles.  check also runs
 ** 2^32 + 4102 uint8 elements of two axes (a 64-bit index) against the values
 ** they must have.  Prints "ok NAME",
 ** "FAIL NAME: why", "skip NAME: why" (tests/run.sh protocol).
@@ -136,17 +137,58 @@ static jitc_kernel *compile(jitc_context *ctx, const char *src, jitc_dtype t, ji
   return k;
 }
 
-/* A contiguous copy of view v broadcast to the frame, on the device. */
-static CUdeviceptr contiguous(const NdView *v, int fnd, const int64_t *fshape, int64_t n) {
+/* View v's stride over frame axis d (0 where it broadcasts). */
+static int64_t frame_stride(const NdView *v, int fnd, const int64_t *fshape, int d) {
+  int e = d - (fnd - v->nd);
+  return e < 0 || (v->shape[e] == 1 && fshape[d] != 1) ? 0 : v->strides[e];
+}
+
+/* The order of the frame's axes (outermost first) that a run over views v
+** takes where its order is free: src/layout.c's memory_order, NumPy's
+** npyiter_find_best_axis_ordering, an insertion sort innermost first. */
+static void memory_order(const NdView *v, int nv, int fnd, const int64_t *fshape, int *perm) {
+  int in[5];
+  for (int k = 0; k < fnd; k++)
+    in[k] = fnd - 1 - k;
+  for (int i0 = 1; i0 < fnd; i0++) {
+    int pos = i0, ax0 = in[i0];
+    for (int i1 = i0 - 1; i1 >= 0; i1--) {
+      bool ambiguous = true, swap = false;
+      for (int j = 0; j < nv; j++) {
+        int64_t s0 = llabs(frame_stride(&v[j], fnd, fshape, ax0));
+        int64_t s1 = llabs(frame_stride(&v[j], fnd, fshape, in[i1]));
+        if (!s0 || !s1)
+          continue;
+        if (s1 <= s0)
+          swap = false;
+        else if (ambiguous)
+          swap = true;
+        ambiguous = false;
+      }
+      if (ambiguous)
+        continue;
+      if (!swap)
+        break;
+      pos = i1;
+    }
+    memmove(in + pos + 1, in + pos, sizeof(int) * (size_t)(i0 - pos));
+    in[pos] = ax0;
+  }
+  for (int d = 0; d < fnd; d++)
+    perm[d] = in[fnd - 1 - d];
+}
+
+/* A contiguous copy of view v broadcast to the frame, on the device, its
+** axes in the order perm (outermost first). */
+static CUdeviceptr contiguous(const NdView *v, int fnd, const int64_t *fshape, const int *perm,
+                              int64_t n) {
   char *h = malloc((size_t)n * v->es + 1);
   for (int64_t k = 0; k < n; k++) {
     int64_t q = k, off = v->off;
     for (int d = fnd - 1; d >= 0; d--) {
-      int64_t idx = q % fshape[d];
-      q /= fshape[d];
-      int e = d - (fnd - v->nd);
-      if (e >= 0 && v->shape[e] != 1)
-        off += idx * v->strides[e];
+      int64_t idx = q % fshape[perm[d]];
+      q /= fshape[perm[d]];
+      off += idx * frame_stride(v, fnd, fshape, perm[d]);
     }
     memcpy(h + (size_t)k * v->es, v->host + off, v->es);
   }
@@ -166,11 +208,27 @@ static const char *const PROGS[] = {
 };
 
 /* The results of k over contiguous copies of the views v (the same kernel
-** through jitc_run_device, n elements), into want[a] for each result a;
-** false when it could not run. */
+** through jitc_run_device, n elements), laid out in the order the run over
+** the views takes (C order where it counts positions: c_order), into
+** want[a] for each result a; false when it could not run. */
 static bool over_copies(jitc_context *ctx, CUstream s, jitc_kernel *k, const NdView *v, int na,
-                        int fnd, const int64_t *fshape, int64_t n, char (*want)[16]) {
+                        int fnd, const int64_t *fshape, int64_t n, bool c_order,
+                        char (*want)[16]) {
   uint64_t ptrs[8];
+  NdView read[8];
+  int nread = 0, perm[5];
+  for (int a = 0; a < na; a++) {
+    const char *an;
+    jitc_role role;
+    jitc_dtype dt;
+    jitc_kernel_array(k, a, &an, &role, &dt);
+    if (role != JITC_RESULT)
+      read[nread++] = v[a];
+  }
+  for (int d = 0; d < fnd; d++)
+    perm[d] = d;
+  if (!c_order)
+    memory_order(read, nread, fnd, fshape, perm);
   CUdeviceptr own[8] = {0};
   for (int a = 0; a < na; a++) {
     const char *an;
@@ -180,7 +238,7 @@ static bool over_copies(jitc_context *ctx, CUstream s, jitc_kernel *k, const NdV
     if (role == JITC_OUTPUT || role == JITC_RESULT)
       A.cuMemAlloc(&own[a], role == JITC_RESULT ? 16 : (size_t)n * v[a].es + 1);
     else
-      own[a] = contiguous(&v[a], fnd, fshape, n);
+      own[a] = contiguous(&v[a], fnd, fshape, perm, n);
     ptrs[a] = own[a];
   }
   bool ok = jitc_run_device(ctx, k, n, ptrs, NULL, s) == JITC_OK;
@@ -242,7 +300,8 @@ static void trial(jitc_context *ctx, CUstream s, const char *prog, jitc_dtype t,
   /* Results: the bits of the same kernel over contiguous copies, taken
   ** before the runs change the arrays updated in place. */
   char want[8][16];
-  bool have = any_result && over_copies(ctx, s, kc, v, na, fnd, fshape, n, want);
+  bool have = any_result && over_copies(ctx, s, kc, v, na, fnd, fshape, n,
+                                        strstr(prog, "arg") != NULL, want);
   jitc_status st = jitc_run_device_arrays(ctx, kc, dc, NULL, s);
   jitc_status si = jitc_run_arrays(ctx, ki, hc, NULL, NULL);
   A.cuStreamSynchronize(s);

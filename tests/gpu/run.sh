@@ -22,10 +22,10 @@
 # tests/gpu/complex_numpy.py: complex functions and reductions against NumPy.
 # tests/t_nd.py with JITC_TARGETS="interp cuda": jitc_run_arrays over random
 # views and broadcasts (the host pipeline's gathers and scatters) against
-# NumPy, reductions against the bits of contiguous copies; and
-# tests/gpu/nd_gpu.c: jitc_run_device_arrays over random views of device
-# memory against interp on the same views, byte for byte, reductions
-# against the bits over contiguous copies, 2^32 + 4102 elements.
+# NumPy, reductions against the bits of contiguous copies laid out in the
+# run's order; and tests/gpu/nd_gpu.c: jitc_run_device_arrays over random
+# views of device memory against interp on the same views, byte for byte,
+# reductions against the bits over such copies, 2^32 + 4102 elements.
 # tests/gpu/multi_gpu.c: a run over host arrays split over several GPUs
 # against interp and, bit for bit, against one GPU (reductions included):
 # with "0,0" (two pipelines on one GPU) anywhere, with "0,1", "1,0" and
