@@ -138,9 +138,10 @@ void cuda_axis_store(Buf *b, const Program *p, const CudaPattern *pat, const cha
 
 /* The body of one element g of the flat index, e of its segment: loads,
 ** jitc_elem, stores. */
-static void put_element(Buf *b, const Program *p, const CudaPattern *pat) {
-  buf_puts(b, "      const i64 g = s * seg + e;\n      const i64 j = g - off;\n      (void)j;\n");
-  cuda_access_element(b, p, pat, "g", "e", "      ");
+static void put_element(Buf *b, const Program *p, const CudaPattern *pat, const char *ind) {
+  buf_printf(b, "%sconst i64 g = s * seg + e;\n%sconst i64 j = g - off;\n%s(void)j;\n", ind, ind,
+             ind);
+  cuda_access_element(b, p, pat, "g", "e", ind);
 }
 
 static void each_result(Buf *b, const void *p, const char *fmt) {
@@ -167,11 +168,20 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
   cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
   buf_printf(b, "  i64 s = 0, q = 0;\n  if (u < nq) {\n    q = q0 + u;\n    s = pps == 1 ? q : q / pps;\n"
                 "    const i64 lo = (q - s * pps) * %d;\n"
-                "    const i64 hi = seg - lo < %d ? seg : lo + %d;\n"
-                "    for (i64 e = lo + l; e < hi; e += G) {\n",
+                "    const i64 hi = seg - lo < %d ? seg : lo + %d;\n",
              CUDA_APIECE, CUDA_APIECE, CUDA_APIECE);
-  put_element(b, p, pat);
-  buf_puts(b, "    }\n  }\n");
+  /* A block's lanes take at most CUDA_APIECE / CUDA_BLOCK elements each:
+  ** a loop of that many steps, unrolled, issues all of a lane's loads
+  ** before its first add (the loop to hi kept 4 in flight). */
+  buf_printf(b, "    if (G == %d) {\n#pragma unroll\n"
+                "      for (int k = 0; k < %d; k++) {\n"
+                "        const i64 e = lo + l + (i64)k * G;\n"
+                "        if (e < hi) {\n",
+             CUDA_BLOCK, CUDA_APIECE / CUDA_BLOCK);
+  put_element(b, p, pat, "          ");
+  buf_puts(b, "        }\n      }\n    } else {\n      for (i64 e = lo + l; e < hi; e += G) {\n");
+  put_element(b, p, pat, "        ");
+  buf_puts(b, "      }\n    }\n  }\n");
   put_tree(b, p);
   buf_puts(b, "  if (l == 0 && u < nq) {\n");
   cuda_axis_store(b, p, pat, "    ", "pps", "      q%d[q] = x%d;\n");
