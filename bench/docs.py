@@ -516,10 +516,11 @@ def nd_gpu_section():
          "0.0252-0.0254 ms on an H100 where this takes 0.0248-0.0250 (CuPy 0.0244-0.0247; "
          "rows of 2000: 0.0073 before, 0.0061 after, CuPy 0.0055).  `bench/gpu_rowsum.cu` "
          "runs the same loop written out by hand beside CUB's DeviceSegmentedReduce in one "
-         "process: 0.0247 ms each, three rounds alike, so the loop is CUB's equal and the rest "
-         "is in what the generated kernel and its launch add to it (64-bit index arithmetic, "
-         "the piece's bounds), not found yet; the same loop with float4 loads (a lane's elements 4 "
-         "consecutive at a time, which would change the bits of every row sum) took 0.0244.",
+         "process, three rounds each, on two H100 hosts: 0.0247 against 0.0247 ms on one, "
+         "0.0251-0.0252 against 0.0248 on the other; the same loop with float4 loads (a "
+         "lane's elements 4 consecutive at a time, which would change the bits of every row sum) took 0.0244 on "
+         "both, ahead of CUB: the way past CUB is loads of 16 bytes, at the price of other bits "
+         "(not taken).",
          "- `sum(a, axis=0)` of a C-order matrix runs in the column form "
          "(src/cuda/axiscol.c, docs/architecture.md): the lanes of a warp take consecutive "
          "columns, a block's 8 warps consecutive pieces of their rows, combined in order "

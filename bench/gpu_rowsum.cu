@@ -13,17 +13,10 @@
 #include <cub/cub.cuh>
 #include <vector>
 typedef long long i64;
-__global__ void __launch_bounds__(256)
-    scal(const float *__restrict__ a, float *__restrict__ s, i64 C) {
-  const i64 r = blockIdx.x;
+
+// The block's 256 lanes combined in jitc's fixed tree; lane 0 stores.
+__device__ void block_tree(double x, float *out) {
   const int l = threadIdx.x;
-  double x = 0;
-#pragma unroll
-  for (int k = 0; k < 16; k++) {
-    i64 e = l + (i64)k * 256;
-    if (e < C)
-      x += (double)a[r * C + e];
-  }
   for (int o = 16; o > 0; o >>= 1)
     x += __shfl_down_sync(~0u, x, o);
   __shared__ double sh[8];
@@ -35,8 +28,22 @@ __global__ void __launch_bounds__(256)
     for (int o = 4; o > 0; o >>= 1)
       x += __shfl_down_sync(~0u, x, o);
     if (l == 0)
-      s[r] = (float)x;
+      *out = (float)x;
   }
+}
+
+__global__ void __launch_bounds__(256)
+    scal(const float *__restrict__ a, float *__restrict__ s, i64 C) {
+  const i64 r = blockIdx.x;
+  const int l = threadIdx.x;
+  double x = 0;
+#pragma unroll
+  for (int k = 0; k < 16; k++) {
+    i64 e = l + (i64)k * 256;
+    if (e < C)
+      x += (double)a[r * C + e];
+  }
+  block_tree(x, s + r);
 }
 __global__ void __launch_bounds__(256)
     vec(const float *__restrict__ a, float *__restrict__ s, i64 C) {
@@ -52,19 +59,7 @@ __global__ void __launch_bounds__(256)
     x += v.z;
     x += v.w;
   }
-  for (int o = 16; o > 0; o >>= 1)
-    x += __shfl_down_sync(~0u, x, o);
-  __shared__ double sh[8];
-  if ((l & 31) == 0)
-    sh[l >> 5] = x;
-  __syncthreads();
-  if (l < 32) {
-    x = sh[l & 7];
-    for (int o = 4; o > 0; o >>= 1)
-      x += __shfl_down_sync(~0u, x, o);
-    if (l == 0)
-      s[r] = (float)x;
-  }
+  block_tree(x, s + r);
 }
 __global__ void spin(long long t) {
   long long s = clock64();
