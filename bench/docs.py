@@ -518,9 +518,19 @@ def nd_gpu_section():
          "runs the same loop written out by hand beside CUB's DeviceSegmentedReduce in one "
          "process, three rounds each, on two H100 hosts: 0.0247 against 0.0247 ms on one, "
          "0.0251-0.0252 against 0.0248 on the other; the same loop with float4 loads (a "
-         "lane's elements 4 consecutive at a time, which would change the bits of every row sum) took 0.0244 on "
-         "both, ahead of CUB: the way past CUB is loads of 16 bytes, at the price of other bits "
-         "(not taken).",
+         "lane's elements 4 consecutive at a time, which would change the bits of every row "
+         "sum) took 0.0244 on both, ahead of CUB, and 0.0247 against 0.0248 on a third: loads "
+         "of 16 bytes gain 0 to 1% over CUB, at the price of other bits (not taken).",
+         "- Longer rows: a row longer than a piece (4096 elements) was cut into pieces, each "
+         "writing a partial that a second launch combined.  Where there are 1024 rows or more "
+         "and a row has at most 65536 elements, a row is now one piece, a block folding each "
+         "4096 of it in turn (jitc_a256w, src/cuda/axisrun.c's cuda_axis_plan): (8192, 8192) "
+         "float32, `python3 bench/gpu_nd.py --only sum_axis1 --side 8192`, 0.0923-0.0927 ms "
+         "before, 0.0898 after, CuPy 0.0880-0.0882 (H100 hosts of 2026-11-27).  "
+         "`bench/gpu_rowsum.cu` on one of them, all in one process: (8192, 8192) pieces and "
+         "the combine 0.0942, a block a row 0.0886, float4 loads 0.0884, CUB 0.0883, the "
+         "copy of the bytes 0.0917; (1024, 16384) 0.0291, 0.0256, 0.0252, 0.0253, 0.0256; "
+         "(4096, 4096) a block a row 0.0249, CUB 0.0248.",
          "- `sum(a, axis=0)` of a C-order matrix runs in the column form "
          "(src/cuda/axiscol.c, docs/architecture.md): the lanes of a warp take consecutive "
          "columns, a block's 8 warps consecutive pieces of their rows, combined in order "

@@ -40,6 +40,7 @@ typedef struct Emu {
   int units, combines;   /* launches */
   int cols;              /* of which the column form's (jitc_acol) */
   int64_t pcs;           /* the column form's pieces per segment, as launched */
+  int64_t nseg;          /* the case's segments (the results' elements) */
   char why[240];         /* the first wrong launch */
 } Emu;
 
@@ -188,11 +189,16 @@ static void body(void *arg, const char *name, unsigned gx, unsigned gy, unsigned
     wrong(E, "jitc_a%lld for pieces of %lld elements", G, plen);
   if ((int64_t)gx * per < n || (int64_t)(gx - 1) * per >= n)
     wrong(E, "%lld blocks for %lld pieces", gx, n);
-  if (pps != (seg - 1) / CUDA_APIECE + 1)
+  /* Pieces of CUDA_APIECE, or a segment of up to 16 of them one piece
+  ** where there are 1024 segments or more. */
+  int64_t want_pps = (seg - 1) / CUDA_APIECE + 1;
+  if (E->nseg >= 1024 && seg <= 16 * CUDA_APIECE)
+    want_pps = 1;
+  if (pps != want_pps)
     wrong(E, "pps %lld for segments of %lld", pps, seg);
   for (int64_t u = 0; u < n; u++) {
     int64_t qq = a + u, s = qq / pps, lo = (qq - s * pps) * CUDA_APIECE;
-    int64_t hi = seg - lo < CUDA_APIECE ? seg : lo + CUDA_APIECE;
+    int64_t hi = pps == 1 || seg - lo < CUDA_APIECE ? seg : lo + CUDA_APIECE;
     double acc = 0;
     for (int64_t e = lo; e < hi; e++) {
       acc += x[x_at(E, nd, s * seg + e, off)];
@@ -302,6 +308,7 @@ static void host_case(jitc_context *ctx, const char *label, const char *src, int
   ((CudaState *)ctx->target_state[JITC_TARGET_CUDA])->tune = (CudaTune){.chunk_bytes = chunk_bytes};
   Emu E;
   arm(&E, 0, 0);
+  E.nseg = nres;
   jitc_array arr[2] = {{xb + at, nd, shape, strides}, {rb + rat, rnd, rshape, rstrides}};
   jitc_status st = jitc_run_arrays(ctx, k, arr, NULL, NULL);
   char why[300] = "";
@@ -364,6 +371,13 @@ static void host_cases(jitc_context *ctx) {
             (int64_t[]){2}, NULL, 2, 0, 64 * KB);
   host_case(ctx, "(70000,2) axis 1", "s = sum(x, axis=1)", 2, (int64_t[]){70000, 2}, NULL,
             140000, 0, r01, 1, (int64_t[]){70000}, NULL, 70000, 0, 64 * KB);
+  /* Segments of 5000, 1100 of them: each one piece, longer than the chunk
+  ** asked for (8192 elements), which grows to hold one. */
+  host_case(ctx, "(1100,5000) axis 1", "s = sum(x, axis=1)", 2, (int64_t[]){1100, 5000}, NULL,
+            5500000, 0, r01, 1, (int64_t[]){1100}, NULL, 1100, 0, 64 * KB);
+  host_case(ctx, "(1024,4100) axis 1, default chunks", "s = sum(x, axis=1)", 2,
+            (int64_t[]){1024, 4100}, NULL, 4198400, 0, r01, 1, (int64_t[]){1024}, NULL, 1024, 0,
+            0);
 }
 
 /* One case over device arrays (jitc_run_device_arrays): x a view of
@@ -409,6 +423,7 @@ static void device_case(jitc_context *ctx, const Dev *c) {
   reference((const char *)(xb + c->at), c->ndim, c->shape, cs, c->red, want, nres);
   Emu E;
   arm(&E, c->nd, c->kd);
+  E.nseg = nres;
   jitc_array arr[2] = {{xb + c->at, c->ndim, c->shape, c->strides},
                        {rb, c->rnd, c->rshape, c->rstrides}};
   jitc_status st = jitc_run_device_arrays(ctx, k, arr, NULL, NULL);
@@ -502,6 +517,9 @@ static void device_cases(jitc_context *ctx) {
       ** form over the 40 columns of each of the 5 outer ones. */
       {"(5,300,40) axis 1", "s = sum(x, axis=1)", 3, SHAPE(5, 300, 40), NULL, 0, 0, r010, 2,
        SHAPE(5, 40), NULL, 3, 0, 4},
+      /* Many segments of two pieces' length: one piece each, no jitc_ac. */
+      {"(1024,4200) axis 1", "s = sum(x, axis=1)", 2, SHAPE(1024, 4200), NULL, 0, 0, r01, 1,
+       SHAPE(1024), NULL, 0, 0, 0},
       /* Inner axes reduced: contiguous segments, the kernels of segments. */
       {"(40,6,7) axis (1,2)", "s = sum(x, axis=(1, 2))", 3, SHAPE(40, 6, 7), NULL, 0, 0, r011,
        1, SHAPE(40), NULL, 0, 0, 0},
@@ -556,26 +574,43 @@ static void flat_cases(jitc_context *ctx) {
 /* cuda_axis_cut and cuda_axis_piece, without a driver: chunks of whole
 ** pieces, at most `chunk` elements, covering [0, n) in order. */
 static void cut_unit(void) {
-  static const int64_t segs[] = {1, 2, 31, 32, 1023, 1024, 4095, 4096, 4097, 10000, 20000};
+  static const int64_t segs[] = {1,    2,     31,    32,    1023,  1024,
+                                 4095, 4096,  4097,  10000, 20000, 65536, 65537};
   static const int64_t chunks[] = {4096, 8192, 10000, 131072};
   int bad = 0, total = 0;
+  static const int64_t nsegs[] = {7, 1024};
   for (size_t a = 0; a < sizeof segs / sizeof *segs; a++)
-    for (size_t b = 0; b < sizeof chunks / sizeof *chunks; b++) {
-      CudaAxisRun R;
-      cuda_axis_plan(segs[a], 7, &R);
-      int64_t nc = 0, *at = cuda_axis_cut(&R, chunks[b], &nc);
-      total++;
-      bool ok = at && at[0] == 0 && at[nc] == segs[a] * 7;
-      for (int64_t c = 0; ok && c < nc; c++) {
-        int64_t q0 = cuda_axis_piece(&R, at[c]), q1 = cuda_axis_piece(&R, at[c + 1]);
-        ok = at[c + 1] > at[c] && at[c + 1] - at[c] <= chunks[b] &&
-             cuda_axis_start(&R, q0) == at[c] && (c + 1 < nc || q1 == 7 * R.pps);
+    for (size_t b = 0; b < sizeof chunks / sizeof *chunks; b++)
+      for (size_t g = 0; g < 2; g++) {
+        CudaAxisRun R;
+        int64_t ns = nsegs[g];
+        cuda_axis_plan(segs[a], ns, &R);
+        /* A segment of 4097 to 65536 elements is one piece where there are
+        ** 1024 segments; cuda/host.c's choose() grows the chunk to one piece. */
+        int64_t want = segs[a] > 4096 && (ns < 1024 || segs[a] > 65536) ? (segs[a] + 4095) / 4096 : 1;
+        int64_t plen = want == 1 ? segs[a] : 4096, chunk = chunks[b] < plen ? plen : chunks[b];
+        int64_t nc = 0, *at = cuda_axis_cut(&R, chunk, &nc);
+        total++;
+        bool ok = R.pps == want && cuda_axis_plen(&R) == plen && at && at[0] == 0 &&
+                  at[nc] == segs[a] * ns;
+        for (int64_t c = 0; ok && c < nc; c++) {
+          int64_t q0 = cuda_axis_piece(&R, at[c]), q1 = cuda_axis_piece(&R, at[c + 1]);
+          ok = at[c + 1] > at[c] && at[c + 1] - at[c] <= chunk &&
+               cuda_axis_start(&R, q0) == at[c] && (c + 1 < nc || q1 == ns * R.pps);
+        }
+        if (!ok && bad++ == 0)
+          printf("FAIL axis_fake.cut: %lld segments of %lld, chunks of %lld: %lld pieces each\n",
+                 (long long)ns, (long long)segs[a], (long long)chunks[b], (long long)R.pps);
+        free(at);
       }
-      if (!ok && bad++ == 0)
-        printf("FAIL axis_fake.cut: segments of %lld, chunks of %lld\n", (long long)segs[a],
-               (long long)chunks[b]);
-      free(at);
-    }
+  CudaAxisRun R; /* the limits of one piece a segment */
+  cuda_axis_plan(65536, 1024, &R);
+  bad += R.pps != 1;
+  cuda_axis_plan(65537, 1024, &R);
+  bad += R.pps != 17;
+  cuda_axis_plan(65536, 1023, &R);
+  bad += R.pps != 16;
+  total += 3;
   if (bad)
     nfail++;
   else

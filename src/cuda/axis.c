@@ -6,8 +6,10 @@
 ** layout.c takes the reduced axes innermost, so that the flat index runs
 ** segment by segment: segment s, one element of each result, is elements
 ** [s * seg, (s + 1) * seg).  A segment is cut into pieces of CUDA_APIECE
-** elements (the last one shorter), pps = ceil(seg / CUDA_APIECE) of them;
-** piece q of the run is piece q % pps of segment q / pps.  G threads take
+** elements (the last one shorter), pps = ceil(seg / CUDA_APIECE) of them,
+** or, where there are many segments (cuda_axis_plan), is one piece (pps =
+** 1, whatever its length); piece q of the run is piece q % pps of segment
+** q / pps.  G threads take
 ** one piece (G = 1, 32 or 256: jitc_a1, jitc_a32, jitc_a256): lane l
 ** folds the piece's elements l, l + G, l + 2G, ... in that order into its
 ** accumulator, then the G lanes are combined in a fixed tree (warp
@@ -15,7 +17,7 @@
 ** segment of one piece is finished there; otherwise each piece's partial
 ** goes to qK[q], and jitc_ac, one thread per segment, combines the
 ** segment's pieces in order and finishes.  G and the pieces are functions
-** of seg alone (cuda/axisrun.c: cuda_axis_plan), never of the GPU or of
+** of the shape alone (cuda/axisrun.c: cuda_axis_plan), never of the GPU or of
 ** how the launches are cut, so a result has the same bits on every run and
 ** every device.  jitc_elem gets the element's index in its segment: the
 ** index argmin and argmax give (the program's `i` is refused beside a
@@ -161,37 +163,51 @@ static void put_tree(Buf *b, const Program *p) {
 /* jitc_units<G>: the pieces [q0, q0 + nq) of the run, G threads each. */
 static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_printf(b, "\n// Pieces q0 + u, u in [0, nq): G threads each, %d / G per block.\n"
-                "template <int G>\n" DEV "void jitc_units(", CUDA_BLOCK);
+                "template <int G, bool W>\n" DEV "void jitc_units(", CUDA_BLOCK);
   put_unit_params(b, p, pat, true);
   buf_printf(b, ") {\n  const i64 u = (i64)blockIdx.x * (%d / G) + (i64)(threadIdx.x / G);\n"
                 "  const int l = (int)(threadIdx.x %% G);\n", CUDA_BLOCK);
   cuda_axis_per_result(b, p, "  jitc_p%d x%d = jitc_id%d();\n");
   buf_printf(b, "  i64 s = 0, q = 0;\n  if (u < nq) {\n    q = q0 + u;\n    s = pps == 1 ? q : q / pps;\n"
                 "    const i64 lo = (q - s * pps) * %d;\n"
-                "    const i64 hi = seg - lo < %d ? seg : lo + %d;\n",
+                "    const i64 hi = W || seg - lo < %d ? seg : lo + %d;\n",
              CUDA_APIECE, CUDA_APIECE, CUDA_APIECE);
   /* A block's lanes take at most CUDA_APIECE / CUDA_BLOCK elements each:
   ** a loop of that many steps, unrolled, issues all of a lane's loads
-  ** before its first add (the loop to hi kept 4 in flight). */
-  buf_printf(b, "    if (G == %d) {\n#pragma unroll\n"
+  ** before its first add (the loop to hi kept 4 in flight).  W, a segment
+  ** longer than CUDA_APIECE as one piece: the same loop over each
+  ** CUDA_APIECE of it in turn (a kernel of its own: in jitc_a256, that
+  ** loop took rows of 4096 from 0.0250 to 0.0257 ms, of 2000 from 0.0063
+  ** to 0.0074, on an H100). */
+  buf_printf(b, "    if (G == %d && W) {\n"
+                "      for (i64 c = lo; c < hi; c += %d) {\n#pragma unroll\n"
+                "        for (int k = 0; k < %d; k++) {\n"
+                "          const i64 e = c + l + (i64)k * G;\n"
+                "          if (e < hi) {\n",
+             CUDA_BLOCK, CUDA_APIECE, CUDA_APIECE / CUDA_BLOCK);
+  put_element(b, p, pat, "            ");
+  buf_printf(b, "          }\n        }\n      }\n"
+                "    } else if (G == %d) {\n#pragma unroll\n"
                 "      for (int k = 0; k < %d; k++) {\n"
                 "        const i64 e = lo + l + (i64)k * G;\n"
                 "        if (e < hi) {\n",
              CUDA_BLOCK, CUDA_APIECE / CUDA_BLOCK);
   put_element(b, p, pat, "          ");
-  buf_puts(b, "        }\n      }\n    } else {\n      for (i64 e = lo + l; e < hi; e += G) {\n");
+  buf_puts(b, "        }\n      }\n");
+  buf_puts(b, "    } else {\n      for (i64 e = lo + l; e < hi; e += G) {\n");
   put_element(b, p, pat, "        ");
   buf_puts(b, "      }\n    }\n  }\n");
   put_tree(b, p);
   buf_puts(b, "  if (l == 0 && u < nq) {\n");
   cuda_axis_store(b, p, pat, "    ", "pps", "      q%d[q] = x%d;\n");
   buf_puts(b, "  }\n}\n");
-  static const int lanes[3] = {1, 32, CUDA_BLOCK};
-  for (int w = 0; w < 3; w++) {
+  static const int lanes[4] = {1, 32, CUDA_BLOCK, CUDA_BLOCK};
+  for (int w = 0; w < 4; w++) {
     int G = lanes[w];
-    buf_printf(b, "\nextern \"C\" __global__ void __launch_bounds__(%d) jitc_a%d(", CUDA_BLOCK, G);
+    buf_printf(b, "\nextern \"C\" __global__ void __launch_bounds__(%d) jitc_a%d%s(", CUDA_BLOCK,
+               G, w == 3 ? "w" : "");
     put_unit_params(b, p, pat, true);
-    buf_printf(b, ") {\n  jitc_units<%d>(", G);
+    buf_printf(b, ") {\n  jitc_units<%d, %s>(", G, w == 3 ? "true" : "false");
     put_unit_params(b, p, pat, false);
     buf_puts(b, ");\n}\n");
   }
@@ -219,10 +235,11 @@ static void put_combine(Buf *b, const Program *p, const CudaPattern *pat) {
 void cuda_axis_kernels(Buf *b, const Program *p, const CudaPattern *pat) {
   buf_printf(b, "// Reductions over axes: segment s (one element of each result) is elements\n"
                 "// [s * seg, (s + 1) * seg) of the flat index, cut into pieces of %d\n"
-                "// elements; piece q is piece q %% pps of segment q / pps.  G lanes take a\n"
-                "// piece, lane l its elements l, l + G, ... in order, then a fixed tree;\n"
-                "// a segment of one piece is finished there, else jitc_ac combines its\n"
-                "// pieces' partials in order.  G and the pieces depend on seg alone.\n",
+                "// elements, or one piece (pps 1); piece q is piece q %% pps of segment\n"
+                "// q / pps.  G lanes take a piece, lane l its elements l, l + G, ... in\n"
+                "// order, then a fixed tree; a segment of one piece is finished there,\n"
+                "// else jitc_ac combines its pieces' partials in order.  G and the\n"
+                "// pieces depend on the shape alone.\n",
              CUDA_APIECE);
   put_kept(b, p, pat);
   put_units(b, p, pat);

@@ -11,8 +11,9 @@
 ** result depend on, seg, G and the pieces, is a function of the shape
 ** alone (cuda_axis_plan); a launch takes any range of whole pieces, so how
 ** the host cuts the run into chunks and launches changes nothing.  A
-** segment of one piece is finished by its piece's threads; longer ones
-** write one partial per piece and jitc_ac combines each segment's in order.
+** segment of one piece (where there are many segments, up to 16 times
+** CUDA_APIECE long) is finished by its piece's threads; longer ones write
+** one partial per piece and jitc_ac combines each segment's in order.
 ** Over device arrays whose reduced axes are outer to the kept ones in
 ** memory, the column form (cuda/axiscol.c: cuda_axis_col_plan) takes the
 ** place of the pieces' kernels: one thread per piece of a segment's rows,
@@ -26,15 +27,27 @@
 /* Launches of at most this many blocks, far below the grid's limit. */
 enum { MAX_BLOCKS = 1 << 20 };
 
+/* A segment longer than a piece is one piece where there are segments
+** enough for a GPU's blocks and it is at most WHOLE_MAX long: a block folds
+** it all, and no partial and no second launch are needed.  Measured on an
+** H100 (bench/gpu_rowsum.cu, GPU time per call): row sums of (8192, 8192)
+** float32 in pieces of 4096 and a launch combining them 0.0942 ms, a block a
+** row 0.0886, CUB's 0.0883; (1024, 16384) 0.0291, 0.0256 and 0.0253.  The
+** limit keeps a piece within a chunk of the host pipeline (cuda/host.c's
+** choose() makes the chunk one piece at least). */
+enum { WHOLE_SEGS = 1024, WHOLE_MAX = 16 * CUDA_APIECE };
+
 void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A) {
   A->seg = seg;
   A->nseg = nseg;
   A->col = false;
   A->pps = seg > 0 ? (seg - 1) / CUDA_APIECE + 1 : 0;
+  if (seg <= WHOLE_MAX && nseg >= WHOLE_SEGS && A->pps > 1)
+    A->pps = 1;
   /* A thread per piece for short segments (a warp would idle), a warp up
   ** to a thousand elements, else a block. */
   int64_t plen = seg < CUDA_APIECE ? seg : CUDA_APIECE;
-  A->which = plen < 32 ? 0 : plen < 1024 ? 1 : 2;
+  A->which = plen < 32 ? 0 : plen < 1024 ? 1 : A->pps == 1 && seg > CUDA_APIECE ? 5 : 2;
   A->lanes = A->which == 0 ? 1 : A->which == 1 ? 32 : CUDA_BLOCK;
 }
 
@@ -82,6 +95,10 @@ bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, Cud
   return true;
 }
 
+int64_t cuda_axis_plen(const CudaAxisRun *A) {
+  return A->pps == 1 ? A->seg : CUDA_APIECE;
+}
+
 int64_t cuda_axis_start(const CudaAxisRun *A, int64_t q) {
   if (A->pps == 0)
     return 0;
@@ -93,12 +110,12 @@ int64_t cuda_axis_piece(const CudaAxisRun *A, int64_t e) {
   if (A->seg == 0)
     return 0;
   int64_t s = e / A->seg;
-  return s * A->pps + (e - s * A->seg) / CUDA_APIECE;
+  return s * A->pps + (e - s * A->seg) / cuda_axis_plen(A);
 }
 
 int64_t *cuda_axis_cut(const CudaAxisRun *A, int64_t chunk, int64_t *nchunks) {
   int64_t total = A->nseg * A->pps; /* pieces */
-  int64_t plen = A->seg < CUDA_APIECE ? A->seg : CUDA_APIECE;
+  int64_t plen = cuda_axis_plen(A);
   int64_t per = plen > 0 && chunk / plen > 0 ? chunk / plen : 1; /* pieces per chunk */
   int64_t nc = total > 0 ? (total - 1) / per + 1 : 0;
   int64_t *at = malloc(((size_t)nc + 1) * sizeof *at);

@@ -320,8 +320,9 @@ static jitc_status load_image(jitc_context *ctx, CudaState *S, const void *image
   }
   /* Over axes, the kernels of segments (cuda/axis.c, cuda/axiscol.c); fn
   ** is jitc_a256's. */
-  static const char *const afn[5] = {"jitc_a1", "jitc_a32", "jitc_a256", "jitc_ac", "jitc_acol"};
-  for (int q = 0; q < 5 && axis && r == CUDA_SUCCESS; q++)
+  static const char *const afn[6] = {"jitc_a1",  "jitc_a32",  "jitc_a256",
+                                     "jitc_ac",  "jitc_acol", "jitc_a256w"};
+  for (int q = 0; q < 6 && axis && r == CUDA_SUCCESS; q++)
     r = A->cuModuleGetFunction(&m->afn[q], m->mod, afn[q]);
   if (r == CUDA_SUCCESS && axis)
     m->fn = m->afn[2];

@@ -49,8 +49,8 @@ typedef struct CudaModule {
                       program's jitc_r0, jitc_r1, ... (cuda_reduce_nkernels) */
   int ngfn, nrfn;
   bool axis;       /* a program reducing over axes: afn[] instead of jitc_k32 */
-  CUfunction afn[5]; /* jitc_a1, jitc_a32, jitc_a256, jitc_ac (cuda/axis.c),
-                        jitc_acol (cuda/axiscol.c) */
+  CUfunction afn[6]; /* jitc_a1, jitc_a32, jitc_a256, jitc_ac (cuda/axis.c),
+                        jitc_acol (cuda/axiscol.c), jitc_a256w (cuda/axis.c) */
   int occ;         /* resident blocks of CUDA_BLOCK threads per SM */
   CUcontext cx;    /* the context it is loaded in */
   unsigned long long cxid; /* that context's unique id (cuCtxGetId), or 0 */
@@ -213,7 +213,8 @@ typedef struct CudaNdRun {
 
 /* A run reducing over axes (cuda/axis.c, cuda/axisrun.c): seg elements per
 ** segment, nseg segments, pps pieces per segment, `lanes` threads per
-** piece (the kernel afn[which]); the partials of the pieces (pps > 1: per
+** piece (the kernel afn[which]: 5 for a segment longer than CUDA_APIECE as
+** one piece); the partials of the pieces (pps > 1: per
 ** reduction, in the order of the results, nseg * pps of CUDA_PART bytes),
 ** the results' device memory (res[a] for result array a: its element of
 ** segment 0) and the strides of device arrays (nd, or NULL).  `col`: the
@@ -367,6 +368,9 @@ void cuda_axis_plan(int64_t seg, int64_t nseg, CudaAxisRun *A);
 ** kept ones, the innermost kept axis stepping by one element in every
 ** array but the results; then A->col and A->pps (a function of the shape alone). */
 bool cuda_axis_col_plan(const Layout *L, const Program *p, const char *kind, CudaAxisRun *A);
+/* The elements of a piece (the last of a segment may be shorter): the
+** segment where it is one piece, else CUDA_APIECE. */
+int64_t cuda_axis_plen(const CudaAxisRun *A);
 /* Piece q's first element in the flat index; the piece that starts at
 ** element e (a piece's first, or the end). */
 int64_t cuda_axis_start(const CudaAxisRun *A, int64_t q);

@@ -164,7 +164,8 @@ int64_t *cuda_cut(int64_t from, int64_t n, int64_t big, int64_t *nchunks) {
 ** else 8, which keeps the copy engines fed while the host waits for one
 ** slot (8 MiB chunks, 10M float64 `a[i] += 1` pinned: 2.19 ms with 4, 1.96
 ** with 6 on an H100). */
-static void choose(CudaState *S, const Program *p, int64_t n, bool staged, CudaLayout *L) {
+static void choose(CudaState *S, const Program *p, int64_t n, bool staged, const Layout *nd,
+                   CudaLayout *L) {
   const CudaTune *T = &S->tune;
   size_t in_b = 0, out_b = 0;
   for (int a = 0; a < p->narrays; a++) {
@@ -186,6 +187,12 @@ static void choose(CudaState *S, const Program *p, int64_t n, bool staged, CudaL
   }
   int64_t chunk = cb / (int64_t)big / 4096 * 4096;
   chunk = chunk < 4096 ? 4096 : chunk;
+  if (nd && nd->axes) { /* whole pieces of the segments, one at least */
+    CudaAxisRun A;
+    cuda_axis_plan(nd->seg, nd->nseg, &A);
+    int64_t plen = cuda_axis_plen(&A);
+    chunk = chunk < plen ? (plen + 4095) / 4096 * 4096 : chunk;
+  }
   if (n <= chunk)
     chunk = (int64_t)round_up((size_t)(n > 0 ? n : 1), 256);
   L->chunk = chunk;
@@ -403,7 +410,7 @@ jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const ji
       L->how[a] = direct && cuda_is_pinned(S, arrays[a]) ? CUDA_HOW_PINNED : CUDA_HOW_STAGED;
       staged |= L->how[a] == CUDA_HOW_STAGED;
     }
-  choose(S, p, n, staged, L);
+  choose(S, p, n, staged, nd, L);
   for (int a = 0; a < na; a++)
     if (L->how[a] == CUDA_HOW_STAGED)
       need += (L->up[a] + L->down[a]) * round_up((size_t)L->chunk * L->esize[a], 256);
@@ -419,7 +426,7 @@ jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const ji
     staged |= L->how[a] == CUDA_HOW_STAGED;
   }
   if (reg && !staged)
-    choose(S, p, n, false, L); /* everything registered: as pinned */
+    choose(S, p, n, false, nd, L); /* everything registered: as pinned */
   for (int a = 0; a < na; a++) {
     if (p->arrays[a].role == JITC_RESULT)
       continue;

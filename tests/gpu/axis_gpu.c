@@ -15,8 +15,9 @@
 ** integer sums and products) must be interp's bytes, what lies around the
 ** views included; float sums, means and products within rounding of
 ** interp's (the pieces add in another order).  Each cuda run is done twice:
-** the same bits.  check also runs long segments of several pieces, millions
-** of two-element segments and columns, and C-order views reduced over outer
+** the same bits.  check also runs long segments of several pieces, many
+** long segments of one piece each (host and device arrays, the same bits),
+** millions of two-element segments and columns, and C-order views reduced over outer
 ** axes, the column form's case (cuda/axiscol.c).  Prints "ok NAME", "FAIL NAME: why",
 ** "skip NAME: why" (tests/run.sh protocol).
 */
@@ -283,6 +284,63 @@ done:
   jitc_kernel_free(ki);
 }
 
+/* Many segments, each one piece of up to 16 of CUDA_APIECE (cuda_axis_plan):
+** `s = sum(a, axis=1)` of a (rows, cols) float32 matrix over host arrays
+** (the host pipeline's chunks of whole pieces) and over device arrays: the
+** same bits both ways, within rounding of interp's. */
+static void whole_segments(jitc_context *ctx, CUstream st, int64_t rows, int64_t cols) {
+  char name[120];
+  snprintf(name, sizeof name, "axis_gpu.whole_segments (%lld, %lld)", (long long)rows,
+           (long long)cols);
+  jitc_kernel *kc = compile(ctx, "s = sum(a, axis=1)", JITC_FLOAT32, JITC_TARGET_CUDA);
+  jitc_kernel *ki = compile(ctx, "s = sum(a, axis=1)", JITC_FLOAT32, JITC_TARGET_INTERP);
+  size_t n = (size_t)(rows * cols);
+  float *a = malloc(n * 4), *sh = calloc((size_t)rows, 4), *sd = calloc((size_t)rows, 4),
+        *si = calloc((size_t)rows, 4);
+  CUdeviceptr da = 0, ds = 0;
+  if (!kc || !ki || !a || !sh || !sd || !si || A.cuMemAlloc(&da, n * 4) != CUDA_SUCCESS ||
+      A.cuMemAlloc(&ds, (size_t)rows * 4) != CUDA_SUCCESS) {
+    printf("skip %s: no memory\n", name);
+    goto out;
+  }
+  fill((char *)a, JITC_FLOAT32, (int64_t)n);
+  A.cuMemcpyHtoD(da, a, n * 4);
+  int64_t shape[2] = {rows, cols};
+  jitc_array hh[2] = {{a, 2, shape, NULL}, {sh, 1, shape, NULL}};
+  jitc_array hi[2] = {{a, 2, shape, NULL}, {si, 1, shape, NULL}};
+  jitc_array dd[2] = {{(void *)(uintptr_t)da, 2, shape, NULL}, {(void *)(uintptr_t)ds, 1, shape, NULL}};
+  if (jitc_run_arrays(ctx, kc, hh, NULL, NULL) != JITC_OK ||
+      jitc_run_arrays(ctx, ki, hi, NULL, NULL) != JITC_OK ||
+      jitc_run_device_arrays(ctx, kc, dd, NULL, st) != JITC_OK) {
+    printf("FAIL %s: %s\n", name, jitc_errmsg(ctx));
+    nfail++;
+    goto out;
+  }
+  A.cuStreamSynchronize(st);
+  A.cuMemcpyDtoH(sd, ds, (size_t)rows * 4);
+  for (int64_t r = 0; r < rows; r++) {
+    double bound = 1e-6 * (double)cols * 5;
+    if (memcmp(&sh[r], &sd[r], 4) || fabs((double)sh[r] - (double)si[r]) > bound) {
+      printf("FAIL %s: row %lld: host %.9g, device %.9g, interp %.9g\n", name, (long long)r,
+             sh[r], sd[r], si[r]);
+      nfail++;
+      goto out;
+    }
+  }
+  printf("ok %s\n", name);
+out:
+  if (da)
+    A.cuMemFree(da);
+  if (ds)
+    A.cuMemFree(ds);
+  free(a);
+  free(sh);
+  free(sd);
+  free(si);
+  jitc_kernel_free(kc);
+  jitc_kernel_free(ki);
+}
+
 int main(int argc, char **argv) {
   bool quick = argc > 1 && !strcmp(argv[1], "quick");
   char err[512];
@@ -308,6 +366,13 @@ int main(int argc, char **argv) {
     trial(ctx, s, 2, JITC_FLOAT64, 2, (int64_t[]){2000003, 2}, 1, 1002);
     trial(ctx, s, 3, JITC_INT32, 2, (int64_t[]){40001, 300}, 0, 1003);
     trial(ctx, s, 4, JITC_FLOAT32, 3, (int64_t[]){7, 9000, 5}, 1, 1004);
+    /* many segments, each one piece (1024 or more of up to 65536) */
+    trial(ctx, s, 0, JITC_FLOAT32, 2, (int64_t[]){1100, 5000}, 1, 1005);
+    trial(ctx, s, 7, JITC_FLOAT64, 2, (int64_t[]){1024, 20001}, 1, 1006);
+    trial(ctx, s, 2, JITC_FLOAT64, 3, (int64_t[]){1030, 3, 4099}, 10, 1007);
+    whole_segments(ctx, s, 1100, 5000);
+    whole_segments(ctx, s, 1024, 65536);
+    whole_segments(ctx, s, 4096, 8192);
   }
   /* The column form: whole C-order views reduced over outer axes, every
   ** reduction and type; columns not a multiple of a warp, pieces of rows
