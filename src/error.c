@@ -195,14 +195,16 @@ const char *nearest_name(const char *name, const char *const *names, int n) {
 }
 
 const char *typo_of(const char *name, const char *const *names, int n) {
+  /* A name of one character is one edit from every other: no slip there
+  ** (`c = a * 2; d = b + 1` reads an input b). */
   size_t len = strlen(name);
-  if (len < 3)
+  if (len < 2)
     return NULL;
   int limit = len < 7 ? 1 : 2;
   const char *best = NULL;
   int bestd = limit + 1;
   for (int k = 0; k < n; k++) {
-    if (strlen(names[k]) < 3 || !strcmp(names[k], name))
+    if (!names[k] || strlen(names[k]) < 2 || !strcmp(names[k], name))
       continue;
     int d = distance(name, names[k]);
     if (d < bestd) {
@@ -214,6 +216,9 @@ const char *typo_of(const char *name, const char *const *names, int n) {
 }
 
 const char *jitc_nearest_name(const char *name, const char *const *names, int n) {
+  for (int k = 0; k < n && names; k++)
+    if (!names[k])
+      return NULL;
   return name && (names || n == 0) && n >= 0 ? nearest_name(name, names, n) : NULL;
 }
 

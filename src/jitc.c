@@ -44,6 +44,8 @@ void jitc_context_free(jitc_context *ctx) {
 }
 
 void jitc_options_init(jitc_options *opt) {
+  if (!opt)
+    return;
   memset(opt, 0, sizeof *opt);
 #ifdef JITC_HAVE_LLVM
   opt->target = JITC_TARGET_CPU;
@@ -78,7 +80,7 @@ const char *jitc_target_name(jitc_target t) {
 }
 
 jitc_status jitc_target_parse(const char *name, jitc_target *out) {
-  for (int t = 0; t < JITC_NTARGETS; t++)
+  for (int t = 0; t < JITC_NTARGETS && out; t++)
     if (name && !strcmp(name, targets[t]->name)) {
       *out = (jitc_target)t;
       return JITC_OK;
@@ -215,6 +217,11 @@ static jitc_status check_signature(jitc_context *ctx, const char *source,
     return ctx_error(ctx, JITC_E_USAGE, "bad array or scalar list");
   if ((unsigned)opt->target >= JITC_NTARGETS)
     return ctx_error(ctx, JITC_E_USAGE, "unknown target %d", (int)opt->target);
+  if (opt->implicit_inputs && (unsigned)opt->implicit_dtype >= JITC_NDTYPES)
+    return ctx_error(ctx, JITC_E_USAGE, "unknown dtype %d (implicit_dtype)",
+                     (int)opt->implicit_dtype);
+  if (opt->threads < 0)
+    return ctx_error(ctx, JITC_E_USAGE, "threads is %d: 0 (all cores) or a count", opt->threads);
   for (int k = 0; k < narrays; k++) {
     jitc_status st = check_decl(ctx, "array", k, arrays[k].name, arrays[k].dtype);
     for (int j = 0; !st && j < k; j++)
@@ -382,14 +389,22 @@ static jitc_status refuse_complex(jitc_context *ctx, const jitc_kernel *k) {
   return JITC_E_UNAVAILABLE;
 }
 
+/* A usage error of a call given its context: the message replaces the
+** last call's. */
+static jitc_status usage_error(jitc_context *ctx, const char *msg) {
+  diags_clear(&ctx->diags);
+  return ctx_error(ctx, JITC_E_USAGE, "%s", msg);
+}
+
 jitc_status jitc_compile(jitc_context *ctx, const char *source, const jitc_array_decl *arrays,
                          int narrays, const jitc_scalar_decl *scalars, int nscalars,
                          const jitc_options *opt, jitc_kernel **out) {
-  if (!out)
-    return JITC_E_USAGE;
-  *out = NULL;
+  if (out)
+    *out = NULL;
   if (!ctx)
     return JITC_E_USAGE;
+  if (!out)
+    return usage_error(ctx, "nowhere to put the kernel (out is NULL)");
   diags_clear(&ctx->diags);
   double t0 = now_ms();
   jitc_kernel *k;
@@ -419,8 +434,10 @@ jitc_status jitc_emit(jitc_context *ctx, const char *source, const jitc_array_de
   if (!text)
     return JITC_E_USAGE;
   *text = NULL;
-  if (!ctx || !stage)
+  if (!ctx)
     return JITC_E_USAGE;
+  if (!stage)
+    return usage_error(ctx, "no stage (NULL)");
   diags_clear(&ctx->diags);
   jitc_options defaults;
   if (!opt) {
@@ -641,8 +658,10 @@ static jitc_status run_flat_axes(jitc_context *ctx, const jitc_kernel *k, int64_
 
 jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *const *arrays,
                      const jitc_value *scalars, jitc_run_info *info) {
-  if (!ctx || !k)
+  if (!ctx)
     return JITC_E_USAGE;
+  if (!k)
+    return usage_error(ctx, "no kernel (NULL)");
   /* A run writes the context only to report an error, so that runs of one
   ** context's kernels from several threads do not race here. */
   if (ctx->diags.n || ctx->diags.text.s)
@@ -657,8 +676,10 @@ jitc_status jitc_run(jitc_context *ctx, const jitc_kernel *k, int64_t n, void *c
 ** jitc_run() itself. */
 jitc_status jitc_run_arrays(jitc_context *ctx, const jitc_kernel *k, const jitc_array *arrays,
                             const jitc_value *scalars, jitc_run_info *info) {
-  if (!ctx || !k || (!arrays && k->prog->narrays))
+  if (!ctx)
     return JITC_E_USAGE;
+  if (!k || (!arrays && k->prog->narrays))
+    return usage_error(ctx, k ? "no arrays (NULL)" : "no kernel (NULL)");
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
   return run_arrays(ctx, k, arrays, scalars, info);
@@ -679,8 +700,10 @@ static jitc_status run_arrays(jitc_context *ctx, const jitc_kernel *k, const jit
 
 jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                             const uint64_t *ptrs, const jitc_value *scalars, void *stream) {
-  if (!ctx || !k)
+  if (!ctx)
     return JITC_E_USAGE;
+  if (!k)
+    return usage_error(ctx, "no kernel (NULL)");
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
   static const uint64_t none[1] = {0};
@@ -697,8 +720,10 @@ jitc_status jitc_run_device(jitc_context *ctx, const jitc_kernel *k, int64_t n,
 jitc_status jitc_run_device_arrays(jitc_context *ctx, const jitc_kernel *k,
                                    const jitc_array *arrays, const jitc_value *scalars,
                                    void *stream) {
-  if (!ctx || !k || (!arrays && k->prog->narrays))
+  if (!ctx)
     return JITC_E_USAGE;
+  if (!k || (!arrays && k->prog->narrays))
+    return usage_error(ctx, k ? "no arrays (NULL)" : "no kernel (NULL)");
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
   return run_device_arrays(ctx, k, arrays, scalars, stream);
@@ -788,8 +813,10 @@ void jitc_buffer_free(jitc_buffer *b) {
 jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                              jitc_buffer *const *bufs, const jitc_value *scalars,
                              jitc_run_info *info) {
-  if (!ctx || !k || (!bufs && k->prog->narrays))
+  if (!ctx)
     return JITC_E_USAGE;
+  if (!k || (!bufs && k->prog->narrays))
+    return usage_error(ctx, k ? "no buffers (NULL)" : "no kernel (NULL)");
   if (ctx->diags.n || ctx->diags.text.s) /* as in jitc_run */
     diags_clear(&ctx->diags);
   if (k->prog->by_axis)

@@ -159,7 +159,9 @@ jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_arr
   }
   bool widened = false;
   int64_t n_in = 1; /* the inputs' elements, each once */
-  for (int d = 0; d < nd; d++) n_in *= shape[d];
+  for (int d = 0; d < nd; d++)
+    if (__builtin_mul_overflow(n_in, shape[d], &n_in))
+      return ctx_error(ctx, JITC_E_INPUT, "the broadcast shape has more than 2^63 elements");
   for (int j = 0; j < p->narrays; j++) {
     const jitc_array *x = &arrays[j];
     if (p->arrays[j].role != JITC_OUTPUT) continue;
@@ -264,7 +266,7 @@ static jitc_status take_inner(jitc_context *ctx, const Program *p, Layout *L, co
   L->seg = L->nseg = 1;
   for (int d = 0; d < nd; d++)
     if (__builtin_mul_overflow(d < nk ? L->nseg : L->seg, L->shape[d], d < nk ? &L->nseg : &L->seg))
-      return ctx_error(ctx, JITC_E_USAGE, "the broadcast shape has more than 2^63 elements");
+      return ctx_error(ctx, JITC_E_INPUT, "the broadcast shape has more than 2^63 elements");
   int kd = 0;
   for (int d = 0; d < nk; d++) {
     if (L->shape[d] == 1) continue;
@@ -337,6 +339,10 @@ static bool any_order(const Program *p) {
   return !p->by_axis;
 }
 
+/* |s| without overflow: any stride is valid on an axis of one element,
+** INT64_MIN too. */
+static uint64_t mag(int64_t s) { return s < 0 ? 0 - (uint64_t)s : (uint64_t)s; }
+
 /* Orders L's axes as NumPy's iterator does (npyiter_find_best_axis_ordering):
 ** an axis goes inside another where every array that steps over both steps
 ** less over it, so that arrays laid out alike in any order (a transpose and
@@ -351,7 +357,7 @@ static void memory_order(Layout *L) {
     for (int i1 = i0 - 1; i1 >= 0; i1--) {
       bool ambiguous = true, swap = false;
       for (int j = 0; j < L->narrays; j++) {
-        int64_t s0 = llabs(L->a[j].strides[ax0]), s1 = llabs(L->a[j].strides[in[i1]]);
+        uint64_t s0 = mag(L->a[j].strides[ax0]), s1 = mag(L->a[j].strides[in[i1]]);
         if (!s0 || !s1) continue;
         if (s1 <= s0) swap = false;
         else if (ambiguous) swap = true;
@@ -385,7 +391,7 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
   int64_t n = 1;
   for (int d = 0; d < nd; d++)
     if (__builtin_mul_overflow(n, shape[d], &n))
-      return ctx_error(ctx, JITC_E_USAGE, "the broadcast shape has more than 2^63 elements");
+      return ctx_error(ctx, JITC_E_INPUT, "the broadcast shape has more than 2^63 elements");
   int na = p->narrays, dims = nd ? nd : 1;
   size_t bytes = (size_t)na * (sizeof(LayoutArray) + sizeof(void *)) +
                  (size_t)dims * sizeof(int64_t) * (size_t)(2 * na + 2);
@@ -461,7 +467,7 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     *contig = *contig && la->direct;
     int last = L->ndim - 1;
     if (last > 0 && la->strides[last - 1] &&
-        llabs(la->strides[last - 1]) < llabs(la->strides[last]))
+        mag(la->strides[last - 1]) < mag(la->strides[last]))
       L->transposed = true;
   }
   /* A written array overlapping another is refused unless both are the
@@ -683,7 +689,7 @@ static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool 
   int64_t off = unravel(L, x, lo, idx);
   int64_t w = L->shape[last], es = (int64_t)x->esize;
   bool tiles = last > 0 && x->strides[last - 1] &&
-               llabs(x->strides[last - 1]) < llabs(x->strides[last]);
+               mag(x->strides[last - 1]) < mag(x->strides[last]);
   while (m > 0) {
     int64_t rows = 0;
     if (tiles && idx[last] == 0) {

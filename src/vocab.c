@@ -77,7 +77,7 @@ int dtype_lookup(const char *name, size_t len, bool *ambiguous) {
 
 jitc_status jitc_dtype_parse(const char *name, jitc_dtype *out) {
   int t = name ? dtype_lookup(name, strlen(name), NULL) : -1;
-  if (t < 0)
+  if (t < 0 || !out)
     return JITC_E_USAGE;
   *out = (jitc_dtype)t;
   return JITC_OK;

@@ -9,6 +9,7 @@
 #include "jitc.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -474,6 +475,64 @@ out:
   jitc_context_free(ctx);
 }
 
+/* Bad arguments: a usage error with a message of this call, never a crash
+** or undefined behaviour (implicit_dtype out of range once shifted by it). */
+static void test_bad_arguments(jitc_target t) {
+  jitc_context *ctx = jitc_context_new();
+  jitc_options o = opts(t);
+  jitc_kernel *k = NULL;
+  o.implicit_inputs = 1;
+  o.implicit_dtype = (jitc_dtype)99;
+  jitc_status st = jitc_compile(ctx, "b = zz + 1", NULL, 0, NULL, 0, &o, &k);
+  CHECK("bad_args.implicit_dtype", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "unknown dtype"),
+        "status %d: %s", (int)st, jitc_errmsg(ctx));
+  o = opts(t);
+  o.threads = -3;
+  st = jitc_compile(ctx, "b = a + 1", (jitc_array_decl[]){{"a", JITC_FLOAT64}}, 1, NULL, 0, &o, &k);
+  CHECK("bad_args.threads", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "threads"),
+        "status %d: %s", (int)st, jitc_errmsg(ctx));
+  o = opts(t);
+  st = jitc_compile(ctx, "b = a + 1", (jitc_array_decl[]){{"a", JITC_FLOAT64}}, 1, NULL, 0, &o, NULL);
+  CHECK("bad_args.compile_out", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "out is NULL") &&
+        !strstr(jitc_errmsg(ctx), "threads"), "status %d: %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_run(ctx, NULL, 3, NULL, NULL, NULL);
+  CHECK("bad_args.run_kernel", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "no kernel"),
+        "status %d: %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_compile(ctx, "b = a + 1", (jitc_array_decl[]){{"a", JITC_FLOAT64}}, 1, NULL, 0, &o, &k);
+  st = st ? st : jitc_run_arrays(ctx, k, NULL, NULL, NULL);
+  CHECK("bad_args.run_arrays", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "no arrays"),
+        "status %d: %s", (int)st, jitc_errmsg(ctx));
+  char *text = NULL;
+  st = jitc_emit(ctx, "b = a + 1", (jitc_array_decl[]){{"a", JITC_FLOAT64}}, 1, NULL, 0, &o, NULL,
+                 &text);
+  CHECK("bad_args.emit_stage", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "no stage"),
+        "status %d: %s", (int)st, jitc_errmsg(ctx));
+  jitc_target tg;
+  jitc_dtype dt;
+  CHECK("bad_args.parse_null", jitc_target_parse("cpu", NULL) == JITC_E_USAGE &&
+        jitc_dtype_parse("f4", NULL) == JITC_E_USAGE && jitc_target_parse(NULL, &tg) &&
+        jitc_dtype_parse(NULL, &dt), "a parse with NULL did not refuse");
+  jitc_options_init(NULL);
+  const char *names[3] = {"abc", NULL, "abd"};
+  CHECK("bad_args.nearest_null", jitc_nearest_name("abx", names, 3) == NULL, "a name");
+  /* Shapes whose product overflows: an input error, no overflow (UBSan). */
+  double x = 1, y = 0;
+  int64_t big[2] = {(int64_t)1 << 40, (int64_t)1 << 40}, zs[2] = {0, 0};
+  jitc_array arr[2] = {{&x, 2, big, zs}, {&y, 2, big, zs}};
+  st = jitc_run_arrays(ctx, k, arr, NULL, NULL);
+  CHECK("bad_args.shape_overflow", st == JITC_E_INPUT && strstr(jitc_errmsg(ctx), "2^63"),
+        "status %d: %s", (int)st, jitc_errmsg(ctx));
+  /* Any stride on an axis of one element, INT64_MIN too. */
+  double xs[3] = {1, 2, 3}, ys[3] = {0, 0, 0};
+  int64_t sh[2] = {1, 3}, st1[2] = {INT64_MIN, 8};
+  jitc_array arr2[2] = {{xs, 2, sh, st1}, {ys, 2, sh, NULL}};
+  st = jitc_run_arrays(ctx, k, arr2, NULL, NULL);
+  CHECK("bad_args.stride_min", st == JITC_OK && ys[0] == 2 && ys[2] == 4, "status %d: %s",
+        (int)st, jitc_errmsg(ctx));
+  jitc_kernel_free(k);
+  jitc_context_free(ctx);
+}
+
 int main(int argc, char **argv) {
   jitc_target t = JITC_TARGET_INTERP;
   if (argc > 1 && jitc_target_parse(argv[1], &t)) {
@@ -494,6 +553,7 @@ int main(int argc, char **argv) {
   test_emit();
   test_reduction_names();
   test_bound_names(t);
+  test_bad_arguments(t);
   test_threads(t);
   puts(END_LINE);
   return failures ? 1 : 0;
