@@ -96,6 +96,10 @@ expect typo_input_define 65 "did you mean 'alpha'" -- $JITC -t interp -q -n 3 -D
 expect typo_define_unused 64 "did you mean 'alpah'" -- $JITC -t interp -q -n 3 -D alpha=2 'c = alpah * a'
 expect typo_given_is_input 0 'c = \[1\. 1\. 1\.\]' -- $JITC -t interp -n 3 --in tpm=zeros 'tmp = a * 2; c = tpm + 1'
 expect typo_not_later_name 0 '' -- $JITC -t interp -q -n 3 'ypos = xpos + 1'
+# Names of two characters slip too; of one never ('c = a; d = b' reads b).
+expect typo_two_chars 65 "did you mean 'xy'" -- $JITC -t interp -q -n 3 'xy = a; d = xz + 1'
+expect typo_constant 65 "did you mean 'pi'" -- $JITC -t interp -q -n 3 'c = a; d = pii + 1'
+expect typo_one_char 0 '' -- $JITC -t interp -q -n 3 'c = a * 2; d = b + 1'
 expect strict_unbound 65 "^<program>:1:5: error: unknown name 'a'" -- $JITC -t interp -q -n 3 --strict 'c = a * 2'
 expect strict_typo 65 "did you mean 'tmp'" -- $JITC -t interp -q -n 3 --strict --in a=ones 'tmp = a * 2; c = tpm + 1'
 expect strict_dtype_only 65 "^jitc: --strict: input 'b' is not given with --in" -- $JITC -t interp -q -n 3 --strict --in a=ones --dtype b=f32 'c = a + b'
