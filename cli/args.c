@@ -143,7 +143,8 @@ static void usage(void) {
       "  69  target not available (or a compressed .npz, in a build without zlib)\n"
       "  70  internal error\n"
       "  71  out of memory: an allocation that cannot be made (its size is said)\n"
-      "  73  output cannot be written\n");
+      "  73  output cannot be written\n"
+      "  74  standard output cannot be written\n");
 }
 
 /* ---- argument parsing ---- */

@@ -42,7 +42,8 @@
 
 /* Exit statuses, as sysexits.h names them (jitc --help lists them). */
 enum { EX_OK = 0, EX_DISAGREE = 1, EX_USAGE = 64, EX_DATAERR = 65, EX_NOINPUT = 66,
-       EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_OSERR = 71, EX_CANTCREAT = 73 };
+       EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_OSERR = 71, EX_CANTCREAT = 73,
+       EX_IOERR = 74 };
 
 /* ---- elem.c: one element of any type ---- */
 
@@ -132,11 +133,15 @@ int write_full(int fd, const void *buf, size_t len); /* 0, or -1 with errno set 
 int file_open_regular(const char *path, const char *what, char *err, size_t errlen);
 
 /* A file written beside its destination, renamed over it when complete:
-** an existing file keeps its content (and gives its mode) until then.
-** Each call returns 0, or -1 with err, having removed the temporary file. */
+** an existing file keeps its content (and gives its mode) until then.  A
+** symbolic link's target is the destination, as a write through the link
+** would make it; a destination that exists and is no regular file (a
+** device, a FIFO) is written in place, as np.save writes /dev/null.  Each
+** call returns 0, or -1 with err, having removed the temporary file. */
 typedef struct NewFile {
   const char *path;
   char *tmp;
+  char *real; /* the link's target, or NULL */
   int fd;
 } NewFile;
 int newfile_open(NewFile *f, const char *path, char *err, size_t errlen);

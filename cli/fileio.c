@@ -97,27 +97,52 @@ static mode_t new_file_mode(void) {
 int newfile_open(NewFile *f, const char *path, char *err, size_t errlen) {
   f->path = path;
   f->fd = -1;
+  f->tmp = f->real = NULL;
+  struct stat st;
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    f->real = realpath(path, NULL);
+    if (!f->real)
+      return file_fail(err, errlen, path, "a symbolic link to %s",
+                       errno == ENOENT ? "no file" : strerror(errno));
+    path = f->real;
+  }
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    /* A device or a FIFO: written in place (O_NONBLOCK: a FIFO with no
+    ** reader is an error, not a hang); it has no content to keep. */
+    f->fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f->fd >= 0)
+      fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK);
+    if (f->fd < 0) {
+      file_fail(err, errlen, f->path, "cannot open for writing: %s", strerror(errno));
+      free(f->real);
+      f->real = NULL;
+      return -1;
+    }
+    return 0;
+  }
   /* Beside the destination, so that rename() is atomic (one file system):
   ** ".NAME.XXXXXX" in the same directory. */
   const char *slash = strrchr(path, '/');
   size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
   size_t plen = strlen(path);
   f->tmp = malloc(plen + 16);
-  if (!f->tmp)
-    return file_fail(err, errlen, path, "out of memory");
+  if (!f->tmp) {
+    newfile_abort(f);
+    return file_fail(err, errlen, f->path, "out of memory");
+  }
   memcpy(f->tmp, path, dirlen);
   snprintf(f->tmp + dirlen, plen + 16 - dirlen, ".%s.XXXXXX", path + dirlen);
   f->fd = mkstemp(f->tmp);
   if (f->fd < 0) {
     file_fail(err, errlen, path, "cannot create a temporary file beside it: %s",
               strerror(errno));
-    free(f->tmp);
+    free(f->tmp); /* no file made */
     f->tmp = NULL;
+    newfile_abort(f);
     return -1;
   }
   /* mkstemp makes the file 0600; give it the mode the existing file has,
   ** or the one a plain create would give. */
-  struct stat st;
   mode_t mode = (stat(path, &st) == 0 && S_ISREG(st.st_mode)) ? (st.st_mode & 07777)
                                                               : new_file_mode();
   if (fchmod(f->fd, mode) != 0 && errno != EPERM) {
@@ -141,12 +166,14 @@ int newfile_commit(NewFile *f, char *err, size_t errlen) {
   f->fd = -1;
   if (rc != 0) {
     file_fail(err, errlen, f->path, "write error: %s", strerror(errno));
-  } else if (rename(f->tmp, f->path) != 0) {
+  } else if (f->tmp && rename(f->tmp, f->real ? f->real : f->path) != 0) {
     file_fail(err, errlen, f->path, "cannot replace: %s", strerror(errno));
     rc = -1;
   } else {
     free(f->tmp);
     f->tmp = NULL;
+    free(f->real);
+    f->real = NULL;
     return 0;
   }
   newfile_abort(f);
@@ -161,6 +188,8 @@ void newfile_abort(NewFile *f) {
     unlink(f->tmp);
   free(f->tmp);
   f->tmp = NULL;
+  free(f->real);
+  f->real = NULL;
 }
 
 int file_open_regular(const char *path, const char *what, char *err, size_t errlen) {

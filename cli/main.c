@@ -11,8 +11,11 @@
 */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* Frees what the steps made (a leak checker sees nothing left). */
 static void finish(Run *r) {
@@ -47,11 +50,22 @@ static void finish(Run *r) {
   jitc_context_free(r->ctx);
 }
 
+/* At exit: what went to standard output must have arrived (a full disk
+** under `--emit asm > f.s`), else exit status 74. */
+static void check_stdout(void) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "jitc: cannot write the standard output: %s\n",
+            errno ? strerror(errno) : "write error");
+    _exit(EX_IOERR);
+  }
+}
+
 int main(int argc, char **argv) {
   /* Static: what a usage error's exit() leaves behind is still reachable. */
   static Run run;
   Run *r = &run;
   r->start_ms = now_ms();
+  atexit(check_stdout);
 
   parse_args(&r->cli, argc, argv);   /* args.c: --help, --version, --info end here */
   int status = read_program(r);      /* inputs.c */

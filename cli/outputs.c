@@ -6,7 +6,8 @@
 ** so that an output that cannot be written fails first; after the run the
 ** arrays go into those files, which are renamed into place only once every
 ** one is written.  The temporary files are removed at exit and on
-** SIGINT/SIGTERM unless renamed.
+** SIGINT/SIGTERM unless renamed.  A symbolic link is written through (its
+** target replaced so), a device or a FIFO in place, as np.save does.
 */
 #include "cli.h"
 
@@ -30,8 +31,9 @@ typedef struct Dest {
 
 static Dest dests[MAX_NAMED];
 static int ndests;
-static char *tmpnames[MAX_NAMED];
+static char *tmpnames[MAX_NAMED]; /* NULL where written in place */
 static int ntmpnames;
+static char *finals[MAX_NAMED]; /* a symbolic link's target, or NULL */
 
 /* The destination for path, added if new; NULL (having said why) when the
 ** path is already a destination of the other kind, or a .npy one. */
@@ -128,6 +130,22 @@ int make_temps(const Run *r, const jitc_kernel *k) {
     return st;
   for (int o = 0; o < ndests; o++) {
     const char *path = dests[o].path;
+    /* Through a symbolic link to its target, as np.save writes; a device or
+    ** a FIFO in place (it has no content to keep, and renaming a file over
+    ** it would replace /dev/null with a file). */
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+      if (!(finals[o] = realpath(path, NULL))) {
+        fprintf(stderr, "jitc: cannot write '%s': a symbolic link to %s\n", path,
+                errno == ENOENT ? "no file" : strerror(errno));
+        return EX_CANTCREAT;
+      }
+      path = finals[o];
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+      tmpnames[ntmpnames++] = NULL;
+      continue;
+    }
     if (is_dir(path)) {
       fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", path);
       return EX_CANTCREAT;
@@ -192,7 +210,8 @@ int write_outputs(Run *r) {
   sigaddset(&hold, SIGTERM);
   sigprocmask(SIG_BLOCK, &hold, &old_mask);
   for (int o = 0; o < ndests && status == EX_OK; o++) {
-    if (write_dest(r, &dests[o], tmpnames[o], err, sizeof err)) {
+    const char *to = tmpnames[o] ? tmpnames[o] : finals[o] ? finals[o] : dests[o].path;
+    if (write_dest(r, &dests[o], to, err, sizeof err)) {
       fprintf(stderr, "jitc: cannot write '%s': %s\n", dests[o].path, err);
       status = EX_CANTCREAT;
       break;
@@ -204,15 +223,18 @@ int write_outputs(Run *r) {
     status = 128 + (sigismember(&pending, SIGINT) ? SIGINT : SIGTERM);
   /* A rename can still fail over a directory made since: find that before renaming any. */
   for (int o = 0; o < written && status == EX_OK; o++)
-    if (is_dir(dests[o].path)) {
+    if (tmpnames[o] && is_dir(finals[o] ? finals[o] : dests[o].path)) {
       fprintf(stderr, "jitc: cannot write '%s': it is a directory\n", dests[o].path);
       status = EX_CANTCREAT;
     }
   for (int o = 0; o < written; o++) {
+    const char *final = finals[o] ? finals[o] : dests[o].path;
     struct stat st_old; /* an existing output keeps its permissions */
-    if (status == EX_OK && stat(dests[o].path, &st_old) == 0)
+    if (!tmpnames[o])
+      continue; /* written in place */
+    if (status == EX_OK && stat(final, &st_old) == 0)
       chmod(tmpnames[o], st_old.st_mode & 07777);
-    if (status == EX_OK && rename(tmpnames[o], dests[o].path)) {
+    if (status == EX_OK && rename(tmpnames[o], final)) {
       fprintf(stderr, "jitc: cannot write '%s': %s\n", dests[o].path, strerror(errno));
       status = EX_CANTCREAT;
     }
@@ -227,6 +249,8 @@ void free_temps(void) {
   for (int o = 0; o < ntmpnames; o++) {
     free(tmpnames[o]);
     tmpnames[o] = NULL;
+    free(finals[o]);
+    finals[o] = NULL;
   }
   for (int d = 0; d < ndests; d++) {
     free(dests[d].array);

@@ -159,6 +159,38 @@ expect strict_out 64 "uses no array 'd'" -- timeout 60 $JITC -t interp -q --in a
 [ ! -e "$tmp/d.npy" ] && ! ls "$tmp"/*.tmp >/dev/null 2>&1 && echo "ok cli.strict_out_nothing_left" || echo "FAIL cli.strict_out_nothing_left"
 expect out_missing_dir 73 "cannot write '$tmp/nodir/c.npy'" -- timeout 60 $JITC -t interp -q --in a=$tmp/big.npy --repeat 1000000 --out c=$tmp/nodir/c.npy 'c = sin(a) * 2'
 expect out_is_dir 73 "is a directory" -- $JITC -t interp -q -n 3 --out c=$tmp 'c = a * 2'
+# A symbolic link is written through (the link stays, its target gets the
+# array); a FIFO or a device in place, never replaced by a file.
+$PYTHON -c "import numpy as np; np.save('$tmp/target.npy', np.arange(5))"
+ln -s target.npy "$tmp/link.npy"
+expect out_symlink 0 '' -- $JITC -t interp -q -n 3 --in a=arange --out c=$tmp/link.npy 'c = a * 2'
+[ -L "$tmp/link.npy" ] && $PYTHON -c "
+import numpy as np, sys
+sys.exit(0 if np.load('$tmp/target.npy').tolist() == [0.0, 2.0, 4.0] else 1)
+" && echo "ok cli.out_symlink_target" || echo "FAIL cli.out_symlink_target"
+ln -s nowhere.npy "$tmp/dangling.npy"
+expect out_dangling_link 73 "a symbolic link to no file" -- $JITC -t interp -q -n 3 --out c=$tmp/dangling.npy 'c = a * 2'
+mkfifo "$tmp/fifo"
+expect out_fifo_no_reader 73 "cannot open for writing" -- $JITC -t interp -q -n 3 --out c=$tmp/fifo 'c = a * 2'
+(cat "$tmp/fifo" >"$tmp/fifo.out" &)
+sleep 0.2
+expect out_fifo 0 '' -- $JITC -t interp -q -n 3 --in a=arange --out c=$tmp/fifo 'c = a * 2'
+sleep 0.2
+[ -p "$tmp/fifo" ] && $PYTHON -c "
+import numpy as np, sys
+sys.exit(0 if np.load('$tmp/fifo.out').tolist() == [0.0, 2.0, 4.0] else 1)
+" && echo "ok cli.out_fifo_read" || echo "FAIL cli.out_fifo_read"
+# Standard output that cannot take the output: exit 74, not 0.
+if [ -c /dev/full ]; then
+  expect stdout_full 74 'cannot write the standard output' -- sh -c "$JITC -t interp -n 3 'c = a' >/dev/full"
+  expect stdout_full_help 74 'cannot write the standard output' -- sh -c "$JITC --help >/dev/full"
+fi
+if mknod -m 666 "$tmp/null" c 1 3 2>/dev/null; then
+  expect out_device 0 '' -- $JITC -t interp -q -n 3 --out c=$tmp/null 'c = a * 2'
+  [ -c "$tmp/null" ] && echo "ok cli.out_device_kept" || echo "FAIL cli.out_device_kept"
+else
+  echo "skip cli.out_device: mknod is not allowed here"
+fi
 expect default_ones_help 0 'reads that no --in gives is an input of ones' -- $JITC --help
 # A name given is the program's, also one the language gives a meaning (the
 # index, a constant, a function's name), wherever it is not called; only the
