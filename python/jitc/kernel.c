@@ -293,7 +293,7 @@ KernelObject *compile_bound(PyObject *program, jitc_target t, int device, int nn
   jitc_scalar_decl sd[MAXNAMES];
   int na, ns;
   if (decls_of(nnames, names, b, ad, &na, sd, &ns)) return NULL;
-  const char *src = PyUnicode_AsUTF8(program);
+  const char *src = program_text(program);
   if (!src) return NULL;
   jitc_options o;
   jitc_options_init(&o);

@@ -251,7 +251,7 @@ Prog *prog_resolve(PyObject *program, PyObject *const *kwv, PyObject *kwnames, S
     if (nm == st->s_target || name_eq(nm, st->s_target)) continue;
     if (bind_name(names, held, b, &nn, nm, kwv[j])) goto out;
   }
-  const char *src = PyUnicode_AsUTF8(program);
+  const char *src = program_text(program);
   if (!src) goto out;
   /* Each round binds a name more, or is the last. */
   for (int round = 0; round <= MAXNAMES; round++) {

@@ -180,6 +180,9 @@ typedef struct Scope {
 
 /* state.c: errors.  raise_input and raise_usage format as PyUnicode_FromFormat. */
 PyObject *raise_status(jitc_status s, const char *msg);
+/* A program's text as UTF-8; NULL with ProgramSyntaxError where it holds a
+** NUL (the library would see a program cut there), as Python refuses. */
+const char *program_text(PyObject *program);
 PyObject *raise_input(const char *fmt, ...);
 PyObject *raise_usage(const char *fmt, ...);
 void failure_take(Failure *f, jitc_status s);

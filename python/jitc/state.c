@@ -127,6 +127,18 @@ static PyObject *raise_fmtv(jitc_status s, const char *fmt, va_list ap) {
   return NULL;
 }
 
+const char *program_text(PyObject *program) {
+  Py_ssize_t len;
+  const char *src = PyUnicode_AsUTF8AndSize(program, &len);
+  if (src && strlen(src) != (size_t)len) { /* the C string would end at the NUL */
+    PyObject *cls = the_state.program_exc[P_SYNTAX];
+    PyErr_SetString(cls ? cls : PyExc_SyntaxError,
+                    "source code string cannot contain null bytes");
+    return NULL;
+  }
+  return src;
+}
+
 PyObject *raise_input(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -180,3 +180,16 @@ def test_overlapping_outputs_refused(target):
     x = np.arange(6.0)
     with pytest.raises(jitc.InputError, match="overlap in memory"):
         jitc.evaluate("c = a + 1; d = a * 2", target=target, a=np.ones(4), c=x[:4], d=x[2:])
+
+
+@pytest.mark.parametrize("program", ["a\x00 + 1000", "a * 2\x00; b = undefined_name("])
+def test_nul_in_program(program):
+    """The library reads a C string: a NUL would end the program there, and
+    the rest would be dropped unseen; Python refuses such source too."""
+    a = np.arange(4.0)
+    with pytest.raises(jitc.ProgramSyntaxError, match="null bytes"):
+        jitc.evaluate(program)
+    with pytest.raises(SyntaxError, match="null bytes"):
+        jitc.compile("y = x\x00 * 100", x=np.float64)
+    assert isinstance(jitc.validate(program), SyntaxError)
+    assert jitc.evaluate("a + 1").tolist() == (a + 1).tolist()
