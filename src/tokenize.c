@@ -155,6 +155,10 @@ static int lex_number(Lexer *L, const char *src, int off) {
   if (is_float || imag) {
     t->fval = strtod(tmp, NULL); /* overflow gives inf, as in Python's float('1e999') */
   } else {
+    /* Python's rule: 010 is an error (C's octal?), 00 a zero. */
+    if (tmp[0] == '0' && tmp[strspn(tmp, "0")])
+      error_at(L->C, off, "leading zeros in a decimal integer literal are not permitted ('%s')",
+               tmp);
     unsigned long long v = strtoull(tmp, NULL, 10);
     if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
       error_at(L->C, off, "integer literal %s does not fit in int64", tmp);
