@@ -158,6 +158,9 @@ jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_arr
     return JITC_OK;
   }
   bool widened = false;
+  int nd_in = nd;
+  int64_t in_shape[JITC_MAXDIMS];
+  memcpy(in_shape, shape, (size_t)nd * sizeof *shape);
   int64_t n_in = 1; /* the inputs' elements, each once */
   for (int d = 0; d < nd; d++)
     if (__builtin_mul_overflow(n_in, shape[d], &n_in))
@@ -186,7 +189,20 @@ jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_arr
   /* A reduction over a run that outputs widened would count the inputs'
   ** elements more than once, where np.sum(a) counts each once. */
   int64_t n_run = 1;
-  for (int d = 0; d < nd; d++) n_run *= shape[d];
+  for (int d = 0; d < nd; d++)
+    if (__builtin_mul_overflow(n_run, shape[d], &n_run))
+      return ctx_error(ctx, JITC_E_INPUT, "the broadcast shape has more than 2^63 elements");
+  /* Axes count in the inputs' broadcast shape: an output of more axes
+  ** would move them (sum(a, axis=0) of a (3,) input beside a (1, 3)
+  ** output would reduce the output's axis of one). */
+  if (p->by_axis && nd > nd_in) {
+    char s1[160], s2[160];
+    return ctx_error(ctx, JITC_E_INPUT, "the outputs give the run %d axes, shape %s, where the "
+                     "inputs' broadcast shape %s has %d, and a reduction's axis counts in the "
+                     "inputs' shape: give the outputs no more axes than the inputs",
+                     nd, shape_text(s1, sizeof s1, nd, shape),
+                     shape_text(s2, sizeof s2, nd_in, in_shape), nd_in);
+  }
   for (int j = 0; j < p->narrays && n_run != n_in && p->nreduce; j++)
     if (p->arrays[j].role == JITC_INPUT || p->arrays[j].role == JITC_INOUT) {
       char s1[160];

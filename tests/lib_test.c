@@ -530,6 +530,26 @@ static void test_bad_arguments(jitc_target t) {
   CHECK("bad_args.stride_min", st == JITC_OK && ys[0] == 2 && ys[2] == 4, "status %d: %s",
         (int)st, jitc_errmsg(ctx));
   jitc_kernel_free(k);
+  /* An output of more axes than the inputs would move a reduction's axis:
+  ** sum(a, axis=0) of a (3,) beside a (1, 3) output reduced the axis of one. */
+  st = jitc_compile(ctx, "c = a + 1\nr = sum(a, axis=0)", (jitc_array_decl[]){{"a", JITC_FLOAT64}},
+                    1, NULL, 0, &o, &k);
+  if (st == JITC_OK) {
+    double a3[3] = {1, 2, 3}, c3[3], r = 0;
+    int64_t s3[1] = {3}, s13[2] = {1, 3};
+    jitc_array av[3];
+    av[jitc_kernel_find_array(k, "a")] = (jitc_array){a3, 1, s3, NULL};
+    av[jitc_kernel_find_array(k, "c")] = (jitc_array){c3, 2, s13, NULL};
+    av[jitc_kernel_find_array(k, "r")] = (jitc_array){&r, 0, NULL, NULL};
+    st = jitc_run_arrays(ctx, k, av, NULL, NULL);
+    CHECK("bad_args.output_axes", st == JITC_E_INPUT && strstr(jitc_errmsg(ctx), "axes"),
+          "status %d, r %g: %s", (int)st, r, jitc_errmsg(ctx));
+    av[jitc_kernel_find_array(k, "c")] = (jitc_array){c3, 1, s3, NULL};
+    st = jitc_run_arrays(ctx, k, av, NULL, NULL);
+    CHECK("bad_args.output_axes_same", st == JITC_OK && r == 6, "status %d, r %g: %s", (int)st,
+          r, jitc_errmsg(ctx));
+    jitc_kernel_free(k);
+  }
   jitc_context_free(ctx);
 }
 
