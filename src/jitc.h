@@ -478,7 +478,9 @@ JITC_API jitc_status jitc_array_shape(jitc_context *ctx, const jitc_kernel *k,
 ** gives (ndim 0 for a reduction over every element of the run's shape;
 ** over axes, any strides, each element written once).
 ** Written arrays must not overlap other arrays in memory, except an output
-** whose elements are the same as an input's, as NumPy allows (`a = a * 2`);
+** whose elements are the same as an input's, as NumPy allows (`a = a * 2`),
+** where no later statement reads that input (JITC_E_INPUT: NumPy's
+** statements one after the other would read the new values there);
 ** a result over axes overlaps none.  The element index `i` is the
 ** element's position in C order in the run's shape.  Reductions over
 ** axes reduce each segment of the run's shape (the elements that give

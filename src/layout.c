@@ -128,6 +128,26 @@ static bool same(const Layout *L, int a, int b) {
   return true;
 }
 
+/* Whether e reads element i of array `slot`. */
+static bool loads(const Node *e, int slot) {
+  if (e->kind == N_LOAD) return e->slot == slot;
+  for (int k = 0; k < e->nargs; k++)
+    if (loads(e->args[k], slot)) return true;
+  return false;
+}
+
+/* Whether a statement after the first that writes array w reads array r:
+** where w and r are the same memory, NumPy's statements one after the
+** other would read w's new values there, which a kernel that loads each
+** element once would not. */
+static bool read_after_write(const Program *p, int w, int r) {
+  int k = 0;
+  while (k < p->nstmts && !(p->stmts[k].kind == IR_STORE && p->stmts[k].slot == w)) k++;
+  for (k++; k < p->nstmts; k++)
+    if (loads(p->stmts[k].value, r)) return true;
+  return false;
+}
+
 /* Checks a written array's shape against the run's (widened: by the
 ** outputs, beyond the inputs' broadcast shape). */
 static jitc_status check_written(jitc_context *ctx, const IrArray *a, const jitc_array *x, int nd,
@@ -495,8 +515,19 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     if (!L->a[j].written && !(result && p->by_axis)) continue;
     for (int q = 0; q < na; q++) {
       bool rq = p->arrays[q].role == JITC_RESULT;
-      if (q == j || (rq && !p->by_axis) || !meet(L, j, q) || (!result && !rq && same(L, j, q)))
+      if (q == j || (rq && !p->by_axis) || !meet(L, j, q))
         continue;
+      if (!result && !rq && same(L, j, q)) {
+        if (!read_after_write(p, j, q)) continue;
+        st = ctx_error(ctx, JITC_E_INPUT, "arrays '%s' and '%s' are the same memory, and '%s' "
+                       "is read after '%s' is assigned: run one statement after the other, "
+                       "as NumPy does, it would read the new values; give '%s' memory of its "
+                       "own, or use one name",
+                       p->arrays[j].name, p->arrays[q].name, p->arrays[q].name,
+                       p->arrays[j].name, p->arrays[j].name);
+        layout_free(L);
+        return st;
+      }
       st = ctx_error(ctx, JITC_E_INPUT, "arrays '%s' and '%s' overlap in memory, and '%s' is "
                      "written: an element would be read after it was overwritten",
                      p->arrays[j].name, p->arrays[q].name, p->arrays[j].name);

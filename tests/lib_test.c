@@ -550,6 +550,38 @@ static void test_bad_arguments(jitc_target t) {
           r, jitc_errmsg(ctx));
     jitc_kernel_free(k);
   }
+  /* An output given an input's memory, the input read by a later
+  ** statement: NumPy's order would read the new values (interp did, cpu
+  ** the old ones); refused.  Read in the same statement only: allowed. */
+  st = jitc_compile(ctx, "c = a + 1\nd = a * 2", (jitc_array_decl[]){{"a", JITC_FLOAT64}}, 1,
+                    NULL, 0, &o, &k);
+  if (st == JITC_OK) {
+    double a4[4] = {0, 1, 2, 3}, d4[4] = {0};
+    int64_t s4[1] = {4};
+    jitc_array av[3];
+    av[jitc_kernel_find_array(k, "a")] = (jitc_array){a4, 1, s4, NULL};
+    av[jitc_kernel_find_array(k, "c")] = (jitc_array){a4, 1, s4, NULL};
+    av[jitc_kernel_find_array(k, "d")] = (jitc_array){d4, 1, s4, NULL};
+    st = jitc_run_arrays(ctx, k, av, NULL, NULL);
+    CHECK("bad_args.alias_read_later", st == JITC_E_INPUT &&
+          strstr(jitc_errmsg(ctx), "same memory") && a4[1] == 1,
+          "status %d, a %g: %s", (int)st, a4[1], jitc_errmsg(ctx));
+    jitc_kernel_free(k);
+  }
+  st = jitc_compile(ctx, "d = a * 2\nc = a + 1", (jitc_array_decl[]){{"a", JITC_FLOAT64}}, 1,
+                    NULL, 0, &o, &k);
+  if (st == JITC_OK) {
+    double a4[4] = {0, 1, 2, 3}, d4[4] = {0};
+    int64_t s4[1] = {4};
+    jitc_array av[3];
+    av[jitc_kernel_find_array(k, "a")] = (jitc_array){a4, 1, s4, NULL};
+    av[jitc_kernel_find_array(k, "c")] = (jitc_array){a4, 1, s4, NULL};
+    av[jitc_kernel_find_array(k, "d")] = (jitc_array){d4, 1, s4, NULL};
+    st = jitc_run_arrays(ctx, k, av, NULL, NULL);
+    CHECK("bad_args.alias_read_before", st == JITC_OK && a4[1] == 2 && d4[1] == 2,
+          "status %d, a %g d %g: %s", (int)st, a4[1], d4[1], jitc_errmsg(ctx));
+    jitc_kernel_free(k);
+  }
   jitc_context_free(ctx);
 }
 
