@@ -85,6 +85,12 @@ static int plan_dests(const Cli *cli, const jitc_kernel *k) {
     const Named *out = &cli->outs[o];
     const char *member;
     bool npz = archive_spec(out->value, out->name, paths[o], sizeof paths[o], &member);
+    size_t len = strlen(out->value);
+    if (!npz && len >= 5 && !strcmp(out->value + len - 5, ".npz:")) {
+      fprintf(stderr, "jitc: --out %s=%s: no name after the ':' (FILE.npz:NAME, or FILE.npz "
+              "for the array's own name)\n", out->name, out->value);
+      return EX_USAGE;
+    }
     Dest *d = dest_for(npz ? paths[o] : out->value, npz, "--out");
     if (!d || !add_member(d, out->name, npz ? member : out->name))
       return EX_USAGE;

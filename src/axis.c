@@ -50,7 +50,7 @@ static bool read_axis(Checker *K, const char *fn, const Ast *a, IrAxes *R) {
              "compiled", fn);
     return false;
   }
-  if (v <= -JITC_MAXDIMS || v >= JITC_MAXDIMS) {
+  if (v < -JITC_MAXDIMS || v >= JITC_MAXDIMS) {
     error_at(K->C, a->off, "axis %lld is out of bounds for every array: arrays have at most "
              "%d dimensions", (long long)v, JITC_MAXDIMS);
     return false;

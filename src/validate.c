@@ -258,7 +258,7 @@ static const char *check_axes(const Program *p, const IrStmt *st) {
   if (ax && ax->tuple && (st->op == OP_ARGMIN || st->op == OP_ARGMAX))
     return "a tuple of axes for argmin or argmax";
   for (int k = 0; ax && k < ax->n; k++) {
-    if (ax->axes[k] <= -JITC_MAXDIMS || ax->axes[k] >= JITC_MAXDIMS)
+    if (ax->axes[k] < -JITC_MAXDIMS || ax->axes[k] >= JITC_MAXDIMS)
       return "an axis out of every shape's bounds";
     for (int q = 0; q < k; q++)
       if (ax->axes[q] == ax->axes[k])

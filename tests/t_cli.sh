@@ -100,6 +100,10 @@ expect typo_not_later_name 0 '' -- $JITC -t interp -q -n 3 'ypos = xpos + 1'
 expect typo_two_chars 65 "did you mean 'xy'" -- $JITC -t interp -q -n 3 'xy = a; d = xz + 1'
 expect typo_constant 65 "did you mean 'pi'" -- $JITC -t interp -q -n 3 'c = a; d = pii + 1'
 expect typo_one_char 0 '' -- $JITC -t interp -q -n 3 'c = a * 2; d = b + 1'
+# axis=-64 names the first axis of a 64-dimensional array, as in NumPy.
+$PYTHON -c "import numpy as np; np.save('$tmp/d64.npy', np.arange(2.).reshape((1,) * 63 + (2,)))"
+expect axis_minus_64 0 '0\. 1\.\]' -- $JITC -t interp --in a=$tmp/d64.npy 's = sum(a, axis=-64)'
+expect axis_minus_65 65 'axis -65 is out of bounds' -- $JITC -t interp --in a=$tmp/d64.npy 's = sum(a, axis=-65)'
 # --in and --dtype NAME= for an array the program assigns first: never read, so an error.
 expect in_for_output 64 "assigns 'c' before it reads it" -- $JITC -t interp -q -n 3 --in c=full:7 'c = a * 2'
 expect dtype_for_output 64 "assigns 'c' before it reads it" -- $JITC -t interp -q -n 3 --dtype c=u1 'c = a * -2.7'
@@ -173,6 +177,8 @@ import numpy as np, sys
 sys.exit(0 if np.load('$tmp/target.npy').tolist() == [0.0, 2.0, 4.0] else 1)
 " && echo "ok cli.out_symlink_target" || echo "FAIL cli.out_symlink_target"
 ln -s nowhere.npy "$tmp/dangling.npy"
+expect out_npz_no_member 64 "no name after the ':'" -- $JITC -t interp -q -n 3 --out "c=$tmp/o.npz:" 'c = a * 2'
+[ ! -e "$tmp/o.npz:" ] && echo "ok cli.out_npz_no_member_no_file" || echo "FAIL cli.out_npz_no_member_no_file"
 expect out_dangling_link 73 "a symbolic link to no file" -- $JITC -t interp -q -n 3 --out c=$tmp/dangling.npy 'c = a * 2'
 mkfifo "$tmp/fifo"
 expect out_fifo_no_reader 73 "cannot open for writing" -- $JITC -t interp -q -n 3 --out c=$tmp/fifo 'c = a * 2'
