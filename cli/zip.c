@@ -49,6 +49,16 @@ static uint32_t get32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+/* General purpose bit 11, "the name is UTF-8", for a name beyond ASCII
+** (as Python's zipfile, and so np.savez, sets it; a reader takes a name
+** without it as code page 437). */
+static uint32_t utf8_flag(const char *name) {
+  for (; *name; name++)
+    if ((unsigned char)*name >= 0x80)
+      return 1u << 11;
+  return 0;
+}
+
 static void put16(unsigned char *p, uint32_t v) {
   p[0] = (unsigned char)v;
   p[1] = (unsigned char)(v >> 8);
@@ -475,7 +485,7 @@ int zip_write(const char *path, const ZipPart *parts, int n, char *err, size_t e
     unsigned char h[30 + 20];
     put32(h, SIG_LOCAL);
     put16(h + 4, big ? 45 : 20);
-    put16(h + 6, 0);
+    put16(h + 6, utf8_flag(p->name));
     put16(h + 8, 0); /* stored */
     put16(h + 10, tod);
     put16(h + 12, date);
@@ -505,7 +515,7 @@ int zip_write(const char *path, const ZipPart *parts, int n, char *err, size_t e
     put32(c, SIG_CENTRAL);
     put16(c + 4, 3 << 8 | (xlen ? 45 : 20)); /* made on Unix */
     put16(c + 6, xlen ? 45 : 20);
-    put16(c + 8, 0);
+    put16(c + 8, utf8_flag(p->name));
     put16(c + 10, 0);
     put16(c + 12, tod);
     put16(c + 14, date);

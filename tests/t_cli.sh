@@ -179,6 +179,12 @@ sys.exit(0 if np.load('$tmp/target.npy').tolist() == [0.0, 2.0, 4.0] else 1)
 ln -s nowhere.npy "$tmp/dangling.npy"
 expect out_npz_no_member 64 "no name after the ':'" -- $JITC -t interp -q -n 3 --out "c=$tmp/o.npz:" 'c = a * 2'
 [ ! -e "$tmp/o.npz:" ] && echo "ok cli.out_npz_no_member_no_file" || echo "FAIL cli.out_npz_no_member_no_file"
+# A member name beyond ASCII is flagged UTF-8, so that NumPy finds it.
+expect out_npz_utf8 0 '' -- $JITC -t interp -q -n 3 --in a=arange --out "c=$tmp/u.npz:é" 'c = a * 2'
+$PYTHON -c "
+import numpy as np, sys
+sys.exit(0 if np.load('$tmp/u.npz')['é'].tolist() == [0.0, 2.0, 4.0] else 1)
+" 2>/dev/null && echo "ok cli.out_npz_utf8_numpy" || echo "FAIL cli.out_npz_utf8_numpy"
 expect out_dangling_link 73 "a symbolic link to no file" -- $JITC -t interp -q -n 3 --out c=$tmp/dangling.npy 'c = a * 2'
 mkfifo "$tmp/fifo"
 expect out_fifo_no_reader 73 "cannot open for writing" -- $JITC -t interp -q -n 3 --out c=$tmp/fifo 'c = a * 2'
