@@ -586,7 +586,7 @@ static void cut_unit(void) {
         int64_t ns = nsegs[g];
         cuda_axis_plan(segs[a], ns, &R);
         /* A segment of 4097 to 65536 elements is one piece where there are
-        ** 1024 segments; cuda/host.c's choose() grows the chunk to one piece. */
+        ** 1024 segments; src/cuda/host.c's choose() grows the chunk to one piece. */
         int64_t want = segs[a] > 4096 && (ns < 1024 || segs[a] > 65536) ? (segs[a] + 4095) / 4096 : 1;
         int64_t plen = want == 1 ? segs[a] : 4096, chunk = chunks[b] < plen ? plen : chunks[b];
         int64_t nc = 0, *at = cuda_axis_cut(&R, chunk, &nc);
