@@ -16,7 +16,8 @@
 ** ratio > 1e3 (decided over the elements shown, in the array's own
 ** precision, as NumPy does); a single value uses the scalar repr's rule
 ** (exponent when below 1e-4, or from 1e3 for float16, 1e6 for float32 and
-** 1e16 for float64) and the scalar repr's spelling ("1e+20", "1.5e-07").
+** 1e16 for float64) and the scalar repr's spelling ("1e+20", "1.5e-07",
+** "15.0", as NumPy prints a 0-d array or a reduction's result).
 ** Integers are decimal, unsigned ones as such (18446744073709551615).
 ** bfloat16 is not NumPy's: it prints as ml_dtypes prints it, each value
 ** with C's %g ("0.100098", "2", "3.38953e+38"), whatever the others are.
@@ -49,8 +50,9 @@
 /* ---- spelling ---- */
 
 /* POSITIONAL_TRIM: positional without a trailing "." ("2", a complex
-** scalar's parts). */
-enum { POSITIONAL, SCI_ARRAY, SCI_SCALAR, POSITIONAL_TRIM };
+** scalar's parts); POSITIONAL_SCALAR: a real scalar's, as NumPy's str of
+** one spells it ("15.0", "-0.0"). */
+enum { POSITIONAL, SCI_ARRAY, SCI_SCALAR, POSITIONAL_TRIM, POSITIONAL_SCALAR };
 
 /* "d.ddde[+-]XX" into its digits (no trailing zeros) and exponent. */
 static int parse_e(const char *s, char *digits) {
@@ -128,14 +130,16 @@ static void put_float(Buf *b, double x, jitc_dtype t, int mode) {
   int nd = (int)strlen(digits);
   char out[400];
   int k = 0;
-  if (mode == POSITIONAL || mode == POSITIONAL_TRIM) {
+  if (mode == POSITIONAL || mode == POSITIONAL_TRIM || mode == POSITIONAL_SCALAR) {
     if (exp >= 0) {
       for (int i = 0; i <= exp; i++)
         out[k++] = i < nd ? digits[i] : '0';
-      if (mode == POSITIONAL || nd > exp + 1)
+      if (mode != POSITIONAL_TRIM || nd > exp + 1)
         out[k++] = '.';
       for (int i = exp + 1; i < nd; i++)
         out[k++] = digits[i];
+      if (mode == POSITIONAL_SCALAR && nd <= exp + 1)
+        out[k++] = '0';
     } else {
       out[k++] = '0';
       out[k++] = '.';
@@ -382,7 +386,8 @@ char *format_value(const void *elem, jitc_dtype dtype) {
     put_complex_value(&b, elem, dtype);
   else
     put_elem(&b, elem, dtype, 0,
-             numpy_float(dtype) ? scalar_mode(elem_get(elem, dtype, 0), dtype, POSITIONAL)
-                                : POSITIONAL);
+             numpy_float(dtype)
+                 ? scalar_mode(elem_get(elem, dtype, 0), dtype, POSITIONAL_SCALAR)
+                 : POSITIONAL);
   return buf_steal(&b);
 }

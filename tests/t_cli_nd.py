@@ -299,7 +299,7 @@ def test_printing():
     result("print_fortran_logical", None if "c = [[0 1 2]\n              [3 4 5]]" in out
            else out)
     # 0-d as NumPy prints one (str): a scalar's spelling.
-    for prog, want in (("c = z * 2", "c = 5.\n"), ("c = z < 3", "c = True\n")):
+    for prog, want in (("c = z * 2", "c = 5.0\n"), ("c = z < 3", "c = True\n")):
         rc, out, _ = jitc("--in", "z=" + save("pz.npy", np.array(2.5)), prog)
         result("print_zero_d_%s" % want.split()[-1].strip("."), None if want in out else out)
     rc, out, _ = jitc("-D", "x=2", "c = x * 1.5 + 1j")
