@@ -653,22 +653,6 @@ static int unknown_name(const char *opt, const char *name, const char *what,
   return EX_USAGE;
 }
 
-/* --in and --dtype NAME= give an array the program reads: for one it
-** assigns before any read (an output, or a reduction's result), the data
-** would never be read and the type is the value's, so either is an error
-** (exit 64), not a silent no-op or a cast. */
-static int not_written(const char *opt, const char *name, const jitc_kernel *k) {
-  jitc_role role;
-  jitc_kernel_array(k, jitc_kernel_find_array(k, name), NULL, &role, NULL);
-  if (role != JITC_OUTPUT && role != JITC_RESULT)
-    return EX_OK;
-  fprintf(stderr, "jitc: %s %s: the program assigns '%s' before it reads it, so %s; "
-          "an array updated in place (%s += ...) is read first\n", opt, name, name,
-          strcmp(opt, "--in") ? "its type is that of the value assigned"
-                              : "no data given for it would be read", name);
-  return EX_USAGE;
-}
-
 /* Every name given with --in, --out, --dtype NAME= and -D must be one the
 ** program uses: a typo would otherwise become an input of ones, or a value
 ** silently ignored.  The names are those of the compiled kernel k. */
@@ -683,16 +667,12 @@ int check_names(const Cli *cli, const jitc_kernel *k) {
   for (int q = 0; q < cli->nins && !status; q++)
     if (!cli->ins[q].whole && jitc_kernel_find_array(k, cli->ins[q].name) < 0)
       status = unknown_name("--in", cli->ins[q].name, "array", names, n);
-    else if (!cli->ins[q].whole)
-      status = not_written("--in", cli->ins[q].name, k);
   for (int q = 0; q < cli->nouts && !status; q++)
     if (jitc_kernel_find_array(k, cli->outs[q].name) < 0)
       status = unknown_name("--out", cli->outs[q].name, "array", names, n);
   for (int q = 0; q < cli->ndtypes && !status; q++)
     if (jitc_kernel_find_array(k, cli->dtypes[q].name) < 0)
       status = unknown_name("--dtype", cli->dtypes[q].name, "array", names, n);
-    else
-      status = not_written("--dtype", cli->dtypes[q].name, k);
   for (int q = 0; q < cli->ndefs && !status; q++)
     if (jitc_kernel_find_scalar(k, cli->defs[q].name) < 0)
       status = unknown_name("-D", cli->defs[q].name, "name", names, n);
