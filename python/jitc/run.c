@@ -372,7 +372,10 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
       flat = !over_axes(K, j);
       continue;
     }
+    /* NumPy's aligned is to the part for complex (8 bytes for complex128);
+    ** the flat run wants the whole element's, else jitc_run_arrays gathers. */
     flat = PyArray_CHKFLAGS(use[j], NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED) &&
+           (uintptr_t)ja[j].data % (uintptr_t)PyArray_ITEMSIZE(use[j]) == 0 &&
            ja[j].ndim == nd && PyArray_CompareLists(PyArray_DIMS(use[j]), shape, nd);
   }
   /* Two written arrays that overlap: the library's run refuses them. */
