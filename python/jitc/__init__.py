@@ -59,7 +59,8 @@ Values:
 - Arrays: NumPy arrays, objects with the buffer protocol or
   ``__array_interface__`` (used in place, never copied), and device arrays,
   of the library's types (``jitc.dtypes()``), and lists and tuples (converted
-  as NumPy's ufuncs convert them, for the program to read): bool, int8, int16, int32,
+  as NumPy's ufuncs convert them, for the program to read; arrays in the
+  other byte order likewise, through a copy in this machine's): bool, int8, int16, int32,
   int64, uint8, uint16, uint32, uint64, float16, bfloat16 (an
   ``ml_dtypes.bfloat16`` array, known by its dtype's name: a bare ``'<V2'``
   says no type), float32, float64, complex64 and complex128.  Other dtypes

@@ -176,6 +176,10 @@ PyObject *kernel_run(KernelObject *K, Bound *arrs, Bound *scals, NPY_ORDER order
       return raise_input(PyList_Check(b->obj) || PyTuple_Check(b->obj)
                              ? "'%s' is written by the program and is a list or tuple: pass an "
                                "array (np.array(...)) to be written in place"
+                         : PyArray_Check(b->obj) && PyArray_ISBYTESWAPPED((PyArrayObject *)b->obj)
+                             ? "'%s' is written by the program and is not in this machine's "
+                               "byte order: write into an array that is (.astype(x.dtype."
+                               "newbyteorder('=')))"
                              : "'%s' is written by the program and is read-only", nm);
   }
   if (dev == 1 && !K->device)

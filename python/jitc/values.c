@@ -166,6 +166,21 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
       Py_XDECREF(item);
       return rc;
     }
+    PyArray_Descr *nd = PyArray_ISBYTESWAPPED(a)
+                            ? PyArray_DescrNewByteorder(PyArray_DESCR(a), NPY_NATIVE) : NULL;
+    jitc_dtype nt;
+    if (nd && dtype_of_descr(nd, &nt))
+      Py_CLEAR(nd); /* a type jitc lacks: bind_ndarray says so */
+    if (nd) {
+      /* Not in this machine's byte order: a copy in it, as numexpr reads
+      ** one, which the program may only read (kernel.c refuses a write). */
+      PyObject *c = PyArray_CastToType(a, nd, 0);
+      if (!c) return -1;
+      b->arr = (PyArrayObject *)c;
+      if (bind_ndarray(b, name, b->arr)) return -1;
+      b->writable = 0;
+      return 0;
+    }
     Py_INCREF(o);
     b->arr = a;
     return bind_ndarray(b, name, a);

@@ -362,3 +362,19 @@ def test_lists_and_tuples_as_inputs(target):
     assert a == [1.0, 2.0]
     with pytest.raises(ValueError):
         jitc.evaluate("a + 1", target=target, a=[1, [2]])
+
+
+@pytest.mark.parametrize("target", ["interp", "cpu"])
+def test_byteswapped_inputs(target):
+    """Arrays in the other byte order are read through a copy in this
+    machine's, as numexpr reads them; one the program writes is refused."""
+    a = np.arange(3.0).astype(">f8")
+    b = np.arange(6).reshape(2, 3).astype(">i4")
+    z = np.array([1 + 2j, -0.5j], ">c16")
+    np.testing.assert_array_equal(jitc.evaluate("a * 2 + b", target=target), a * 2 + b)
+    np.testing.assert_array_equal(jitc.evaluate("sum(b, axis=1)", target=target),
+                                  np.sum(b, axis=1))
+    np.testing.assert_array_equal(jitc.evaluate("z * 1j", target=target), z * 1j)
+    assert jitc.evaluate("a + 1", target=target).dtype == np.float64
+    with pytest.raises(jitc.InputError, match="byte order"):
+        jitc.evaluate("a + 1", out=a, target=target)
