@@ -380,12 +380,9 @@ PyObject *run_call(PyObject *program, Options o, PyObject *const *kwv, PyObject 
   Entry *e = entry_for(p, program, key, threads, b, device);
   if (!e) goto out_ob;
   if (o.out && p->roles[at] == JITC_RESULT) {
-    /* A reduction's value, written into a 0-d out as NumPy's out= of np.sum. */
+    /* A reduction's value, written into out as NumPy's out= of np.sum
+    ** writes it: out has the result's shape (() for a whole reduction). */
     int slot = e->slot[at];
-    if (ob.ndim != 0) {
-      raise_input("out= of a reduction has shape (): got %d dimensions", ob.ndim);
-      goto out_ob;
-    }
     if (check_cast(p->names[at], e->K->adtypes[slot], DT(ob.code), casting)) goto out_ob;
     last_record(program, &o);
     if (!run) {
@@ -393,7 +390,15 @@ PyObject *run_call(PyObject *program, Options o, PyObject *const *kwv, PyObject 
       goto out_ob;
     }
     PyObject *v = entry_run(p, e, b, order);
-    if (v && PyObject_SetItem(o.out, Py_Ellipsis, v) == 0) result = Py_NewRef(o.out);
+    PyObject *vs = v ? PyObject_GetAttrString(v, "shape") : NULL;
+    PyObject *os = vs ? PyObject_GetAttrString(o.out, "shape") : NULL;
+    int same = os ? PyObject_RichCompareBool(vs, os, Py_EQ) : -1;
+    if (same == 0)
+      raise_input("out= has shape %R where the reduction's result has shape %R", os, vs);
+    else if (same == 1 && PyObject_SetItem(o.out, Py_Ellipsis, v) == 0)
+      result = Py_NewRef(o.out);
+    Py_XDECREF(os);
+    Py_XDECREF(vs);
     Py_XDECREF(v);
     goto out_ob;
   }
