@@ -243,6 +243,25 @@ int plan_shapes(Run *r, const jitc_kernel *k) {
             "(-n gives the shape of generated inputs; these have none)\n", s1, s2);
     status = EX_NOINPUT;
   }
+  /* An output given with --in FILE is the array written into, as NumPy's
+  ** out=: it must have the run's shape (NumPy: could not broadcast). */
+  for (int a = 0; a < na && status == EX_OK && !r->flat; a++) {
+    const char *name;
+    jitc_role role;
+    jitc_kernel_array(k, a, &name, &role, NULL);
+    int in = input_index(cli, name);
+    const HostArray *f = in >= 0 && r->isfile[in] ? &r->files[in] : NULL;
+    if (role != JITC_OUTPUT || !f ||
+        (f->ndim == r->ndim && !memcmp(f->shape, r->shape, sizeof(int64_t) * (size_t)r->ndim)))
+      continue;
+    char s1[NPY_MAXDIMS * 22], s2[NPY_MAXDIMS * 22];
+    shape_text(r->shape, r->ndim, s1, sizeof s1);
+    shape_text(f->shape, f->ndim, s2, sizeof s2);
+    fprintf(stderr, "jitc: --in %s: the program writes '%s' of shape %s into the array given "
+            "for it, of shape %s (NumPy: could not broadcast %s into %s)\n", name, name, s1, s2,
+            s1, s2);
+    status = EX_NOINPUT;
+  }
   if (status == EX_OK && !r->flat)
     status = result_shapes(r, k, arr, strides);
   if (status == EX_OK) {
