@@ -51,7 +51,11 @@ static double moved_bytes(const Arr *arrs, int narrs) {
 ** for what JSON cannot write as a number, the string "nan", "inf" or
 ** "-inf". */
 static void json_value(const void *elem, jitc_dtype t) {
-  char *text = format_value(elem, t);
+  /* A JSON number is a double: a narrower float's value is written as the
+  ** double it is (float32's 0.1 is 0.10000000149011612, as tolist() gives). */
+  double wide = elem_get(elem, t, 0);
+  bool narrow = elem_kind(t) == EK_FLOAT && jitc_dtype_size(t) < 8;
+  char *text = narrow ? format_value(&wide, JITC_FLOAT64) : format_value(elem, t);
   if (!text) {
     printf("null");
   } else if (t == JITC_BOOL) {

@@ -105,6 +105,9 @@ expect typo_one_char 0 '' -- $JITC -t interp -q -n 3 'c = a * 2; d = b + 1'
 $PYTHON -c "import numpy as np; np.save('$tmp/s3.npy', np.arange(3.)); np.save('$tmp/s23.npy', np.ones((2, 3))); np.save('$tmp/i3.npy', np.zeros(3, np.int32))"
 expect given_output_shape 66 "could not broadcast (2, 3) into (3,)" -- $JITC -t interp -q --in a=$tmp/s3.npy --in b=$tmp/s23.npy 'a[i] = b'
 expect given_output_dtype 0 'x0 = \[0 2 4\]' -- $JITC -t interp --in x0=$tmp/i3.npy --in b=$tmp/s3.npy 'x0 = b * 2'
+# --json writes a narrower float as the double it is, as tolist() gives it.
+$PYTHON -c "import numpy as np; np.save('$tmp/h.npy', np.array([0.1, 65504], np.float16))"
+expect json_float16 0 '"value": \[0.0999755859375, 65504.0\]' -- $JITC -t interp --json --in a=$tmp/h.npy 'c = a'
 # axis=-64 names the first axis of a 64-dimensional array, as in NumPy.
 $PYTHON -c "import numpy as np; np.save('$tmp/d64.npy', np.arange(2.).reshape((1,) * 63 + (2,)))"
 expect axis_minus_64 0 '0\. 1\.\]' -- $JITC -t interp --in a=$tmp/d64.npy 's = sum(a, axis=-64)'
