@@ -80,9 +80,9 @@ all: $(BUILD)/jitc $(BUILD)/libjitc.a $(BUILD)/libjitc.so $(BUILD)/jitc.pc
 deps:
 	LLVM_CONFIG="$(LLVM_CONFIG)" sh scripts/install-deps.sh
 
-# The gather and scatter loops of layout.c (a[::2], a broadcast axis) want
+# The gather and scatter loops of move.c (a[::2], a broadcast axis) want
 # the vectoriser, which gcc's -O2 leaves to the cheapest loops.
-$(BUILD)/src/layout.o: CFLAGS += -ftree-vectorize
+$(BUILD)/src/move.o: CFLAGS += -ftree-vectorize
 
 $(BUILD)/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)

@@ -5,6 +5,7 @@
 ** and each target knows only what it consumes.
 */
 #include "jitc_int.h"
+#include "layout.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -689,7 +690,7 @@ static jitc_status run_arrays(jitc_context *ctx, const jitc_kernel *k, const jit
                               const jitc_value *scalars, jitc_run_info *info) {
   Layout L;
   bool contig;
-  jitc_status st = layout_new(ctx, k->prog, arrays, &L, &contig);
+  jitc_status st = layout_new(ctx, k->prog, arrays, true, &L, &contig);
   if (st)
     return st;
   RunOn on = {.arrays = L.bases, .L = contig && !L.axes ? NULL : &L};
@@ -734,7 +735,7 @@ static jitc_status run_device_arrays(jitc_context *ctx, const jitc_kernel *k,
                                      void *stream) {
   Layout L;
   bool contig;
-  jitc_status st = layout_new(ctx, k->prog, arrays, &L, &contig);
+  jitc_status st = layout_new(ctx, k->prog, arrays, false, &L, &contig);
   if (st)
     return st;
   int na = k->prog->narrays;

@@ -1,8 +1,7 @@
 /*
 ** layout.c -- NumPy's array model for a run: broadcasting the arrays'
-** shapes, coalescing the axes, and moving blocks of elements between an
-** array of any strides and a contiguous buffer, as NumPy's buffered
-** iterator does (numpy/core/src/multiarray/nditer_*.c).
+** shapes, ordering and coalescing the axes, as NumPy's iterator does
+** (numpy/core/src/multiarray/nditer_*.c); move.c moves the blocks.
 **
 ** Every target runs over a flat index k in [0, n), in fixed blocks, as it
 ** always has.  Here k is the position of an element in C order in the
@@ -15,7 +14,7 @@
 ** outer = stride of the inner times its extent).  A contiguous program
 ** ends with one axis and every array `direct`, which is jitc_run().
 */
-#include "jitc_int.h"
+#include "layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,30 +374,33 @@ static bool any_order(const Program *p) {
   return !p->by_axis;
 }
 
-/* |s| without overflow: any stride is valid on an axis of one element,
-** INT64_MIN too. */
-static uint64_t mag(int64_t s) { return s < 0 ? 0 - (uint64_t)s : (uint64_t)s; }
-
 /* Orders L's axes as NumPy's iterator does (npyiter_find_best_axis_ordering):
 ** an axis goes inside another where every array that steps over both steps
 ** less over it, so that arrays laid out alike in any order (a transpose and
 ** a result in its order, Fortran-order arrays) are run along their memory,
 ** and coalesce makes one run of them; where the arrays disagree, the axes
-** keep C order.  An insertion sort of the axes, innermost first. */
-static void memory_order(Layout *L) {
+** keep C order.  An insertion sort of the axes, innermost first.  With
+** `reads`, the arrays read decide first, and the others only where no
+** array read steps over both axes: a transposed input beside a C-order
+** output is then read along its memory and the output scattered in tiles
+** (move.c: stream_tiles), which took less than half the time of gathering the input
+** (docs/PERFORMANCE.md).  Without reductions the order changes no result;
+** whole reductions keep NumPy's order, which sets their bits. */
+static void memory_order(Layout *L, bool reads) {
   int nd = L->ndim, in[JITC_MAXDIMS];
   for (int k = 0; k < nd; k++) in[k] = nd - 1 - k;
   for (int i0 = 1; i0 < nd; i0++) {
     int pos = i0, ax0 = in[i0];
     for (int i1 = i0 - 1; i1 >= 0; i1--) {
       bool ambiguous = true, swap = false;
-      for (int j = 0; j < L->narrays; j++) {
-        uint64_t s0 = mag(L->a[j].strides[ax0]), s1 = mag(L->a[j].strides[in[i1]]);
-        if (!s0 || !s1) continue;
-        if (s1 <= s0) swap = false;
-        else if (ambiguous) swap = true;
-        ambiguous = false;
-      }
+      for (int pass = reads ? 0 : 1; pass < 2 && ambiguous; pass++)
+        for (int j = 0; j < L->narrays; j++) {
+          uint64_t s0 = stride_mag(L->a[j].strides[ax0]), s1 = stride_mag(L->a[j].strides[in[i1]]);
+          if (!s0 || !s1 || (pass == 0 && !L->a[j].read)) continue;
+          if (s1 <= s0) swap = false;
+          else if (ambiguous) swap = true;
+          ambiguous = false;
+        }
       if (ambiguous) continue;
       if (!swap) break;
       pos = i1;
@@ -415,8 +417,8 @@ static void memory_order(Layout *L) {
   }
 }
 
-jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, Layout *L,
-                       bool *contig) {
+jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, bool host,
+                       Layout *L, bool *contig) {
   memset(L, 0, sizeof *L);
   int nd;
   int64_t shape[JITC_MAXDIMS];
@@ -483,7 +485,7 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     layout_free(L);
     return st;
   }
-  if (any_order(p)) memory_order(L);
+  if (any_order(p)) memory_order(L, host && !p->nreduce);
   coalesce(L);
   *contig = !p->by_axis; /* segments: run_layout, always */
   for (int j = 0; j < na; j++) {
@@ -503,7 +505,7 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     *contig = *contig && la->direct;
     int last = L->ndim - 1;
     if (last > 0 && la->strides[last - 1] &&
-        mag(la->strides[last - 1]) < mag(la->strides[last]))
+        stride_mag(la->strides[last - 1]) < stride_mag(la->strides[last]))
       L->transposed = true;
   }
   /* A written array overlapping another is refused unless both are the
@@ -541,240 +543,4 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
 void layout_free(Layout *L) {
   free(L->mem);
   memset(L, 0, sizeof *L);
-}
-
-/* The index of element lo along each axis, and its byte offset. */
-static int64_t unravel(const Layout *L, const LayoutArray *x, int64_t lo, int64_t *idx) {
-  int64_t off = 0;
-  for (int d = L->ndim - 1; d >= 0; d--) {
-    idx[d] = lo % L->shape[d];
-    lo /= L->shape[d];
-    off += idx[d] * x->strides[d];
-  }
-  return off;
-}
-
-/* Whether elements [lo, lo + m) of x lie inside one of its runs of `run`
-** elements (0: it has none), with element lo aligned to its size where
-** `aligned`; if so *at is element lo's address. */
-static bool in_run(const Layout *L, const LayoutArray *x, int64_t run, bool aligned, int64_t lo,
-                   int64_t m, char **at) {
-  if (!run || lo / run != (lo + m - 1) / run) return false;
-  int64_t idx[JITC_MAXDIMS];
-  char *p = x->base + unravel(L, x, lo, idx);
-  if (aligned && (uintptr_t)p % x->esize) return false;
-  *at = p;
-  return true;
-}
-
-bool layout_block(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
-  const LayoutArray *x = &L->a[j];
-  if (x->direct) {
-    *at = x->base + lo * (int64_t)x->esize;
-    return true;
-  }
-  /* One of the array's contiguous runs; one element is a run of itself. */
-  return in_run(L, x, m > 1 ? x->run : 1, true, lo, m, at);
-}
-
-bool layout_const(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
-  return in_run(L, &L->a[j], L->a[j].zrun, false, lo, m, at);
-}
-
-bool layout_every2(const Layout *L, int j, int64_t lo, int64_t m, char **at) {
-  const LayoutArray *x = &L->a[j];
-  int last = L->ndim - 1;
-  return x->strides[last] == 2 * (int64_t)x->esize && in_run(L, x, L->shape[last], true, lo, m, at);
-}
-
-/* Fills m elements of `size` bytes at buf with the one at mem (a
-** broadcast axis): the element, then the filled part copied after itself,
-** so that the C library's memcpy does the work in vector moves. */
-static void fill_run(const char *mem, char *buf, int64_t m, size_t size) {
-  size_t have = size, total = (size_t)m * size;
-  memcpy(buf, mem, size);
-  while (have < total) {
-    size_t more = have < total - have ? have : total - have;
-    memcpy(buf + have, buf, more);
-    have += more;
-  }
-}
-
-/* Copies m elements of `size` bytes from src, step ss, to dst, step ds;
-** a fixed size per case, so that each memcpy is one move (memcpy, not a
-** typed load: an element may be unaligned). */
-static void copy_steps(char *dst, int64_t ds, const char *src, int64_t ss, int64_t m,
-                       size_t size) {
-  /* Every other element (`a[::2]`), aligned: typed loads the compiler
-  ** makes vector shuffles of. */
-  if (ds == (int64_t)size && ss == 2 * (int64_t)size && (uintptr_t)src % size == 0 &&
-      (uintptr_t)dst % size == 0) {
-    switch (size) {
-#define EVERY2(T)                                                               \
-  {                                                                             \
-    const T *s = (const T *)(const void *)src;                                  \
-    T *d = (T *)(void *)dst;                                                    \
-    for (int64_t e = 0; e < m; e++) d[e] = s[2 * e];                            \
-    return;                                                                     \
-  }
-    case 2: EVERY2(uint16_t)
-    case 4: EVERY2(uint32_t)
-    case 8: EVERY2(uint64_t)
-#undef EVERY2
-    default: break;
-    }
-  }
-#define STEPS(S)                                                                \
-  for (int64_t e = 0; e < m; e++, dst += ds, src += ss) memcpy(dst, src, S);    \
-  return;
-  switch (size) {
-  case 1: STEPS(1)
-  case 2: STEPS(2)
-  case 4: STEPS(4)
-  case 8: STEPS(8)
-  case 16: STEPS(16)
-  default: unreachable();
-  }
-#undef STEPS
-}
-
-/* Copies m elements between a run of step `step` at mem and buf, whose
-** elements are `bstep` apart: to buf when in, else from it. */
-static void copy_run(char *mem, int64_t step, char *buf, int64_t bstep, int64_t m, size_t size,
-                     bool in) {
-  if (step == (int64_t)size && bstep == (int64_t)size) {
-    if (in) memcpy(buf, mem, (size_t)m * size);
-    else memcpy(mem, buf, (size_t)m * size);
-  } else if (step == 0 && in && bstep == (int64_t)size) {
-    fill_run(mem, buf, m, size);
-  } else if (in) {
-    copy_steps(buf, bstep, mem, step, m, size);
-  } else {
-    copy_steps(mem, step, buf, bstep, m, size);
-  }
-}
-
-/* Copies `rows` whole rows of w elements between a transposed run at mem
-** (a row's elements s2 bytes apart, the rows s1 apart, |s1| < |s2|) and buf
-** (the rows one after the other): to buf when in, else from it.  It goes by
-** tiles of T rows by T elements through a tile of its own, the tiles of T
-** elements of each row in turn, so that the run is read or written along its
-** memory, T elements of a line a time, and buf along its rows.  Element by
-** element, each of the run's lines would be fetched once per row of buf,
-** which is w * size bytes away from the next, and whose lines the caches
-** keep too few of when w is a power of two (4096 floats: 16 KB apart, so
-** one set of the first-level cache holds them all).  A memcpy of a fixed
-** size per case, as an element may be unaligned. */
-enum { T = 16, TR = 64 };
-static void tile_run(char *mem, int64_t s1, int64_t s2, char *buf, int64_t rows, int64_t w,
-                     size_t size, bool in) {
-  for (int64_t c0 = 0; c0 < w; c0 += T) {
-    int cw = (int)(w - c0 < T ? w - c0 : T);
-    for (int64_t r0 = 0; r0 < rows; r0 += TR) {
-      int rh = (int)(rows - r0 < TR ? rows - r0 : TR);
-      char *run = mem + r0 * s1 + c0 * s2, *row = buf + ((size_t)r0 * w + c0) * size;
-/* Element q of the tile's row k and of buf's, and of the run's: a run
-** whose rows are contiguous moves T of them at once, and a whole tile's
-** rows with a fixed count, which the compiler unrolls. */
-#define BUF(S, op)                                                                      \
-  for (int k = 0; k < rh; k++)                                                          \
-    if (cw == T)                                                                        \
-      for (int q = 0; q < T; q++) op(row + ((size_t)k * w + q) * S, t[q][k], S);        \
-    else                                                                                \
-      for (int q = 0; q < cw; q++) op(row + ((size_t)k * w + q) * S, t[q][k], S);
-#define RUN(S, op)                                                                      \
-  for (int q = 0; q < cw; q++)                                                          \
-    if (s1 == S && rh == TR)                                                            \
-      op(run + q * s2, t[q][0], TR * S);                                                \
-    else if (s1 == S)                                                                   \
-      op(run + q * s2, t[q][0], (size_t)rh * S);                                        \
-    else                                                                                \
-      for (int k = 0; k < rh; k++) op(run + k * s1 + q * s2, t[q][k], S);
-#define TO(dst, src, n) memcpy(dst, src, n)
-#define FROM(src, dst, n) memcpy(dst, src, n)
-#define TILE(S)                                                                         \
-  {                                                                                     \
-    unsigned char t[T][TR][S]; /* t[q][k]: element q of row k */                        \
-    if (in) {                                                                           \
-      RUN(S, FROM)                                                                      \
-      BUF(S, TO)                                                                        \
-    } else {                                                                            \
-      BUF(S, FROM)                                                                      \
-      RUN(S, TO)                                                                        \
-    }                                                                                   \
-    break;                                                                              \
-  }
-      switch (size) {
-      case 1: TILE(1)
-      case 2: TILE(2)
-      case 4: TILE(4)
-      case 8: TILE(8)
-      case 16: TILE(16)
-      default: unreachable();
-      }
-#undef TILE
-#undef BUF
-#undef RUN
-#undef TO
-#undef FROM
-    }
-  }
-}
-
-/* Moves elements [lo, lo + m) of array j to or from buf, a row at a time,
-** or, where the array's rows step less than their elements (a transposed
-** view), whole rows of it at a time in tiles. */
-static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool in) {
-  const LayoutArray *x = &L->a[j];
-  if (x->direct) {
-    copy_run(x->base + lo * (int64_t)x->esize, (int64_t)x->esize, buf, (int64_t)x->esize, m,
-             x->esize, in);
-    return;
-  }
-  int last = L->ndim - 1;
-  int64_t idx[JITC_MAXDIMS];
-  int64_t off = unravel(L, x, lo, idx);
-  int64_t w = L->shape[last], es = (int64_t)x->esize;
-  bool tiles = last > 0 && x->strides[last - 1] &&
-               mag(x->strides[last - 1]) < mag(x->strides[last]);
-  while (m > 0) {
-    int64_t rows = 0;
-    if (tiles && idx[last] == 0) {
-      rows = m / w;
-      if (rows > L->shape[last - 1] - idx[last - 1]) rows = L->shape[last - 1] - idx[last - 1];
-    }
-    int d = last; /* the axis that advanced */
-    if (rows > 1) {
-      tile_run(x->base + off, x->strides[last - 1], x->strides[last], buf, rows, w, x->esize,
-               in);
-      buf += (size_t)(rows * w) * x->esize;
-      m -= rows * w;
-      off += rows * x->strides[last - 1];
-      idx[last - 1] += rows;
-      d = last - 1;
-    } else {
-      int64_t r = w - idx[last];
-      if (r > m) r = m;
-      copy_run(x->base + off, x->strides[last], buf, es, r, x->esize, in);
-      buf += (size_t)r * x->esize;
-      m -= r;
-      off += r * x->strides[last];
-      idx[last] += r;
-    }
-    /* The odometer's carry from axis d outwards. */
-    for (; d > 0 && idx[d] == L->shape[d]; d--) {
-      off -= idx[d] * x->strides[d];
-      idx[d] = 0;
-      idx[d - 1]++;
-      off += x->strides[d - 1];
-    }
-  }
-}
-
-void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst) {
-  move(L, j, lo, m, dst, true);
-}
-
-void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src) {
-  move(L, j, lo, m, (char *)src, false);
 }

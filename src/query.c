@@ -5,6 +5,7 @@
 ** with the language's meaning.
 */
 #include "jitc_int.h"
+#include "layout.h"
 
 #include <string.h>
 

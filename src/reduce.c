@@ -31,6 +31,7 @@
 ** same on the GPU (cuda/gen.c).
 */
 #include "jitc_int.h"
+#include "layout.h"
 
 #include <math.h>
 #include <string.h>

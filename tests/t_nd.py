@@ -322,11 +322,14 @@ def errors():
 def views(name, cases, more):
     """Runs cases (name, program, inputs, outs or None, NumPy's result c) on
     every target against NumPy, then more(R, target), which gives a list of
-    what went wrong; one line for them all."""
+    what went wrong; one line for them all.  Given outputs are filled with
+    78, which no case computes, before each run."""
     bad = []
     for target in TARGETS:
         R = Run()
         for case, prog, inputs, outs, want in cases:
+            for o in (outs or {}).values():
+                o.fill(78)  # no element left as the target before wrote it
             got = R.run(prog, inputs, target, outs=outs)["c"]
             if not same(got if outs is None else outs["c"], want):
                 bad.append(f"{target} {case}")
@@ -340,7 +343,7 @@ def views(name, cases, more):
 
 def transposes():
     """Transposed views, which the cpu target moves whole rows at a time in
-    tiles (layout.c): whole tiles and tiles cut by the edges, blocks that
+    tiles (move.c): whole tiles and tiles cut by the edges, blocks that
     start and end inside a row, rows past the end of an outer axis, rows
     that step back or over elements, every element size, written through a
     transposed output, in place, and under a whole reduction."""
@@ -411,6 +414,50 @@ def transposes():
     views("transposes", cases, more)
 
 
+def streamed():
+    """A transposed input beside a C-order output large enough (16 MB or
+    more) for layout.c to run along the input's memory and scatter the
+    output in tiles of lines stored past the caches (stream_tiles), and the
+    same at sizes under that: outputs whose memory starts at every 8 bytes
+    of a line (the blocks' grid shifted so that each band of rows starts a
+    line; 8 bytes off: no stores past the caches), shapes whose rows and
+    columns end inside a tile, float32, float64, and the sizes with no
+    vector path (int16, complex128), in place, a transposed output beside a
+    C-order input, and two inputs that disagree (C order wins)."""
+    rng_s = np.random.default_rng(11)
+
+    def out_at(shape, dt, off):
+        raw = np.zeros(int(np.prod(shape)) * np.dtype(dt).itemsize + 128, np.uint8)
+        at = (-raw.ctypes.data) % 64 + off
+        return raw[at:at + int(np.prod(shape)) * np.dtype(dt).itemsize].view(dt).reshape(shape)
+
+    cases = []
+    for dt, shape, offs in ((np.float32, (2048, 2048), (0, 16, 48)),
+                            (np.float64, (1501, 1403), (0, 8, 32)),
+                            (np.float32, (2050, 2047), (0, 16)),
+                            (np.float32, (300, 517), (0, 16, 4)),
+                            (np.float64, (97, 1000), (24,)),
+                            (np.int16, (2049, 2051), (2,)),
+                            (np.complex128, (700, 800), (16,))):
+        m = ND.fill(rng_s, np.empty(shape, dt))
+        for off in offs:
+            cases.append((f"{dt.__name__}{shape} +{off}", "c = a * 3 - 1", {"a": m.T},
+                          {"c": out_at(shape[::-1], dt, off)}, m.T * dt(3) - dt(1)))
+    x = ND.fill(rng_s, np.empty((2048, 2100), np.float32))
+    cases.append(("output transposed", "c = x + 2", {"x": x}, {"c": out_at((2100, 2048),
+                  np.float32, 16).T}, x + np.float32(2)))
+    y = ND.fill(rng_s, np.empty((2048, 2048), np.float32))
+    cases.append(("inputs disagree", "c = a - b", {"a": x[:, :2048].T, "b": y},
+                  {"c": out_at((2048, 2048), np.float32, 0)}, x[:, :2048].T - y))
+
+    def more(R, target):
+        m = ND.fill(rng_s, np.empty((2048, 2080), np.float64))
+        a, want = m.T, m.T * 2 + 1
+        R.run("a = a * 2 + 1", {"a": a}, target)
+        return [] if same(a, want) else ["in place"]
+    views("streamed", cases, more)
+
+
 def every_other():
     """Views stepping two elements (x[::2]), which the cpu target reads in
     place, every other element, in a variant of the kernel (cpu/memory.c):
@@ -456,6 +503,7 @@ def every_other():
 elementwise()
 large()
 transposes()
+streamed()
 every_other()
 inplace_and_outputs()
 reductions()

@@ -33,6 +33,7 @@
 #define JITC_CPU_H
 
 #include "../jitc_int.h"
+#include "../layout.h"
 
 /* Elements per loop iteration.  16 fills a 512-bit register with float32
 ** and two with float64; narrower hosts split the vectors in legalisation. */

@@ -125,6 +125,7 @@ typedef struct Job {
   Reads reads;      /* with L: the arrays the variant vfn reads otherwise */
   KernelFn vfn;
   const Program *p; /* with L->axes: the program, and how the threads share */
+  int64_t shift;    /* without reductions: run_blocks' grid (layout_phase) */
   int64_t cps;      /* the segments: by whole segments, or (spread) by chunks */
   bool spread;      /* of LB of a segment, cps of them per segment */
 } Job;
@@ -159,14 +160,16 @@ static int64_t block_of(const Layout *L) {
 
 static void run_blocks(const Job *j, int64_t begin, int64_t end, const ParamSlot *ps, char *own) {
   const Layout *L = j->L;
-  int64_t bl = block_of(L);
+  int64_t bl = block_of(L), sh = j->shift; /* [begin, end) of k + sh */
+  begin = begin > sh ? begin - sh : 0;
+  end -= sh;
   int na = L->narrays;
   void **arrays = (void **)(void *)own;
   char **mine = (char **)(void *)(own + (size_t)na * sizeof(void *));
   char *at = own + (size_t)na * 2 * sizeof(void *);
   for (int a = 0; a < na; a++, at += bl * L->a[a - 1].esize) mine[a] = at;
   for (int64_t lo = begin; lo < end;) {
-    int64_t m = (lo / bl + 1) * bl - lo;
+    int64_t m = ((lo + sh) / bl + 1) * bl - (lo + sh);
     if (m > end - lo) m = end - lo;
     /* The variant where each of its one-element arrays is one here, and
     ** each of its arrays of every other element one run of them: its
@@ -214,7 +217,7 @@ static size_t blocks_bytes(const Layout *L) {
 ** tree is the same, so the bits do not depend on the thread count.  Short
 ** segments are gathered several at a time: a block of LB holds
 ** floor(LB / seg) of them, read together (the columns of a matrix, as a
-** tile, by layout.c's transposed move).  Where the reduced axes lie outside
+** tile, by move.c's transposed move).  Where the reduced axes lie outside
 ** the kept ones in memory (sum(x, axis=0) of a C-order matrix), run_job
 ** takes the row form instead (cpu/rowrun.c), which reads the arrays once in
 ** memory's order: its blocks are blocks of rows, each column's added in
@@ -441,8 +444,9 @@ static jitc_status run_job(jitc_context *ctx, const jitc_kernel *k, int64_t n,
     job.part = malloc((size_t)job.nblocks * (size_t)nreduce * sizeof(Partial));
     if (!job.part) return ctx_error(ctx, JITC_E_NOMEM, "cpu target: out of memory for the partial reductions");
   }
-  int used = pool_run(st->pool, threads, n, L ? block_of(L) : job.part ? RB : CHUNK_ALIGN,
-                      run_range, &job);
+  if (L && !nreduce) job.shift = layout_phase(L, block_of(L));
+  int used = pool_run(st->pool, threads, n + job.shift,
+                      L ? block_of(L) : job.part ? RB : CHUNK_ALIGN, run_range, &job);
   if (!atomic_load(&job.oom) && nreduce) reduce_results(k->prog, n, job.part, job.nblocks, arrays);
   free(job.part);
   if (info) {

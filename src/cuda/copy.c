@@ -15,7 +15,7 @@
 ** streaming stores where the host has them: its lines go to memory
 ** without first being read, which a plain copy into memory the cache does
 ** not hold must do.  A segment of an array of any strides (jitc_run_arrays)
-** is gathered or scattered by layout.c, its bytes shared among the threads
+** is gathered or scattered by move.c, its bytes shared among the threads
 ** as whole elements.
 */
 #include "cuda.h"

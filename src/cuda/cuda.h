@@ -25,6 +25,7 @@
 
 #include "gen.h"
 #include "../jitc_int.h"
+#include "../layout.h"
 
 #include "../../runtime/cuda_api.h"
 

@@ -21,7 +21,7 @@
 ** - an array of any strides (jitc_run_arrays) that is not one aligned
 **   contiguous run, pinned or not: staged, each chunk of the flat index
 **   copied where it is one contiguous run of the caller's memory, else
-**   gathered into the staging and scattered from it (layout.c), as NumPy's
+**   gathered into the staging and scattered from it (move.c), as NumPy's
 **   buffered iterator does.  Element k of the chunk is element k of the
 **   broadcast shape in C order, so the kernel, `i` and the reductions'
 **   chunks are those of a contiguous run.

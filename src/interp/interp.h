@@ -7,6 +7,7 @@
 #define JITC_INTERP_H
 
 #include "../jitc_int.h"
+#include "../layout.h"
 
 /* A constant's value, as its Node holds it (jitc_int.h: N_CONST). */
 typedef union ConstVal {
