@@ -364,7 +364,6 @@ def test_lists_and_tuples_as_inputs(target):
         jitc.evaluate("a + 1", target=target, a=[1, [2]])
 
 
-@pytest.mark.parametrize("target", ["interp", "cpu"])
 def test_byteswapped_inputs(target):
     """Arrays in the other byte order are read through a copy in this
     machine's, as numexpr reads them; one the program writes is refused."""
