@@ -690,7 +690,7 @@ static jitc_status run_arrays(jitc_context *ctx, const jitc_kernel *k, const jit
                               const jitc_value *scalars, jitc_run_info *info) {
   Layout L;
   bool contig;
-  jitc_status st = layout_new(ctx, k->prog, arrays, true, &L, &contig);
+  jitc_status st = layout_new(ctx, k->prog, arrays, k->target->bands, &L, &contig);
   if (st)
     return st;
   RunOn on = {.arrays = L.bases, .L = contig && !L.axes ? NULL : &L};

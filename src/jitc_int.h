@@ -638,6 +638,11 @@ typedef struct Target {
   /* Whether it compiles programs with complex64 or complex128 values (a
   ** program with them is refused before compile and emit otherwise). */
   bool complex;
+  /* Whether run_layout moves a transposed array in bands of whole rows
+  ** whose blocks start where layout_phase says (cpu/run.c): layout_new
+  ** then lets the arrays read decide the order of the axes, and move.c
+  ** scatters the written ones in tiles of lines (Layout.bands). */
+  bool bands;
   /* jitc_run_device (NULL where the target has no device): the caller's
   ** device pointers, already checked for NULL and alignment, n > 0. */
   jitc_status (*run_device)(jitc_context *ctx, const jitc_kernel *k, int64_t n,

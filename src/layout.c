@@ -417,7 +417,7 @@ static void memory_order(Layout *L, bool reads) {
   }
 }
 
-jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, bool host,
+jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, bool bands,
                        Layout *L, bool *contig) {
   memset(L, 0, sizeof *L);
   int nd;
@@ -485,7 +485,8 @@ jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *ar
     layout_free(L);
     return st;
   }
-  if (any_order(p)) memory_order(L, host && !p->nreduce);
+  L->bands = bands;
+  if (any_order(p)) memory_order(L, bands && !p->nreduce);
   coalesce(L);
   *contig = !p->by_axis; /* segments: run_layout, always */
   for (int j = 0; j < na; j++) {

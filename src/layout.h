@@ -50,6 +50,7 @@ struct Layout {
   bool transposed;   /* some array's last axis steps more than the one before
                         it: layout_gather moves whole rows of it in tiles, so
                         a target's blocks should hold a band of rows */
+  bool bands;        /* layout_new's: the target moves bands of rows (Target.bands) */
   bool axes;         /* segments (above): n == seg * nseg */
   int64_t seg, nseg;
   int kdim;          /* the kept axes, coalesced over the results */
@@ -64,9 +65,8 @@ jitc_status layout_broadcast(jitc_context *ctx, const Program *p, const jitc_arr
                              int outs, int *ndim, int64_t *shape);
 /* Builds *L for arrays (checked against the run's shape); *contig when
 ** every array is direct, so that jitc_run() over L->n elements is the run.
-** `host`: the arrays are in host memory, moved by layout_gather and
-** layout_scatter (the order of the axes favours the arrays read). */
-jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, bool host,
+** `bands`: the target's (Target.bands). */
+jitc_status layout_new(jitc_context *ctx, const Program *p, const jitc_array *arrays, bool bands,
                        Layout *L, bool *contig);
 void layout_free(Layout *L);
 /* Elements [lo, lo + m) of array j: whether they are one aligned

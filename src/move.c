@@ -297,7 +297,7 @@ static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool 
     int d = last; /* the axis that advanced */
     if (rows > 1) {
       bool stream = (uint64_t)L->n >= STREAM / x->esize;
-      if (in || x->strides[last - 1] != es ||
+      if (in || !L->bands || x->strides[last - 1] != es ||
           !stream_tiles(x->base + off, x->strides[last], buf, rows, w, x->esize, stream))
         tile_run(x->base + off, x->strides[last - 1], x->strides[last], buf, rows, w, x->esize,
                  in);

@@ -471,4 +471,5 @@ const Target target_cpu = {
   .shutdown = cpu_shutdown,
   .reduces = true,
   .complex = true,
+  .bands = true,
 };
