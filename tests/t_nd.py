@@ -416,8 +416,8 @@ def transposes():
 
 def streamed():
     """A transposed input beside a C-order output large enough (16 MB or
-    more) for layout.c to run along the input's memory and scatter the
-    output in tiles of lines stored past the caches (stream_tiles), and the
+    more) for the cpu target to run along the input's memory and scatter the
+    output in tiles of lines stored past the caches (move.c), and the
     same at sizes under that: outputs whose memory starts at every 8 bytes
     of a line (the blocks' grid shifted so that each band of rows starts a
     line; 8 bytes off: no stores past the caches), shapes whose rows and
