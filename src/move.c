@@ -252,12 +252,10 @@ static bool stream_tiles(char *mem, int64_t s2, const char *buf, int64_t rows, i
       }
     }
   }
-  /* The rows past the last whole tile, then the columns. */
-  for (int64_t k = kr; k < rows; k++)
-    for (int64_t c = 0; c < cw; c++)
-      memcpy(mem + c * s2 + k * (int64_t)size, buf + (size_t)k * line + (size_t)c * size, size);
-  for (int64_t c = cw; c < w; c++)
-    for (int64_t k = 0; k < rows; k++)
+  /* The elements outside whole tiles: each row's past cw, and the rows
+  ** past kr whole. */
+  for (int64_t k = 0; k < rows; k++)
+    for (int64_t c = k < kr ? cw : 0; c < w; c++)
       memcpy(mem + c * s2 + k * (int64_t)size, buf + (size_t)k * line + (size_t)c * size, size);
   if (stream) _mm_sfence();
   return true;
