@@ -640,8 +640,9 @@ typedef struct Target {
   bool complex;
   /* Whether run_layout moves a transposed array in bands of whole rows
   ** whose blocks start where layout_phase says (cpu/run.c): layout_new
-  ** then lets the arrays read decide the order of the axes, and move.c
-  ** scatters the written ones in tiles of lines (Layout.bands). */
+  ** then lets the arrays read decide the order of the axes, and tiles.c
+  ** scatters the written ones in tiles of lines (Layout.bands, and
+  ** Layout.vec, which the cpu target sets for its kernel's level). */
   bool bands;
   /* jitc_run_device (NULL where the target has no device): the caller's
   ** device pointers, already checked for NULL and alignment, n > 0. */

@@ -383,7 +383,7 @@ static bool any_order(const Program *p) {
 ** `reads`, the arrays read decide first, and the others only where no
 ** array read steps over both axes: a transposed input beside a C-order
 ** output is then read along its memory and the output scattered in tiles
-** (move.c: stream_tiles), which took less than half the time of gathering the input
+** (tiles.c), which took less than half the time of gathering the input
 ** (docs/PERFORMANCE.md).  Without reductions the order changes no result;
 ** whole reductions keep NumPy's order, which sets their bits. */
 static void memory_order(Layout *L, bool reads) {

@@ -51,6 +51,9 @@ struct Layout {
                         it: layout_gather moves whole rows of it in tiles, so
                         a target's blocks should hold a band of rows */
   bool bands;        /* layout_new's: the target moves bands of rows (Target.bands) */
+  int vec;           /* the widest vectors, in bits, that a band's scatter may
+                        use (tiles.c): the target's, for the level its
+                        kernels run at; 0 as layout_new leaves it (SSE2) */
   bool axes;         /* segments (above): n == seg * nseg */
   int64_t seg, nseg;
   int kdim;          /* the kept axes, coalesced over the results */
@@ -84,6 +87,13 @@ int64_t layout_phase(const Layout *L, int64_t bl);
 /* Copies elements [lo, lo + m) of array j to dst (contiguous), or from src. */
 void layout_gather(const Layout *L, int j, int64_t lo, int64_t m, void *dst);
 void layout_scatter(const Layout *L, int j, int64_t lo, int64_t m, const void *src);
+/* tiles.c: rows [0, rows) of buf, w elements each one after the other,
+** written as the columns of a transposed run at mem (its rows s2 bytes
+** apart, their elements contiguous), past the caches where `stream`, in
+** vectors of up to vec bits; false where it does not apply (elements of
+** other than 4 or 8 bytes, a host other than x86-64). */
+bool tiles_scatter(char *mem, int64_t s2, const char *buf, int64_t rows, int64_t w, size_t size,
+                   bool stream, int vec);
 /* With L->axes: the address of result array j's element of segment s. */
 char *layout_result(const Layout *L, int j, int64_t s);
 

@@ -3,14 +3,12 @@
 ** a contiguous buffer, as NumPy's buffered iterator moves them
 ** (numpy/core/src/multiarray/nditer_*.c): whether a block is used in place,
 ** and the gathers and scatters of the rest, rows at a time, a transposed
-** array's whole rows at a time in tiles.  The Layout is layout.c's.
+** array's whole rows at a time in tiles (tiles.c writes the cpu target's
+** bands of them).  The Layout is layout.c's.
 */
 #include "layout.h"
 
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* The index of element lo along each axis, and its byte offset. */
 static int64_t unravel(const Layout *L, const LayoutArray *x, int64_t lo, int64_t *idx) {
@@ -190,81 +188,6 @@ static void tile_run(char *mem, int64_t s1, int64_t s2, char *buf, int64_t rows,
   }
 }
 
-/* The scatter of tile_run for 4- and 8-byte elements where the array's
-** rows are contiguous (s1 == size), with SSE2, a tile of a line of each of
-** K rows of buf (K elements, 64 bytes) at a time: the tile is copied to the
-** stack (buf's rows are w elements apart, 16 KB for 4096 floats, and the
-** first-level cache keeps too few lines so far apart), its blocks of 4 rows
-** by 4 elements (2 by 2) transposed in registers, and each of the K rows of
-** the array it makes gets its line, K elements, in stores one after the
-** other.  With `stream` (an array too large for the caches to keep) the
-** lines that lie whole in the rows written go past the caches (movntps): a
-** line written whole is never first read from memory, a third of the
-** traffic of a copy; an sfence orders them before any later store, as the
-** thread that joins reads them.  False where it does not apply (and
-** tile_run moves the elements). */
-static bool stream_tiles(char *mem, int64_t s2, const char *buf, int64_t rows, int64_t w,
-                         size_t size, bool stream) {
-#if defined(__SSE2__)
-  if (size != 4 && size != 8) return false;
-  if ((uintptr_t)mem % 16 || s2 % 64) stream = false;
-  enum { LINE = 64 };
-  int64_t K = LINE / (int64_t)size, v = 16 / (int64_t)size;
-  int64_t kr = rows / K * K, cw = w / K * K;
-  size_t line = (size_t)w * size; /* buf's rows */
-  /* The bytes of a row's [0, kr) in whole lines, streamed: [h, t); the
-  ** lines at either end, shared with the rows' next band, are stored. */
-  int64_t h = (int64_t)((LINE - (uintptr_t)mem % LINE) % LINE), t = h;
-  if (kr * (int64_t)size > h) t = h + (kr * (int64_t)size - h) / LINE * LINE;
-  for (int64_t k0 = 0; k0 < kr; k0 += K) {
-    bool nt = stream && k0 * (int64_t)size >= h && k0 * (int64_t)size + LINE <= t;
-    for (int64_t c0 = 0; c0 < cw; c0 += K) {
-      _Alignas(16) unsigned char tile[16][LINE]; /* K rows of buf, K elements */
-      for (int64_t i = 0; i < K; i++)
-        memcpy(tile[i], buf + (size_t)(k0 + i) * line + (size_t)c0 * size, LINE);
-      for (int64_t c = 0; c < K; c += v) {
-        __m128i r[4][4]; /* r[q][g]: row c + q's elements [g v, (g + 1) v) */
-        for (int64_t g = 0; g < K / v; g++) {
-          const unsigned char *in = tile[g * v] + c * (int64_t)size;
-          if (size == 4) {
-            __m128 x0 = _mm_load_ps((const float *)(const void *)in),
-                   x1 = _mm_load_ps((const float *)(const void *)(in + LINE)),
-                   x2 = _mm_load_ps((const float *)(const void *)(in + 2 * LINE)),
-                   x3 = _mm_load_ps((const float *)(const void *)(in + 3 * LINE));
-            _MM_TRANSPOSE4_PS(x0, x1, x2, x3);
-            r[0][g] = _mm_castps_si128(x0), r[1][g] = _mm_castps_si128(x1);
-            r[2][g] = _mm_castps_si128(x2), r[3][g] = _mm_castps_si128(x3);
-          } else {
-            __m128d x0 = _mm_load_pd((const double *)(const void *)in),
-                    x1 = _mm_load_pd((const double *)(const void *)(in + LINE));
-            r[0][g] = _mm_castpd_si128(_mm_unpacklo_pd(x0, x1));
-            r[1][g] = _mm_castpd_si128(_mm_unpackhi_pd(x0, x1));
-          }
-        }
-        for (int64_t q = 0; q < v; q++) {
-          char *out = mem + (c0 + c + q) * s2 + k0 * (int64_t)size;
-          for (int64_t g = 0; g < 4; g++) {
-            __m128i *at = (__m128i *)(void *)(out + g * 16);
-            if (nt) _mm_stream_si128(at, r[q][g]);
-            else _mm_storeu_si128(at, r[q][g]);
-          }
-        }
-      }
-    }
-  }
-  /* The elements outside whole tiles: each row's past cw, and the rows
-  ** past kr whole. */
-  for (int64_t k = 0; k < rows; k++)
-    for (int64_t c = k < kr ? cw : 0; c < w; c++)
-      memcpy(mem + c * s2 + k * (int64_t)size, buf + (size_t)k * line + (size_t)c * size, size);
-  if (stream) _mm_sfence();
-  return true;
-#else
-  (void)mem, (void)s2, (void)buf, (void)rows, (void)w, (void)size, (void)stream;
-  return false;
-#endif
-}
-
 /* An array written with stores past the caches: one of STREAM bytes or
 ** more, far more than a core's caches keep, so that the lines written are
 ** read again from memory whatever the stores do. */
@@ -296,7 +219,8 @@ static void move(const Layout *L, int j, int64_t lo, int64_t m, char *buf, bool 
     if (rows > 1) {
       bool stream = (uint64_t)L->n >= STREAM / x->esize;
       if (in || !L->bands || x->strides[last - 1] != es ||
-          !stream_tiles(x->base + off, x->strides[last], buf, rows, w, x->esize, stream))
+          !tiles_scatter(x->base + off, x->strides[last], buf, rows, w, x->esize, stream,
+                         L->vec))
         tile_run(x->base + off, x->strides[last - 1], x->strides[last], buf, rows, w, x->esize,
                  in);
       buf += (size_t)(rows * w) * x->esize;

@@ -30,6 +30,7 @@ CpuBuild *cpu_build_new(jitc_context *ctx) {
 }
 void cpu_build_free(CpuBuild *b) {}
 void cpu_build_describe(const CpuBuild *b, char *out, size_t n) { snprintf(out, n, "none"); }
+int cpu_build_vec_bits(jitc_context *ctx, CpuBuild *b, const jitc_kernel *k) { return 0; }
 jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *b, jitc_kernel *k, Reads reads,
                              bool rows, KernelFn *fn, size_t *scratch) {
   return JITC_E_UNAVAILABLE;
@@ -512,6 +513,11 @@ jitc_status cpu_build_kernel(jitc_context *ctx, CpuBuild *st, jitc_kernel *k, Re
   /* The JIT's address of the function the module defines, of type KernelFn. */
   if (!s) *fn = (KernelFn)(uintptr_t)code;
   return s;
+}
+
+int cpu_build_vec_bits(jitc_context *ctx, CpuBuild *st, const jitc_kernel *k) {
+  Machine *mc = get_machine(ctx, st, k->opt.cpu);
+  return mc && mc->level ? mc->vec_bits : 0;
 }
 
 /* ---- --emit llvm | llvm-opt | asm ---- */

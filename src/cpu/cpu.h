@@ -403,6 +403,9 @@ void cpu_build_free(CpuBuild *b);
 /* "znver3, x86-64-v3": the host's LLVM CPU and its level, for the device
 ** line (what a kernel's code is for is its compile info's `machine`). */
 void cpu_build_describe(const CpuBuild *b, char *out, size_t n);
+/* The vector width, in bits, of the machine k is compiled for: 512, 256 or
+** 128 on x86-64 (by its level), 0 elsewhere. */
+int cpu_build_vec_bits(jitc_context *ctx, CpuBuild *b, const jitc_kernel *k);
 /* Compiles k (through the code cache) and loads it: *fn is its entry, and
 ** a call needs *scratch bytes of scratch memory (cpu_gen_scratch).  reads:
 ** {0, 0}, or the variant reading those arrays so (GenTarget.reads);

@@ -41,6 +41,7 @@ typedef struct CpuKernel {
   Variant var[4]; /* made by the runs that want them, the first four kept */
   int nvar;
   KernelFn rows;  /* the row form (cpu/rowacc.c), made by the first run that wants it */
+  int vec;        /* its level's vector bits (Layout.vec) */
 } CpuKernel;
 
 /* The state of ctx, made on first use. */
@@ -95,6 +96,7 @@ static jitc_status cpu_compile(jitc_context *ctx, jitc_kernel *k) {
     free(ck);
     return s;
   }
+  ck->vec = cpu_build_vec_bits(ctx, st->build, k);
   k->impl = ck;
   return JITC_OK;
 }
@@ -377,7 +379,10 @@ static jitc_status variant(jitc_context *ctx, const jitc_kernel *k, const Layout
 
 static jitc_status cpu_run_layout(jitc_context *ctx, const jitc_kernel *k, const Layout *L,
                                   const ParamSlot *params, jitc_run_info *info) {
-  return run_job(ctx, k, L->n, L->bases, params, info, L);
+  /* move.c scatters with the vectors of the level the kernel runs at. */
+  Layout at = *L;
+  at.vec = k->impl ? ((const CpuKernel *)k->impl)->vec : 0;
+  return run_job(ctx, k, L->n, L->bases, params, info, &at);
 }
 
 /* Runs k over [0, n): chunks of threads, then the reductions' results. */
