@@ -79,11 +79,7 @@ static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value
     /* The narrower type it meets where the value fits its own (a weak int
     ** scalar meeting int32 somewhere), named as the range's type. */
     bool own = neg ? i >= ti->lo : mag <= ti->hi;
-    const char *meets = ti->name;
-    for (int t = 0; own && t < JITC_NDTYPES; t++)
-      if (dtype_is_int((jitc_dtype)t) && type_info[t].lo == p->fit_lo &&
-          type_info[t].hi == (uint64_t)p->fit_hi)
-        meets = type_info[t].name;
+    const char *meets = own && fit_type_name(p) ? fit_type_name(p) : ti->name;
     return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %s%llu does not fit in %s, the type "
                      "it meets in the program", p->name, neg ? "-" : "",
                      neg ? (unsigned long long)(0 - mag) : (unsigned long long)mag, meets);

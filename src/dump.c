@@ -181,12 +181,11 @@ void dump_node(Buf *b, const Program *p, const Node *n) {
 static const char *fits_text(const IrParam *pa, char *out, size_t len) {
   if (pa->fit_lo == INT64_MIN && pa->fit_hi == INT64_MAX)
     return "";
-  for (int t = 0; t < JITC_NDTYPES; t++)
-    if (dtype_is_int((jitc_dtype)t) && type_info[t].lo == pa->fit_lo &&
-        type_info[t].hi == (uint64_t)pa->fit_hi) {
-      snprintf(out, len, " fits-%s", type_info[t].name);
-      return out;
-    }
+  const char *t = fit_type_name(pa);
+  if (t) {
+    snprintf(out, len, " fits-%s", t);
+    return out;
+  }
   snprintf(out, len, " fits-%lld..%lld", (long long)pa->fit_lo, (long long)pa->fit_hi);
   return out;
 }

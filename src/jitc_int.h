@@ -403,6 +403,11 @@ typedef struct IrParam {
                           ** value must lie in [fit_lo, fit_hi] */
 } IrParam;
 
+/* The integer type a weak int's [fit_lo, fit_hi] is the range of (uint64's
+** with fit_hi at INT64_MAX, as a parameter's bounds keep it), or NULL
+** (type.c). */
+const char *fit_type_name(const IrParam *pa);
+
 /* A weak expression that involves weak scalars, to evaluate before each
 ** run (fold_eval): Python's integers would not overflow or divide by zero,
 ** and the value must fit `meets`, the strong type it is converted to. */

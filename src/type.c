@@ -166,6 +166,16 @@ static jitc_dtype float_for(jitc_dtype t) {
   return best;
 }
 
+const char *fit_type_name(const IrParam *pa) {
+  for (int t = 0; t < JITC_NDTYPES; t++) {
+    const TypeInfo *ti = &type_info[t];
+    if (dtype_is_int((jitc_dtype)t) && ti->lo == pa->fit_lo &&
+        (ti->hi > INT64_MAX ? INT64_MAX : (int64_t)ti->hi) == pa->fit_hi)
+      return ti->name;
+  }
+  return NULL;
+}
+
 /* Converts a weak value to the strong type t it meets, checking that an
 ** integer fits: a constant now, a scalar or an expression of scalars
 ** before each run.  `meets` says what has type t, for the message. */

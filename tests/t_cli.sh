@@ -235,6 +235,8 @@ expect reserved_dtype_unused 64 "uses no array 'i'" -- $JITC -t interp -q -n 3 -
 expect define_f32_overflow 64 'beyond the range of float32' -- $JITC -t interp -q -n 3 -D s=1e40:f32 'c = a * s'
 expect define_f64_overflow 64 'beyond the range of float64' -- $JITC -t interp -q -n 3 -D s=1e400 'c = a * s'
 expect define_big_int 64 'does not fit in int64' -- $JITC -t interp -q -n 3 -D s=9223372036854775808 'c = a * s'
+expect define_meets_uint64 64 "'s' = -1 does not fit in uint64, the type it meets" -- $JITC -t interp -q -n 3 --dtype u64 -D s=-1 'c = a + s'
+expect define_meets_uint8 64 "'s' = 300 does not fit in uint8, the type it meets" -- $JITC -t interp -q -n 3 --dtype u1 -D s=300 'c = a + s'
 expect define_int_f32_inexact 64 'float32 cannot hold it exactly' -- $JITC -t interp -q -n 3 -D s=16777217:f32 'c = a * s'
 expect define_int_f64_inexact 64 'float64 cannot hold it exactly' -- $JITC -t interp -q -n 3 -D s=9007199254740993:f64 'c = a * s'
 expect define_i32_range 64 'out of range' -- $JITC -t interp -q -n 3 -D s=2147483648:i32 'c = a * s'
