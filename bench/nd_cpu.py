@@ -79,6 +79,10 @@ void contiguous(int64_t n, const float *a, float *c) {
 
 WORKLOADS = ["row", "column", "step2", "transpose", "transpose_k", "contiguous"]
 COLUMNS = ["jitc", "C loop", "NumPy", "numexpr"]
+# The transpose's scatter (src/tiles.c) runs in the vectors of the level its
+# kernel is compiled for: the transpose and the contiguous program again at
+# each level the host runs.
+LEVELS = ["x86-64-v2", "x86-64-v3", "x86-64-v4"]
 
 
 def build_c():
@@ -138,6 +142,22 @@ def implementations(inputs, outs, Lc, R, N):
     return impls
 
 
+def level_implementations(inputs, outs, R):
+    """(workload, level): jitc's transpose and contiguous program compiled
+    for each x86-64 level this host runs (the others fail to compile)."""
+    impls = {}
+    for lv in LEVELS:
+        try:
+            ks = {w: R.compile("c = a + 1", {"a": np.empty(1, np.float32)}, "cpu", cpu=lv)
+                  for w in ("transpose", "contiguous")}
+        except reduce_lib.JitcError:
+            continue
+        for w, k in ks.items():
+            arrs, keep, _ = R.prepare_arrays(k, inputs[w], {"c": outs[w]})
+            impls[(w, lv)] = (lambda k=k, arrs=arrs, keep=keep: R.run_prepared(k, arrs))
+    return impls
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
@@ -153,6 +173,7 @@ def main():
     R = reduce_lib.Runner()
     load0 = common.machine_info().get("loadavg_start", [])
     impls = implementations(inputs, outs, Lc, R, N)
+    impls.update(level_implementations(inputs, outs, R))
     for (w, impl), fn in impls.items():  # the checks, before any time counts
         outs[w][...] = 0
         fn()
@@ -178,6 +199,14 @@ def main():
         rc = med[(w, "jitc")] / med[(w, "C loop")]
         rk = med[(w, "jitc")] / med[("contiguous", "jitc")]
         lines.append(f"| {w} | " + " | ".join(row) + f" | {rc:.2f}x | {rk:.2f}x |")
+    levels = [lv for lv in LEVELS if ("transpose", lv) in med]
+    if levels:
+        lines += ["", "jitc compiled for each x86-64 level this host runs (the row above: "
+                  "its own CPU), the same rounds:", "",
+                  "| level | transpose | contiguous | transpose / contiguous |", "|---|---|---|---|"]
+        for lv in levels:
+            t, c = med[("transpose", lv)], med[("contiguous", lv)]
+            lines.append(f"| {lv} | {common.fmt_ms(t)} | {common.fmt_ms(c)} | {t / c:.2f}x |")
     common.write_md(a_.out, lines)
     print("\n".join(lines))
     if a_.out == ap.get_default("out"):  # docs/PERFORMANCE.md shows the table

@@ -421,6 +421,35 @@ static Val check_complex(Checker *K, int off, Val *v, jitc_dtype t, bool weak) {
 
 /* Types op applied to already-checked operands; `off` is the operator.
 ** `call`: written as a function call (power(x, y) rather than x ** y). */
+/* np.clip of an integer array drops a Python int bound at or beyond the
+** end of the array's type (NumPy 2's _clip: min <= iinfo.min, max >=
+** iinfo.max), where the bound would not fit that type: here the bound
+** becomes the type's end, which clips nothing either.  A bound of scalars
+** is clamped so in the kernel, and checked to fit before each run as any
+** weak expression is (a min above the type's end still does not fit). */
+static void clip_bounds(Checker *K, int off, Val *v) {
+  jitc_dtype a = v[0].n->type;
+  if (v[0].weak || v[0].bad || !dtype_is_int(a))
+    return;
+  const TypeInfo *ti = &type_info[a];
+  for (int k = 1; k <= 2; k++) {
+    bool lo = k == 1;
+    Val *b = &v[k];
+    if (!b->weak || b->bad || b->n->type != JITC_INT64 || (lo ? ti->lo == INT64_MIN : ti->hi >= INT64_MAX))
+      continue; /* not a Python int, or no int64 goes past the end */
+    int64_t end = lo ? ti->lo : (int64_t)ti->hi;
+    Node *e = new_node(K, N_CONST, JITC_INT64, b->n->off);
+    e->k.i = end;
+    if (b->n->kind == N_CONST) {
+      if (lo ? b->n->k.i <= end : b->n->k.i >= end)
+        b->n = e;
+    } else {
+      Node *args[2] = {b->n, e};
+      b->n = new_op(K, lo ? OP_MAXIMUM : OP_MINIMUM, JITC_INT64, off, 2, args);
+    }
+  }
+}
+
 Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call) {
   for (int k = 0; k < n; k++)
     if (v[k].bad)
@@ -455,6 +484,8 @@ Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool 
     args[2] = convert_weak(K, v[2], t);
     return (Val){new_op(K, OP_WHERE, t, off, 3, args), false, false};
   }
+  if (op == OP_CLIP)
+    clip_bounds(K, off, v);
   bool weak;
   jitc_dtype t = common_type(v, n, &weak);
   if (t == JITC_NDTYPES)

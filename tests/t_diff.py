@@ -611,6 +611,25 @@ def ternary_cases():
     run_case(Case("clip", {"x": x, "lo": lo, "hi": hi, "xs": xs, "xi": xi, "xb": xb,
                            "lb": lb, "hb": hb}, stmts))
 
+    # np.clip of an integer array drops a Python int bound at or beyond the
+    # end of the array's type (NumPy 2), which would not fit the type: as a
+    # literal and as a scalar (-D), whose bound is clamped in the kernel.
+    u8 = np.arange(256, dtype=np.uint8)
+    i8 = np.arange(-128, 128, dtype=np.int8)
+    stmts = [
+        ("d0", "clip(u8, 1, 300)", np.clip(u8, 1, 300), EXACT),
+        ("d1", "clip(u8, -5, 200)", np.clip(u8, -5, 200), EXACT),
+        ("d2", "clip(i8, -1000, 1000)", np.clip(i8, -1000, 1000), EXACT),
+        ("d3", "clip(i8, lo, hi)", np.clip(i8, -1000, 5), EXACT),
+        ("d4", "clip(u8, lo + 1003, hi)", np.clip(u8, 3, 5), EXACT),
+        ("d5", "clip(i8, -128, 127)", np.clip(i8, -128, 127), EXACT),
+    ]
+    run_case(Case("clip of ints, bounds past the type", {"u8": u8, "i8": i8}, stmts,
+                  defines=["lo=-1000", "hi=5"]))
+    # A min above the type's end still does not fit, as NumPy's raises.
+    run_error("clip of uint8 with a min scalar of 300 is refused", "o = clip(a, s, 400)",
+              {"a": u8}, 64, defines=["s=300"])
+
     # fma: one rounding.  z = -(x*y rounded) makes the result the product's
     # rounding error, which only a fused operation gets right.
     for t in (F32, F64):

@@ -79,6 +79,20 @@ def test_weak_int_and_bool(target):
     assert (a + np.int64(3)).dtype == np.int64 and i.dtype == np.int64
 
 
+def test_clip_int_python_bounds_past_the_type(target):
+    # NumPy 2's np.clip drops a Python int bound at or past the end of an
+    # integer array's type; a min past the other end still overflows.
+    a = np.arange(256, dtype=np.uint8)
+    for lo, hi in ((1, 300), (-5, 200), (-(2**40), 2**40)):
+        want = np.clip(a, lo, hi)
+        got = jitc.evaluate("clip(a, lo, hi)", target=target, a=a, lo=lo, hi=hi)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        got = jitc.evaluate(f"clip(a, {lo}, {hi})", target=target, a=a)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    with pytest.raises(jitc.Error, match="uint8"):
+        jitc.evaluate("clip(a, lo, 400)", target=target, a=a, lo=300)
+
+
 def test_zero_d_array_is_typed_scalar(target):
     a = np.arange(4, dtype=np.float32)
     s = np.array(2.5)  # float64, 0-d
