@@ -20,8 +20,10 @@ process (results in bench/results/nd_cpu.md):
 The C loops are the obvious loops over the view's indices (OpenMP over the
 rows; a transpose read column-wise in tiles of 32 as a programmer tuning it
 would).  All use all cores (jitc's default, OpenMP's, numexpr's); NumPy
-uses one.  Rounds run every implementation in turn, so background load
-falls on all of them alike; figures are medians of the pooled calls.
+uses one.  Rounds run every implementation in turn, in a new order each
+round, so background load falls on all of them alike, and each call is
+preceded by a read of 512 MB, so that it finds none of its arrays in the
+caches; figures are medians of the pooled calls.
 Every result is checked against NumPy first (bit for bit).
 """
 import argparse
@@ -83,6 +85,7 @@ COLUMNS = ["jitc", "C loop", "NumPy", "numexpr"]
 # kernel is compiled for: the transpose and the contiguous program again at
 # each level the host runs.
 LEVELS = ["x86-64-v2", "x86-64-v3", "x86-64-v4"]
+EVICT = 1 << 29  # bytes read before each timed call: twice the largest cache seen
 
 
 def build_c():
@@ -180,9 +183,22 @@ def main():
         if not np.array_equal(outs[w].reshape(ref[w].shape), ref[w]):
             sys.exit(f"nd_cpu: {w} by {impl} differs from NumPy")
     times = {key: [] for key in impls}
+    # Every call starts from caches that hold none of its arrays: each is
+    # preceded by a read of EVICT bytes.  A third-level cache as large as
+    # this machine's (260 MB) holds a (4096, 4096) float32 program's 128 MB,
+    # and an implementation that ran right after another on the same arrays
+    # found them there (the C loop right after jitc: 3.0-4.2 ms against
+    # jitc's 4.5-5.8 on `contiguous`, where each alone took 3.0-3.4 and
+    # 2.7-2.8).  The order of the implementations changes every round too.
+    evict = np.ones(EVICT // 8, np.int64)
+    order = np.random.default_rng(0)
     for _ in range(a_.rounds):
-        for key, fn in impls.items():
+        keys = list(impls)
+        order.shuffle(keys)
+        for key in keys:
+            fn = impls[key]
             for _ in range(a_.reps):
+                evict.max()
                 t0 = time.perf_counter()
                 fn()
                 times[key].append((time.perf_counter() - t0) * 1e3)
