@@ -378,6 +378,7 @@ static bool emit_node(Emit *E, const Node *n, Val *out) {
     return false;
   }
   Val a[3];
+  a[0].s[0] = '\0'; /* read below as arg0 even by an op of no arguments */
   for (int k = 0; k < n->nargs; k++)
     if (!emit_node(E, n->args[k], &a[k]))
       return false;
