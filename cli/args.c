@@ -564,9 +564,10 @@ void parse_def(const Named *d, jitc_scalar_decl *decl, jitc_value *val) {
       val->dtype = JITC_FLOAT64;
       val->u.f = f;
       break;
-    case NUM_UINT64: /* a value of uint64 alone */
-      if (!decl->weak && elem_kind(decl->dtype) == EK_UINT && jitc_dtype_size(decl->dtype) == 8) {
-        val->dtype = decl->dtype;
+    case NUM_UINT64: /* a value of uint64 alone: a Python int the library takes
+                        where it meets uint64 alone, as NumPy's u + 2**63 */
+      if (decl->weak || (elem_kind(decl->dtype) == EK_UINT && jitc_dtype_size(decl->dtype) == 8)) {
+        val->dtype = decl->weak ? JITC_UINT64 : decl->dtype;
         val->u.i = i;
         break;
       }

@@ -73,8 +73,16 @@ static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value
     is_u64 = f >= 9223372036854775808.0;
   }
   uint64_t mag = (uint64_t)i; /* the value, when not negative */
+  /* A weak int of 2**63 or more (a Python int beside uint64, as NumPy takes
+  ** it) where every reference to it converts to uint64 as it stands: its
+  ** bits go in the int64 slot, and the conversion gives them back. */
+  bool u64 = is_u64 && p->weak && p->type == JITC_INT64 && p->uses > 0 && p->u64_uses == p->uses;
   bool fits = neg ? i >= ti->lo && i >= p->fit_lo
-                  : mag <= ti->hi && (p->fit_hi == INT64_MAX || mag <= (uint64_t)p->fit_hi);
+                  : (mag <= ti->hi || u64) && (p->fit_hi == INT64_MAX || mag <= (uint64_t)p->fit_hi);
+  if (!fits && !neg && p->weak && p->type == JITC_INT64 && mag > (uint64_t)INT64_MAX)
+    return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %llu does not fit in int64; an integer "
+                     "of 2**63 or more is taken only where every use of the scalar meets uint64",
+                     p->name, (unsigned long long)mag);
   if (!fits) {
     /* The narrower type it meets where the value fits its own (a weak int
     ** scalar meeting int32 somewhere), named as the range's type. */

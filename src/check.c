@@ -274,6 +274,7 @@ static Val check_symbol(Checker *K, Ast *a) {
     }
     Node *n = new_node(K, N_PARAM, s->dtype, off);
     n->slot = s->slot;
+    K->params[s->slot].uses++;
     return (Val){n, s->weak, false};
   }
   if (s && s->kind == SYM_TEMP) {

@@ -401,6 +401,9 @@ typedef struct IrParam {
   bool weak;       /* declared weak: int64, float64 or bool, cast where used */
   int64_t fit_lo, fit_hi; /* a weak int meets narrower integer types: the
                           ** value must lie in [fit_lo, fit_hi] */
+  int uses, u64_uses;    /* its references, and those converted to uint64
+                          ** as they stand: a weak int of 2**63 or more fits
+                          ** where every reference is one (bind.c) */
 } IrParam;
 
 /* The integer type a weak int's [fit_lo, fit_hi] is the range of (uint64's

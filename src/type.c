@@ -189,6 +189,8 @@ Node *convert_weak_to(Checker *K, Val v, jitc_dtype t, const char *meets) {
     error_at(K->C, v.n->off, "the integer %lld does not fit in %s, the type of %s",
              (long long)v.n->k.i, ti->name, meets);
   }
+  if (v.n->kind == N_PARAM && v.n->type == JITC_INT64 && t == JITC_UINT64)
+    K->params[v.n->slot].u64_uses++;
   if (v.n->kind == N_PARAM && v.n->type == JITC_INT64 && narrower) {
     IrParam *p = &K->params[v.n->slot];
     if (ti->lo > p->fit_lo)

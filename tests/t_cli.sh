@@ -235,6 +235,8 @@ expect reserved_dtype_unused 64 "uses no array 'i'" -- $JITC -t interp -q -n 3 -
 expect define_f32_overflow 64 'beyond the range of float32' -- $JITC -t interp -q -n 3 -D s=1e40:f32 'c = a * s'
 expect define_f64_overflow 64 'beyond the range of float64' -- $JITC -t interp -q -n 3 -D s=1e400 'c = a * s'
 expect define_big_int 64 'does not fit in int64' -- $JITC -t interp -q -n 3 -D s=9223372036854775808 'c = a * s'
+expect define_uint64_weak 0 '18446744073709551615 *0 *1 *2' -- $JITC -t all -n 4 --dtype u=u64 --in u=arange -D s=18446744073709551615 'c = u + s'
+expect define_uint64_weak_elsewhere 64 'taken only where every use of the scalar meets uint64' -- $JITC -t interp -q -n 3 --dtype u=u64 -D s=9223372036854775808 'c = u + s; d = f * s'
 expect define_meets_uint64 64 "'s' = -1 does not fit in uint64, the type it meets" -- $JITC -t interp -q -n 3 --dtype u64 -D s=-1 'c = a + s'
 expect define_meets_uint8 64 "'s' = 300 does not fit in uint8, the type it meets" -- $JITC -t interp -q -n 3 --dtype u1 -D s=300 'c = a + s'
 expect define_int_f32_inexact 64 'float32 cannot hold it exactly' -- $JITC -t interp -q -n 3 -D s=16777217:f32 'c = a * s'

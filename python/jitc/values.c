@@ -221,6 +221,20 @@ int bind_value(Bound *b, const char *name, PyObject *o) {
   if (PyLong_Check(o)) {
     int over;
     long long v = PyLong_AsLongLongAndOverflow(o, &over);
+    if (over > 0) {
+      /* 2**63 or more: a uint64 value, which the kernel takes where the
+      ** int meets uint64 alone (as NumPy's u + 2**63 does). */
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        raise_input("'%s' = %S does not fit in int64 or uint64", name, o);
+        return -1;
+      }
+      b->code = K_WEAK | JITC_INT64;
+      b->val.dtype = JITC_UINT64;
+      b->val.u.i = (int64_t)u;
+      return 0;
+    }
     if (over) {
       raise_input("'%s' = %S does not fit in int64", name, o);
       return -1;

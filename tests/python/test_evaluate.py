@@ -93,6 +93,21 @@ def test_clip_int_python_bounds_past_the_type(target):
         jitc.evaluate("clip(a, lo, 400)", target=target, a=a, lo=300)
 
 
+def test_python_int_past_int64_beside_uint64(target):
+    # NumPy takes a Python int of 2**63 to 2**64 - 1 beside uint64; jitc
+    # where every use of it meets uint64, and refuses it elsewhere.
+    u = np.array([0, 1, 2, 2**64 - 1], np.uint64)
+    for k in (2**63, 2**64 - 1):
+        for prog, want in (("u + k", u + k), ("u * k", u * k), ("u // k", u // k),
+                           ("minimum(u, k)", np.minimum(u, k))):
+            got = jitc.evaluate(prog, target=target, u=u, k=k)
+            assert got.dtype == np.uint64 and np.array_equal(got, want), prog
+    with pytest.raises(jitc.Error, match="every use of the scalar meets uint64"):
+        jitc.evaluate("c = u + k; d = f * k", target=target, u=u, f=np.ones(4), k=2**63)
+    with pytest.raises(jitc.InputError, match="does not fit in int64 or uint64"):
+        jitc.evaluate("u + k", target=target, u=u, k=2**64)
+
+
 def test_zero_d_array_is_typed_scalar(target):
     a = np.arange(4, dtype=np.float32)
     s = np.array(2.5)  # float64, 0-d
