@@ -87,7 +87,7 @@ static jitc_status to_slot(jitc_context *ctx, const IrParam *p, const jitc_value
     /* The narrower type it meets where the value fits its own (a weak int
     ** scalar meeting int32 somewhere), named as the range's type. */
     bool own = neg ? i >= ti->lo : mag <= ti->hi;
-    const char *meets = own && fit_type_name(p) ? fit_type_name(p) : ti->name;
+    const char *fit = own ? fit_type_name(p) : NULL, *meets = fit ? fit : ti->name;
     return ctx_error(ctx, JITC_E_USAGE, "scalar '%s' = %s%llu does not fit in %s, the type "
                      "it meets in the program", p->name, neg ? "-" : "",
                      neg ? (unsigned long long)(0 - mag) : (unsigned long long)mag, meets);

@@ -421,8 +421,6 @@ static Val check_complex(Checker *K, int off, Val *v, jitc_dtype t, bool weak) {
   return weak ? fold_weak(K, n) : (Val){n, false, false};
 }
 
-/* Types op applied to already-checked operands; `off` is the operator.
-** `call`: written as a function call (power(x, y) rather than x ** y). */
 /* np.clip of an integer array drops a Python int bound at or beyond the
 ** end of the array's type (NumPy 2's _clip: min <= iinfo.min, max >=
 ** iinfo.max), where the bound would not fit that type: here the bound
@@ -440,18 +438,18 @@ static void clip_bounds(Checker *K, int off, Val *v) {
     if (!b->weak || b->bad || b->n->type != JITC_INT64 || (lo ? ti->lo == INT64_MIN : ti->hi >= INT64_MAX))
       continue; /* not a Python int, or no int64 goes past the end */
     int64_t end = lo ? ti->lo : (int64_t)ti->hi;
+    bool konst = b->n->kind == N_CONST;
+    if (konst && (lo ? b->n->k.i > end : b->n->k.i < end))
+      continue; /* a literal inside the type: as it is */
     Node *e = new_node(K, N_CONST, JITC_INT64, b->n->off);
     e->k.i = end;
-    if (b->n->kind == N_CONST) {
-      if (lo ? b->n->k.i <= end : b->n->k.i >= end)
-        b->n = e;
-    } else {
-      Node *args[2] = {b->n, e};
-      b->n = new_op(K, lo ? OP_MAXIMUM : OP_MINIMUM, JITC_INT64, off, 2, args);
-    }
+    Node *args[2] = {b->n, e};
+    b->n = konst ? e : new_op(K, lo ? OP_MAXIMUM : OP_MINIMUM, JITC_INT64, off, 2, args);
   }
 }
 
+/* Types op applied to already-checked operands; `off` is the operator.
+** `call`: written as a function call (power(x, y) rather than x ** y). */
 Val apply(Checker *K, OpId op, int off, Val *v, int n, jitc_dtype cast_to, bool call) {
   for (int k = 0; k < n; k++)
     if (v[k].bad)
