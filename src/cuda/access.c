@@ -167,17 +167,23 @@ const char *cuda_access_step(char *out, size_t len, const CudaPattern *pat, cons
 }
 
 void cuda_access_element(Buf *b, const Program *p, const CudaPattern *pat, const char *flat,
-                         const char *i, const char *ind) {
+                         const char *i, const char *from, const char *ind) {
   if (cuda_pattern_any(pat, p))
-    cuda_access_unravel(b, p, pat, NULL, 0, CUDA_LOADS | CUDA_STORES, flat, ind);
-  char at[32];
+    cuda_access_unravel(b, p, pat, NULL, 0, from ? CUDA_STORES : CUDA_LOADS | CUDA_STORES, flat,
+                        ind);
+  char at[32], val[64];
   for (int k = 0; k < p->narrays; k++) {
     const IrArray *a = &p->arrays[k];
-    if (a->role == JITC_OUTPUT)
+    if (a->role == JITC_OUTPUT) {
       buf_printf(b, "%s%s x%d;\n", ind, cuda_ctype(a->dtype), k);
-    else if (a->role != JITC_RESULT)
-      buf_printf(b, "%s%s%s x%d = a%d[%s];\n", ind, a->role == JITC_INPUT ? "const " : "",
-                 cuda_ctype(a->dtype), k, k, cuda_access_index(at, sizeof at, pat, p, k, "j"));
+    } else if (a->role != JITC_RESULT) {
+      if (from)
+        snprintf(val, sizeof val, "r%d%s", k, from);
+      else
+        snprintf(val, sizeof val, "a%d[%s]", k, cuda_access_index(at, sizeof at, pat, p, k, "j"));
+      buf_printf(b, "%s%s%s x%d = %s;\n", ind, a->role == JITC_INPUT ? "const " : "",
+                 cuda_ctype(a->dtype), k, val);
+    }
   }
   buf_printf(b, "%sjitc_elem(%s", ind, i);
   for (int k = 0; k < p->narrays; k++)
@@ -213,12 +219,12 @@ void cuda_access_tile_body(Buf *b, const Program *p, const CudaPattern *pat) {
                 "      if (col >= len || g < base || g >= base + (i64)n)\n        continue;\n"
                 "      const I j = (I)(g - base);\n",
              pat->nd - 1);
-  cuda_access_element(b, p, pat, "g", "g", "      ");
+  cuda_access_element(b, p, pat, "g", "g", NULL, "      ");
   buf_puts(b, "    }\n  }\n");
 }
 
 void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat) {
-  cuda_access_element(b, p, pat, "base + (i64)j", "base + (i64)j", "    ");
+  cuda_access_element(b, p, pat, "base + (i64)j", "base + (i64)j", NULL, "    ");
 }
 
 void cuda_access_vec(Buf *b, const Program *p, const CudaPattern *pat, int vec, bool load) {

@@ -582,8 +582,7 @@ static void put_elem_arg(Buf *b, const Program *p, int k, const char *elem) {
 static void emit_reduce_kernels(Buf *b, const Program *p, int vec, int unroll,
                                 const CudaPattern *pat) {
   const int U = unroll < 1 ? 1 : unroll;
-  buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
-                "// Elements [0, n), element j being element base + j of the whole array\n"
+  buf_printf(b, "// Elements [0, n), element j being element base + j of the whole array\n"
                 "// (i in the program).  Thread t takes vector steps t, t + stride, ... in\n"
                 "// that order, V = %d elements each, loaded whole when `vec` says every\n"
                 "// pointer is aligned for it, else one by one: the same elements in the\n"
@@ -676,7 +675,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
     buf_puts(b, body.s);
   buf_puts(b, "}\n");
   cuda_access_struct(b, p, pat);
-  buf_puts(b, "\n");
+  buf_puts(b, "\ntemplate <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n");
   if (p->by_axis) {
     cuda_axis_kernels(b, p, pat);
     cuda_axis_col_kernel(b, p, pat);
@@ -688,8 +687,7 @@ static jitc_status emit_program(const Program *p, const char *src, int vec, int 
   }
 
   /* The kernels. */
-  buf_printf(b, "template <typename T, int N> struct alignas(sizeof(T) * N) jitc_vec { T v[N]; };\n\n"
-                "// Elements [0, n), grid-stride: V = %d at a time with vector accesses\n"
+  buf_printf(b, "// Elements [0, n), grid-stride: V = %d at a time with vector accesses\n"
                 "// when `vec` says every pointer is aligned for them, then one at a time.\n"
                 "// Element j is element base + j of the whole array (i in the program).\n"
                 "template <typename I>\n" DEV "void jitc_body(const I n, const i64 base, const int vec", vec);

@@ -239,9 +239,11 @@ void cuda_access_tile_body(Buf *b, const Program *p, const CudaPattern *pat);
 void cuda_access_one(Buf *b, const Program *p, const CudaPattern *pat);
 /* The same at any flat index: element `flat` of the arrays unravelled
 ** (patterns with strides), jitc_elem given `i` as its index, each line
-** indented by `ind`; cuda_access_one is it at base + j. */
+** indented by `ind`; cuda_access_one is it at base + j.  With `from`, the
+** arrays loaded are not read from memory but from registers rK`from`
+** (from "[k].v[t]": rK[k].v[t]), which the caller loaded. */
 void cuda_access_element(Buf *b, const Program *p, const CudaPattern *pat, const char *flat,
-                         const char *i, const char *ind);
+                         const char *i, const char *from, const char *ind);
 /* The loads (stores: !load) of vector step w of every array, into or from
 ** rK[u] (the reduction kernel's). */
 void cuda_access_vec(Buf *b, const Program *p, const CudaPattern *pat, int vec, bool load);
