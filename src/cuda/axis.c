@@ -13,7 +13,7 @@
 ** one piece (G = 1, 32 or 256: jitc_a1, jitc_a32, jitc_a256): lane l
 ** folds the piece's elements l, l + G, l + 2G, ... in that order into its
 ** accumulator (for 256, groups of V consecutive elements in that manner:
-** group_of), then the G lanes are combined in a fixed tree (warp
+** cuda_axis_group), then the G lanes are combined in a fixed tree (warp
 ** shuffles; for 256, the warps' results through shared memory).  A
 ** segment of one piece is finished there; otherwise each piece's partial
 ** goes to qK[q], and jitc_ac, one thread per segment, combines the
@@ -99,10 +99,11 @@ void cuda_axis_red_params(Buf *b, const Program *p, bool decl, bool in) {
 /* The unit kernels' parameters (decl) or arguments. */
 static void put_unit_params(Buf *b, const Program *p, const CudaPattern *pat, bool decl) {
   if (decl) {
-    buf_puts(b, "const i64 q0, const i64 nq, const i64 seg, const i64 pps, const i64 off");
+    buf_puts(b, "const i64 q0, const i64 nq, const i64 seg, const i64 pps, const i64 off, "
+                "const int va");
     cuda_access_params(b, p);
   } else {
-    buf_puts(b, "q0, nq, seg, pps, off");
+    buf_puts(b, "q0, nq, seg, pps, off, va");
     for (int k = 0; k < p->narrays; k++)
       if (p->arrays[k].role != JITC_RESULT)
         buf_printf(b, ", a%d", k);
@@ -148,91 +149,92 @@ static void put_element(Buf *b, const Program *p, const CudaPattern *pat, const 
   cuda_access_element(b, p, pat, "g", "e", from, ind);
 }
 
-/* Whether array k is loaded by the kernels. */
-static bool loaded(const Program *p, int k) {
-  return p->arrays[k].role == JITC_INPUT || p->arrays[k].role == JITC_INOUT;
-}
-
 /* A block's lanes take a piece's elements in groups of V consecutive ones:
 ** lane l groups l, l + G, l + 2G, ..., CUDA_APIECE / CUDA_BLOCK elements
 ** in all, each group's in order.  V is 16 bytes of the widest array loaded
-** (float32: 4), so that where every array loaded is contiguous and lies on
-** a multiple of its group's bytes a group is one load of 16 bytes (or of
-** V elements of a narrower array); elsewhere the same elements are loaded
-** one by one, in the same order.  The order, and so the bits, depend on
-** the program's types alone.  Measured on H100s (bench/gpu_rowsum.cu),
-** rows of 4096 float32: 0.0244 ms with loads of 16 bytes where one element
-** a load took 0.0247-0.0252, CUB's segmented reduction 0.0247-0.0248. */
-static int group_of(const Program *p) {
+** (float32: 4), so that where every array loaded is contiguous and aligned
+** a group is one load of 16 bytes (or of V elements of a narrower array);
+** elsewhere the same elements are loaded one by one, in the same order.
+** The order, and so the bits, depend on the program's types alone.
+** Measured on an H100 (bench/gpu_nd.py, old and new in turn): rows of 8192
+** float32 0.0878 ms where one element a load took 0.0897, CuPy 0.0882. */
+int cuda_axis_group(const Program *p) {
   size_t w = 0;
   for (int k = 0; k < p->narrays; k++)
-    if (loaded(p, k) && jitc_dtype_size(p->arrays[k].dtype) > w)
+    if (cuda_axis_loaded(p, k) && jitc_dtype_size(p->arrays[k].dtype) > w)
       w = jitc_dtype_size(p->arrays[k].dtype);
   return w && w <= 16 ? (int)(16 / w) : 1;
 }
 
-/* Whether the groups of V elements are loaded as vectors where aligned:
-** every array loaded is contiguous (under pat) and a group is several. */
+bool cuda_axis_loaded(const Program *p, int k) {
+  return p->arrays[k].role == JITC_INPUT || p->arrays[k].role == JITC_INOUT;
+}
+
+/* Whether the kernels have the vector form: every array loaded is
+** contiguous (under pat) and a group is several elements. */
 static bool vector_groups(const Program *p, const CudaPattern *pat, int V) {
   for (int k = 0; k < p->narrays && V > 1; k++)
-    if (loaded(p, k) && pat && pat->kind[k] != CUDA_CONTIG)
+    if (cuda_axis_loaded(p, k) && pat && pat->kind[k] != CUDA_CONTIG)
       return false;
   return V > 1;
 }
 
-/* Before the pieces' loops of vector groups: g0, element e's index j
-** less e; vec, whether every array loaded lies on a multiple of its
-** group's bytes at the piece's start (and so at each group's). */
-static void put_group_align(Buf *b, const Program *p, int V) {
-  buf_puts(b, "    const i64 g0 = s * seg - off;\n    const bool vec =");
-  const char *sep = "";
-  for (int k = 0; k < p->narrays; k++)
-    if (loaded(p, k)) {
-      buf_printf(b, "%s\n        (unsigned long long)(a%d + (g0 + lo)) %% %zu == 0", sep, k,
-                 (size_t)V * jitc_dtype_size(p->arrays[k].dtype));
-      sep = " &&";
-    }
-  buf_puts(b, ";\n    (void)vec;\n");
-}
-
-/* A block's CUDA_APIECE elements from c0 in groups of V (group_of): with
-** vector loads (vector_groups), each lane's groups all loaded first into
-** rK[k], one vector each where vec and the group is whole, then folded;
-** else each element loaded as it is folded.  Unrolled, so that all of a
-** lane's loads are issued before its first add (a loop to hi kept 4 in
-** flight). */
-static void put_block_piece(Buf *b, const Program *p, const CudaPattern *pat, int V,
-                            const char *c0, const char *ind) {
+/* The unrolled loops over a lane's groups of the CUDA_APIECE elements from
+** c0: e, then `body` with e < hi where `check`. */
+static void put_groups(Buf *b, const Program *p, const CudaPattern *pat, int V, const char *c0,
+                       const char *from, bool check, const char *ind) {
   int ng = CUDA_APIECE / CUDA_BLOCK / V;
-  if (vector_groups(p, pat, V)) {
-    for (int k = 0; k < p->narrays; k++)
-      if (loaded(p, k))
-        buf_printf(b, "%sjitc_vec<%s, %d> r%d[%d];\n", ind, cuda_ctype(p->arrays[k].dtype), V, k,
-                   ng);
-    buf_printf(b, "#pragma unroll\n%sfor (int k = 0; k < %d; k++) {\n"
-                  "%s  const i64 e0 = %s + ((i64)k * G + l) * %d;\n"
-                  "%s  if (vec && e0 + %d <= hi) {\n",
-               ind, ng, ind, c0, V, ind, V);
-    for (int k = 0; k < p->narrays; k++)
-      if (loaded(p, k))
-        buf_printf(b, "%s    r%d[k] = *(const jitc_vec<%s, %d> *)(a%d + (g0 + e0));\n", ind, k,
-                   cuda_ctype(p->arrays[k].dtype), V, k);
-    buf_printf(b, "%s  } else {\n#pragma unroll\n%s    for (int t = 0; t < %d; t++)\n"
-                  "%s      if (e0 + t < hi) {\n",
-               ind, ind, V, ind);
-    for (int k = 0; k < p->narrays; k++)
-      if (loaded(p, k))
-        buf_printf(b, "%s        r%d[k].v[t] = a%d[g0 + e0 + t];\n", ind, k, k);
-    buf_printf(b, "%s      }\n%s  }\n%s}\n", ind, ind, ind);
-  }
   char in2[32];
-  snprintf(in2, sizeof in2, "%s      ", ind);
+  snprintf(in2, sizeof in2, "%s    %s", ind, check ? "  " : "");
   buf_printf(b, "#pragma unroll\n%sfor (int k = 0; k < %d; k++) {\n#pragma unroll\n"
                 "%s  for (int t = 0; t < %d; t++) {\n"
-                "%s    const i64 e = %s + ((i64)k * G + l) * %d + t;\n%s    if (e < hi) {\n",
-             ind, ng, ind, V, ind, c0, V, ind);
-  put_element(b, p, pat, vector_groups(p, pat, V) ? "[k].v[t]" : NULL, in2);
-  buf_printf(b, "%s    }\n%s  }\n%s}\n", ind, ind, ind);
+                "%s    const i64 e = %s + ((i64)k * G + l) * %d + t;\n",
+             ind, ng, ind, V, ind, c0, V);
+  if (check)
+    buf_printf(b, "%s    if (e < hi) {\n", ind);
+  put_element(b, p, pat, from, in2);
+  if (check)
+    buf_printf(b, "%s    }\n", ind);
+  buf_printf(b, "%s  }\n%s}\n", ind, ind);
+}
+
+/* A block's CUDA_APIECE elements from c0 in groups of V (cuda_axis_group).
+** In the vector form, where the launch found every array aligned (va: the
+** host's test, cuda/axisrun.c; a test of the pointers here would keep
+** NVRTC from loading through the read-only cache) and the piece is whole,
+** each lane's groups are loaded first, one vector each, then folded;
+** elsewhere each element is loaded as it is folded.  Unrolled, so that all
+** of a lane's loads are issued before its first add (a loop to hi kept 4
+** in flight). */
+static void put_block_piece(Buf *b, const Program *p, const CudaPattern *pat, int V,
+                            const char *c0, const char *ind) {
+  char in2[32];
+  snprintf(in2, sizeof in2, "%s  ", ind);
+  if (vector_groups(p, pat, V)) {
+    int ng = CUDA_APIECE / CUDA_BLOCK / V;
+    buf_printf(b, "%sif (va && hi - %s >= %d) {\n", ind, c0, CUDA_APIECE);
+    for (int k = 0; k < p->narrays; k++)
+      if (cuda_axis_loaded(p, k))
+        buf_printf(b, "%s  const jitc_vec<%s, %d> *const v%d = (const jitc_vec<%s, %d> *)(a%d + "
+                      "(s * seg + %s - off));\n",
+                   ind, cuda_ctype(p->arrays[k].dtype), V, k, cuda_ctype(p->arrays[k].dtype), V,
+                   k, c0);
+    for (int k = 0; k < p->narrays; k++)
+      if (cuda_axis_loaded(p, k))
+        buf_printf(b, "%s  jitc_vec<%s, %d> r%d[%d];\n", ind, cuda_ctype(p->arrays[k].dtype), V,
+                   k, ng);
+    buf_printf(b, "#pragma unroll\n%s  for (int k = 0; k < %d; k++) {\n", ind, ng);
+    for (int k = 0; k < p->narrays; k++)
+      if (cuda_axis_loaded(p, k))
+        buf_printf(b, "%s    r%d[k] = v%d[k * G + l];\n", ind, k, k);
+    buf_printf(b, "%s  }\n", ind);
+    put_groups(b, p, pat, V, c0, "[k].v[t]", false, in2);
+    buf_printf(b, "%s} else {\n", ind);
+    put_groups(b, p, pat, V, c0, NULL, true, in2);
+    buf_printf(b, "%s}\n", ind);
+  } else {
+    put_groups(b, p, pat, V, c0, NULL, true, ind);
+  }
 }
 
 static void each_result(Buf *b, const void *p, const char *fmt) {
@@ -265,9 +267,7 @@ static void put_units(Buf *b, const Program *p, const CudaPattern *pat) {
   ** each CUDA_APIECE of it in turn (a kernel of its own: in jitc_a256, that
   ** loop took rows of 4096 from 0.0250 to 0.0257 ms, of 2000 from 0.0063
   ** to 0.0074, on an H100). */
-  int V = group_of(p);
-  if (vector_groups(p, pat, V))
-    put_group_align(b, p, V);
+  int V = cuda_axis_group(p);
   buf_printf(b, "    if (G == %d && W) {\n      for (i64 c = lo; c < hi; c += %d) {\n", CUDA_BLOCK,
              CUDA_APIECE);
   put_block_piece(b, p, pat, V, "c", "        ");

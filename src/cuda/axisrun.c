@@ -224,6 +224,23 @@ static jitc_status launch_col(jitc_context *ctx, CudaState *S, const Program *p,
   return r == CUDA_SUCCESS ? JITC_OK : cuda_fail(ctx, S, r, "launching the kernel of columns");
 }
 
+/* Whether every array the kernels load lies on a multiple of its group's
+** bytes at the start of every piece (cuda/axis.c, cuda_axis_group), so that
+** jitc_a256 may load each group as one vector: each pointer (element off
+** of the run) aligned, and seg and off multiples of the group. */
+static int groups_aligned(const Program *p, const CudaAxisRun *A, int64_t off,
+                          const CUdeviceptr *dptr) {
+  int64_t V = cuda_axis_group(p);
+  if (V < 2 || A->seg % V || off % V)
+    return 0;
+  for (int a = 0; a < p->narrays; a++)
+    if (cuda_axis_loaded(p, a) &&
+        ((A->nd && A->nd->strided[a]) ||
+         dptr[a] % ((CUdeviceptr)V * jitc_dtype_size(p->arrays[a].dtype))))
+      return 0;
+  return 1;
+}
+
 jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel *k,
                              const CudaModule *m, const CudaAxisRun *A, int64_t off, int64_t n,
                              const CUdeviceptr *dptr, const ParamSlot *params, CUstream s) {
@@ -233,7 +250,8 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
   int64_t q = cuda_axis_piece(A, off), q1 = cuda_axis_piece(A, off + n);
   int64_t per = (int64_t)MAX_BLOCKS * (CUDA_BLOCK / A->lanes), nq = 0;
   int64_t seg = A->seg, pps = A->pps;
-  void **args = malloc(((size_t)p->narrays * 2 + (size_t)p->nparams + 8) * sizeof *args);
+  int va = groups_aligned(p, A, off, dptr);
+  void **args = malloc(((size_t)p->narrays * 2 + (size_t)p->nparams + 9) * sizeof *args);
   CUdeviceptr *ptr = malloc(((size_t)p->narrays * 2 + 1) * sizeof *ptr);
   jitc_status st = args && ptr ? JITC_OK : ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   if (st == JITC_OK && A->col) { /* device arrays: every piece at once, off 0 */
@@ -244,7 +262,8 @@ jitc_status cuda_axis_launch(jitc_context *ctx, CudaState *S, const jitc_kernel 
     args[2] = &seg;
     args[3] = &pps;
     args[4] = &off;
-    put_rest(p, A, dptr, params, ptr, args, 5, NULL);
+    args[5] = &va;
+    put_rest(p, A, dptr, params, ptr, args, 6, NULL);
     for (; st == JITC_OK && q < q1; q += nq) {
       nq = q1 - q < per ? q1 - q : per;
       int64_t units = CUDA_BLOCK / A->lanes, blocks = (nq + units - 1) / units;

@@ -267,6 +267,10 @@ enum { CUDA_APIECE = 4096 };
 ** jitc_a32 and jitc_a256 (G threads per piece) and jitc_ac (a segment's
 ** pieces combined), over arrays of pattern pat (NULL: contiguous). */
 void cuda_axis_kernels(Buf *b, const Program *p, const CudaPattern *pat);
+/* The elements a lane of jitc_a256 takes together (cuda/axis.c), and
+** whether array k is loaded by the kernels (an input, or read and written). */
+int cuda_axis_group(const Program *p);
+bool cuda_axis_loaded(const Program *p, int k);
 /* The pieces of cuda/axis.c's kernels that the column form shares: the
 ** parameter of jitc_kept (when a result needs it); the index of result k's
 ** element of segment s; the partials' and results' parameters (decl) or

@@ -284,45 +284,64 @@ done:
   jitc_kernel_free(ki);
 }
 
-/* Many segments, each one piece of up to 16 of CUDA_APIECE (cuda_axis_plan):
-** `s = sum(a, axis=1)` of a (rows, cols) float32 matrix over host arrays
-** (the host pipeline's chunks of whole pieces) and over device arrays: the
-** same bits both ways, within rounding of interp's. */
-static void whole_segments(jitc_context *ctx, CUstream st, int64_t rows, int64_t cols) {
+/* Segments reduced by jitc_a256: `s = sum(a, axis=1)` of a (rows, cols)
+** matrix of type t over host arrays (the host pipeline's chunks of whole
+** pieces), over device arrays, and over a device copy one element off 16
+** bytes, which loads each group of elements one by one where the aligned
+** copy loads it as one vector (cuda/axis.c, cuda_axis_group): the same bits
+** all three ways, within rounding of interp's (integers: interp's bits).
+** Many rows of one piece each (up to 16 of CUDA_APIECE: cuda_axis_plan),
+** or, below 1024 rows, pieces of CUDA_APIECE and a shorter last one. */
+static void whole_segments(jitc_context *ctx, CUstream st, int64_t rows, int64_t cols,
+                           jitc_dtype t) {
   char name[120];
-  snprintf(name, sizeof name, "axis_gpu.whole_segments (%lld, %lld)", (long long)rows,
-           (long long)cols);
-  jitc_kernel *kc = compile(ctx, "s = sum(a, axis=1)", JITC_FLOAT32, JITC_TARGET_CUDA);
-  jitc_kernel *ki = compile(ctx, "s = sum(a, axis=1)", JITC_FLOAT32, JITC_TARGET_INTERP);
-  size_t n = (size_t)(rows * cols);
-  float *a = malloc(n * 4), *sh = calloc((size_t)rows, 4), *sd = calloc((size_t)rows, 4),
-        *si = calloc((size_t)rows, 4);
-  CUdeviceptr da = 0, ds = 0;
-  if (!kc || !ki || !a || !sh || !sd || !si || A.cuMemAlloc(&da, n * 4) != CUDA_SUCCESS ||
-      A.cuMemAlloc(&ds, (size_t)rows * 4) != CUDA_SUCCESS) {
+  snprintf(name, sizeof name, "axis_gpu.whole_segments %s (%lld, %lld)", jitc_dtype_name(t),
+           (long long)rows, (long long)cols);
+  jitc_kernel *kc = compile(ctx, "s = sum(a, axis=1)", t, JITC_TARGET_CUDA);
+  jitc_kernel *ki = compile(ctx, "s = sum(a, axis=1)", t, JITC_TARGET_INTERP);
+  bool fl = t == JITC_FLOAT32 || t == JITC_FLOAT64;
+  jitc_dtype rt = fl ? t : JITC_INT64;
+  size_t es = jitc_dtype_size(t), rs = jitc_dtype_size(rt), n = (size_t)(rows * cols);
+  char *a = malloc(n * es), *sh = calloc((size_t)rows, rs), *sd = calloc((size_t)rows, rs),
+       *so = calloc((size_t)rows, rs), *si = calloc((size_t)rows, rs);
+  CUdeviceptr da = 0, dm = 0, ds = 0, dso = 0;
+  if (!kc || !ki || !a || !sh || !sd || !so || !si ||
+      A.cuMemAlloc(&da, n * es) != CUDA_SUCCESS || A.cuMemAlloc(&dm, n * es + 16) != CUDA_SUCCESS ||
+      A.cuMemAlloc(&ds, (size_t)rows * rs) != CUDA_SUCCESS ||
+      A.cuMemAlloc(&dso, (size_t)rows * rs) != CUDA_SUCCESS) {
     printf("skip %s: no memory\n", name);
     goto out;
   }
-  fill((char *)a, JITC_FLOAT32, (int64_t)n);
-  A.cuMemcpyHtoD(da, a, n * 4);
+  fill(a, t, (int64_t)n);
+  A.cuMemcpyHtoD(da, a, n * es);
+  A.cuMemcpyHtoD(dm + es, a, n * es);
   int64_t shape[2] = {rows, cols};
   jitc_array hh[2] = {{a, 2, shape, NULL}, {sh, 1, shape, NULL}};
   jitc_array hi[2] = {{a, 2, shape, NULL}, {si, 1, shape, NULL}};
   jitc_array dd[2] = {{(void *)(uintptr_t)da, 2, shape, NULL}, {(void *)(uintptr_t)ds, 1, shape, NULL}};
+  jitc_array dmis[2] = {{(void *)(uintptr_t)(dm + es), 2, shape, NULL},
+                        {(void *)(uintptr_t)dso, 1, shape, NULL}};
   if (jitc_run_arrays(ctx, kc, hh, NULL, NULL) != JITC_OK ||
       jitc_run_arrays(ctx, ki, hi, NULL, NULL) != JITC_OK ||
-      jitc_run_device_arrays(ctx, kc, dd, NULL, st) != JITC_OK) {
+      jitc_run_device_arrays(ctx, kc, dd, NULL, st) != JITC_OK ||
+      jitc_run_device_arrays(ctx, kc, dmis, NULL, st) != JITC_OK) {
     printf("FAIL %s: %s\n", name, jitc_errmsg(ctx));
     nfail++;
     goto out;
   }
   A.cuStreamSynchronize(st);
-  A.cuMemcpyDtoH(sd, ds, (size_t)rows * 4);
+  A.cuMemcpyDtoH(sd, ds, (size_t)rows * rs);
+  A.cuMemcpyDtoH(so, dso, (size_t)rows * rs);
   for (int64_t r = 0; r < rows; r++) {
-    double bound = 1e-6 * (double)cols * 5;
-    if (memcmp(&sh[r], &sd[r], 4) || fabs((double)sh[r] - (double)si[r]) > bound) {
-      printf("FAIL %s: row %lld: host %.9g, device %.9g, interp %.9g\n", name, (long long)r,
-             sh[r], sd[r], si[r]);
+    const char *h = sh + r * (int64_t)rs, *d = sd + r * (int64_t)rs, *o = so + r * (int64_t)rs,
+               *w = si + r * (int64_t)rs;
+    double bound = (rt == JITC_FLOAT32 ? 1e-6 : 1e-14) * (double)cols * 5;
+    bool near = fl ? fabs(as_double(h, rt) - as_double(w, rt)) <= bound : !memcmp(h, w, rs);
+    if (memcmp(h, d, rs) || memcmp(h, o, rs) || !near) {
+      printf("FAIL %s: row %lld: host %.9g, device %.9g, device one element off %.9g, "
+             "interp %.9g (integers: bytes %s)\n",
+             name, (long long)r, as_double(h, rt), as_double(d, rt), as_double(o, rt),
+             as_double(w, rt), near ? "alike" : "differ");
       nfail++;
       goto out;
     }
@@ -331,11 +350,16 @@ static void whole_segments(jitc_context *ctx, CUstream st, int64_t rows, int64_t
 out:
   if (da)
     A.cuMemFree(da);
+  if (dm)
+    A.cuMemFree(dm);
   if (ds)
     A.cuMemFree(ds);
+  if (dso)
+    A.cuMemFree(dso);
   free(a);
   free(sh);
   free(sd);
+  free(so);
   free(si);
   jitc_kernel_free(kc);
   jitc_kernel_free(ki);
@@ -360,6 +384,10 @@ int main(int argc, char **argv) {
   int trials = quick ? 27 : 270;
   for (int q = 0; q < trials; q++)
     trial(ctx, s, q % 9, types[(q / 9) % 4], 0, NULL, -1, q);
+  /* jitc_a256's vector loads and their one-by-one twins (under
+  ** compute-sanitizer too): a row a piece, and rows of several pieces */
+  whole_segments(ctx, s, 1024, 4096, JITC_FLOAT32);
+  whole_segments(ctx, s, 64, 8200, JITC_FLOAT64);
   if (!quick) { /* several pieces a segment; many segments of 2; columns */
     trial(ctx, s, 0, JITC_FLOAT32, 2, (int64_t[]){2, 5000003}, 1, 1000);
     trial(ctx, s, 8, JITC_FLOAT64, 2, (int64_t[]){3, 1000003}, 1, 1001);
@@ -370,9 +398,14 @@ int main(int argc, char **argv) {
     trial(ctx, s, 0, JITC_FLOAT32, 2, (int64_t[]){1100, 5000}, 1, 1005);
     trial(ctx, s, 7, JITC_FLOAT64, 2, (int64_t[]){1024, 20001}, 1, 1006);
     trial(ctx, s, 2, JITC_FLOAT64, 3, (int64_t[]){1030, 3, 4099}, 10, 1007);
-    whole_segments(ctx, s, 1100, 5000);
-    whole_segments(ctx, s, 1024, 65536);
-    whole_segments(ctx, s, 4096, 8192);
+    whole_segments(ctx, s, 1100, 5000, JITC_FLOAT32);
+    whole_segments(ctx, s, 1024, 65536, JITC_FLOAT32);
+    whole_segments(ctx, s, 4096, 8192, JITC_FLOAT32);
+    whole_segments(ctx, s, 2048, 4096, JITC_FLOAT32);
+    whole_segments(ctx, s, 1100, 8192, JITC_FLOAT64);
+    whole_segments(ctx, s, 1030, 9000, JITC_INT8);
+    whole_segments(ctx, s, 300, 10004, JITC_FLOAT32);
+    whole_segments(ctx, s, 1100, 4098, JITC_FLOAT32);
   }
   /* The column form: whole C-order views reduced over outer axes, every
   ** reduction and type; columns not a multiple of a warp, pieces of rows
