@@ -1,12 +1,14 @@
-// bench/gpu_rowsum.cu -- the row sums of (rows, cols) float32 matrices four
+// bench/gpu_rowsum.cu -- the row sums of (rows, cols) float32 matrices five
 // ways, in one process, beside a device-to-device copy of the same bytes:
 // jitc's kernels written out by hand -- pieces of 4096 elements, a block
 // each (lane l folding its elements l, l + 256, ... into a double, then the
 // block's fixed tree), and, where a row has several pieces, a second launch
 // combining them ("pieces+comb", cuda/axis.c before a row of up to 65536
 // elements among 1024 rows or more became one piece); a block a row, the
-// same loop over each 4096 in turn ("whole", jitc_a256w); the whole loop
-// with float4 loads (lane l takes 4 consecutive elements a step: other bits);
+// same loop over each 4096 in turn ("whole", jitc_a256w, before its loads of
+// 16 bytes); the whole loop with float4 loads (lane l takes 4 consecutive
+// elements a step, as cuda/axis.c now does), adding in double as jitc does
+// ("float4") and in float ("float4 f32acc");
 // and CUB's DeviceSegmentedReduce::Sum, which CuPy's sum(a, axis=1) calls.
 // GPU time per call: 20 calls queued behind a spin kernel, the median of 25
 // batches, three rounds.
@@ -18,11 +20,11 @@
 #include <cub/cub.cuh>
 #include <vector>
 typedef long long i64;
-__device__ double block_tree(double x) {
+template <typename A> __device__ A block_tree(A x) {
   const int l = threadIdx.x;
   for (int o = 16; o > 0; o >>= 1)
     x += __shfl_down_sync(~0u, x, o);
-  __shared__ double sh[8];
+  __shared__ A sh[8];
   if ((l & 31) == 0)
     sh[l >> 5] = x;
   __syncthreads();
@@ -81,11 +83,12 @@ __global__ void __launch_bounds__(256)
   if (l == 0)
     s[r] = (float)x;
 }
+template <typename A>
 __global__ void __launch_bounds__(256)
     vec(const float *__restrict__ a, float *__restrict__ s, i64 C) {
   const i64 r = blockIdx.x;
   const int l = threadIdx.x;
-  double x = 0;
+  A x = 0;
   const float4 *p = (const float4 *)(a + r * C);
   for (i64 lo = 0; lo < C / 4; lo += 1024) {
 #pragma unroll
@@ -132,11 +135,11 @@ int main() {
     size_t tb = 0;
     cub::DeviceSegmentedReduce::Sum(tmp, tb, a, s, (int)R, off, off + 1);
     cudaMalloc(&tmp, tb);
-    const char *names[] = {"pieces+comb", "whole", "float4", "cub", "d2d copy"};
+    const char *names[] = {"pieces+comb", "whole", "float4", "cub", "d2d copy", "float4 f32acc"};
     float *b;
     cudaMalloc(&b, R * C * 4);
-    for (int w = 0; w < 5; w++) {
-      if (w == 2 && C % 4096)
+    for (int w = 0; w < 6; w++) {
+      if ((w == 2 || w == 5) && C % 4096)
         continue;
       double best[3];
       for (int round = 0; round < 3; round++) {
@@ -152,7 +155,9 @@ int main() {
             } else if (w == 1)
               whole<<<R, 256>>>(a, s, C);
             else if (w == 2)
-              vec<<<R, 256>>>(a, s, C);
+              vec<double><<<R, 256>>>(a, s, C);
+            else if (w == 5)
+              vec<float><<<R, 256>>>(a, s, C);
             else if (w == 3)
               cub::DeviceSegmentedReduce::Sum(tmp, tb, a, s, (int)R, off, off + 1);
             else
