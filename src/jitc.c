@@ -811,6 +811,32 @@ void jitc_buffer_free(jitc_buffer *b) {
   free(b);
 }
 
+/* ---- host memory pinned for a target's copies ---- */
+
+static jitc_status host_pin(jitc_context *ctx, jitc_target t, void *p, size_t bytes, bool pin) {
+  if (!ctx)
+    return JITC_E_USAGE;
+  diags_clear(&ctx->diags);
+  if ((unsigned)t >= JITC_NTARGETS || !p || (pin && !bytes))
+    return ctx_error(ctx, JITC_E_USAGE, "bad arguments to jitc_host_%s", pin ? "pin" : "unpin");
+  const Target *tg = targets[t];
+  if (!tg->host_pin)
+    return ctx_error(ctx, JITC_E_USAGE, "target %s works on host memory: nothing to %s",
+                     tg->name, pin ? "pin" : "unpin");
+  jitc_status st = tg->available(ctx);
+  if (st)
+    return st;
+  return pin ? tg->host_pin(ctx, p, bytes) : tg->host_unpin(ctx, p);
+}
+
+jitc_status jitc_host_pin(jitc_context *ctx, jitc_target t, void *p, size_t bytes) {
+  return host_pin(ctx, t, p, bytes, true);
+}
+
+jitc_status jitc_host_unpin(jitc_context *ctx, jitc_target t, void *p) {
+  return host_pin(ctx, t, p, 0, false);
+}
+
 jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                              jitc_buffer *const *bufs, const jitc_value *scalars,
                              jitc_run_info *info) {

@@ -526,6 +526,24 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
                                       jitc_buffer *const *bufs, const jitc_value *scalars,
                                       jitc_run_info *info);
 
+/* ---- host memory the GPU copies in place ---- */
+
+/* Pins the bytes [p, p + bytes) of host memory for target t (cuda), for
+** every GPU a run may use: a run over arrays that lie in them copies them by
+** DMA in place, as over memory the caller pinned itself with
+** cuMemHostRegister, where pageable memory goes through the host's copies
+** into staging.  Pinning costs about 0.1 ms per MB and locks the pages in
+** RAM until jitc_host_unpin(): it pays for arrays a program runs over again
+** and again (the Python package pins the outputs it makes for the cuda
+** target so, and reuses them: docs/python.md).  JITC_E_USAGE for a target
+** that works on host memory; JITC_E_UNAVAILABLE without a GPU; the driver's
+** refusal (pages another registration holds) as JITC_E_INTERNAL. */
+JITC_API jitc_status jitc_host_pin(jitc_context *ctx, jitc_target t, void *p, size_t bytes);
+
+/* Undoes jitc_host_pin(ctx, t, p, ...): before the memory is freed, and
+** before the context. */
+JITC_API jitc_status jitc_host_unpin(jitc_context *ctx, jitc_target t, void *p);
+
 /* ---- the caller's device memory ---- */
 
 /* Runs a cuda kernel over elements [0, n) of device memory the caller owns

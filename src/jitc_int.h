@@ -641,6 +641,10 @@ typedef struct Target {
   jitc_status (*run_buffers)(jitc_context *ctx, const jitc_kernel *k, int64_t n,
                              jitc_buffer *const *bufs, const ParamSlot *params,
                              jitc_run_info *info);
+  /* Pins host memory for the target's copies, and undoes it (NULL where
+  ** the target works on host memory: jitc_host_pin). */
+  jitc_status (*host_pin)(jitc_context *ctx, void *p, size_t bytes);
+  jitc_status (*host_unpin)(jitc_context *ctx, void *p);
   /* Whether run, run_buffers and run_device compute IR_REDUCE statements. */
   bool reduces;
   /* Whether it compiles programs with complex64 or complex128 values (a

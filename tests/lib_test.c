@@ -1,7 +1,8 @@
 /*
 ** lib_test.c -- tests of the public library (jitc.h): errors as values,
 ** kernel queries, runs on many sizes and scalar values, usage errors,
-** jitc_run_device's checks (tests/gpu/devptr_gpu.c runs it on a GPU), emit,
+** jitc_run_device's checks (tests/gpu/devptr_gpu.c runs it on a GPU),
+** jitc_host_pin, emit,
 ** and independent contexts on several threads.  Prints "ok NAME" or
 ** "FAIL NAME: why" per check (tests/run.sh protocol).  Target from argv[1]
 ** (default interp).
@@ -586,6 +587,51 @@ static void test_bad_arguments(jitc_target t) {
   jitc_context_free(ctx);
 }
 
+/* jitc_host_pin: refused on a target of host memory and on bad arguments;
+** on cuda, a run over pinned arrays (copied in place) gives the same as
+** over pageable ones, and the memory unpins once; without a GPU, cuda says
+** so. */
+static void test_host_pin(jitc_target t) {
+  jitc_context *ctx = jitc_context_new();
+  size_t n = 1 << 18;
+  double *m = malloc(2 * n * sizeof *m);
+  jitc_status st = jitc_host_pin(ctx, JITC_TARGET_INTERP, m, n);
+  CHECK("host_pin.host_target", st == JITC_E_USAGE && strstr(jitc_errmsg(ctx), "nothing to pin"),
+        "status %d: %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_host_pin(ctx, JITC_TARGET_CUDA, NULL, n);
+  CHECK("host_pin.null", st == JITC_E_USAGE, "status %d: %s", (int)st, jitc_errmsg(ctx));
+  st = jitc_host_pin(ctx, JITC_TARGET_CUDA, m, 2 * n * sizeof *m);
+  if (jitc_target_available(ctx, JITC_TARGET_CUDA) != JITC_OK) {
+    CHECK("host_pin.no_gpu", st == JITC_E_UNAVAILABLE, "status %d: %s", (int)st,
+          jitc_errmsg(ctx));
+  } else if (t == JITC_TARGET_CUDA) {
+    CHECK("host_pin.pin", st == JITC_OK, "status %d: %s", (int)st, jitc_errmsg(ctx));
+    jitc_options o = opts(t);
+    jitc_kernel *k = NULL;
+    for (size_t i = 0; i < n; i++)
+      m[i] = (double)i * 0.5 - 7;
+    st = jitc_compile(ctx, "b = a * 3 + 1", (jitc_array_decl[]){{"a", JITC_FLOAT64}}, 1, NULL, 0,
+                      &o, &k);
+    void *ptrs[2] = {m, m + n};
+    if (st == JITC_OK)
+      st = jitc_run(ctx, k, (int64_t)n, ptrs, NULL, NULL);
+    bool same = st == JITC_OK;
+    for (size_t i = 0; i < n && same; i++)
+      same = m[n + i] == m[i] * 3 + 1;
+    CHECK("host_pin.run", same, "status %d: %s", (int)st, jitc_errmsg(ctx));
+    jitc_kernel_free(k);
+    st = jitc_host_unpin(ctx, JITC_TARGET_CUDA, m);
+    CHECK("host_pin.unpin", st == JITC_OK, "status %d: %s", (int)st, jitc_errmsg(ctx));
+    st = jitc_host_unpin(ctx, JITC_TARGET_CUDA, m);
+    CHECK("host_pin.unpin_twice", st == JITC_E_INTERNAL && strstr(jitc_errmsg(ctx), "unpin"),
+          "status %d: %s", (int)st, jitc_errmsg(ctx));
+  } else if (st == JITC_OK) {
+    jitc_host_unpin(ctx, JITC_TARGET_CUDA, m);
+  }
+  free(m);
+  jitc_context_free(ctx);
+}
+
 int main(int argc, char **argv) {
   jitc_target t = JITC_TARGET_INTERP;
   if (argc > 1 && jitc_target_parse(argv[1], &t)) {
@@ -607,6 +653,7 @@ int main(int argc, char **argv) {
   test_reduction_names();
   test_bound_names(t);
   test_bad_arguments(t);
+  test_host_pin(t);
   test_threads(t);
   puts(END_LINE);
   return failures ? 1 : 0;

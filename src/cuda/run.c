@@ -97,6 +97,40 @@ out:
   return st;
 }
 
+/* jitc_host_pin and jitc_host_unpin: the driver's registration, portable
+** (every context's), made in the home device's context (cuda/copy.c). */
+static jitc_status cuda_host_pin(jitc_context *ctx, void *p, size_t bytes, bool pin) {
+  CudaState *S = cuda_state(ctx);
+  if (!S)
+    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
+  pthread_mutex_lock(&S->lock);
+  jitc_status st = JITC_OK;
+  CudaCurrent c = {0};
+  if (!cuda_load_gpu(S)) {
+    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
+    goto out;
+  }
+  if ((st = cuda_enter_device(ctx, S, &c)) != JITC_OK)
+    goto out;
+  CUresult r = pin ? S->api.cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE)
+                   : S->api.cuMemHostUnregister(p);
+  if (r != CUDA_SUCCESS)
+    st = ctx_error(ctx, JITC_E_INTERNAL, "cuda: cannot %s host memory (%s)",
+                   pin ? "pin" : "unpin", cuda_result_name(&S->api, r));
+out:
+  cuda_leave(S, &c);
+  pthread_mutex_unlock(&S->lock);
+  return st;
+}
+
+static jitc_status cuda_host_register(jitc_context *ctx, void *p, size_t bytes) {
+  return cuda_host_pin(ctx, p, bytes, true);
+}
+
+static jitc_status cuda_host_unregister(jitc_context *ctx, void *p) {
+  return cuda_host_pin(ctx, p, 0, false);
+}
+
 static jitc_status cuda_buffer_copy(jitc_context *ctx, jitc_buffer *b, void *host, int64_t off,
                                     int64_t n, bool upload) {
   CudaState *S = ctx->target_state[JITC_TARGET_CUDA];
@@ -232,6 +266,8 @@ const Target target_cuda = {
     .buffer_new = cuda_buffer_new,
     .buffer_copy = cuda_buffer_copy,
     .buffer_free = cuda_buffer_free,
+    .host_pin = cuda_host_register,
+    .host_unpin = cuda_host_unregister,
     .run_buffers = cuda_run_buffers,
     .run_device = cuda_run_device,
     .run_device_layout = cuda_run_device_layout,
