@@ -45,7 +45,7 @@ setup(
         "jitc._jitc",
         sources=["python/jitc/" + f for f in ("_jitc.c", "state.c", "values.c", "run.c", "device.c",
                                                   "kernel.c", "names.c", "last.c", "evaluate.c",
-                                                  "reeval.c")],
+                                                  "reeval.c", "pinned.c")],
         include_dirs=["src", numpy.get_include()],
         # Only PyInit__jitc is exported (PyMODINIT_FUNC marks it).
         extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden"],

@@ -4,7 +4,8 @@ Python, in one run on one GPU: `a[i] += 1` over 10M float64 (numba's
 CUDA kernel called on NumPy arrays, which copies them up and back) and
 `exp` over 10M float32 (PyCUDA's cumath.exp on arrays copied up, the result
 copied back).  jitc: jitc.evaluate(program, target="cuda") on the NumPy
-arrays (its host pipeline).  numba-cuda: a @cuda.jit kernel launched on the
+arrays (its host pipeline; the output of exp from its pool of pinned
+blocks), and again with out= a new NumPy array each call.  numba-cuda: a @cuda.jit kernel launched on the
 NumPy array.  CuPy: cupy.asarray, the operation, .get().  PyCUDA is
 reported absent where it is not installed.  Wall clock per call, median,
 after warm-up calls (compiles excluded); every result checked against
@@ -79,6 +80,11 @@ def main():
     record("jitc", "exp", lambda: box.__setitem__("r", jitc.evaluate("exp(a)", target="cuda",
                                                                        a=x32)),
            lambda: np.allclose(box["r"], want_exp, rtol=4e-7, atol=0))
+    # The same with a new pageable NumPy array as the output each call (out=):
+    # what the output costs without the package's pinned pool (pinned.c).
+    record("jitc, out=np.empty", "exp", lambda: box.__setitem__(
+        "q", jitc.evaluate("exp(a)", target="cuda", a=x32, out=np.empty_like(x32))),
+        lambda: np.allclose(box["q"], want_exp, rtol=4e-7, atol=0))
     # numba-cuda, as the seed: a kernel called on the NumPy array
     try:
         import numba
@@ -140,7 +146,7 @@ def main():
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     os.makedirs(a.out_dir, exist_ok=True)
     common.write_json(os.path.join(a.out_dir, "gpu_seeds.json"), out)
-    names = ["jitc", "numba-cuda", "cupy", "pycuda"]
+    names = ["jitc", "jitc, out=np.empty", "numba-cuda", "cupy", "pycuda"]
     cell = lambda r: ("-" if r is None else r.get("error", "")[:40] if "error" in r else
                       ("%.2f" % r["ms"]) + ("" if r["ok"] else " WRONG"))
     md = [f"{dev}, {n:,} elements, host arrays (NumPy) in and out, wall clock per call "

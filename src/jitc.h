@@ -535,7 +535,7 @@ JITC_API jitc_status jitc_run_buffers(jitc_context *ctx, const jitc_kernel *k, i
 ** into staging.  Pinning costs about 0.1 ms per MB and locks the pages in
 ** RAM until jitc_host_unpin(): it pays for arrays a program runs over again
 ** and again (the Python package pins the outputs it makes for the cuda
-** target so, and reuses them: docs/python.md).  JITC_E_USAGE for a target
+** target so, and reuses them: README.md, "Python").  JITC_E_USAGE for a target
 ** that works on host memory; JITC_E_UNAVAILABLE without a GPU; the driver's
 ** refusal (pages another registration holds) as JITC_E_INTERNAL. */
 JITC_API jitc_status jitc_host_pin(jitc_context *ctx, jitc_target t, void *p, size_t bytes);

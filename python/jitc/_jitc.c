@@ -311,7 +311,8 @@ PyMODINIT_FUNC PyInit__jitc(void) {
   if (!m) return NULL;
   /* The types and statuses with their numbers, as JSON (jitc --list):
   ** __init__.py reads them from here and keeps no list of its own. */
-  if (mod_state_init() || PyModule_AddStringConstant(m, "vocabulary", jitc_vocabulary())) {
+  if (mod_state_init() || pinned_init() ||
+      PyModule_AddStringConstant(m, "vocabulary", jitc_vocabulary())) {
     Py_DECREF(m);
     return NULL;
   }

@@ -230,6 +230,16 @@ int parse_target(PyObject *t, int device, jitc_target *out);
 
 /* run.c */
 int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER order);
+
+/* pinned.c: the outputs of runs on the cuda target over host arrays, in
+** pinned memory kept for reuse.  pinned_use makes NumPy allocate with it
+** while K's outputs are made (the previous allocator, for pinned_restore;
+** NULL when K is not such a run); pinned_prepare pins, before the run, the
+** blocks of arrs not pinned yet, and frees those past the pool's bound. */
+int pinned_init(void);
+PyObject *pinned_use(const KernelObject *K);
+void pinned_restore(PyObject *old);
+void pinned_prepare(const KernelObject *K, const Bound *arrs);
 /* What device.c shares with the host's run: */
 /* Runs K with the GIL released and the context's lock held, as one flat
 ** run of n elements at ptrs (host: void *const *; device: const uint64_t *)

@@ -332,7 +332,10 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
   int alloc[MAXNAMES], nalloc = 0;
   for (int j = 0; j < na; j++)
     nalloc += alloc[j] = K->aroles[j] == JITC_OUTPUT && !arrs[j].arr;
-  if (nalloc && allocate_outputs(K, arrs, alloc, nd, shape, order)) return -1;
+  PyObject *old = nalloc ? pinned_use(K) : NULL;
+  int bad = nalloc && allocate_outputs(K, arrs, alloc, nd, shape, order);
+  pinned_restore(old);
+  if (bad) return -1;
   for (int j = 0; j < na; j++) {
     if (!alloc[j]) continue;
     Bound *b = &arrs[j];
@@ -360,7 +363,10 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
                 : (jitc_array){PyArray_DATA(a), PyArray_NDIM(a), (const int64_t *)PyArray_DIMS(a),
                                (const int64_t *)PyArray_STRIDES(a)};
   }
-  if (allocate_axis_results(K, arrs, ja)) goto fail;
+  old = pinned_use(K);
+  bad = allocate_axis_results(K, arrs, ja);
+  pinned_restore(old);
+  if (bad) goto fail;
   /* Every array one aligned C-contiguous run of the run's shape: the flat
   ** run jitc_run_arrays would make of it, without making its layout (a
   ** result over axes is more than the one element jitc_run writes). */
@@ -388,6 +394,7 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
         extent(use[q], &qlo, &qhi);
         flat = !(wlo < qhi && qlo < whi);
       }
+  pinned_prepare(K, arrs);
   run_locked(K, PyArray_MultiplyList(shape, nd), flat ? ptrs : NULL, ja, vals, 0, NULL);
 fail:
   for (int j = 0; j < na; j++)
