@@ -38,7 +38,8 @@ def test_several_alive():
     """Outputs held at once each have a block; two outputs of one run too."""
     a = np.linspace(-3, 3, N)
     outs = [jitc.evaluate("c = a + k", target="cuda", a=a, k=float(k)) for k in range(3)]
-    c, d = jitc.evaluate("c = a * 2; d = a - 1", target="cuda", a=a)
+    two = jitc.evaluate("c = a * 2; d = a - 1", target="cuda", a=a)
+    c, d = two["c"], two["d"]
     assert len({o.ctypes.data for o in outs + [c, d]}) == 5
     for k, o in enumerate(outs):
         np.testing.assert_array_equal(o, a + k)
