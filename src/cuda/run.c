@@ -62,22 +62,32 @@ static const char *cuda_device(jitc_context *ctx) {
 /* Device-resident buffers                                                */
 /* ===================================================================== */
 
-static jitc_status cuda_buffer_new(jitc_context *ctx, jitc_buffer *b) {
-  CudaState *S = cuda_state(ctx);
+/* Locks the state and makes jitc's own GPU current for a call of the API;
+** *out is the state (locked when set), for leave_gpu. */
+static jitc_status enter_gpu(jitc_context *ctx, CudaState **out, CudaCurrent *c) {
+  CudaState *S = *out = cuda_state(ctx);
   if (!S)
     return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
   pthread_mutex_lock(&S->lock);
-  jitc_status st = JITC_OK;
+  if (!cuda_load_gpu(S))
+    return ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
+  return cuda_enter_device(ctx, S, c);
+}
+
+static void leave_gpu(CudaState *S, CudaCurrent *c) {
+  if (!S)
+    return;
+  cuda_leave(S, c);
+  pthread_mutex_unlock(&S->lock);
+}
+
+static jitc_status cuda_buffer_new(jitc_context *ctx, jitc_buffer *b) {
+  CudaState *S = NULL;
   CudaCurrent c = {0};
-  if (!cuda_load_gpu(S)) {
-    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
-    goto out;
-  }
-  if ((st = cuda_enter_device(ctx, S, &c)) != JITC_OK)
-    goto out;
+  jitc_status st = enter_gpu(ctx, &S, &c);
   size_t bytes = (size_t)b->n * jitc_dtype_size(b->dtype);
   CUdeviceptr d = 0;
-  if (bytes > 0) {
+  if (st == JITC_OK && bytes > 0) {
     CUresult r = S->api.cuMemAlloc(&d, bytes);
     if (r != CUDA_SUCCESS) {
       size_t fr = 0, tot = 0;
@@ -87,39 +97,27 @@ static jitc_status cuda_buffer_new(jitc_context *ctx, jitc_buffer *b) {
                      "(%.1f MB free of %.1f MB; %s)",
                      (double)bytes / 1e6, (long long)b->n, jitc_dtype_name(b->dtype),
                      (double)fr / 1e6, (double)tot / 1e6, cuda_result_name(&S->api, r));
-      goto out;
     }
   }
   b->impl = (void *)(uintptr_t)d;
-out:
-  cuda_leave(S, &c);
-  pthread_mutex_unlock(&S->lock);
+  leave_gpu(S, &c);
   return st;
 }
 
 /* jitc_host_pin and jitc_host_unpin: the driver's registration, portable
 ** (every context's), made in the home device's context (cuda/copy.c). */
 static jitc_status cuda_host_pin(jitc_context *ctx, void *p, size_t bytes, bool pin) {
-  CudaState *S = cuda_state(ctx);
-  if (!S)
-    return ctx_error(ctx, JITC_E_NOMEM, "cuda: out of memory");
-  pthread_mutex_lock(&S->lock);
-  jitc_status st = JITC_OK;
+  CudaState *S = NULL;
   CudaCurrent c = {0};
-  if (!cuda_load_gpu(S)) {
-    st = ctx_error(ctx, JITC_E_UNAVAILABLE, "cuda: %s", S->gpu_err);
-    goto out;
+  jitc_status st = enter_gpu(ctx, &S, &c);
+  if (st == JITC_OK) {
+    CUresult r = pin ? S->api.cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE)
+                     : S->api.cuMemHostUnregister(p);
+    if (r != CUDA_SUCCESS)
+      st = ctx_error(ctx, JITC_E_INTERNAL, "cuda: cannot %s host memory (%s)",
+                     pin ? "pin" : "unpin", cuda_result_name(&S->api, r));
   }
-  if ((st = cuda_enter_device(ctx, S, &c)) != JITC_OK)
-    goto out;
-  CUresult r = pin ? S->api.cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE)
-                   : S->api.cuMemHostUnregister(p);
-  if (r != CUDA_SUCCESS)
-    st = ctx_error(ctx, JITC_E_INTERNAL, "cuda: cannot %s host memory (%s)",
-                   pin ? "pin" : "unpin", cuda_result_name(&S->api, r));
-out:
-  cuda_leave(S, &c);
-  pthread_mutex_unlock(&S->lock);
+  leave_gpu(S, &c);
   return st;
 }
 
