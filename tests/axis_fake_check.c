@@ -146,7 +146,7 @@ static void column(Emu *E, unsigned gx, unsigned gy, void **pp) {
 }
 
 /* The kernels of cuda/axis.c for `s = sum(x, ...)`, x float64 (array 0),
-** s float64 (array 1): jitc_aG(q0, nq, seg, pps, off, a0, q1, a1[, nd][, kp]),
+** s float64 (array 1): jitc_aG(q0, nq, seg, pps, off, va, a0, q1, a1[, nd][, kp]),
 ** jitc_ac(s0, ns, seg, pps, q1, a1[, kp]) and the column form's
 ** jitc_acol. */
 static void body(void *arg, const char *name, unsigned gx, unsigned gy, unsigned bx, void **pp) {
@@ -178,11 +178,17 @@ static void body(void *arg, const char *name, unsigned gx, unsigned gy, unsigned
   }
   int G = atoi(name + 6);
   int64_t off = *(int64_t *)pp[4];
-  const double *x = *(const double **)pp[5];
-  Part *q = *(Part **)pp[6];
-  double *res = *(double **)pp[7];
-  const int64_t *nd = E->nd ? (const int64_t *)pp[8] : NULL;
-  const int64_t *kp = E->kd ? (const int64_t *)pp[8 + (E->nd > 0)] : NULL;
+  int va = *(int *)pp[5];
+  const double *x = *(const double **)pp[6];
+  Part *q = *(Part **)pp[7];
+  double *res = *(double **)pp[8];
+  const int64_t *nd = E->nd ? (const int64_t *)pp[9] : NULL;
+  const int64_t *kp = E->kd ? (const int64_t *)pp[9 + (E->nd > 0)] : NULL;
+  /* Groups of 2 float64 loaded as vectors only where x is contiguous and
+  ** every piece starts on 16 bytes (cuda/axisrun.c, groups_aligned). */
+  int want_va = !E->nd && seg % 2 == 0 && off % 2 == 0 && (uintptr_t)x % 16 == 0;
+  if (va != want_va)
+    wrong(E, "va %lld where the pieces' alignment says %lld", va, want_va);
   int64_t plen = seg < CUDA_APIECE ? seg : CUDA_APIECE;
   int want = plen < 32 ? 1 : plen < 1024 ? 32 : 256, per = 256 / G;
   if (G != want)
@@ -217,9 +223,9 @@ static void arm(Emu *E, int nd, int kd) {
   memset(E, 0, sizeof *E);
   E->nd = nd;
   E->kd = kd;
-  int sizes[10] = {8, 8, 8, 8, 8, 8, 8, 8}, csizes[9] = {8, 8, 8, 8, 8, 8};
+  int sizes[11] = {8, 8, 8, 8, 8, (int)sizeof(int), 8, 8, 8}, csizes[9] = {8, 8, 8, 8, 8, 8};
   int lsizes[10] = {8, 8, 8, (int)sizeof(int), 8, 8, 8, 8};
-  int n = 8, cn = 6, ln = 8;
+  int n = 9, cn = 6, ln = 8;
   if (nd)
     sizes[n++] = 16 * nd, lsizes[ln++] = 16 * nd;
   if (kd)
