@@ -674,6 +674,8 @@ typedef struct Target {
 extern const Target target_interp;
 extern const Target target_cpu;
 extern const Target target_cuda;
+/* The table of target t (jitc.c: the one list of the targets). */
+const Target *target_of(jitc_target t);
 
 /* ===================================================================== */
 /* env.c: the environment, read once per context                         */
