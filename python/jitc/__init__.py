@@ -18,7 +18,10 @@ several of them with element-wise outputs in one pass over the data.  It is comp
   with LLVM);
 - ``cuda``: NVRTC and the CUDA driver, on device arrays (CuPy arrays,
   PyTorch tensors, anything with ``__cuda_array_interface__`` or DLPack on
-  a CUDA device), in place and on the array's current stream.
+  a CUDA device), in place and on the array's current stream; on NumPy
+  arrays (``target="cuda"``) through the host pipeline, the outputs it
+  makes of 1 MB or more in pinned memory the GPU writes in place, kept for
+  later outputs once freed (at most an eighth of RAM kept idle).
 
 The functions:
 
