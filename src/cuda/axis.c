@@ -180,7 +180,8 @@ static bool vector_groups(const Program *p, const CudaPattern *pat, int V) {
 }
 
 /* The unrolled loops over a lane's groups of the CUDA_APIECE elements from
-** c0: e, then `body` with e < hi where `check`. */
+** c0: each element e (where `check`, only e < hi), its arrays read from
+** the registers rK`from` (put_element) or, from NULL, from memory. */
 static void put_groups(Buf *b, const Program *p, const CudaPattern *pat, int V, const char *c0,
                        const char *from, bool check, const char *ind) {
   int ng = CUDA_APIECE / CUDA_BLOCK / V;
