@@ -169,11 +169,11 @@ PyObject *pinned_use(const KernelObject *K) {
 void pinned_restore(PyObject *old) {
   if (!old)
     return;
-  PyObject *mine = PyDataMem_SetHandler(old);
-  if (!mine)
-    PyErr_Clear();
-  Py_XDECREF(mine);
+  PyObject *t, *v, *tb; /* an allocation's error stays raised; a failure here is none */
+  PyErr_Fetch(&t, &v, &tb);
+  Py_XDECREF(PyDataMem_SetHandler(old));
   Py_DECREF(old);
+  PyErr_Restore(t, v, tb);
 }
 
 /* Pins the blocks among data[0..n) not pinned yet, and unpins and frees

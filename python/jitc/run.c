@@ -248,7 +248,9 @@ static int allocate_axis_results(const KernelObject *K, Bound *arrs, jitc_array 
     int64_t shape[JITC_MAXDIMS];
     if (result_shape(K, ja, j, &nd, shape)) return -1;
     PyArray_Descr *d = mod_descr(K->adtypes[j]); /* stolen by PyArray_Empty */
+    PyObject *old = d ? pinned_use(K) : NULL;
     PyArrayObject *a = d ? (PyArrayObject *)PyArray_Empty(nd, (npy_intp *)shape, d, 0) : NULL;
+    pinned_restore(old);
     if (!a) return -1;
     Bound *b = &arrs[j];
     b->arr = a;
@@ -363,10 +365,7 @@ int run_host(KernelObject *K, Bound *arrs, const jitc_value *vals, NPY_ORDER ord
                 : (jitc_array){PyArray_DATA(a), PyArray_NDIM(a), (const int64_t *)PyArray_DIMS(a),
                                (const int64_t *)PyArray_STRIDES(a)};
   }
-  old = pinned_use(K);
-  bad = allocate_axis_results(K, arrs, ja);
-  pinned_restore(old);
-  if (bad) goto fail;
+  if (allocate_axis_results(K, arrs, ja)) goto fail;
   /* Every array one aligned C-contiguous run of the run's shape: the flat
   ** run jitc_run_arrays would make of it, without making its layout (a
   ** result over axes is more than the one element jitc_run writes). */

@@ -43,17 +43,17 @@ bool cuda_is_pinned(CudaState *S, const void *p) {
   return t == CU_MEMORYTYPE_HOST;
 }
 
-bool cuda_register(CudaState *S, void *p, size_t bytes, bool portable) {
+CUresult cuda_register(CudaState *S, void *p, size_t bytes, bool portable) {
   /* Fails where another registration holds one of the pages (two small
   ** arrays on one page): the caller stages that array instead.  Without
   ** PORTABLE the memory is pinned for the current context only, and the
   ** other GPUs' copies of it would go through the driver's own staging. */
-  return p && bytes &&
-         S->api.cuMemHostRegister(p, bytes, portable ? CU_MEMHOSTREGISTER_PORTABLE : 0) ==
-             CUDA_SUCCESS;
+  if (!p || !bytes)
+    return CUDA_ERROR_INVALID_VALUE;
+  return S->api.cuMemHostRegister(p, bytes, portable ? CU_MEMHOSTREGISTER_PORTABLE : 0);
 }
 
-void cuda_unregister(CudaState *S, void *p) { S->api.cuMemHostUnregister(p); }
+CUresult cuda_unregister(CudaState *S, void *p) { return S->api.cuMemHostUnregister(p); }
 
 /* n bytes from src to dst, with streaming stores where the host has them:
 ** the destination's lines are not read first and do not stay in the cache. */

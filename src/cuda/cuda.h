@@ -418,9 +418,10 @@ typedef struct CopySeg {
 ** registration, or jitc's). */
 bool cuda_is_pinned(CudaState *S, const void *p);
 /* Pins [p, p + bytes) for DMA, for every CUDA context when `portable`
-** (a run on several GPUs); false when the driver refuses. */
-bool cuda_register(CudaState *S, void *p, size_t bytes, bool portable);
-void cuda_unregister(CudaState *S, void *p);
+** (a run on several GPUs), and undoes it: the driver's result (an error
+** where it refuses). */
+CUresult cuda_register(CudaState *S, void *p, size_t bytes, bool portable);
+CUresult cuda_unregister(CudaState *S, void *p);
 /* Lane D's copy threads (made on first use), the caller's included. */
 int cuda_copy_threads(CudaState *S, CudaDev *D);
 /* Copies every segment on D's threads, their bytes spread over at most

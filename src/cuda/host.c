@@ -421,7 +421,7 @@ jitc_status cuda_layout(jitc_context *ctx, CudaState *S, CudaDev *lead, const ji
     /* Small arrays are staged all the same: a registration costs 0.5 ms at least. */
     if (reg && L->how[a] == CUDA_HOW_STAGED && (!nd || nd->a[a].direct) &&
         (bytes >= ((size_t)4 << 20) || S->tune.reg == 2) &&
-        cuda_register(S, arrays[a], bytes, portable))
+        cuda_register(S, arrays[a], bytes, portable) == CUDA_SUCCESS)
       L->how[a] = CUDA_HOW_REGISTERED;
     staged |= L->how[a] == CUDA_HOW_STAGED;
   }

@@ -111,8 +111,7 @@ static jitc_status cuda_host_pin(jitc_context *ctx, void *p, size_t bytes, bool 
   CudaCurrent c = {0};
   jitc_status st = enter_gpu(ctx, &S, &c);
   if (st == JITC_OK) {
-    CUresult r = pin ? S->api.cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE)
-                     : S->api.cuMemHostUnregister(p);
+    CUresult r = pin ? cuda_register(S, p, bytes, true) : cuda_unregister(S, p);
     if (r != CUDA_SUCCESS)
       st = ctx_error(ctx, JITC_E_INTERNAL, "cuda: cannot %s host memory (%s)",
                      pin ? "pin" : "unpin", cuda_result_name(&S->api, r));
